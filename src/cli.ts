@@ -1,0 +1,232 @@
+/**
+ * The command line: yargs wiring, the global flags, and the one place where errors become
+ * messages and exit codes. Command files do the work and return an exit code.
+ */
+import yargs, { type Argv } from 'yargs';
+import { ConfigError, formatDiagnostic, SitesyncError, UsageError } from './errors.js';
+import { packageVersion } from './paths.js';
+import { colorsFor, type Context, type Io } from './terminal.js';
+
+export const COMMANDS = ['validate', 'plan', 'apply', 'export', 'account', 'emulator', 'completion'] as const;
+
+const EPILOGUE = `Connection:
+  base URL   --base-url · SITESYNC_BASE_URL · api.base_url in the file
+  API key    --api-key-file · SITESYNC_API_KEY (never in the file, never an argument)
+
+Exit codes:
+  0  success (plan --detailed-exitcode: nothing to change)
+  1  any error: invalid file, API or network failure, refused by a safety check, stale plan, partial apply
+  2  plan --detailed-exitcode only: there are changes to apply
+
+Docs: README.md · the file format: schemas/sitesync.schema.json`;
+
+type Args = Record<string, unknown>;
+type Runner = (args: Args, ctx: Context) => Promise<number>;
+
+/** Lazily imported so that `validate` and `--help` do not load the HTTP stack. */
+const run = {
+  validate: async (a: Args, c: Context) => (await import('./commands/validate.js')).runValidate(a as never, c),
+  plan: async (a: Args, c: Context) => (await import('./commands/plan.js')).runPlan(a as never, c),
+  apply: async (a: Args, c: Context) => (await import('./commands/apply.js')).runApply(a as never, c),
+  export: async (a: Args, c: Context) => (await import('./commands/export.js')).runExport(a as never, c),
+  account: async (a: Args, c: Context) => (await import('./commands/account.js')).runAccount(a as never, c),
+  emulator: async (a: Args, c: Context) => (await import('./commands/emulator.js')).runEmulator(a as never, c),
+} satisfies Record<string, Runner>;
+
+const configOption = {
+  alias: 'c',
+  type: 'string',
+  default: 'sitesync.yaml',
+  describe: 'The config file',
+  requiresArg: true,
+} as const;
+
+const planningOptions = (y: Argv) =>
+  y
+    .option('config', configOption)
+    .option('prune', { type: 'boolean', describe: 'Delete live websites that the file does not list (as prune: true)' })
+    .option('target', {
+      type: 'string',
+      array: true,
+      requiresArg: true,
+      describe: 'Only plan websites whose domain matches GLOB (repeatable; * matches within a label)',
+    })
+    .option('baseline', {
+      type: 'string',
+      requiresArg: true,
+      describe: 'An earlier version of the file: write-only fields that differ from it are sent',
+    })
+    .option('resend-write-only', {
+      type: 'boolean',
+      describe: 'Send write-only fields (password, unreadable ones) to every managed website that sets them',
+    });
+
+export function buildParser(argv: string[], ctx: Context, setCode: (code: number) => void): Argv {
+  const handle = (runner: Runner) => async (args: Args) => setCode(await runner(args, ctx));
+  return yargs(argv)
+    .scriptName('sitesync')
+    .usage(
+      'sitesync <command> [options]\n\nKeeps the tracked websites of a Website Tracking Service account equal to a YAML file kept in git:\n`plan` shows what would change, `apply` makes it so.',
+    )
+    .option('base-url', { type: 'string', requiresArg: true, describe: 'The service base URL', global: true })
+    .option('api-key-file', { type: 'string', requiresArg: true, describe: 'Read the API key from this file', global: true })
+    .option('insecure-http', { type: 'boolean', describe: 'Allow plain http:// to a non-loopback host', global: true })
+    .option('color', { type: 'boolean', describe: 'Colour on a terminal (--no-color, or NO_COLOR, turns it off)', global: true })
+    .option('verbose', { type: 'boolean', describe: 'Log every request to stderr (never the key)', global: true })
+    .command(
+      'validate',
+      'Check the config file offline: every problem as FILE:LINE:COL: message',
+      (y) => y.option('config', configOption).example('$0 validate -c sites/prod.yaml', 'Check a file without network or key'),
+      handle(run.validate),
+    )
+    .command(
+      'plan',
+      'Show what apply would change; never writes to the service',
+      (y) =>
+        planningOptions(y)
+          .option('format', { choices: ['text', 'markdown', 'json'] as const, default: 'text', describe: 'Output format' })
+          .option('out', { type: 'string', requiresArg: true, describe: 'Save the plan for `sitesync apply PLANFILE`' })
+          .option('detailed-exitcode', { type: 'boolean', describe: 'Exit 0 when nothing changes, 2 when something would' })
+          .example('$0 plan', 'Compare sitesync.yaml with the live account')
+          .example('$0 plan --format markdown > plan.md', 'A pull-request comment')
+          .example('$0 plan --baseline <(git show origin/main:sitesync.yaml)', 'Also send write-only fields changed since main')
+          .example('$0 plan --detailed-exitcode', 'Drift check: exit 2 when the account differs from the file')
+          .example('$0 plan --out plan.json', 'Save the plan to apply it later, exactly'),
+      handle(run.plan),
+    )
+    .command(
+      'apply [planfile]',
+      'Plan, show the plan, ask, then apply it (or apply a saved plan)',
+      (y) =>
+        planningOptions(y)
+          .positional('planfile', { type: 'string', describe: 'A plan saved by `sitesync plan --out`' })
+          .option('auto-approve', { type: 'boolean', describe: 'Do not ask (needed without a terminal)' })
+          .option('force', { type: 'boolean', describe: 'Override the safety thresholds' })
+          .option('parallelism', { type: 'number', default: 4, requiresArg: true, describe: 'Changes applied at once' })
+          .example('$0 apply', 'Show the plan and ask before applying it')
+          .example('$0 apply --auto-approve', 'In CI, after merge')
+          .example('$0 apply plan.json', 'Apply a saved plan, if the service has not changed since'),
+      handle(run.apply),
+    )
+    .command(
+      'export',
+      'Write the live account as a config file',
+      (y) =>
+        y
+          .option('output', { alias: 'o', type: 'string', requiresArg: true, describe: 'Write here instead of stdout' })
+          .option('include-favorite', { type: 'boolean', describe: 'Also export the favorite flags' })
+          .example('$0 export -o sitesync.yaml', 'Start managing an existing account'),
+      handle(run.export),
+    )
+    .command(
+      'account',
+      'Show the account that owns the API key',
+      (y) =>
+        y
+          .option('format', { choices: ['text', 'json'] as const, default: 'text', describe: 'Output format' })
+          .example('$0 account', 'Check the key and see the website limit'),
+      handle(run.account),
+    )
+    .command(
+      'emulator',
+      'Run the bundled local emulator of the service',
+      (y) =>
+        y
+          .option('port', { type: 'number', default: 8080, requiresArg: true, describe: 'Port (0: any free port)' })
+          .option('host', { type: 'string', default: '127.0.0.1', requiresArg: true, describe: 'Address to listen on' })
+          .option('data', { type: 'string', requiresArg: true, describe: 'Keep the state in this file across restarts' })
+          .option('key', { type: 'string', array: true, requiresArg: true, describe: 'An API key to accept, one account each (repeatable)' })
+          .option('latency', { type: 'number', default: 0, requiresArg: true, describe: 'Added delay per request, in ms' })
+          .option('rate-limit', { type: 'string', requiresArg: true, describe: 'Throttle per key, as N/SECONDS (e.g. 60/60)' })
+          .option('profile', {
+            choices: ['deployed', 'full'] as const,
+            default: 'deployed',
+            describe: 'deployed: as live installs answer; full: every field',
+          })
+          .option('website-limit', { type: 'number', default: -1, requiresArg: true, describe: "The plan's website limit (-1: unlimited)" })
+          .option('quiet', { type: 'boolean', describe: 'Do not log requests' })
+          .example('$0 emulator --port 8080', 'Start it; it prints the key and an export line')
+          .example('$0 emulator --data state.json --rate-limit 60/60', 'Persistent, throttled like production'),
+      handle(run.emulator),
+    )
+    .completion('completion', 'Print a shell completion script (bash, zsh): sitesync completion >> ~/.bashrc')
+    .demandCommand(1, 'Say which command to run: sitesync --help lists them.')
+    .recommendCommands()
+    .strict()
+    .version(packageVersion())
+    .alias('h', 'help')
+    .alias('V', 'version')
+    .epilogue(EPILOGUE)
+    .wrap(Math.min(110, process.stdout.columns || 100))
+    .exitProcess(false)
+    .fail((message, error) => {
+      throw error ?? new UsageError(message);
+    });
+}
+
+export async function main(argv: string[], io: Io = processIo()): Promise<number> {
+  const abort = new AbortController();
+  const ctx: Context = {
+    ...io,
+    out: colorsFor(io.stdout, io.env, flagValue(argv, 'color')),
+    err: colorsFor(io.stderr, io.env, flagValue(argv, 'color')),
+    verbose: argv.includes('--verbose'),
+    signal: abort.signal,
+  };
+  let interrupts = 0;
+  const onSigint = () => {
+    interrupts++;
+    if (interrupts > 1) process.exit(130);
+    abort.abort();
+  };
+  process.on('SIGINT', onSigint);
+  let code = 0;
+  try {
+    await buildParser(argv, ctx, (c) => (code = c)).parseAsync();
+    return code;
+  } catch (error) {
+    return report(error, ctx);
+  } finally {
+    process.off('SIGINT', onSigint);
+  }
+}
+
+/** The one catch: expected failures are a message and exit code; anything else is a bug. */
+export function report(error: unknown, ctx: Context): number {
+  const { stderr, err: c } = ctx;
+  if (error instanceof ConfigError) {
+    for (const d of error.diagnostics) {
+      const line = formatDiagnostic(d);
+      stderr.write(`${d.severity === 'error' ? c.red(line) : c.yellow(line)}\n`);
+    }
+    const count = error.diagnostics.filter((d) => d.severity === 'error').length;
+    stderr.write(`${c.red(`${count} ${count === 1 ? 'problem' : 'problems'} found`)}; nothing was sent to the service.\n`);
+    return error.exitCode;
+  }
+  if (error instanceof SitesyncError) {
+    stderr.write(`${c.red(`Error: ${error.message}`)}\n`);
+    for (const line of error.details) stderr.write(`  ${line}\n`);
+    if (error instanceof UsageError) stderr.write('Run `sitesync --help` for usage.\n');
+    return error.exitCode;
+  }
+  const e = error instanceof Error ? error : new Error(String(error));
+  stderr.write(`${c.red(`Internal error: ${e.message}`)}\n`);
+  stderr.write(ctx.verbose ? `${e.stack}\n` : 'This is a bug in sitesync; run with --verbose for details and report it.\n');
+  return 1;
+}
+
+function flagValue(argv: string[], name: string): boolean | undefined {
+  if (argv.includes(`--no-${name}`)) return false;
+  if (argv.includes(`--${name}`)) return true;
+  return undefined;
+}
+
+function processIo(): Io {
+  return {
+    stdout: process.stdout,
+    stderr: process.stderr,
+    stdin: process.stdin,
+    env: process.env,
+    cwd: process.cwd(),
+  };
+}

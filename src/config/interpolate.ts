@@ -1,0 +1,47 @@
+/**
+ * `${NAME}` takes the environment variable NAME; `$${` writes a literal `${`.
+ */
+
+export type Env = Readonly<Record<string, string | undefined>>;
+
+const TOKEN = /\$\$\{|\$\{([^}]*)\}?/g;
+const NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
+
+export interface Interpolated {
+  value: string;
+  /** Names of variables that are not set. */
+  missing: string[];
+  /** Malformed references (`${}`, `${1X}`, an unclosed `${`). */
+  malformed: string[];
+  /** Whether the string referenced any variable. */
+  referenced: boolean;
+}
+
+export function interpolate(text: string, env: Env): Interpolated {
+  const result: Interpolated = { value: '', missing: [], malformed: [], referenced: false };
+  if (!text.includes('$')) return { ...result, value: text };
+  result.value = text.replace(TOKEN, (match, name: string | undefined) => {
+    if (match === '$${') return '${';
+    if (!match.endsWith('}')) {
+      result.malformed.push(match);
+      return match;
+    }
+    if (name === undefined || !NAME.test(name)) {
+      result.malformed.push(match);
+      return match;
+    }
+    result.referenced = true;
+    const value = env[name];
+    if (value === undefined) {
+      result.missing.push(name);
+      return match;
+    }
+    return value;
+  });
+  return result;
+}
+
+/** Whether a string holds at least one `${NAME}` reference (as opposed to only literal text). */
+export function hasReference(text: string): boolean {
+  return interpolate(text, {}).referenced;
+}

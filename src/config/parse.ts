@@ -1,0 +1,290 @@
+/**
+ * The pure half of loading: YAML text → the normalized `Config`, or a `ConfigError` holding
+ * every problem found, each with the line and column it is about.
+ */
+import ipaddr from 'ipaddr.js';
+import { LineCounter, parseDocument, isMap, isSeq, type Document } from 'yaml';
+import { ConfigError, type Diagnostic } from '../errors.js';
+import { globProblem, GlobSet, parseDomainInput } from '../domain.js';
+import {
+  DEFAULT_SAFETY,
+  PRIVACY_NAMES,
+  type Config,
+  type DefaultSettings,
+  type DesiredWebsite,
+  type Flag,
+  type Privacy,
+  type Secret,
+} from '../model.js';
+import { interpolate, type Env } from './interpolate.js';
+import { Locator, type Path } from './locate.js';
+import { checkShape, pathName } from './shape.js';
+
+/** Each alias may be expanded at most this often: enough for real files, fatal to alias bombs. */
+const MAX_ALIAS_COUNT = 100;
+
+export interface ParseOptions {
+  env: Env;
+  /**
+   * Leave `${NAME}` in place when NAME is not set instead of failing: for a baseline file,
+   * whose variables may since have been renamed.
+   */
+  lenientEnv?: boolean;
+}
+
+type Raw = Record<string, unknown>;
+
+export function parseConfig(text: string, file: string, options: ParseOptions): Config {
+  const diagnostics: Diagnostic[] = [];
+  const lines = new LineCounter();
+  const doc = parseDocument(text, { lineCounter: lines, prettyErrors: false, uniqueKeys: true });
+  const at = new Locator(doc as Document, lines);
+  const error = (pos: { line: number; col: number }, message: string) =>
+    diagnostics.push({ file, ...pos, message, severity: 'error' });
+  const warn = (pos: { line: number; col: number }, message: string) =>
+    diagnostics.push({ file, ...pos, message, severity: 'warning' });
+
+  for (const e of doc.errors) {
+    const pos = e.linePos?.[0] ?? { line: 1, col: 1 };
+    error({ line: pos.line, col: pos.col }, yamlMessage(e.message));
+  }
+  if (diagnostics.length) throw new ConfigError(diagnostics);
+
+  if (doc.contents === null) {
+    error({ line: 1, col: 1 }, 'the file is empty: it needs at least "version: 1" and "websites:"');
+    throw new ConfigError(diagnostics);
+  }
+  if (!isMap(doc.contents)) {
+    const what = isSeq(doc.contents) ? 'a list' : 'a single value';
+    error(at.value([]), `the top level is ${what}; it must be a mapping with "version: 1" and "websites:"`);
+    throw new ConfigError(diagnostics);
+  }
+
+  let raw: Raw;
+  try {
+    raw = doc.toJS({ maxAliasCount: MAX_ALIAS_COUNT }) as Raw;
+  } catch (e) {
+    error({ line: 1, col: 1 }, `the file expands aliases too often (${(e as Error).message.replace(/\.$/, '')}); write the values out`);
+    throw new ConfigError(diagnostics);
+  }
+
+  // ${NAME} in every string, before the shape check, so that types are checked on real values.
+  const data = substitute(raw, [], (path, text) => {
+    const r = interpolate(text, options.env);
+    for (const bad of r.malformed) {
+      error(at.value(path), `${pathName(path)}: "${bad}" is not a valid reference (use \${NAME}; write $\${ for a literal "\${")`);
+    }
+    if (!options.lenientEnv) {
+      for (const name of r.missing) error(at.value(path), `${pathName(path)}: environment variable ${name} is not set`);
+    }
+    return r.value;
+  }) as Raw;
+
+  for (const issue of checkShape(data)) {
+    error(issue.atKey ? at.key(issue.path) : at.value(issue.path), issue.message);
+  }
+
+  const config = normalize(raw, data, file, at, error, warn);
+  if (diagnostics.some((d) => d.severity === 'error')) {
+    throw new ConfigError(sortDiagnostics(diagnostics));
+  }
+  config.warnings = sortDiagnostics(diagnostics);
+  return config;
+}
+
+function yamlMessage(message: string): string {
+  const first = message.split('\n', 1)[0] ?? message;
+  return `YAML: ${first.replace(/ at line \d+, column \d+:?$/, '')}`;
+}
+
+function sortDiagnostics(list: Diagnostic[]): Diagnostic[] {
+  return [...list].sort((a, b) => a.line - b.line || a.col - b.col);
+}
+
+function substitute(value: unknown, path: (string | number)[], fn: (path: Path, text: string) => string): unknown {
+  if (typeof value === 'string') return value.includes('$') ? fn(path, value) : value;
+  if (Array.isArray(value)) return value.map((v, i) => substitute(v, [...path, i], fn));
+  if (value && typeof value === 'object') {
+    const out: Raw = {};
+    for (const [k, v] of Object.entries(value)) out[k] = substitute(v, [...path, k], fn);
+    return out;
+  }
+  return value;
+}
+
+type Report = (pos: { line: number; col: number }, message: string) => void;
+
+function normalize(raw: Raw, data: Raw, file: string, at: Locator, error: Report, warn: Report): Config {
+  const config: Config = {
+    file,
+    defaults: {},
+    prune: data.prune === true,
+    protect: [],
+    ignore: [],
+    safety: { ...DEFAULT_SAFETY },
+    websites: [],
+    warnings: [],
+  };
+
+  const api = data.api as Raw | undefined;
+  if (api && typeof api.base_url === 'string') {
+    const problem = baseUrlProblem(api.base_url);
+    if (problem) error(at.value(['api', 'base_url']), `api.base_url ${problem}`);
+    else config.baseUrl = api.base_url;
+  }
+
+  const safety = data.safety as Raw | undefined;
+  if (safety && typeof safety === 'object') {
+    if (typeof safety.max_delete_percent === 'number') config.safety.max_delete_percent = safety.max_delete_percent;
+    if (typeof safety.min_existing === 'number') config.safety.min_existing = safety.min_existing;
+  }
+
+  for (const key of ['protect', 'ignore'] as const) {
+    const list = data[key];
+    if (!Array.isArray(list)) continue;
+    list.forEach((glob, i) => {
+      if (typeof glob !== 'string') return;
+      const problem = globProblem(glob);
+      if (problem) error(at.value([key, i]), `${key}[${i}]: ${problem}`);
+      else config[key].push({ glob: glob.trim().toLowerCase(), pos: at.value([key, i]) });
+    });
+  }
+
+  const defaults = data.defaults as Raw | undefined;
+  if (defaults && typeof defaults === 'object') {
+    config.defaults = settings(defaults, ['defaults'], at, error);
+  }
+
+  const websites = data.websites;
+  if (!Array.isArray(websites)) return config;
+  const ignore = new GlobSet(config.ignore.map((p) => p.glob));
+  const byDomain = new Map<string, DesiredWebsite>();
+  const rawSites = raw.websites as unknown[];
+  websites.forEach((site, i) => {
+    if (!site || typeof site !== 'object' || Array.isArray(site)) return;
+    const entry = site as Raw;
+    if (typeof entry.domain !== 'string') return;
+    const path = ['websites', i];
+    const pos = at.value([...path, 'domain']);
+    const parsed = parseDomainInput(entry.domain);
+    if (!parsed.domain) {
+      error(pos, `websites[${i}].domain: ${parsed.problem}`);
+      return;
+    }
+    if (parsed.strippedWww) {
+      warn(pos, `"${entry.domain}": the service stores this website as "${parsed.domain}"; write the bare form`);
+    }
+    const first = byDomain.get(parsed.domain);
+    if (first) {
+      const same = first.written === entry.domain ? `"${entry.domain}"` : `"${entry.domain}" (as "${parsed.domain}")`;
+      error(pos, `${same} is listed twice: at line ${first.pos.line} and at line ${pos.line}`);
+      return;
+    }
+    const ignoredBy = ignore.indexOf(parsed.domain);
+    if (ignoredBy >= 0) {
+      const pattern = config.ignore[ignoredBy]!;
+      error(
+        pos,
+        `"${entry.domain}" is listed at line ${pos.line} but ignored by "${pattern.glob}" at line ${pattern.pos.line}: remove one of them`,
+      );
+    }
+    const rawEntry = (rawSites[i] ?? {}) as Raw;
+    const website: DesiredWebsite = {
+      domain: parsed.domain,
+      written: entry.domain,
+      pos,
+      ...settings(entry, path, at, error),
+    };
+    if (typeof entry.favorite === 'boolean') website.favorite = entry.favorite;
+    if (typeof entry.password === 'string' && typeof rawEntry.password === 'string') {
+      const secret: Secret = { template: rawEntry.password, value: entry.password };
+      website.password = secret;
+      if (!interpolate(rawEntry.password, {}).referenced) {
+        warn(
+          at.value([...path, 'password']),
+          `the password of ${parsed.domain} is written in the file: use \${NAME} and set NAME in the environment`,
+        );
+      }
+    }
+    byDomain.set(parsed.domain, website);
+    config.websites.push(website);
+  });
+  return config;
+}
+
+function settings(entry: Raw, path: Path, at: Locator, error: Report): DefaultSettings {
+  const out: DefaultSettings = {};
+  const privacy = privacyValue(entry.privacy);
+  if (privacy !== undefined) out.privacy = privacy;
+  const email = flagValue(entry.email);
+  if (email !== undefined) out.email = email;
+  const bots = flagValue(entry.exclude_bots);
+  if (bots !== undefined) out.exclude_bots = bots;
+  const params = listValue(entry.exclude_params);
+  if (params !== undefined) out.exclude_params = params.map((p) => p.value);
+  const ips = listValue(entry.exclude_ips);
+  if (ips !== undefined) {
+    for (const { value, index } of ips) {
+      if (!isIpOrCidr(value)) {
+        const where = index === undefined ? [...path, 'exclude_ips'] : [...path, 'exclude_ips', index];
+        error(at.value(where), `${pathName(where)}: "${value}" is not an IPv4 or IPv6 address or CIDR range`);
+      }
+    }
+    out.exclude_ips = ips.map((p) => p.value);
+  }
+  return out;
+}
+
+function privacyValue(value: unknown): Privacy | undefined {
+  if (value === 0 || value === 1 || value === 2) return value;
+  const index = PRIVACY_NAMES.indexOf(value as (typeof PRIVACY_NAMES)[number]);
+  return index >= 0 ? (index as Privacy) : undefined;
+}
+
+function flagValue(value: unknown): Flag | undefined {
+  if (value === true || value === 1) return 1;
+  if (value === false || value === 0) return 0;
+  return undefined;
+}
+
+/** A list, or a string with one entry per line; entries trimmed, blanks dropped. */
+export function listValue(value: unknown): { value: string; index?: number }[] | undefined {
+  if (value === null) return [];
+  if (typeof value === 'string') {
+    return value
+      .split(/\r?\n/)
+      .map((s) => s.trim())
+      .filter((s) => s !== '')
+      .map((s) => ({ value: s }));
+  }
+  if (Array.isArray(value) && value.every((v) => typeof v === 'string')) {
+    return value
+      .map((s: string, index) => ({ value: s.trim(), index }))
+      .filter((e) => e.value !== '');
+  }
+  return undefined;
+}
+
+export function isIpOrCidr(text: string): boolean {
+  const [address, prefix, ...rest] = text.split('/');
+  if (address === undefined || rest.length) return false;
+  let bits: number;
+  if (ipaddr.IPv4.isValidFourPartDecimal(address)) bits = 32;
+  else if (ipaddr.IPv6.isValid(address) && !address.includes('%')) bits = 128;
+  else return false;
+  if (prefix === undefined) return true;
+  return /^\d{1,3}$/.test(prefix) && Number(prefix) <= bits;
+}
+
+function baseUrlProblem(text: string): string | undefined {
+  let url: URL;
+  try {
+    url = new URL(text);
+  } catch {
+    return `"${text}" is not a URL (write it like https://analytics.example.com)`;
+  }
+  if (url.protocol !== 'https:' && url.protocol !== 'http:') return `must start with https:// (not ${url.protocol})`;
+  if (url.search || url.hash) return 'must not have a query or fragment';
+  if (url.username || url.password) return 'must not hold credentials (the key comes from SITESYNC_API_KEY)';
+  return undefined;
+}

@@ -1,0 +1,158 @@
+/**
+ * Checks the shape of the data against `schemas/sitesync.schema.json`, the one source of truth
+ * for keys, types and allowed values, and turns ajv's errors into messages a person can act on.
+ */
+import { readFileSync } from 'node:fs';
+import { Ajv2020, type ErrorObject, type ValidateFunction } from 'ajv/dist/2020.js';
+import { schemaPath } from '../paths.js';
+import { suggest } from './suggest.js';
+import type { Path } from './locate.js';
+
+export interface ShapeIssue {
+  path: Path;
+  /** Point at the key (unknown key) rather than at the value. */
+  atKey: boolean;
+  message: string;
+}
+
+interface SchemaNode {
+  properties?: Record<string, unknown>;
+  enum?: unknown[];
+  const?: unknown;
+  type?: string | string[];
+}
+
+let validator: ValidateFunction | undefined;
+
+function compiled(): ValidateFunction {
+  if (!validator) {
+    const schema = JSON.parse(readFileSync(schemaPath(), 'utf8'));
+    const ajv = new Ajv2020({ allErrors: true, verbose: true, strict: true, allowUnionTypes: true });
+    validator = ajv.compile(schema);
+  }
+  return validator;
+}
+
+export function checkShape(data: unknown): ShapeIssue[] {
+  const validate = compiled();
+  if (validate(data)) return [];
+  const issues: ShapeIssue[] = [];
+  const seen = new Set<string>();
+  for (const error of validate.errors ?? []) {
+    const issue = describe(error);
+    const id = `${issue.path.join('/')}|${issue.message}`;
+    if (!seen.has(id)) {
+      seen.add(id);
+      issues.push(issue);
+    }
+  }
+  return issues;
+}
+
+function parsePointer(pointer: string): (string | number)[] {
+  if (pointer === '') return [];
+  return pointer
+    .slice(1)
+    .split('/')
+    .map((s) => s.replace(/~1/g, '/').replace(/~0/g, '~'))
+    .map((s) => (/^\d+$/.test(s) ? Number(s) : s));
+}
+
+/** `websites[3].privacy` */
+export function pathName(path: Path): string {
+  let out = '';
+  for (const segment of path) {
+    out += typeof segment === 'number' ? `[${segment}]` : out ? `.${segment}` : segment;
+  }
+  return out || 'the file';
+}
+
+function typeName(value: unknown): string {
+  if (value === null) return 'empty (null)';
+  if (Array.isArray(value)) return 'a list';
+  if (typeof value === 'object') return 'a mapping';
+  if (typeof value === 'string') return 'a string';
+  if (typeof value === 'number') return 'a number';
+  if (typeof value === 'boolean') return `${value}`;
+  return typeof value;
+}
+
+function shown(value: unknown, path: Path): string {
+  if (path.includes('password')) return 'the value given';
+  if (typeof value === 'string') return JSON.stringify(value.length > 40 ? `${value.slice(0, 40)}…` : value);
+  if (value === null) return 'empty (null)';
+  if (typeof value === 'object') return typeName(value);
+  return String(value);
+}
+
+const TYPE_WORDS: Record<string, string> = {
+  array: 'a list',
+  string: 'a string',
+  null: 'empty',
+  object: 'a mapping',
+  boolean: 'true or false',
+  integer: 'a whole number',
+  number: 'a number',
+};
+
+function describe(error: ErrorObject): ShapeIssue {
+  const path = parsePointer(error.instancePath);
+  const name = pathName(path);
+  const data = error.data;
+  const parent = error.parentSchema as SchemaNode | undefined;
+  switch (error.keyword) {
+    case 'additionalProperties': {
+      const key = (error.params as { additionalProperty: string }).additionalProperty;
+      const known = Object.keys(parent?.properties ?? {}).filter((k) => k !== '$schema');
+      const keyPath = [...path, key];
+      const where = path.length ? ` in ${name}` : '';
+      if (path.length === 1 && path[0] === 'defaults' && (key === 'password' || key === 'favorite' || key === 'domain')) {
+        return { path: keyPath, atKey: true, message: `${key} cannot be a default: set it on each website` };
+      }
+      const close = suggest(key, known);
+      const hint = close ? ` (did you mean "${close}"?)` : ` (known keys: ${known.join(', ')})`;
+      return { path: keyPath, atKey: true, message: `unknown key "${key}"${where}${hint}` };
+    }
+    case 'required': {
+      const missing = (error.params as { missingProperty: string }).missingProperty;
+      const what = path.length ? `${name} has no "${missing}"` : `the file has no "${missing}"`;
+      return { path, atKey: true, message: `${what}, which is required` };
+    }
+    case 'enum': {
+      const allowed = (error.schema as unknown[]) ?? [];
+      const words = allowed.filter((v) => typeof v !== 'number').map(String);
+      const numbers = allowed.filter((v) => typeof v === 'number').map(String);
+      const list = words.length && numbers.length ? `${orList(words)} (or ${numbers.join(', ')})` : orList(allowed.map(String));
+      return { path, atKey: false, message: `${name} must be ${list}, not ${shown(data, path)}` };
+    }
+    case 'const':
+      return { path, atKey: false, message: `${name} must be ${JSON.stringify(error.schema)}, not ${shown(data, path)}` };
+    case 'type': {
+      const types = ([] as string[]).concat(error.schema as string | string[]);
+      const isList = types.includes('array') && types.includes('string');
+      const expected = isList ? 'a list, or a string with one entry per line' : orList(types.map((t) => TYPE_WORDS[t] ?? t));
+      const scalar = typeof data === 'number' || typeof data === 'boolean';
+      const quote = !types.includes('string') || !scalar ? '' : path.includes('password') ? ' (quote it)' : ` (quote it: "${String(data)}")`;
+      return { path, atKey: false, message: `${name} must be ${expected}, not ${typeName(data)}${quote}` };
+    }
+    case 'minLength':
+      return {
+        path,
+        atKey: false,
+        message: (error.schema as number) === 1 ? `${name} must not be empty` : `${name} is too short`,
+      };
+    case 'maxLength':
+      return { path, atKey: false, message: `${name} must be at most ${String(error.schema)} characters` };
+    case 'minimum':
+      return { path, atKey: false, message: `${name} must be at least ${String(error.schema)}, not ${shown(data, path)}` };
+    case 'maximum':
+      return { path, atKey: false, message: `${name} must be at most ${String(error.schema)}, not ${shown(data, path)}` };
+    default:
+      return { path, atKey: false, message: `${name} ${error.message ?? 'is invalid'}` };
+  }
+}
+
+function orList(items: string[]): string {
+  if (items.length <= 1) return items.join('');
+  return `${items.slice(0, -1).join(', ')} or ${items[items.length - 1]}`;
+}

@@ -1,0 +1,111 @@
+/**
+ * Domain names and domain globs, shared by the config loader, the planner, the client and the
+ * emulator, so that both sides of every comparison go through the same normalization.
+ */
+import { domainToASCII } from 'node:url';
+
+const LABEL = /^[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?$/;
+
+/** A host name the service accepts: ASCII labels, at least two of them, at most 253 characters. */
+export function isValidHostname(host: string): boolean {
+  if (host.length === 0 || host.length > 253) return false;
+  const labels = host.split('.');
+  return labels.length >= 2 && labels.every((l) => LABEL.test(l));
+}
+
+/** The form the service stores: lower case, punycode, without a leading `www.`. */
+export function domainKey(domain: string): string {
+  const ascii = toAscii(domain.trim()) ?? domain.trim().toLowerCase();
+  return ascii.startsWith('www.') ? ascii.slice(4) : ascii;
+}
+
+function toAscii(host: string): string | undefined {
+  if (/^[\x21-\x7e]*$/.test(host)) return host.toLowerCase();
+  const ascii = domainToASCII(host);
+  return ascii === '' ? undefined : ascii;
+}
+
+export interface DomainInput {
+  /** The normalized domain, when the input is usable. */
+  domain?: string;
+  /** What is wrong with the input, for an error message. */
+  problem?: string;
+  /** Set when the input carried a leading `www.` that the service drops. */
+  strippedWww?: boolean;
+}
+
+/**
+ * Reads a domain as a user wrote it. Refuses URLs, ports and paths with the bare form
+ * suggested, converts internationalised names to punycode, and drops a leading `www.`
+ * (the caller warns about it).
+ */
+export function parseDomainInput(raw: string): DomainInput {
+  const input = raw.trim();
+  if (input === '') return { problem: 'the domain is empty' };
+  const bare = bareHost(input);
+  if (bare !== input.toLowerCase()) {
+    const suggestion = bare && toAscii(bare) ? `: write "${bare}"` : '';
+    return { problem: `"${input}" is not a bare domain name (no scheme, port or path)${suggestion}` };
+  }
+  if (/\s/.test(input)) return { problem: `"${input}" contains white space` };
+  if (input.endsWith('.')) {
+    return { problem: `"${input}" ends with a dot: write "${input.slice(0, -1).toLowerCase()}"` };
+  }
+  const ascii = toAscii(input);
+  if (ascii === undefined || !isValidHostname(ascii)) {
+    return { problem: `"${input}" is not a valid domain name` };
+  }
+  if (ascii.startsWith('www.') && isValidHostname(ascii.slice(4))) {
+    return { domain: ascii.slice(4), strippedWww: true };
+  }
+  return { domain: ascii };
+}
+
+/** The host part of something that may be a URL (`https://x.com:8080/a` → `x.com`). */
+function bareHost(input: string): string {
+  let s = input.toLowerCase();
+  s = s.replace(/^[a-z][a-z0-9+.-]*:\/\//, '');
+  s = s.replace(/^[^@/]*@/, '');
+  s = s.split(/[/?#]/, 1)[0] ?? '';
+  if (/^\[.*\]/.test(s)) return s;
+  return s.replace(/:\d*$/, '');
+}
+
+/** A domain glob: `*` matches any run of characters within one label. */
+export function compileGlob(glob: string): RegExp {
+  const normalized = glob
+    .trim()
+    .toLowerCase()
+    .split('.')
+    .map((label) => (label.includes('*') ? label : (toAscii(label) ?? label)))
+    .join('.');
+  const source = normalized
+    .split('*')
+    .map((part) => part.replace(/[.+?^${}()|[\]\\]/g, '\\$&'))
+    .join('[^.]*');
+  return new RegExp(`^${source}$`);
+}
+
+/** Why a glob is unusable, or undefined when it is fine. */
+export function globProblem(glob: string): string | undefined {
+  const g = glob.trim();
+  if (g === '') return 'the pattern is empty';
+  if (!/^[\p{L}\p{N}.*-]+$/u.test(g)) {
+    return `"${glob}" is not a domain pattern (letters, digits, "-", "." and "*" only)`;
+  }
+  return undefined;
+}
+
+export class GlobSet {
+  private readonly regexps: RegExp[];
+  constructor(readonly globs: string[]) {
+    this.regexps = globs.map(compileGlob);
+  }
+  /** The index of the first glob that matches the domain, or -1. */
+  indexOf(domain: string): number {
+    return this.regexps.findIndex((r) => r.test(domain));
+  }
+  matches(domain: string): boolean {
+    return this.indexOf(domain) >= 0;
+  }
+}

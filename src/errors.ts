@@ -1,0 +1,69 @@
+/**
+ * The few error classes that cross module boundaries. `cli.ts` is the one place that catches
+ * them and turns them into a message and an exit code; everything else just throws.
+ */
+
+export interface Diagnostic {
+  file: string;
+  line: number;
+  col: number;
+  message: string;
+  severity: 'error' | 'warning';
+}
+
+export function formatDiagnostic(d: Diagnostic): string {
+  const where = d.line > 0 ? `${d.file}:${d.line}:${d.col}` : d.file;
+  return `${where}: ${d.severity === 'warning' ? 'warning: ' : ''}${d.message}`;
+}
+
+/** An expected failure: the message is for the user, no stack trace. Exit code 1. */
+export class SitesyncError extends Error {
+  override name = 'SitesyncError';
+  /** Extra lines printed under the message (hints, lists). */
+  details: string[] = [];
+  exitCode = 1;
+}
+
+/** Wrong command-line usage (bad flag value, conflicting flags). */
+export class UsageError extends SitesyncError {
+  override name = 'UsageError';
+}
+
+/** The config file (or a baseline, or a saved plan) is unreadable or invalid: every problem at once. */
+export class ConfigError extends SitesyncError {
+  override name = 'ConfigError';
+  constructor(readonly diagnostics: Diagnostic[]) {
+    const errors = diagnostics.filter((d) => d.severity === 'error');
+    super(
+      errors.length === 1
+        ? formatDiagnostic(errors[0]!)
+        : `${errors.length} problems in ${errors[0]?.file ?? 'the file'}`,
+    );
+  }
+}
+
+/** A safety check refused the change before anything was written. */
+export class SafetyError extends SitesyncError {
+  override name = 'SafetyError';
+}
+
+/** A saved plan no longer matches the service. */
+export class StalePlanError extends SitesyncError {
+  override name = 'StalePlanError';
+}
+
+/** The user said no, or there was nobody to ask. */
+export class NotApprovedError extends SitesyncError {
+  override name = 'NotApprovedError';
+}
+
+/** The run was interrupted (Ctrl-C). */
+export class InterruptedError extends SitesyncError {
+  override name = 'InterruptedError';
+  override exitCode = 130;
+}
+
+/** Not built yet. */
+export class NotImplementedError extends SitesyncError {
+  override name = 'NotImplementedError';
+}

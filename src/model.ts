@@ -1,0 +1,200 @@
+/**
+ * The data sitesync works on. Plain, JSON-able values only: the config module produces
+ * `Config`, the service client produces `LiveWebsite` and `Account`, the planner turns them
+ * into a `Plan`, renderers and the executor consume it.
+ */
+import type { Diagnostic } from './errors.js';
+
+export type Privacy = 0 | 1 | 2;
+export type Flag = 0 | 1;
+
+/** The website fields that sitesync manages, in the order they are shown. */
+export const FIELDS = [
+  'privacy',
+  'password',
+  'email',
+  'exclude_bots',
+  'exclude_params',
+  'exclude_ips',
+  'favorite',
+] as const;
+export type FieldName = (typeof FIELDS)[number];
+export type ListField = 'exclude_params' | 'exclude_ips';
+
+/** What the service applies on create when a field is not sent. */
+export const SERVICE_DEFAULTS = {
+  privacy: 0,
+  email: 0,
+  exclude_bots: 1,
+  exclude_params: [] as string[],
+  exclude_ips: [] as string[],
+} as const;
+
+export const PRIVACY_NAMES = ['public', 'private', 'password'] as const;
+
+export interface Position {
+  line: number;
+  col: number;
+}
+
+/** A secret as written in the file (`${NAME}` or, discouraged, a literal) and its value now. */
+export interface Secret {
+  template: string;
+  value: string;
+}
+
+/** Settings that `defaults` may carry. */
+export interface DefaultSettings {
+  privacy?: Privacy;
+  email?: Flag;
+  exclude_bots?: Flag;
+  exclude_params?: string[];
+  exclude_ips?: string[];
+}
+
+export interface DesiredWebsite extends DefaultSettings {
+  /** Normalized: lower case, ASCII (punycode), no leading `www.`. */
+  domain: string;
+  /** As written in the file, for messages. */
+  written: string;
+  pos: Position;
+  favorite?: boolean;
+  password?: Secret;
+}
+
+export interface Pattern {
+  glob: string;
+  pos: Position;
+}
+
+export interface Safety {
+  max_delete_percent: number;
+  min_existing: number;
+}
+
+export const DEFAULT_SAFETY: Safety = { max_delete_percent: 30, min_existing: 10 };
+
+export interface Config {
+  file: string;
+  baseUrl?: string;
+  defaults: DefaultSettings;
+  prune: boolean;
+  protect: Pattern[];
+  ignore: Pattern[];
+  safety: Safety;
+  websites: DesiredWebsite[];
+  warnings: Diagnostic[];
+}
+
+/**
+ * A website as read from the service, normalized. A field that is `undefined` was not in the
+ * record: the service does not return it, so sitesync treats it as write-only.
+ */
+export interface LiveWebsite {
+  id: number;
+  domain: string;
+  privacy?: Privacy;
+  email?: Flag;
+  exclude_bots?: Flag;
+  exclude_params?: string[];
+  exclude_ips?: string[];
+  favorite?: boolean;
+  /** Whether a password is set (the service never returns its value). */
+  password?: boolean;
+}
+
+export interface Account {
+  id: number | string | null;
+  name: string;
+  email: string;
+  plan: string;
+  /** `null`: unlimited (the service says -1). */
+  websiteLimit: number | null;
+}
+
+/** How a website looks in a plan: live values before, enforced values after. */
+export interface WebsiteView {
+  domain: string;
+  privacy?: Privacy;
+  /** Before: whether one is set. After: `(sensitive)` when sitesync sends one. */
+  password?: boolean | '(sensitive)';
+  email?: Flag;
+  exclude_bots?: Flag;
+  exclude_params?: string[];
+  exclude_ips?: string[];
+  favorite?: boolean;
+}
+
+export type FieldValue = WebsiteView[keyof WebsiteView];
+
+/** Why a field the service does not show is sent anyway. */
+export type WriteOnlyReason = 'create' | 'with-update' | 'baseline' | 'missing' | 'resend';
+
+export interface FieldChange {
+  field: FieldName;
+  /** Live value; `null` when the service does not show it. */
+  before: FieldValue | null;
+  after: FieldValue;
+  /** Set when the live value could not be read, with the reason it is sent. */
+  write_only?: WriteOnlyReason;
+}
+
+export type Action = 'create' | 'update' | 'delete';
+
+export interface Change {
+  action: Action;
+  domain: string;
+  id: number | null;
+  before: WebsiteView | null;
+  after: WebsiteView | null;
+  /** The fields this change sends (create: every enforced field). */
+  fields: FieldName[];
+  /** Per-field detail for renderers (update: what differs; create: what is sent). */
+  details: FieldChange[];
+  /** Where the website is in the file (creates and updates). */
+  line?: number;
+  /** The `template` of each secret sent; resolved from the environment when applying. */
+  secrets?: { password?: string };
+  /** A hash of the live website as the plan saw it (updates, deletes). */
+  seen?: string;
+}
+
+export interface Summary {
+  create: number;
+  update: number;
+  delete: number;
+  unchanged: number;
+  unmanaged: number;
+}
+
+export interface SafetyCheck {
+  managed: number;
+  deletes: number;
+  percent: number;
+  max_delete_percent: number;
+  min_existing: number;
+  /** The share of deletes passes the threshold. */
+  exceeded: boolean;
+  /** The file lists no websites and the plan deletes some. */
+  empty_file: boolean;
+}
+
+export interface LimitCheck {
+  limit: number | null;
+  live: number;
+  after: number;
+  exceeded: boolean;
+}
+
+export interface Plan {
+  format_version: 1;
+  base_url: string;
+  account: { name: string; email: string } | null;
+  summary: Summary;
+  changes: Change[];
+  warnings: string[];
+  /** Fields whose live value could not be read for at least one compared website. */
+  unverified: FieldName[];
+  safety: SafetyCheck;
+  limit: LimitCheck;
+}

@@ -1,0 +1,28 @@
+/** Where sitesync's own files are, whether it runs from `src/` (tests) or `dist/src/` (built). */
+import { existsSync, readFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+let root: string | undefined;
+
+export function packageRoot(): string {
+  if (root) return root;
+  let dir = dirname(fileURLToPath(import.meta.url));
+  for (;;) {
+    const manifest = join(dir, 'package.json');
+    if (existsSync(manifest) && JSON.parse(readFileSync(manifest, 'utf8')).name === 'sitesync') {
+      return (root = dir);
+    }
+    const parent = dirname(dir);
+    if (parent === dir) throw new Error('sitesync: cannot find its own package.json');
+    dir = parent;
+  }
+}
+
+export function schemaPath(): string {
+  return join(packageRoot(), 'schemas', 'sitesync.schema.json');
+}
+
+export function packageVersion(): string {
+  return JSON.parse(readFileSync(join(packageRoot(), 'package.json'), 'utf8')).version as string;
+}
