@@ -44,10 +44,7 @@ export function parseConfig(text: string, file: string, options: ParseOptions): 
   const warn = (pos: { line: number; col: number }, message: string) =>
     diagnostics.push({ file, ...pos, message, severity: 'warning' });
 
-  for (const e of doc.errors) {
-    const pos = e.linePos?.[0] ?? { line: 1, col: 1 };
-    error({ line: pos.line, col: pos.col }, yamlMessage(e.message));
-  }
+  for (const e of doc.errors) error(at.pos(e.pos[0]), yamlMessage(e.code, e.message));
   if (diagnostics.length) throw new ConfigError(diagnostics);
 
   if (doc.contents === null) {
@@ -92,7 +89,9 @@ export function parseConfig(text: string, file: string, options: ParseOptions): 
   return config;
 }
 
-function yamlMessage(message: string): string {
+function yamlMessage(code: string, message: string): string {
+  if (code === 'MULTIPLE_DOCS') return 'the file holds more than one YAML document (---): sitesync reads one';
+  if (code === 'DUPLICATE_KEY') return 'this key is written twice in the same mapping';
   const first = message.split('\n', 1)[0] ?? message;
   return `YAML: ${first.replace(/ at line \d+, column \d+:?$/, '')}`;
 }

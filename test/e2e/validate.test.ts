@@ -1,0 +1,77 @@
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { root, runCli } from '../helpers/cli.js';
+
+const fixtures = join(root, 'test/fixtures/config');
+
+describe('sitesync validate (the built CLI)', () => {
+  it('a good file: exit 0, a one-line verdict, warnings on stderr', async () => {
+    const r = await runCli(['validate', '-c', join(fixtures, 'valid/www-prefix.yaml')]);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toMatch(/valid-?.*www-prefix\.yaml is valid: 1 website, 1 warning\.\n$/);
+    expect(r.stderr).toContain('www-prefix.yaml:3:13: warning: "www.example.org"');
+  });
+
+  it('a bad file: exit 1, every problem as FILE:LINE:COL: message, nothing on stdout', async () => {
+    const file = join(fixtures, 'invalid/duplicate-domain.yaml');
+    const r = await runCli(['validate', '-c', file]);
+    expect(r.code).toBe(1);
+    expect(r.stdout).toBe('');
+    expect(r.stderr).toContain(`${file}:5:13: "EXAMPLE.com" (as "example.com") is listed twice: at line 3 and at line 5`);
+    expect(r.stderr).toContain('1 problem found; nothing was sent to the service.');
+  });
+
+  it('reads sitesync.yaml in the current folder by default, without network or key', async () => {
+    const r = await runCli(['validate'], { cwd: join(fixtures, 'valid'), env: { SITESYNC_BASE_URL: 'http://192.0.2.1:9' } });
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain('sitesync.yaml: no such file');
+  });
+
+  it('a missing variable is named, and a set one is used', async () => {
+    const file = join(fixtures, 'valid/full.yaml');
+    const missing = await runCli(['validate', '-c', file]);
+    expect(missing.code).toBe(1);
+    expect(missing.stderr).toContain('environment variable EXAMPLE_STATS_PASSWORD is not set');
+    const set = await runCli(['validate', '-c', file], { env: { EXAMPLE_STATS_PASSWORD: 'pw' } });
+    expect(set.code).toBe(0);
+    expect(set.stdout).toContain('is valid: 4 websites');
+  });
+
+  it('colour only on a terminal: none when piped, even for errors', async () => {
+    const r = await runCli(['validate', '-c', join(fixtures, 'invalid/bad-ip.yaml')]);
+    expect(r.stderr).not.toContain('\u001b[');
+    const forced = await runCli(['validate', '-c', join(fixtures, 'invalid/bad-ip.yaml')], { env: { FORCE_COLOR: '1' } });
+    expect(forced.stderr).toContain('\u001b[31m');
+    const off = await runCli(['validate', '--no-color', '-c', join(fixtures, 'invalid/bad-ip.yaml')], { env: { FORCE_COLOR: '1' } });
+    expect(off.stderr).not.toContain('\u001b[');
+  });
+});
+
+describe('the CLI shell', () => {
+  it('--help lists every command with examples; --version prints the version', async () => {
+    const help = await runCli(['--help']);
+    expect(help.code).toBe(0);
+    for (const c of ['validate', 'plan', 'apply [planfile]', 'export', 'account', 'emulator']) expect(help.stdout).toContain(`sitesync ${c}`);
+    expect(help.stdout).toContain('Exit codes:');
+    const planHelp = await runCli(['plan', '--help']);
+    expect(planHelp.stdout).toContain('Examples:');
+    expect(planHelp.stdout).toContain('--detailed-exitcode');
+    const version = await runCli(['--version']);
+    expect(version.stdout.trim()).toMatch(/^\d+\.\d+\.\d+$/);
+  });
+
+  it('unknown flags and commands are usage errors with exit 1', async () => {
+    const flag = await runCli(['validate', '--frobnicate']);
+    expect(flag.code).toBe(1);
+    expect(flag.stderr).toContain('Unknown argument: frobnicate');
+    const none = await runCli([]);
+    expect(none.code).toBe(1);
+    expect(none.stderr).toContain('Say which command to run');
+  });
+
+  it('the API key is not accepted as an argument', async () => {
+    const r = await runCli(['plan', '--api-key', 'sk-secret-value']);
+    expect(r.code).toBe(1);
+    expect(r.stderr).not.toContain('sk-secret-value');
+  });
+});

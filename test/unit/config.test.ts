@@ -1,0 +1,230 @@
+import { mkdtemp, mkdir, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { loadConfig } from '../../src/config/load.js';
+import { parseConfig } from '../../src/config/parse.js';
+import { ConfigError, formatDiagnostic } from '../../src/errors.js';
+
+const fixtures = join(import.meta.dirname, '../fixtures/config');
+const env = { EXAMPLE_STATS_PASSWORD: 'correct horse' };
+
+async function problems(file: string, environment: Record<string, string> = env): Promise<string[]> {
+  try {
+    await loadConfig(file, environment);
+  } catch (error) {
+    if (error instanceof ConfigError) {
+      return error.diagnostics
+        .filter((d) => d.severity === 'error')
+        .map((d) => formatDiagnostic(d).replace(`${fixtures}/invalid/`, ''));
+    }
+    throw error;
+  }
+  return [];
+}
+
+// One fixture per failure, named by what it breaks: [fixture, FILE:LINE:COL: message].
+const invalid: [string, string][] = [
+  ['unknown-key', 'unknown-key.yaml:4:5: unknown key "exlude_ips" in websites[0] (did you mean "exclude_ips"?)'],
+  ['unknown-top-level-key', 'unknown-top-level-key.yaml:2:1: unknown key "webistes" (did you mean "websites"?)'],
+  ['missing-version', 'missing-version.yaml:1:1: the file has no "version", which is required'],
+  ['wrong-version', 'wrong-version.yaml:1:10: version must be 1, not 2'],
+  ['missing-domain', 'missing-domain.yaml:3:5: websites[0] has no "domain", which is required'],
+  ['bad-privacy', 'bad-privacy.yaml:4:14: websites[0].privacy must be public, private or password (or 0, 1, 2), not "secret"'],
+  ['privacy-out-of-range', 'privacy-out-of-range.yaml:4:14: websites[0].privacy must be public, private or password (or 0, 1, 2), not 3'],
+  ['email-yes', 'email-yes.yaml:4:12: websites[0].email must be true or false (or 0, 1), not "yes"'],
+  ['exclude-bots-two', 'exclude-bots-two.yaml:4:19: websites[0].exclude_bots must be true or false (or 0, 1), not 2'],
+  ['list-of-numbers', 'list-of-numbers.yaml:4:22: websites[0].exclude_params[0] must be a string, not a number (quote it: "1")'],
+  ['favorite-string', 'favorite-string.yaml:4:15: websites[0].favorite must be true or false, not a string'],
+  ['password-number', 'password-number.yaml:5:15: websites[0].password must be a string, not a number (quote it)'],
+  ['password-too-long', 'password-too-long.yaml:5:15: websites[0].password must be at most 128 characters'],
+  ['password-in-defaults', 'password-in-defaults.yaml:3:3: password cannot be a default: set it on each website'],
+  ['missing-env-var', 'missing-env-var.yaml:5:15: websites[0].password: environment variable SITESYNC_TEST_UNSET_VARIABLE is not set'],
+  ['malformed-reference', 'malformed-reference.yaml:4:22: websites[0].exclude_params[0]: "${1BAD}" is not a valid reference (use ${NAME}; write $${ for a literal "${")'],
+  ['domain-with-scheme', 'domain-with-scheme.yaml:3:13: websites[0].domain: "https://example.com/" is not a bare domain name (no scheme, port or path): write "example.com"'],
+  ['domain-with-port', 'domain-with-port.yaml:3:13: websites[0].domain: "example.com:8080" is not a bare domain name (no scheme, port or path): write "example.com"'],
+  ['domain-with-path', 'domain-with-path.yaml:3:13: websites[0].domain: "example.com/blog" is not a bare domain name (no scheme, port or path): write "example.com"'],
+  ['domain-invalid-label', 'domain-invalid-label.yaml:3:13: websites[0].domain: "exa_mple.com" is not a valid domain name'],
+  ['domain-single-label', 'domain-single-label.yaml:3:13: websites[0].domain: "localhost" is not a valid domain name'],
+  ['duplicate-domain', 'duplicate-domain.yaml:5:13: "EXAMPLE.com" (as "example.com") is listed twice: at line 3 and at line 5'],
+  ['duplicate-www-domain', 'duplicate-www-domain.yaml:4:13: "www.example.com" (as "example.com") is listed twice: at line 3 and at line 4'],
+  ['listed-and-ignored', 'listed-and-ignored.yaml:5:13: "a.sandbox.example.com" is listed at line 5 but ignored by "*.sandbox.example.com" at line 3: remove one of them'],
+  ['bad-ip', 'bad-ip.yaml:4:29: websites[0].exclude_ips[1]: "10.0.0.256" is not an IPv4 or IPv6 address or CIDR range'],
+  ['bad-cidr-prefix', 'bad-cidr-prefix.yaml:4:18: websites[0].exclude_ips: "2001:db8::/129" is not an IPv4 or IPv6 address or CIDR range'],
+  ['bad-glob', 'bad-glob.yaml:2:11: protect[0]: "exa mple.com" is not a domain pattern (letters, digits, "-", "." and "*" only)'],
+  ['bad-base-url', 'bad-base-url.yaml:3:13: api.base_url "analytics.example.com" is not a URL (write it like https://analytics.example.com)'],
+  ['safety-percent-over-100', 'safety-percent-over-100.yaml:3:23: safety.max_delete_percent must be at most 100, not 150'],
+  ['duplicate-key', 'duplicate-key.yaml:2:1: this key is written twice in the same mapping'],
+  ['yaml-syntax', 'yaml-syntax.yaml:4:1: YAML: Missing closing "quote'],
+  ['multiple-documents', 'multiple-documents.yaml:3:1: the file holds more than one YAML document (---): sitesync reads one'],
+  ['top-level-list', 'top-level-list.yaml:1:1: the top level is a list; it must be a mapping with "version: 1" and "websites:"'],
+  ['top-level-scalar', 'top-level-scalar.yaml:1:1: the top level is a single value; it must be a mapping with "version: 1" and "websites:"'],
+  ['empty', 'empty.yaml:1:1: the file is empty: it needs at least "version: 1" and "websites:"'],
+  ['only-comments', 'only-comments.yaml:1:1: the file is empty: it needs at least "version: 1" and "websites:"'],
+  ['latin1-encoding', 'latin1-encoding.yaml:3:16: the file is not UTF-8 text (save it as UTF-8)'],
+  ['binary', 'binary.yaml:2:1: this is a binary file (a NUL byte), not a YAML config file'],
+  ['alias-bomb', 'alias-bomb.yaml:1:1: the file expands aliases too often'],
+];
+
+describe('an invalid file is refused with FILE:LINE:COL: message', () => {
+  it.each(invalid)('%s', async (name, expected) => {
+    const found = await problems(join(fixtures, 'invalid', `${name}.yaml`));
+    expect(found.some((line) => line.startsWith(expected)), `got:\n${found.join('\n')}`).toBe(true);
+  });
+
+  it('every invalid fixture is in the table', async () => {
+    const { readdir } = await import('node:fs/promises');
+    const files = (await readdir(join(fixtures, 'invalid'))).map((f) => f.replace(/\.yaml$/, ''));
+    expect(files.sort()).toEqual(invalid.map(([n]) => n).sort());
+  });
+
+  it('reports every problem at once, in line order', async () => {
+    const text = [
+      'version: 1',
+      'websites:',
+      '  - domain: https://a.example.com',
+      '    privacy: nope',
+      '  - domain: b.example.com',
+      '    exclude_ips: [1.2.3]',
+      '    colour: red',
+    ].join('\n');
+    let error: unknown;
+    try {
+      parseConfig(text, 'many.yaml', { env: {} });
+    } catch (e) {
+      error = e;
+    }
+    expect(error).toBeInstanceOf(ConfigError);
+    expect((error as ConfigError).diagnostics.map(formatDiagnostic)).toEqual([
+      'many.yaml:3:13: websites[0].domain: "https://a.example.com" is not a bare domain name (no scheme, port or path): write "a.example.com"',
+      'many.yaml:4:14: websites[0].privacy must be public, private or password (or 0, 1, 2), not "nope"',
+      'many.yaml:6:19: websites[1].exclude_ips[0]: "1.2.3" is not an IPv4 or IPv6 address or CIDR range',
+      'many.yaml:7:5: unknown key "colour" in websites[1] (known keys: domain, privacy, password, email, exclude_bots, exclude_params, exclude_ips, favorite)',
+    ]);
+  });
+
+  it('never echoes a password value in a message', async () => {
+    const text = 'version: 1\nwebsites:\n  - domain: a.example.com\n    password: [hunter2]\n';
+    const messages = await problemsOf(text);
+    expect(messages.join('\n')).toContain('password must be a string, not a list');
+    expect(messages.join('\n')).not.toContain('hunter2');
+  });
+});
+
+async function problemsOf(text: string): Promise<string[]> {
+  try {
+    parseConfig(text, 'x.yaml', { env: {} });
+    return [];
+  } catch (e) {
+    return (e as ConfigError).diagnostics.map(formatDiagnostic);
+  }
+}
+
+describe('files that are not config files', () => {
+  let dir: string;
+  beforeAll(async () => {
+    dir = await mkdtemp(join(tmpdir(), 'sitesync-config-'));
+  });
+  afterAll(async () => {
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  it('a missing file says so and how to start one', async () => {
+    expect(await problems(join(dir, 'nope.yaml'))).toEqual([
+      `${join(dir, 'nope.yaml')}: no such file (write one, or start from the live account: sitesync export -o FILE)`,
+    ]);
+  });
+
+  it('a folder is refused', async () => {
+    await mkdir(join(dir, 'folder.yaml'));
+    expect(await problems(join(dir, 'folder.yaml'))).toEqual([`${join(dir, 'folder.yaml')}: this is a folder, not a config file`]);
+  });
+
+  it('a huge file is refused before it is read', async () => {
+    const file = join(dir, 'huge.yaml');
+    await writeFile(file, Buffer.alloc(17 * 1024 * 1024, 0x20));
+    const started = Date.now();
+    const found = await problems(file);
+    expect(found).toEqual([`${file}: the file is 17.0 MiB; a config file may be at most 16 MiB`]);
+    expect(Date.now() - started).toBeLessThan(5000);
+  });
+});
+
+describe('a valid file becomes the normalized model', () => {
+  it('reads every key of the contract', async () => {
+    const config = await loadConfig(join(fixtures, 'valid/full.yaml'), env);
+    expect(config.baseUrl).toBe('https://analytics.example.com');
+    expect(config.defaults).toEqual({ exclude_bots: 1, exclude_params: ['utm_source', 'utm_medium', 'fbclid'] });
+    expect(config.prune).toBe(false);
+    expect(config.protect.map((p) => p.glob)).toEqual(['example.com', '*.shop.example.com']);
+    expect(config.ignore.map((p) => [p.glob, p.pos.line])).toEqual([['*.sandbox.example.com', 10]]);
+    expect(config.safety).toEqual({ max_delete_percent: 30, min_existing: 10 });
+    expect(config.websites.map((w) => w.domain)).toEqual([
+      'example.com',
+      'blog.example.com',
+      'shop.example.com',
+      'xn--bcher-kva.example',
+    ]);
+  });
+
+  it('normalizes names, flags and lists, and keeps the secret template', async () => {
+    const config = await loadConfig(join(fixtures, 'valid/full.yaml'), env);
+    const [example, blog, shop, idn] = config.websites;
+    expect(example).toMatchObject({
+      domain: 'example.com',
+      privacy: 2,
+      email: 1,
+      exclude_bots: 1,
+      exclude_params: ['gclid'],
+      exclude_ips: ['203.0.113.7', '2001:db8::/32'],
+      favorite: true,
+      password: { template: '${EXAMPLE_STATS_PASSWORD}', value: 'correct horse' },
+      pos: { line: 15, col: 13 },
+    });
+    expect(blog).toEqual({ domain: 'blog.example.com', written: 'blog.example.com', pos: { line: 23, col: 13 } });
+    expect(shop).toMatchObject({
+      domain: 'shop.example.com',
+      written: 'Shop.Example.COM',
+      privacy: 1,
+      email: 0,
+      exclude_bots: 0,
+      exclude_params: ['ref', 'utm_campaign'],
+      exclude_ips: ['10.0.0.0/8', '192.168.1.1'],
+    });
+    expect(idn).toMatchObject({ domain: 'xn--bcher-kva.example', privacy: 0 });
+  });
+
+  it('$${ writes a literal ${', async () => {
+    const text = 'version: 1\nwebsites:\n  - domain: a.example.com\n    exclude_params: ["$${NOT_A_VAR}"]\n';
+    const config = parseConfig(text, 'x.yaml', { env: {} });
+    expect(config.websites[0]!.exclude_params).toEqual(['${NOT_A_VAR}']);
+  });
+
+  it('an empty websites key is a file with no websites', async () => {
+    for (const name of ['no-websites', 'empty-list']) {
+      const config = await loadConfig(join(fixtures, 'valid', `${name}.yaml`), {});
+      expect(config.websites).toEqual([]);
+    }
+  });
+
+  it('www. is matched to the bare form, with a warning', async () => {
+    const config = await loadConfig(join(fixtures, 'valid/www-prefix.yaml'), {});
+    expect(config.websites[0]!.domain).toBe('example.org');
+    expect(config.warnings.map(formatDiagnostic)).toEqual([
+      `${join(fixtures, 'valid/www-prefix.yaml')}:3:13: warning: "www.example.org": the service stores this website as "example.org"; write the bare form`,
+    ]);
+  });
+
+  it('a password written in clear is allowed, with a warning that does not repeat it', async () => {
+    const config = await loadConfig(join(fixtures, 'valid/literal-password.yaml'), {});
+    const warnings = config.warnings.map(formatDiagnostic).join('\n');
+    expect(warnings).toContain('the password of example.org is written in the file: use ${NAME}');
+    expect(warnings).not.toContain('hunter2-literal');
+  });
+
+  it('a baseline may name variables that are no longer set', () => {
+    const text = 'version: 1\nwebsites:\n  - domain: a.example.com\n    privacy: 2\n    password: ${GONE}\n';
+    const config = parseConfig(text, 'old.yaml', { env: {}, lenientEnv: true });
+    expect(config.websites[0]!.password).toEqual({ template: '${GONE}', value: '${GONE}' });
+  });
+});

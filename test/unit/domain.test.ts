@@ -1,0 +1,69 @@
+import { describe, expect, it } from 'vitest';
+import { interpolate } from '../../src/config/interpolate.js';
+import { domainKey, GlobSet, parseDomainInput } from '../../src/domain.js';
+
+describe('domains as users write them', () => {
+  it.each([
+    ['example.com', { domain: 'example.com' }],
+    ['  Example.COM ', { domain: 'example.com' }],
+    ['www.example.com', { domain: 'example.com', strippedWww: true }],
+    ['bücher.example', { domain: 'xn--bcher-kva.example' }],
+    ['xn--bcher-kva.example', { domain: 'xn--bcher-kva.example' }],
+    ['www.com', { domain: 'www.com' }],
+  ])('%s is accepted', (input, expected) => {
+    expect(parseDomainInput(input)).toEqual(expected);
+  });
+
+  it.each([
+    ['http://example.com', 'write "example.com"'],
+    ['example.com:443', 'write "example.com"'],
+    ['example.com/path?q=1', 'write "example.com"'],
+    ['user@example.com', 'write "example.com"'],
+    ['example.com.', 'ends with a dot: write "example.com"'],
+    ['-bad.example.com', 'is not a valid domain name'],
+    ['exa mple.com', 'white space'],
+    ['', 'the domain is empty'],
+  ])('%s is refused (%s)', (input, problem) => {
+    expect(parseDomainInput(input).problem).toContain(problem);
+  });
+
+  it('live domains are keyed like file domains', () => {
+    expect(domainKey('WWW.Example.com')).toBe('example.com');
+    expect(domainKey('bücher.example')).toBe('xn--bcher-kva.example');
+  });
+});
+
+describe('domain globs', () => {
+  const set = new GlobSet(['*.shop.example.com', 'example.com', 'api-*.example.org']);
+  it.each([
+    ['a.shop.example.com', 0],
+    ['shop.example.com', -1],
+    ['a.b.shop.example.com', -1],
+    ['example.com', 1],
+    ['x.example.com', -1],
+    ['api-eu.example.org', 2],
+    ['api-.example.org', 2],
+    ['api.example.org', -1],
+  ])('%s → pattern %i', (domain, index) => {
+    expect(set.indexOf(domain)).toBe(index);
+  });
+});
+
+describe('${NAME} interpolation', () => {
+  it.each([
+    ['plain', {}, 'plain', [], []],
+    ['${A}', { A: 'x' }, 'x', [], []],
+    ['a-${A}-${B}', { A: '1', B: '2' }, 'a-1-2', [], []],
+    ['$${A}', { A: 'x' }, '${A}', [], []],
+    ['$$${A}', { A: 'x' }, '$${A}', [], []],
+    ['${MISSING}', {}, '${MISSING}', ['MISSING'], []],
+    ['${1X}', {}, '${1X}', [], ['${1X}']],
+    ['${open', {}, '${open', [], ['${open']],
+    ['cost $5', {}, 'cost $5', [], []],
+  ] as const)('%s', (text, env, value, missing, malformed) => {
+    const r = interpolate(text, env);
+    expect(r.value).toBe(value);
+    expect(r.missing).toEqual(missing);
+    expect(r.malformed).toEqual(malformed);
+  });
+});
