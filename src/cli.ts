@@ -5,7 +5,7 @@
 import yargs, { type Argv } from 'yargs';
 import { ConfigError, formatDiagnostic, SitesyncError, UsageError } from './errors.js';
 import { packageVersion } from './paths.js';
-import { colorsFor, type Context, type Io } from './terminal.js';
+import { colorsFor, scrubbed, type Context, type Io } from './terminal.js';
 
 export const COMMANDS = ['validate', 'plan', 'apply', 'export', 'account', 'emulator', 'completion'] as const;
 
@@ -166,8 +166,12 @@ export function buildParser(argv: string[], ctx: Context, setCode: (code: number
 
 export async function main(argv: string[], io: Io = processIo()): Promise<number> {
   const abort = new AbortController();
+  const secrets = new Set<string>();
   const ctx: Context = {
     ...io,
+    stdout: scrubbed(io.stdout, secrets),
+    stderr: scrubbed(io.stderr, secrets),
+    secrets,
     out: colorsFor(io.stdout, io.env, flagValue(argv, 'color')),
     err: colorsFor(io.stderr, io.env, flagValue(argv, 'color')),
     verbose: argv.includes('--verbose'),

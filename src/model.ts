@@ -134,7 +134,7 @@ export interface FieldChange {
   field: FieldName;
   /** Live value; `null` when the service does not show it. */
   before: FieldValue | null;
-  after: FieldValue;
+  after: FieldValue | null;
   /** Set when the live value could not be read, with the reason it is sent. */
   write_only?: WriteOnlyReason;
 }

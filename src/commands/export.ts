@@ -1,6 +1,39 @@
-import { NotImplementedError } from '../errors.js';
+/** `sitesync export`: the live account as a valid config file. */
+import { rename, writeFile } from 'node:fs/promises';
+import { resolve } from 'node:path';
+import { packageVersion } from '../paths.js';
+import { renderExport } from '../render/export.js';
 import type { Context } from '../terminal.js';
+import { openSession, readLiveState, type GlobalArgs } from './session.js';
 
-export async function runExport(_args: unknown, _ctx: Context): Promise<number> {
-  throw new NotImplementedError('`sitesync export` is not built yet.');
+export interface ExportArgs extends GlobalArgs {
+  output?: string;
+  includeFavorite?: boolean;
+}
+
+export async function runExport(args: ExportArgs, ctx: Context): Promise<number> {
+  const session = await openSession(args, ctx);
+  let text: string;
+  let count: number;
+  try {
+    const { account, live } = await readLiveState(session, ctx);
+    count = live.length;
+    text = renderExport(live, account, {
+      baseUrl: session.baseUrl,
+      includeFavorite: args.includeFavorite,
+      generatedBy: `sitesync ${packageVersion()} on ${new Date().toISOString().slice(0, 10)}`,
+    });
+  } finally {
+    await session.client.close();
+  }
+  if (!args.output) {
+    ctx.stdout.write(text);
+    return 0;
+  }
+  const file = resolve(ctx.cwd, args.output);
+  const tmp = `${file}.${process.pid}.tmp`;
+  await writeFile(tmp, text);
+  await rename(tmp, file);
+  ctx.stderr.write(`Wrote ${count} website${count === 1 ? '' : 's'} to ${args.output}. Check it with: sitesync plan -c ${args.output}\n`);
+  return 0;
 }

@@ -1,0 +1,86 @@
+/**
+ * Runs a plan against the service: independent changes with bounded parallelism, every result
+ * recorded, a failure never stopping the others. Stops starting new changes when the signal
+ * aborts (Ctrl-C) and lets those in flight finish.
+ */
+import pLimit from 'p-limit';
+import type { Change, Plan } from '../model.js';
+import type { ServiceClient } from '../service/client.js';
+import { ApiError } from '../service/errors.js';
+import { toForm } from '../service/wire.js';
+
+export interface ChangeResult {
+  change: Change;
+  status: 'done' | 'failed' | 'skipped';
+  /** The service's own message, or what went wrong. */
+  error?: string;
+  /** E.g. "already deleted", "the store's answer was lost; found it stored". */
+  note?: string;
+  ms: number;
+}
+
+export interface ExecuteOptions {
+  parallelism: number;
+  /** The value of each change's secrets, resolved from the environment. */
+  secrets: Map<Change, { password?: string }>;
+  signal?: AbortSignal;
+  onResult?: (result: ChangeResult, counts: { done: number; failed: number; total: number }) => void;
+}
+
+export interface ExecuteResult {
+  results: ChangeResult[];
+  interrupted: boolean;
+}
+
+export async function executePlan(plan: Plan, client: ServiceClient, options: ExecuteOptions): Promise<ExecuteResult> {
+  const limit = pLimit(Math.max(1, options.parallelism));
+  const counts = { done: 0, failed: 0, total: plan.changes.length };
+  const results = await Promise.all(
+    plan.changes.map((change) =>
+      limit(async (): Promise<ChangeResult> => {
+        if (options.signal?.aborted) return { change, status: 'skipped', ms: 0 };
+        const started = Date.now();
+        let result: ChangeResult;
+        try {
+          const note = await applyChange(change, client, options.secrets.get(change)?.password);
+          result = { change, status: 'done', ms: Date.now() - started, ...(note ? { note } : {}) };
+          counts.done++;
+        } catch (error) {
+          result = { change, status: 'failed', error: messageOf(error), ms: Date.now() - started };
+          counts.failed++;
+        }
+        options.onResult?.(result, counts);
+        return result;
+      }),
+    ),
+  );
+  return { results, interrupted: Boolean(options.signal?.aborted) && results.some((r) => r.status === 'skipped') };
+}
+
+async function applyChange(change: Change, client: ServiceClient, password: string | undefined): Promise<string | undefined> {
+  switch (change.action) {
+    case 'create': {
+      const fields = change.fields.filter((f) => f !== 'favorite');
+      const { website, recovered } = await client.createWebsite(change.domain, toForm(change.after!, fields, password));
+      // favorite cannot be set on create: store, then update.
+      if (change.fields.includes('favorite')) {
+        try {
+          await client.updateWebsite(website.id, change.domain, toForm(change.after!, ['favorite']));
+        } catch (error) {
+          throw new ApiError('server', `created (id ${website.id}), but marking it favorite failed: ${messageOf(error)}`);
+        }
+      }
+      return recovered ? `the store's answer was lost; found it stored (id ${website.id})` : undefined;
+    }
+    case 'update':
+      await client.updateWebsite(change.id!, change.domain, toForm(change.after!, change.fields, password));
+      return undefined;
+    case 'delete':
+      return (await client.deleteWebsite(change.id!, change.domain)) ? undefined : 'already gone';
+  }
+}
+
+function messageOf(error: unknown): string {
+  if (error instanceof Error) return error.message;
+  return String(error);
+}

@@ -1,0 +1,43 @@
+/** Opening a connection to the service and reading the live state, as every online command does. */
+import type { Account, LiveWebsite } from '../model.js';
+import { ProgressLine } from '../render/progress.js';
+import { ServiceClient } from '../service/client.js';
+import { resolveConnection } from '../service/connection.js';
+import type { Context } from '../terminal.js';
+
+export interface GlobalArgs {
+  baseUrl?: string;
+  apiKeyFile?: string;
+  insecureHttp?: boolean;
+}
+
+export interface Session {
+  client: ServiceClient;
+  baseUrl: string;
+}
+
+export async function openSession(args: GlobalArgs, ctx: Context, fromFile?: string): Promise<Session> {
+  const { baseUrl, apiKey } = await resolveConnection(args, ctx.env, fromFile);
+  ctx.secrets.add(apiKey);
+  const client = new ServiceClient({
+    baseUrl,
+    apiKey,
+    signal: ctx.signal,
+    log: ctx.verbose ? (line) => ctx.stderr.write(`${ctx.err.dim(line)}\n`) : undefined,
+  });
+  return { client, baseUrl };
+}
+
+/** The account and every live website, with a progress line on a terminal when it takes a while. */
+export async function readLiveState(session: Session, ctx: Context): Promise<{ account: Account; live: LiveWebsite[] }> {
+  const progress = new ProgressLine(ctx.stderr, 'Reading websites', Boolean(ctx.stderr.isTTY) && !ctx.verbose);
+  try {
+    const [account, live] = await Promise.all([
+      session.client.getAccount(),
+      session.client.listWebsites({}, (pages, of) => progress.update({ done: pages, total: of ?? pages, failed: 0 })),
+    ]);
+    return { account, live };
+  } finally {
+    progress.done();
+  }
+}

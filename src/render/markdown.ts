@@ -1,0 +1,93 @@
+/**
+ * The plan as a pull-request comment: the marker first (CI finds the comment by it and updates
+ * it in place), a summary line and table, each change's details folded in `<details>`, and the
+ * whole kept under 60,000 characters (GitHub's limit is 65,536).
+ */
+import type { Change, Plan } from '../model.js';
+import { listDelta } from '../planner/values.js';
+import {
+  accountLabel,
+  DELETE_WARNING,
+  formatBefore,
+  formatValue,
+  isListChange,
+  summaryLine,
+  WRITE_ONLY_REASONS,
+} from './values.js';
+
+export const MARKER = '<!-- sitesync-plan -->';
+export const MAX_MARKDOWN = 60_000;
+
+const ICON = { create: '🟢 create', update: '🟡 update', delete: '🔴 delete' } as const;
+
+export function renderMarkdown(plan: Plan, limit = MAX_MARKDOWN): string {
+  const head: string[] = [MARKER];
+  const s = plan.summary;
+  const changed = s.create + s.update + s.delete > 0;
+  head.push(`### sitesync plan: ${changed ? `${s.create} to create, ${s.update} to update, ${s.delete} to delete` : 'no changes'}`);
+  const account = accountLabel(plan);
+  head.push('', `\`${plan.base_url}\`${account ? ` · account ${escape(account)}` : ''}`, '');
+  head.push('| create | update | delete | unchanged | unmanaged |', '|---:|---:|---:|---:|---:|');
+  head.push(`| ${s.create} | ${s.update} | ${s.delete} | ${s.unchanged} | ${s.unmanaged} |`, '');
+  if (plan.warnings.length) {
+    head.push('> [!WARNING]');
+    for (const w of plan.warnings) head.push(`> - ${escape(w)}`);
+    head.push('');
+  }
+  const foot = ['', `**${summaryLine(plan)}**`, ''];
+
+  const table: string[] = changed ? ['| | website | changes |', '|---|---|---|'] : [];
+  const details: string[] = [];
+  const blocks = plan.changes.map((c) => ({ row: tableRow(c), detail: detailBlock(c) }));
+  const fixed = [...head, ...foot].join('\n').length + 400;
+  let used = fixed + table.join('\n').length + '<details><summary>Details</summary>\n\n</details>\n'.length;
+  let shown = 0;
+  for (const block of blocks) {
+    const cost = block.row.length + block.detail.length + 2;
+    if (used + cost > limit) break;
+    table.push(block.row);
+    details.push(block.detail);
+    used += cost;
+    shown++;
+  }
+  const body = [...table];
+  if (details.length) body.push('', '<details><summary>Details</summary>', '', ...details, '</details>');
+  if (shown < blocks.length) {
+    body.push(
+      '',
+      `_…and ${blocks.length - shown} more changes, cut to keep this comment under ${limit.toLocaleString('en-US')} characters. Run \`sitesync plan\` to see them all._`,
+    );
+  }
+  return `${[...head, ...body, ...foot].join('\n')}`;
+}
+
+function tableRow(change: Change): string {
+  const what = change.action === 'delete' ? `⚠️ ${DELETE_WARNING}` : change.fields.join(', ');
+  return `| ${ICON[change.action]} | \`${change.domain}\` | ${escape(what)} |`;
+}
+
+function detailBlock(change: Change): string {
+  const lines = [`#### ${ICON[change.action]} \`${change.domain}\`${change.id !== null ? ` (id ${change.id})` : ''}`, ''];
+  if (change.action === 'delete') {
+    lines.push(`⚠️ ${DELETE_WARNING}.`, '');
+    return lines.join('\n');
+  }
+  lines.push('| field | before | after |', '|---|---|---|');
+  for (const d of change.details) {
+    let before = change.action === 'create' ? '' : formatBefore(d);
+    let after = formatValue(d.field, d.after);
+    if (change.action === 'update' && isListChange(d) && !d.write_only) {
+      const { added, removed } = listDelta(d.before, d.after);
+      before = removed.length ? removed.map((x) => `−${x}`).join(', ') : '';
+      after = added.length ? added.map((x) => `+${x}`).join(', ') : '';
+    }
+    const note = d.write_only && change.action === 'update' ? ` _(write-only: ${WRITE_ONLY_REASONS[d.write_only]})_` : '';
+    lines.push(`| ${d.field} | ${escape(before)} | ${escape(after)}${note} |`);
+  }
+  lines.push('');
+  return lines.join('\n');
+}
+
+function escape(text: string): string {
+  return text.replace(/\\/g, '\\\\').replace(/\|/g, '\\|').replace(/</g, '&lt;').replace(/>/g, '&gt;');
+}

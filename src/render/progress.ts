@@ -1,0 +1,62 @@
+/**
+ * Progress for long work. On a terminal: one live line, redrawn at most ten times a second and
+ * cleared at the end. Elsewhere (CI logs): nothing here; callers print one line per item.
+ */
+import type { Stream } from '../terminal.js';
+
+export interface ProgressCounts {
+  done: number;
+  total: number;
+  failed: number;
+}
+
+export class ProgressLine {
+  private lastDraw = 0;
+  private drawn = false;
+  private readonly started = Date.now();
+
+  constructor(
+    private readonly stream: Stream,
+    private readonly label: string,
+    private readonly enabled = Boolean(stream.isTTY),
+  ) {}
+
+  update(counts: ProgressCounts, force = false): void {
+    if (!this.enabled) return;
+    const now = Date.now();
+    if (!force && now - this.lastDraw < 100) return;
+    this.lastDraw = now;
+    const line = this.format(counts, now);
+    const width = (this.stream.columns ?? 100) - 1;
+    this.stream.write(`\r\u001b[2K${line.slice(0, width)}`);
+    this.drawn = true;
+  }
+
+  /** Prints a whole line above the live one (e.g. a failure), then redraws it on the next update. */
+  log(line: string): void {
+    if (this.enabled && this.drawn) this.stream.write('\r\u001b[2K');
+    this.stream.write(`${line}\n`);
+    this.lastDraw = 0;
+  }
+
+  done(): void {
+    if (this.enabled && this.drawn) this.stream.write('\r\u001b[2K');
+    this.drawn = false;
+  }
+
+  private format({ done, total, failed }: ProgressCounts, now: number): string {
+    const seconds = (now - this.started) / 1000;
+    const rate = seconds > 0 ? done / seconds : 0;
+    const eta = rate > 0 && done < total ? ` · eta ${formatSeconds((total - done) / rate)}` : '';
+    const width = 20;
+    const filled = total ? Math.round((done / total) * width) : 0;
+    const bar = `[${'='.repeat(filled)}${' '.repeat(width - filled)}]`;
+    return `${this.label} ${bar} ${done}/${total}${failed ? ` · ${failed} failed` : ''} · ${rate.toFixed(1)}/s${eta}`;
+  }
+}
+
+export function formatSeconds(s: number): string {
+  if (s < 60) return `${Math.ceil(s)}s`;
+  const m = Math.floor(s / 60);
+  return `${m}m${String(Math.ceil(s - m * 60)).padStart(2, '0')}s`;
+}

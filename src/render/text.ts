@@ -1,0 +1,67 @@
+/** The plan for a terminal or a log: one block per change, then the summary line. */
+import pc from 'picocolors';
+import type { Change, FieldChange, Plan } from '../model.js';
+import type { Colors } from '../terminal.js';
+import { listDelta } from '../planner/values.js';
+import {
+  accountLabel,
+  changeTitle,
+  DELETE_WARNING,
+  formatBefore,
+  formatValue,
+  isListChange,
+  summaryLine,
+  WRITE_ONLY_REASONS,
+} from './values.js';
+
+const SYMBOL = { create: '+', update: '~', delete: '-' } as const;
+
+export function renderText(plan: Plan, colors: Colors = pc.createColors(false)): string {
+  const c = colors;
+  const paint = { create: c.green, update: c.yellow, delete: c.red } as const;
+  const lines: string[] = [];
+  const account = accountLabel(plan);
+  lines.push(c.bold(`sitesync plan for ${plan.base_url}${account ? ` (account: ${account})` : ''}`), '');
+
+  for (const change of plan.changes) {
+    const color = paint[change.action];
+    const where = change.line !== undefined ? c.dim(`  (line ${change.line})`) : '';
+    lines.push(`${color(`${SYMBOL[change.action]} ${changeTitle(change)}`)}${where}`);
+    lines.push(...changeBody(change, c).map((l) => `    ${l}`), '');
+  }
+
+  if (plan.changes.length === 0) lines.push('No changes: the account matches the file.', '');
+  if (plan.warnings.length) {
+    lines.push(c.yellow('Warnings:'));
+    for (const w of plan.warnings) lines.push(c.yellow(`  ! ${w}`));
+    lines.push('');
+  }
+  lines.push(c.bold(summaryLine(plan)));
+  return `${lines.join('\n')}\n`;
+}
+
+function changeBody(change: Change, c: Colors): string[] {
+  if (change.action === 'delete') return [c.red(`! ${DELETE_WARNING}`)];
+  const width = Math.max(...change.details.map((d) => d.field.length), 8) + 2;
+  const out: string[] = [];
+  for (const d of change.details) {
+    const label = d.field.padEnd(width);
+    const note = d.write_only && change.action === 'update' ? c.dim(`  (write-only: ${WRITE_ONLY_REASONS[d.write_only]})`) : '';
+    if (change.action === 'create') {
+      const extra = d.field === 'favorite' ? c.dim('  (set by an update after the store)') : '';
+      out.push(`${label}${formatValue(d.field, d.after)}${extra}`);
+    } else if (isListChange(d) && !d.write_only) {
+      const { added, removed } = listDelta(d.before, d.after);
+      const entries = [...added.map((x) => c.green(`+ ${x}`)), ...removed.map((x) => c.red(`- ${x}`))];
+      out.push(`${label}${entries[0] ?? ''}`);
+      for (const entry of entries.slice(1)) out.push(`${' '.repeat(width)}${entry}`);
+    } else {
+      out.push(`${label}${arrow(d, c)}${note}`);
+    }
+  }
+  return out;
+}
+
+function arrow(d: FieldChange, c: Colors): string {
+  return `${formatBefore(d)} ${c.dim('→')} ${formatValue(d.field, d.after)}`;
+}

@@ -1,0 +1,52 @@
+/** How field values read in every output: names for privacy, true/false for flags, lists joined. */
+import { PRIVACY_NAMES, type Change, type FieldChange, type FieldValue, type Plan, type WriteOnlyReason } from '../model.js';
+
+export function formatValue(field: string, value: FieldValue | null | undefined): string {
+  if (value === null || value === undefined) return field === 'password' ? '(not set)' : '(unknown)';
+  if (field === 'password') {
+    if (value === '(sensitive)') return '(sensitive)';
+    return value ? '(set)' : '(not set)';
+  }
+  if (field === 'privacy' && typeof value === 'number') return PRIVACY_NAMES[value] ?? String(value);
+  if ((field === 'email' || field === 'exclude_bots') && typeof value === 'number') return value ? 'true' : 'false';
+  if (Array.isArray(value)) return value.length ? value.join(', ') : '(none)';
+  return String(value);
+}
+
+/** The "before" side of a field change: unknown when the service does not show it. */
+export function formatBefore(d: FieldChange): string {
+  if (d.write_only && d.field !== 'password') return '(not shown by the service)';
+  return formatValue(d.field, d.before);
+}
+
+export const WRITE_ONLY_REASONS: Record<WriteOnlyReason, string> = {
+  create: 'sent on create',
+  missing: 'the service has none',
+  baseline: 'changed since the baseline',
+  resend: '--resend-write-only',
+  'with-update': 'sent with this update',
+};
+
+/** `Plan: 1 to create, 2 to update, 0 to delete (5 unchanged, 1 unmanaged).` */
+export function summaryLine(plan: Plan): string {
+  const s = plan.summary;
+  return `Plan: ${s.create} to create, ${s.update} to update, ${s.delete} to delete (${s.unchanged} unchanged, ${s.unmanaged} unmanaged).`;
+}
+
+export function accountLabel(plan: Plan): string {
+  if (!plan.account) return '';
+  const { name, email } = plan.account;
+  return name && email ? `${name} <${email}>` : name || email;
+}
+
+export const DELETE_WARNING = 'deleting a website destroys its collected statistics';
+
+/** Whether a list change is better shown as added/removed entries. */
+export function isListChange(d: FieldChange): d is FieldChange & { before: string[]; after: string[] } {
+  return Array.isArray(d.before) && Array.isArray(d.after);
+}
+
+export function changeTitle(change: Change): string {
+  const id = change.id !== null ? ` (id ${change.id})` : '';
+  return `${change.action} ${change.domain}${id}`;
+}

@@ -1,0 +1,480 @@
+/**
+ * The one module that talks to the service. It pins every request to the base URL's origin,
+ * paces requests from the service's throttle headers, retries what is safe to retry, and reads
+ * answers liberally into the model.
+ */
+import pLimit from 'p-limit';
+import { Pool, errors as undiciErrors } from 'undici';
+import { domainKey } from '../domain.js';
+import { InterruptedError } from '../errors.js';
+import type { Account, LiveWebsite } from '../model.js';
+import { packageVersion } from '../paths.js';
+import { ApiError, errorForStatus } from './errors.js';
+import { Pacer, realClock, type PacerClock } from './pacer.js';
+import { toAccount, toLiveWebsite, type Form } from './wire.js';
+
+export interface RetryPolicy {
+  /** Attempts for a request that fails with 5xx or a network error (the first one included). */
+  attempts: number;
+  baseDelayMs: number;
+  maxDelayMs: number;
+  /** Give up retrying once this much time has passed since the first attempt. */
+  budgetMs: number;
+  /** 429 answers tolerated for one request before giving up. */
+  max429: number;
+}
+
+export const DEFAULT_RETRY: RetryPolicy = { attempts: 5, baseDelayMs: 300, maxDelayMs: 8000, budgetMs: 60_000, max429: 30 };
+
+export interface ClientOptions {
+  baseUrl: string;
+  apiKey: string;
+  /** Pages fetched at once while listing. */
+  listConcurrency?: number;
+  connectTimeoutMs?: number;
+  /** Time allowed for the answer's headers, and then between body chunks. */
+  readTimeoutMs?: number;
+  retry?: Partial<RetryPolicy>;
+  /** One line per request (`--verbose`). Never receives the key or a body. */
+  log?: (line: string) => void;
+  clock?: PacerClock;
+  /** Aborts reads in progress (Ctrl-C during plan). Writes are never cut off half way. */
+  signal?: AbortSignal;
+}
+
+export interface ClientStats {
+  requests: number;
+  retries: number;
+  throttled: number;
+  byStatus: Record<number, number>;
+}
+
+type Method = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
+
+interface RequestSpec {
+  method: Method;
+  /** Below the API root, e.g. `/websites?page=2`. */
+  path: string;
+  form?: Form;
+  /** For messages: "update example.com". */
+  what: string;
+  /** Safe to send again after a 5xx or a lost answer. */
+  idempotent: boolean;
+  /** Called before a retry after a 5xx; may throw to stop retrying. */
+  beforeRetry?: (error: ApiError) => Promise<void>;
+  /** Whether reads may be aborted by the client's signal. */
+  abortable?: boolean;
+}
+
+interface Answer {
+  status: number;
+  headers: Record<string, string | string[] | undefined>;
+  body: unknown;
+}
+
+export interface Page {
+  items: unknown[];
+  currentPage?: number;
+  lastPage?: number;
+  hasNext: boolean;
+  total?: number;
+}
+
+export const PER_PAGE = 100;
+
+export class ServiceClient {
+  readonly stats: ClientStats = { requests: 0, retries: 0, throttled: 0, byStatus: {} };
+  private readonly pool: Pool;
+  private readonly apiRoot: string;
+  private readonly pacer: Pacer;
+  private readonly retry: RetryPolicy;
+  private readonly clock: PacerClock;
+  private readonly headers: Record<string, string>;
+
+  constructor(private readonly options: ClientOptions) {
+    const url = new URL(options.baseUrl);
+    this.apiRoot = `${url.pathname.replace(/\/+$/, '')}/api/v1`;
+    this.pool = new Pool(url.origin, {
+      connections: 16,
+      connectTimeout: options.connectTimeoutMs ?? 10_000,
+      headersTimeout: options.readTimeoutMs ?? 30_000,
+      bodyTimeout: options.readTimeoutMs ?? 30_000,
+      keepAliveTimeout: 10_000,
+    });
+    this.clock = options.clock ?? realClock;
+    this.pacer = new Pacer(this.clock);
+    this.retry = { ...DEFAULT_RETRY, ...options.retry };
+    this.headers = {
+      authorization: `Bearer ${options.apiKey}`,
+      accept: 'application/json',
+      'user-agent': `sitesync/${packageVersion()}`,
+    };
+  }
+
+  async close(): Promise<void> {
+    await this.pool.close();
+  }
+
+  async getAccount(): Promise<Account> {
+    const answer = await this.call({ method: 'GET', path: '/account', what: 'read the account', idempotent: true, abortable: true });
+    return toAccount(answer.body);
+  }
+
+  /**
+   * Every website of the account, id ascending. Pages are built from the base URL (never from
+   * the links the service sends, which may name another host) and fetched concurrently once
+   * the first page says how many there are; pages that appear while listing are fetched too.
+   */
+  async listWebsites(
+    query: Record<string, string> = {},
+    onProgress?: (pages: number, of: number | undefined) => void,
+  ): Promise<LiveWebsite[]> {
+    const found = new Map<number, LiveWebsite>();
+    let pagesRead = 0;
+    let pagesKnown: number | undefined;
+    const add = (page: Page) => {
+      for (const raw of page.items) {
+        const site = toLiveWebsite(raw);
+        found.set(site.id, site);
+      }
+      onProgress?.(++pagesRead, pagesKnown);
+    };
+    const first = await this.fetchPage(1, query);
+    pagesKnown = first.lastPage;
+    add(first);
+    if (first.lastPage !== undefined) {
+      let fetchedUpTo = 1;
+      let lastPage = first.lastPage;
+      const limit = pLimit(this.options.listConcurrency ?? 8);
+      while (fetchedUpTo < lastPage) {
+        const numbers = range(fetchedUpTo + 1, lastPage);
+        const pages = await Promise.all(
+          numbers.map((n) =>
+            limit(async () => {
+              const page = await this.fetchPage(n, query);
+              add(page);
+              return page;
+            }),
+          ),
+        );
+        fetchedUpTo = lastPage;
+        for (const page of pages) {
+          // Websites added while listing push the last page further.
+          if (page.lastPage !== undefined && page.lastPage > lastPage) lastPage = pagesKnown = page.lastPage;
+        }
+      }
+    } else {
+      // No page count: walk page numbers while the service says there is a next one.
+      let page = first;
+      let n = 1;
+      while (page.hasNext && page.items.length > 0) {
+        page = await this.fetchPage(++n, query);
+        add(page);
+      }
+    }
+    return [...found.values()].sort((a, b) => a.id - b.id);
+  }
+
+  /** The website with this domain, if the account has it (a search, then an exact match). */
+  async findWebsite(domain: string): Promise<LiveWebsite | undefined> {
+    const key = domainKey(domain);
+    const matches = await this.listWebsites({ search: key, search_by: 'domain' });
+    return matches.find((w) => w.domain === key);
+  }
+
+  /** How many websites the account holds (one small request when the service says its total). */
+  async countWebsites(): Promise<number> {
+    const params = new URLSearchParams({ per_page: '10', page: '1' });
+    const answer = await this.call({ method: 'GET', path: `/websites?${params}`, what: 'count websites', idempotent: true, abortable: true });
+    const page = readPage(answer.body, 1);
+    if (page.total !== undefined) return page.total;
+    return (await this.listWebsites()).length;
+  }
+
+  async getWebsite(id: number): Promise<LiveWebsite> {
+    const answer = await this.call({ method: 'GET', path: `/websites/${id}`, what: `read website ${id}`, idempotent: true, abortable: true });
+    return toLiveWebsite(unwrap(answer.body));
+  }
+
+  /**
+   * Stores a website. A store is never blindly sent twice: when its answer is lost (5xx,
+   * network, timeout), the domain is looked up first, and stored again only if truly absent.
+   */
+  async createWebsite(domain: string, form: Form): Promise<{ website: LiveWebsite; recovered: boolean }> {
+    const started = this.clock.now();
+    for (let attempt = 1; ; attempt++) {
+      try {
+        const answer = await this.call({
+          method: 'POST',
+          path: '/websites',
+          form: { domain, ...form },
+          what: `create ${domain}`,
+          idempotent: false,
+        });
+        try {
+          return { website: toLiveWebsite(unwrap(answer.body)), recovered: false };
+        } catch {
+          // Stored, but the answer is unreadable: find what was stored.
+          const stored = await this.findWebsite(domain);
+          if (stored) return { website: stored, recovered: true };
+          throw new ApiError('protocol', `create ${domain}: the service answered ${answer.status} but the website cannot be found`);
+        }
+      } catch (error) {
+        if (!(error instanceof ApiError) || !error.transient) throw error;
+        const stored = await this.findWebsite(domain);
+        if (stored) {
+          this.log(`  ${domain}: the store's answer was lost, but the website exists (id ${stored.id}): not stored again`);
+          return { website: stored, recovered: true };
+        }
+        if (attempt >= this.retry.attempts || this.clock.now() - started > this.retry.budgetMs) throw error;
+        this.stats.retries++;
+        await this.backoff(attempt);
+      }
+    }
+  }
+
+  async updateWebsite(id: number, domain: string, form: Form): Promise<LiveWebsite | undefined> {
+    let checked = false;
+    const answer = await this.call({
+      method: 'PATCH',
+      path: `/websites/${id}`,
+      form,
+      what: `update ${domain}`,
+      idempotent: true,
+      // Some versions answer 500, not 404, for an id that no longer exists: look before retrying.
+      beforeRetry: async (error) => {
+        if (checked || error.kind !== 'server') return;
+        checked = true;
+        try {
+          await this.getWebsite(id);
+        } catch (e) {
+          if (e instanceof ApiError && e.kind === 'not-found') {
+            throw new ApiError('not-found', `update ${domain}: the website no longer exists at the service (id ${id})`, 404);
+          }
+          throw e;
+        }
+      },
+    });
+    try {
+      return toLiveWebsite(unwrap(answer.body));
+    } catch {
+      return undefined;
+    }
+  }
+
+  /** Deletes a website; `false` when it was already gone. */
+  async deleteWebsite(id: number, domain: string): Promise<boolean> {
+    let sentBefore = false;
+    try {
+      await this.call({
+        method: 'DELETE',
+        path: `/websites/${id}`,
+        what: `delete ${domain}`,
+        idempotent: true,
+        beforeRetry: async () => {
+          sentBefore = true;
+        },
+      });
+      return true;
+    } catch (error) {
+      // A retry that finds it gone: the lost first attempt deleted it.
+      if (error instanceof ApiError && error.kind === 'not-found') {
+        if (sentBefore) return true;
+        return false;
+      }
+      throw error;
+    }
+  }
+
+  private async fetchPage(n: number, query: Record<string, string>): Promise<Page> {
+    const params = new URLSearchParams({ ...query, per_page: String(PER_PAGE), sort_by: 'id', sort: 'asc', page: String(n) });
+    const answer = await this.call({
+      method: 'GET',
+      path: `/websites?${params}`,
+      what: `list websites (page ${n})`,
+      idempotent: true,
+      abortable: true,
+    });
+    return readPage(answer.body, n);
+  }
+
+  /** One request with retries: 429 waits as the service says; 5xx and network errors back off. */
+  private async call(spec: RequestSpec): Promise<Answer> {
+    const started = this.clock.now();
+    let failures = 0;
+    let throttled = 0;
+    for (;;) {
+      let error: ApiError;
+      try {
+        const answer = await this.send(spec, failures + throttled);
+        if (answer.status >= 200 && answer.status < 300) return answer;
+        if (answer.status === 429) {
+          this.stats.throttled++;
+          if (++throttled > this.retry.max429) throw errorForStatus(429, answer.body, spec.what);
+          continue; // the pacer holds every request until the window ends
+        }
+        error = errorForStatus(answer.status, answer.body, spec.what);
+      } catch (e) {
+        if (!(e instanceof ApiError)) throw e;
+        error = e;
+      }
+      failures++;
+      const retryable = error.transient && spec.idempotent;
+      if (!retryable || failures >= this.retry.attempts || this.clock.now() - started > this.retry.budgetMs) throw error;
+      await spec.beforeRetry?.(error);
+      this.stats.retries++;
+      await this.backoff(failures);
+    }
+  }
+
+  /** Exponential backoff with full jitter. */
+  private backoff(failures: number): Promise<void> {
+    const cap = Math.min(this.retry.maxDelayMs, this.retry.baseDelayMs * 2 ** (failures - 1));
+    return this.clock.sleep(cap / 2 + Math.random() * (cap / 2));
+  }
+
+  private async send(spec: RequestSpec, attempt: number): Promise<Answer> {
+    const signal = spec.abortable ? this.options.signal : undefined;
+    try {
+      signal?.throwIfAborted();
+      const ticket = await this.pacer.acquire(signal);
+      const headers: Record<string, string> = { ...this.headers };
+      let body: string | undefined;
+      if (spec.form) {
+        headers['content-type'] = 'application/x-www-form-urlencoded';
+        body = new URLSearchParams(spec.form).toString();
+      }
+      const path = `${this.apiRoot}${spec.path}`;
+      let status: number | undefined;
+      let responseHeaders: Answer['headers'] = {};
+      try {
+        const res = await this.pool.request({ method: spec.method, path, headers, body, signal });
+        status = res.statusCode;
+        responseHeaders = res.headers;
+        const text = await res.body.text();
+        this.stats.requests++;
+        this.stats.byStatus[status] = (this.stats.byStatus[status] ?? 0) + 1;
+        this.log(`${spec.method} ${path} ${status} ${this.clock.now() - ticket.sentAt}ms${attempt ? ` (retry ${attempt})` : ''}`);
+        if (status >= 300 && status < 400) throw redirectError(responseHeaders.location);
+        return { status, headers: responseHeaders, body: parseBody(text, status, spec.what) };
+      } catch (error) {
+        if (status === undefined) {
+          this.stats.requests++;
+          this.log(`${spec.method} ${path} failed: ${describeTransportError(error)} after ${this.clock.now() - ticket.sentAt}ms`);
+        }
+        throw error;
+      } finally {
+        this.pacer.release(ticket, status, responseHeaders);
+      }
+    } catch (error) {
+      if (error instanceof ApiError) throw error;
+      if (signal?.aborted) throw new InterruptedError('interrupted');
+      throw transportError(error, this.options.baseUrl, spec.what);
+    }
+  }
+
+  private log(line: string): void {
+    this.options.log?.(line);
+  }
+}
+
+function range(from: number, to: number): number[] {
+  const out: number[] = [];
+  for (let n = from; n <= to; n++) out.push(n);
+  return out;
+}
+
+/** `{"data": {...}, "status": 200}` or the record itself. */
+function unwrap(body: unknown): unknown {
+  if (body && typeof body === 'object' && 'data' in body) return (body as { data: unknown }).data;
+  return body;
+}
+
+function toNumber(value: unknown): number | undefined {
+  if (typeof value === 'number') return value;
+  if (typeof value === 'string' && /^\d+$/.test(value)) return Number(value);
+  return undefined;
+}
+
+/** Both Laravel list shapes: a resource collection (`data`/`links`/`meta`) or a bare paginator. */
+export function readPage(body: unknown, requested: number): Page {
+  if (!body || typeof body !== 'object') throw new ApiError('protocol', 'the website list is not a JSON object');
+  const b = body as Record<string, unknown>;
+  const items = Array.isArray(b.data) ? b.data : Array.isArray(body) ? (body as unknown[]) : undefined;
+  if (!items) throw new ApiError('protocol', 'the website list has no "data" array');
+  const meta = (b.meta && typeof b.meta === 'object' ? b.meta : b) as Record<string, unknown>;
+  const links = (b.links && typeof b.links === 'object' && !Array.isArray(b.links) ? b.links : {}) as Record<string, unknown>;
+  const currentPage = toNumber(meta.current_page) ?? requested;
+  const lastPage = toNumber(meta.last_page);
+  const next = links.next ?? b.next_page_url;
+  return {
+    items,
+    currentPage,
+    lastPage,
+    total: toNumber(meta.total),
+    hasNext: lastPage !== undefined ? currentPage < lastPage : typeof next === 'string' && next !== '',
+  };
+}
+
+function parseBody(text: string, status: number, what: string): unknown {
+  if (text.trim() === '') return undefined;
+  try {
+    return JSON.parse(text);
+  } catch {
+    if (status >= 200 && status < 300) {
+      throw new ApiError(
+        'protocol',
+        `${what}: the service answered with something that is not JSON: is the base URL the service's address (without /api/v1)?`,
+        status,
+      );
+    }
+    return undefined;
+  }
+}
+
+function redirectError(location: string | string[] | undefined): ApiError {
+  const to = Array.isArray(location) ? location[0] : location;
+  let where = '';
+  if (to) {
+    try {
+      where = ` to ${new URL(to, 'http://x').pathname}`;
+    } catch {
+      where = '';
+    }
+  }
+  return new ApiError(
+    'auth',
+    `the service redirected${where} instead of answering (a login page): the base URL or the API key is wrong`,
+  );
+}
+
+function describeTransportError(error: unknown): string {
+  if (error instanceof ApiError) return error.message;
+  const e = error as { code?: string; message?: string };
+  return e.code ?? e.message ?? String(error);
+}
+
+function transportError(error: unknown, baseUrl: string, what: string): ApiError {
+  const origin = new URL(baseUrl).host;
+  if (error instanceof undiciErrors.ConnectTimeoutError) {
+    return new ApiError('timeout', `${what}: could not connect to ${origin} in time`);
+  }
+  if (error instanceof undiciErrors.HeadersTimeoutError || error instanceof undiciErrors.BodyTimeoutError) {
+    return new ApiError('timeout', `${what}: ${origin} did not answer in time`);
+  }
+  const code = (error as { code?: string }).code ?? (error as { cause?: { code?: string } }).cause?.code;
+  switch (code) {
+    case 'ECONNREFUSED':
+      return new ApiError('network', `${what}: cannot connect to ${origin} (connection refused): is the base URL right and the service up?`);
+    case 'ENOTFOUND':
+    case 'EAI_AGAIN':
+      return new ApiError('network', `${what}: cannot find the host ${origin} (DNS)`);
+    case 'ECONNRESET':
+    case 'EPIPE':
+    case 'UND_ERR_SOCKET':
+    case 'UND_ERR_CLOSED':
+      return new ApiError('network', `${what}: the connection to ${origin} was lost`);
+    default:
+      return new ApiError('network', `${what}: cannot reach ${origin} (${code ?? (error as Error).message ?? 'network error'})`);
+  }
+}

@@ -1,0 +1,190 @@
+/**
+ * One limiter shared by every request of a client, paced from the service's own throttle
+ * headers so that a rate-limited run goes as fast as the limit allows without a storm of 429s.
+ *
+ * The service (Laravel's throttle) counts requests in fixed windows per key: a window opens
+ * with the first request after the last one closed and lasts a fixed time. Every answer says
+ * `X-RateLimit-Limit` and `X-RateLimit-Remaining`; only a 429 says when the window ends
+ * (`Retry-After`, `X-RateLimit-Reset`). So the pacer
+ *   - lets requests go while the window has room (remaining − in flight > 0),
+ *   - notes when a window opened (an answer with remaining = limit − 1),
+ *   - learns the window's length from the first 429 (its end minus its opening),
+ * and from then on waits for each window's end instead of probing it with a 429.
+ */
+
+export interface PacerClock {
+  now(): number;
+  sleep(ms: number, signal?: AbortSignal): Promise<void>;
+}
+
+export const realClock: PacerClock = {
+  now: () => Date.now(),
+  sleep: (ms, signal) =>
+    new Promise((resolve, reject) => {
+      if (signal?.aborted) return reject(signal.reason);
+      const timer = setTimeout(() => {
+        signal?.removeEventListener('abort', onAbort);
+        resolve();
+      }, ms);
+      const onAbort = () => {
+        clearTimeout(timer);
+        reject(signal?.reason);
+      };
+      signal?.addEventListener('abort', onAbort, { once: true });
+    }),
+};
+
+/** Sent a little after the predicted end of a window, against clock and rounding noise. */
+const WINDOW_MARGIN_MS = 150;
+
+export interface Ticket {
+  sentAt: number;
+}
+
+export class Pacer {
+  private limit?: number;
+  private remaining?: number;
+  private inFlight = 0;
+  /** Nothing goes before this time (a 429's Retry-After, or the end of a full window). */
+  private blockedUntil = 0;
+  private windowOpenedAt?: number;
+  private windowMs?: number;
+  private windowEnd?: number;
+  private probing = false;
+  private waiters: (() => void)[] = [];
+  private timer?: NodeJS.Timeout;
+  private timerAt?: number;
+
+  constructor(private readonly clock: PacerClock = realClock) {}
+
+  /** Waits until a request may be sent. */
+  async acquire(signal?: AbortSignal): Promise<Ticket> {
+    for (;;) {
+      signal?.throwIfAborted();
+      const wait = this.waitTime();
+      if (wait === 0) {
+        this.inFlight++;
+        return { sentAt: this.clock.now() };
+      }
+      await this.park(wait, signal);
+    }
+  }
+
+  /** Reports the answer to a request let through by `acquire` (or its failure: no headers). */
+  release(ticket: Ticket, status: number | undefined, headers: Record<string, string | string[] | undefined>): void {
+    this.inFlight = Math.max(0, this.inFlight - 1);
+    if (this.probing) this.probing = false;
+    const now = this.clock.now();
+    const limit = intHeader(headers['x-ratelimit-limit']);
+    const remaining = intHeader(headers['x-ratelimit-remaining']);
+    if (limit !== undefined) this.limit = limit;
+    if (remaining !== undefined) {
+      const windowOver = this.windowEnd !== undefined && now >= this.windowEnd;
+      if (this.remaining === undefined || remaining < this.remaining || windowOver || this.windowEnd === undefined) {
+        this.remaining = remaining;
+      }
+      if (limit !== undefined && remaining === limit - 1) {
+        // This request opened a window.
+        this.windowOpenedAt = ticket.sentAt;
+        if (this.windowMs !== undefined) this.windowEnd = ticket.sentAt + this.windowMs;
+      }
+    }
+    if (status === 429) {
+      const until = retryAt(headers, now);
+      if (until !== undefined) {
+        this.blockedUntil = Math.max(this.blockedUntil, until);
+        this.windowEnd = until;
+        if (this.windowOpenedAt !== undefined && this.windowOpenedAt < until) {
+          this.windowMs = until - this.windowOpenedAt;
+        }
+      } else {
+        this.blockedUntil = Math.max(this.blockedUntil, now + 1000);
+      }
+      this.remaining = 0;
+    }
+    this.wake();
+  }
+
+  /** For --verbose and tests: what the pacer believes. */
+  describe(): { limit?: number; remaining?: number; windowMs?: number } {
+    return { limit: this.limit, remaining: this.remaining, windowMs: this.windowMs };
+  }
+
+  private waitTime(): number {
+    const now = this.clock.now();
+    if (now < this.blockedUntil) return this.blockedUntil - now;
+    if (this.limit === undefined || this.remaining === undefined) return 0;
+    if (this.windowEnd !== undefined && now >= this.windowEnd + WINDOW_MARGIN_MS) {
+      // The window we knew of is over: a fresh one has the full limit.
+      this.remaining = this.limit;
+      this.windowEnd = undefined;
+      this.windowOpenedAt = undefined;
+    }
+    if (this.remaining - this.inFlight > 0) return 0;
+    if (this.windowEnd !== undefined) return this.windowEnd + WINDOW_MARGIN_MS - now;
+    // Full, and its end unknown: one request may probe (a 429 tells the end); the rest wait for it.
+    if (!this.probing && this.inFlight === 0) {
+      this.probing = true;
+      return 0;
+    }
+    return -1;
+  }
+
+  /** Waits for the next answer, or `wait` ms when it is positive. */
+  private park(wait: number, signal?: AbortSignal): Promise<void> {
+    return new Promise((resolve, reject) => {
+      const done = () => {
+        signal?.removeEventListener('abort', onAbort);
+        resolve();
+      };
+      const onAbort = () => {
+        this.waiters = this.waiters.filter((w) => w !== done);
+        reject(signal?.reason);
+      };
+      signal?.addEventListener('abort', onAbort, { once: true });
+      this.waiters.push(done);
+      if (wait > 0) this.schedule(this.clock.now() + wait);
+    });
+  }
+
+  /** One timer, for the earliest moment any waiter needs. */
+  private schedule(at: number): void {
+    if (this.timer && this.timerAt !== undefined && this.timerAt <= at) return;
+    if (this.timer) clearTimeout(this.timer);
+    this.timerAt = at;
+    this.timer = setTimeout(() => {
+      this.timer = undefined;
+      this.timerAt = undefined;
+      this.wake();
+    }, Math.max(1, at - this.clock.now()));
+  }
+
+  private wake(): void {
+    const waiters = this.waiters;
+    this.waiters = [];
+    for (const w of waiters) w();
+  }
+}
+
+function intHeader(value: string | string[] | undefined): number | undefined {
+  const v = Array.isArray(value) ? value[0] : value;
+  if (v === undefined || !/^\s*\d+\s*$/.test(v)) return undefined;
+  return Number(v);
+}
+
+/** When a 429 says the window ends: Retry-After (seconds or an HTTP date), else X-RateLimit-Reset. */
+export function retryAt(headers: Record<string, string | string[] | undefined>, now: number): number | undefined {
+  const retryAfter = headers['retry-after'];
+  const ra = Array.isArray(retryAfter) ? retryAfter[0] : retryAfter;
+  if (ra !== undefined) {
+    if (/^\s*\d+(\.\d+)?\s*$/.test(ra)) return now + Number(ra) * 1000;
+    const date = Date.parse(ra);
+    if (!Number.isNaN(date)) return Math.max(now, date);
+  }
+  const reset = intHeader(headers['x-ratelimit-reset']);
+  if (reset !== undefined) {
+    // Unix seconds when large, else seconds from now.
+    return reset > 1e9 ? Math.max(now, reset * 1000) : now + reset * 1000;
+  }
+  return undefined;
+}

@@ -1,0 +1,90 @@
+import pc from 'picocolors';
+import { describe, expect, it } from 'vitest';
+import { parseConfig } from '../../src/config/parse.js';
+import type { LiveWebsite, Plan } from '../../src/model.js';
+import { planChanges } from '../../src/planner/plan.js';
+import { renderJson } from '../../src/render/json.js';
+import { MARKER, renderMarkdown } from '../../src/render/markdown.js';
+import { renderText } from '../../src/render/text.js';
+
+const yaml = `version: 1
+prune: true
+protect: [keep.example.com]
+defaults:
+  exclude_params: [utm_source, fbclid]
+websites:
+  - domain: example.com
+    privacy: password
+    password: \${EXAMPLE_PW}
+    email: true
+    exclude_ips: [203.0.113.7, "2001:db8::/32"]
+  - domain: new.example.com
+    favorite: true
+  - domain: shop.example.com
+  - domain: keep.example.com
+`;
+
+const live: LiveWebsite[] = [
+  { id: 12, domain: 'example.com', privacy: 0, email: 0, exclude_bots: 1, exclude_ips: ['10.0.0.1', '203.0.113.7'], favorite: false, password: false },
+  { id: 13, domain: 'shop.example.com', privacy: 0, email: 0, exclude_bots: 1, exclude_ips: [], favorite: true, password: false },
+  { id: 14, domain: 'old.example.com', privacy: 1, email: 1, exclude_bots: 0, exclude_ips: [], favorite: false, password: false },
+  { id: 15, domain: 'keep.example.com', privacy: 0, email: 0, exclude_bots: 1, exclude_ips: [], favorite: false, password: false },
+];
+
+function samplePlan(): Plan {
+  const config = parseConfig(yaml, 'sitesync.yaml', { env: { EXAMPLE_PW: 'pa55-word-VALUE' } });
+  return planChanges({
+    config,
+    live,
+    account: { id: 1, name: 'Jane Doe', email: 'jane@example.com', plan: 'Pro', websiteLimit: 100 },
+    baseUrl: 'https://analytics.example.com',
+  });
+}
+
+describe('renderers are pure functions of the plan (golden files)', () => {
+  it('text', async () => {
+    await expect(renderText(samplePlan())).toMatchFileSnapshot('../golden/plan.txt');
+  });
+
+  it('text with colour', async () => {
+    const out = renderText(samplePlan(), pc.createColors(true));
+    expect(out).toContain('\u001b[32m+ create new.example.com\u001b[39m');
+    await expect(out).toMatchFileSnapshot('../golden/plan.color.txt');
+  });
+
+  it('markdown', async () => {
+    await expect(renderMarkdown(samplePlan())).toMatchFileSnapshot('../golden/plan.md');
+  });
+
+  it('json', async () => {
+    await expect(renderJson(samplePlan())).toMatchFileSnapshot('../golden/plan.json');
+  });
+
+  it('no output holds the password, only (sensitive)', () => {
+    const p = samplePlan();
+    for (const out of [renderText(p), renderMarkdown(p), renderJson(p)]) {
+      expect(out).not.toContain('pa55-word-VALUE');
+      expect(out).toContain('(sensitive)');
+    }
+  });
+
+  it('an empty plan says so', () => {
+    const config = parseConfig('version: 1\nwebsites: []\n', 'x.yaml', { env: {} });
+    const p = planChanges({ config, live: [], account: null, baseUrl: 'http://127.0.0.1:1' });
+    expect(renderText(p)).toBe('sitesync plan for http://127.0.0.1:1\n\nNo changes: the account matches the file.\n\nPlan: 0 to create, 0 to update, 0 to delete (0 unchanged, 0 unmanaged).\n');
+    expect(renderMarkdown(p)).toContain('### sitesync plan: no changes');
+  });
+});
+
+describe('markdown for a pull request', () => {
+  it('starts with the marker and stays under 60,000 characters, with a note when cut', () => {
+    const sites = Array.from({ length: 3000 }, (_, i) => `  - domain: site-${i}.example.com\n    privacy: private\n    exclude_ips: [10.0.0.${i % 250}]`);
+    const config = parseConfig(`version: 1\nwebsites:\n${sites.join('\n')}\n`, 'big.yaml', { env: {} });
+    const p = planChanges({ config, live: [], account: null, baseUrl: 'https://a.example.com' });
+    const md = renderMarkdown(p);
+    expect(md.startsWith(`${MARKER}\n`)).toBe(true);
+    expect(md.length).toBeLessThan(60_000);
+    expect(md).toMatch(/_…and \d+ more changes, cut to keep this comment under 60,000 characters/);
+    expect(md).toContain('**Plan: 3000 to create, 0 to update, 0 to delete (0 unchanged, 0 unmanaged).**');
+  });
+});
