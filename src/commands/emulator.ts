@@ -1,6 +1,125 @@
-import { NotImplementedError } from '../errors.js';
+/**
+ * `sitesync emulator`: runs the bundled emulator until Ctrl-C, prints how to point sitesync at
+ * it, and logs one line per request to stderr.
+ */
+import { isAbsolute, resolve } from 'node:path';
+import { UsageError } from '../errors.js';
+import { emulatorTotals, parseRateLimit, startEmulator, type Emulator } from '../emulator/index.js';
 import type { Context } from '../terminal.js';
 
-export async function runEmulator(_args: unknown, _ctx: Context): Promise<number> {
-  throw new NotImplementedError('`sitesync emulator` is not built yet.');
+export interface EmulatorArgs {
+  port?: number;
+  host?: string;
+  data?: string;
+  key?: string[];
+  latency?: number;
+  rateLimit?: string;
+  websiteLimit?: number;
+  profile?: 'deployed' | 'full';
+  quiet?: boolean;
+}
+
+export async function runEmulator(args: EmulatorArgs, ctx: Context): Promise<number> {
+  const port = args.port ?? 8080;
+  if (!Number.isInteger(port) || port < 0 || port > 65535) throw new UsageError('--port must be a port number (0 to 65535; 0 picks a free one)');
+  const latency = args.latency ?? 0;
+  if (!Number.isFinite(latency) || latency < 0) throw new UsageError('--latency must be a number of milliseconds, 0 or more');
+  const websiteLimit = args.websiteLimit ?? -1;
+  if (!Number.isInteger(websiteLimit) || websiteLimit < -1) throw new UsageError('--website-limit must be -1 (unlimited) or a count');
+  let rateLimit: { limit: number; windowMs: number } | null = null;
+  if (args.rateLimit !== undefined) {
+    const parsed = parseRateLimit(args.rateLimit);
+    if (parsed === undefined) {
+      throw new UsageError(`--rate-limit must be N/SECONDS, e.g. 60/60 (what the service allows by default), or off; not "${args.rateLimit}"`);
+    }
+    rateLimit = parsed;
+  }
+  const dataFile = args.data === undefined ? undefined : isAbsolute(args.data) ? args.data : resolve(ctx.cwd, args.data);
+  const host = args.host ?? '127.0.0.1';
+  const c = ctx.err;
+
+  const emulator = await startEmulator({
+    host,
+    port,
+    profile: args.profile ?? 'deployed',
+    latencyMs: latency,
+    rateLimit,
+    websiteLimit,
+    ...(dataFile === undefined ? {} : { dataFile }),
+    ...(args.key?.length ? { keys: args.key } : {}),
+    log: args.quiet
+      ? null
+      : (line) => {
+          const m = /^(.*) (\d{3}|no answer) (\d+ms)$/.exec(line);
+          if (!m) return void ctx.stderr.write(`${line}\n`);
+          const status = m[2]!;
+          const paint = status === 'no answer' || status.startsWith('5') ? c.red : status.startsWith('4') ? c.yellow : c.green;
+          ctx.stderr.write(`${m[1]} ${paint(status)} ${c.dim(m[3]!)}\n`);
+        },
+  });
+
+  ctx.stdout.write(banner(emulator, { generated: !args.key?.length, dataFile, rateLimit, websiteLimit, host, profile: args.profile ?? 'deployed' }, ctx));
+
+  // Ctrl-C (through ctx.signal) or a plain kill: stop, let answers in flight finish, flush the file.
+  await new Promise<void>((done) => {
+    if (ctx.signal.aborted) return done();
+    const stop = () => {
+      process.off('SIGTERM', stop);
+      ctx.signal.removeEventListener('abort', stop);
+      done();
+    };
+    ctx.signal.addEventListener('abort', stop, { once: true });
+    process.once('SIGTERM', stop);
+  });
+  await emulator.close();
+  ctx.stderr.write('Emulator stopped.\n');
+  return 0;
+}
+
+interface BannerFacts {
+  generated: boolean;
+  dataFile: string | undefined;
+  rateLimit: { limit: number; windowMs: number } | null;
+  websiteLimit: number;
+  host: string;
+  profile: 'deployed' | 'full';
+}
+
+function banner(emulator: Emulator, facts: BannerFacts, ctx: Context): string {
+  const c = ctx.out;
+  const totals = emulatorTotals(emulator);
+  const lines: string[] = [];
+  lines.push(`${c.bold('Website Tracking Service emulator')} (profile ${facts.profile}) is listening.`);
+  lines.push('');
+  lines.push(`  Base URL   ${emulator.url}   (the API is under /api/v1)`);
+  // The emulator's own throwaway keys: printing them is the point, they guard nothing real.
+  const [first, ...more] = emulator.keys;
+  lines.push(`  API key    ${first}${facts.generated ? '   (generated; --key KEY picks your own)' : ''}`);
+  for (const k of more) lines.push(`             ${k}   (another account)`);
+  if (facts.dataFile) {
+    lines.push(`  Data       ${facts.dataFile} (${totals.websites} ${totals.websites === 1 ? 'website' : 'websites'})`);
+    const others = totals.accounts - emulator.keys.length;
+    if (others > 0) lines.push(`             ${others} more ${others === 1 ? 'account' : 'accounts'} in it, reachable with their own --key`);
+    if (facts.generated) lines.push('             next time pass this key with --key to find the same account again');
+  } else {
+    lines.push('  Data       in memory, gone on exit (--data FILE keeps it)');
+  }
+  lines.push(
+    `  Throttle   ${
+      facts.rateLimit
+        ? `${facts.rateLimit.limit} requests per ${facts.rateLimit.windowMs / 1000} s per key`
+        : 'off (the service allows 60 requests a minute: --rate-limit 60/60)'
+    }`,
+  );
+  lines.push(`  Websites   ${facts.websiteLimit === -1 ? 'unlimited per account' : `at most ${facts.websiteLimit} per account`}`);
+  if (!['127.0.0.1', 'localhost', '::1'].includes(facts.host)) {
+    lines.push(c.yellow(`  Listening on ${facts.host}: other machines can reach it.`));
+  }
+  lines.push('');
+  lines.push('Point sitesync at it:');
+  lines.push(`  export SITESYNC_BASE_URL=${emulator.url} SITESYNC_API_KEY=${first}`);
+  lines.push('  sitesync plan     # try it: compares sitesync.yaml with the emulator');
+  lines.push('');
+  lines.push('Ctrl-C stops it.');
+  return `${lines.join('\n')}\n`;
 }

@@ -1,0 +1,190 @@
+/**
+ * The bundled emulator of the Website Tracking Service: `startEmulator()` runs it in-process
+ * (tests, the demo), `sitesync emulator` runs it from the command line. It answers as
+ * service-behaviour.md describes deployed installs (profile `deployed`) or with every field
+ * (profile `full`), keeps each key's websites apart, and can persist its state to a file.
+ */
+import { resolve } from 'node:path';
+import { SitesyncError, UsageError } from '../errors.js';
+import { generateKey, keyProblem } from './auth.js';
+import { loadData, Persister } from './persistence.js';
+import type { App } from './routes.js';
+import { EmulatorServer, hostForUrl } from './server.js';
+import { normalizeDomain, State, toStored, type AccountRecord } from './store.js';
+import { Throttle } from './throttle.js';
+import type {
+  AccountSeed,
+  Emulator,
+  EmulatorOptions,
+  EmulatorStats,
+  Faults,
+  Profile,
+  StoredWebsite,
+  WebsiteInput,
+} from './types.js';
+
+export type * from './types.js';
+export { parseRateLimit } from './throttle.js';
+
+export async function startEmulator(options: EmulatorOptions = {}): Promise<Emulator> {
+  const settings = checkOptions(options);
+  const dataFile = options.dataFile === undefined ? undefined : resolve(options.dataFile);
+  const loaded = dataFile === undefined ? undefined : await loadData(dataFile);
+  const state = loaded ? State.from(loaded) : new State();
+
+  const seeds: AccountSeed[] = (options.keys ?? []).map((k) => (typeof k === 'string' ? { key: k } : k));
+  if (seeds.length === 0) seeds.push({ key: generateKey() });
+  const keys: string[] = [];
+  for (const seed of seeds) {
+    if (keys.includes(seed.key)) continue;
+    keys.push(seed.key);
+    const { account } = state.attachKey(seed.key);
+    if (seed.name !== undefined) account.name = seed.name;
+    if (seed.email !== undefined) account.email = seed.email;
+    if (seed.websiteLimit !== undefined) account.websiteLimit = seed.websiteLimit;
+    if (seed.apiAccess !== undefined) account.apiAccess = seed.apiAccess;
+  }
+
+  const persister = dataFile === undefined ? null : new Persister(dataFile, () => state.toData());
+  if (persister) {
+    // Written once at start, so that a folder we cannot write to fails now, not on the first change.
+    try {
+      await persister.commit();
+    } catch (error) {
+      throw new SitesyncError(`cannot write the emulator data file ${dataFile}: ${(error as Error).message}`);
+    }
+  }
+
+  const emulator = new RunningEmulator(state, persister, keys, settings.profile, settings.websiteLimit);
+  const server = new EmulatorServer({
+    app: emulator.app,
+    faults: () => emulator.faults,
+    throttle: settings.rateLimit ? new Throttle(settings.rateLimit.limit, settings.rateLimit.windowMs) : null,
+    latencyMs: settings.latencyMs,
+    log: options.log ?? null,
+    secrets: () => keys,
+  });
+  const port = await server.listen(settings.host, settings.port);
+  emulator.attach(server, `http://${hostForUrl(settings.host)}:${port}`, port);
+  return emulator;
+}
+
+interface Settings {
+  host: string;
+  port: number;
+  profile: Profile;
+  latencyMs: number;
+  rateLimit: { limit: number; windowMs: number } | null;
+  websiteLimit: number;
+}
+
+function checkOptions(options: EmulatorOptions): Settings {
+  const port = options.port ?? 0;
+  if (!Number.isInteger(port) || port < 0 || port > 65535) throw new UsageError(`the port must be 0 to 65535, not ${port}`);
+  const latencyMs = options.latencyMs ?? 0;
+  if (!(latencyMs >= 0) || !Number.isFinite(latencyMs)) throw new UsageError(`the latency must be 0 ms or more, not ${latencyMs}`);
+  const websiteLimit = options.websiteLimit ?? -1;
+  if (!Number.isInteger(websiteLimit) || websiteLimit < -1) {
+    throw new UsageError(`the website limit must be -1 (unlimited) or a count, not ${websiteLimit}`);
+  }
+  const rateLimit = options.rateLimit ?? null;
+  if (rateLimit && !(Number.isInteger(rateLimit.limit) && rateLimit.limit >= 1 && rateLimit.windowMs > 0)) {
+    throw new UsageError('the rate limit needs at least 1 request per window of more than 0 seconds');
+  }
+  const profile = options.profile ?? 'deployed';
+  if (profile !== 'deployed' && profile !== 'full') throw new UsageError(`unknown profile ${String(profile)}`);
+  for (const k of options.keys ?? []) {
+    const key = typeof k === 'string' ? k : k.key;
+    const problem = keyProblem(key);
+    if (problem) throw new UsageError(problem);
+    if (typeof k !== 'string' && k.websiteLimit !== undefined && !(Number.isInteger(k.websiteLimit) && k.websiteLimit >= -1)) {
+      throw new UsageError(`the website limit must be -1 (unlimited) or a count, not ${k.websiteLimit}`);
+    }
+  }
+  return { host: options.host ?? '127.0.0.1', port, profile, latencyMs, rateLimit, websiteLimit };
+}
+
+class RunningEmulator implements Emulator {
+  url = '';
+  port = 0;
+  faults: Faults = {};
+  readonly app: App;
+  private server: EmulatorServer | null = null;
+
+  constructor(
+    private readonly state: State,
+    private readonly persister: Persister | null,
+    readonly keys: string[],
+    profile: Profile,
+    websiteLimit: number,
+  ) {
+    const self = this;
+    this.app = {
+      state,
+      profile,
+      websiteLimit,
+      get faults() {
+        return self.faults;
+      },
+      commit: () => (persister ? persister.commit() : Promise.resolve()),
+    };
+  }
+
+  attach(server: EmulatorServer, url: string, port: number): void {
+    this.server = server;
+    this.url = url;
+    this.port = port;
+  }
+
+  get stats(): EmulatorStats {
+    return this.server!.stats;
+  }
+
+  resetStats(): void {
+    this.server!.resetStats();
+  }
+
+  seed(key: string, websites: WebsiteInput[]): StoredWebsite[] {
+    const account = this.account(key);
+    const rows = websites.map((w) =>
+      this.state.insert(account.id, {
+        domain: normalizeDomain(w.domain.trim()),
+        // Left out, fields are what a store that leaves them out saves.
+        privacy: w.privacy ?? null,
+        email: w.email ?? null,
+        exclude_bots: w.exclude_bots === undefined ? 1 : w.exclude_bots,
+        exclude_params: w.exclude_params ?? null,
+        exclude_ips: w.exclude_ips ?? null,
+        favorite: w.favorite ?? false,
+        password: w.password ?? null,
+      }),
+    );
+    this.persister?.commit().catch(() => undefined);
+    return rows.map(toStored);
+  }
+
+  websites(key: string): StoredWebsite[] {
+    return this.state.websitesOf(this.account(key).id).map(toStored);
+  }
+
+  async close(): Promise<void> {
+    await this.server?.close();
+    await this.persister?.flush();
+  }
+
+  /** Summary numbers for the command's banner. */
+  get totals(): { accounts: number; websites: number } {
+    return { accounts: this.state.accountCount, websites: this.state.websiteCount };
+  }
+
+  private account(key: string): AccountRecord {
+    const account = this.state.accountByKey(key);
+    if (!account) throw new Error('the emulator has no account with this key');
+    return account;
+  }
+}
+
+/** The banner's numbers, for an emulator started by `startEmulator`. */
+export function emulatorTotals(emulator: Emulator): { accounts: number; websites: number } {
+  return emulator instanceof RunningEmulator ? emulator.totals : { accounts: emulator.keys.length, websites: 0 };
+}

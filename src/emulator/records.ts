@@ -1,0 +1,105 @@
+/**
+ * How records and bodies look on the wire, per profile: `deployed` as live installs answer
+ * (no `exclude_params`, a `status` beside the data), `full` with every field and no `status`.
+ * The record-level faults (old versions, string integers, CRLF lists) are applied here too.
+ */
+import { createHash } from 'node:crypto';
+import type { Input, InputValue } from './input.js';
+import type { AccountRecord, WebsiteRow } from './store.js';
+import type { Faults, Profile } from './types.js';
+
+export interface Presenter {
+  profile: Profile;
+  faults: Faults;
+}
+
+/** Adds `"status": code` in the deployed profile only. */
+export function withStatus(p: Presenter, body: Record<string, unknown>, status: number): Record<string, unknown> {
+  return p.profile === 'deployed' ? { ...body, status } : body;
+}
+
+export function websiteRecord(p: Presenter, row: WebsiteRow): Record<string, unknown> {
+  const record: Record<string, unknown> = {
+    id: row.id,
+    domain: row.domain,
+    privacy: row.privacy,
+    email: row.email,
+    password: row.password !== null && row.password !== '',
+    exclude_bots: row.exclude_bots,
+  };
+  if (p.profile === 'full') record.exclude_params = row.exclude_params;
+  record.exclude_ips = row.exclude_ips;
+  record.favorite = row.favorite;
+  record.favorited_at = row.favorited_at;
+  record.created_at = row.created_at;
+  record.updated_at = row.updated_at;
+  return applyFaults(p.faults, record);
+}
+
+/**
+ * A deployed store answer: the Eloquent model as just saved, i.e. the form values as sent
+ * (strings stay strings) and null for the fields left out, even those the database then
+ * fills with a default. The stored row itself is typed.
+ */
+export function storeEcho(p: Presenter, row: WebsiteRow, input: Input): Record<string, unknown> {
+  const sent = (field: string): InputValue => {
+    const v = input.get(field);
+    return v === undefined ? null : v;
+  };
+  const record: Record<string, unknown> = {
+    id: row.id,
+    domain: row.domain,
+    privacy: sent('privacy'),
+    email: sent('email'),
+    password: row.password !== null && row.password !== '',
+    exclude_bots: sent('exclude_bots'),
+    exclude_ips: sent('exclude_ips'),
+    favorite: row.favorite,
+    favorited_at: row.favorited_at,
+    created_at: row.created_at,
+    updated_at: row.updated_at,
+  };
+  return applyFaults(p.faults, record);
+}
+
+function applyFaults(faults: Faults, record: Record<string, unknown>): Record<string, unknown> {
+  if (faults.stringInts) {
+    for (const field of ['privacy', 'email', 'exclude_bots']) {
+      if (typeof record[field] === 'number') record[field] = String(record[field]);
+    }
+  }
+  if (faults.crlfLists) {
+    for (const field of ['exclude_params', 'exclude_ips']) {
+      const v = record[field];
+      if (typeof v === 'string' && v !== '') {
+        const [first = '', ...rest] = v.split(/\r?\n/);
+        record[field] = [first, '', ...rest].join('\r\n') + '\r\n';
+      }
+    }
+  }
+  for (const field of faults.omitFields ?? []) delete record[field];
+  return record;
+}
+
+export function accountRecord(account: AccountRecord, websiteLimit: number): Record<string, unknown> {
+  const digest = createHash('md5').update(account.email.trim().toLowerCase()).digest('hex');
+  return {
+    id: account.id,
+    name: account.name,
+    email: account.email,
+    avatar_url: `https://www.gravatar.com/avatar/${digest}?s=128&d=identicon`,
+    locale: 'en',
+    timezone: 'UTC',
+    plan: {
+      id: 1,
+      name: websiteLimit === -1 ? 'Unlimited' : `Up to ${websiteLimit} websites`,
+      features: {
+        api: account.apiAccess,
+        websites: websiteLimit,
+        pageviews: -1,
+        data_export: true,
+      },
+    },
+    created_at: account.created_at,
+  };
+}

@@ -1,0 +1,144 @@
+/**
+ * The API's routes and what each answers, once the request is authenticated and throttled.
+ * Handlers return an `Answer`; mutating ones resolve only after their change is written.
+ */
+import { fromParams, type Input } from './input.js';
+import { paginate, PageUrls, paginatorEnvelope, resourceEnvelope } from './pagination.js';
+import { accountRecord, storeEcho, websiteRecord, withStatus, type Presenter } from './records.js';
+import type { AccountRecord, State, WebsiteRow } from './store.js';
+import { readListQuery, validateStore, validateUpdate } from './validation.js';
+
+export interface Answer {
+  status: number;
+  /** JSON-encoded unless a string. */
+  body?: unknown;
+  headers?: Record<string, string>;
+  /** A store, update or delete that went through: the after-commit fault hook applies. */
+  committed?: boolean;
+}
+
+/** What handlers need of the running emulator. */
+export interface App extends Presenter {
+  state: State;
+  /** The plan limit of accounts without their own. */
+  websiteLimit: number;
+  /** Resolves once every change made so far is durable. */
+  commit(): Promise<void>;
+}
+
+export interface Call {
+  app: App;
+  account: AccountRecord;
+  /** Where links point: the request's own origin, unless a fault says otherwise. */
+  origin: string;
+  query: URLSearchParams;
+  input: Input;
+  id?: number;
+}
+
+export type Handler = (call: Call) => Promise<Answer> | Answer;
+
+export type Match =
+  | { kind: 'route'; handler: Handler; id?: number }
+  | { kind: 'login' }
+  | { kind: 'not-found' }
+  | { kind: 'method-not-allowed'; allow: string[] };
+
+const WEBSITES = '/api/v1/websites';
+
+/** Routes as Laravel matches them: by path first, then by method (HEAD goes with GET). */
+export function matchRoute(method: string, rawPath: string): Match {
+  // The service's web server drops a trailing slash before Laravel sees the path.
+  const path = rawPath.length > 1 ? rawPath.replace(/\/+$/, '') : rawPath;
+  const m = method === 'HEAD' ? 'GET' : method;
+  const pick = (table: Record<string, Handler>, id?: number): Match => {
+    const handler = table[m];
+    if (handler) return id === undefined ? { kind: 'route', handler } : { kind: 'route', handler, id };
+    const allow = Object.keys(table).flatMap((k) => (k === 'GET' ? ['GET', 'HEAD'] : [k]));
+    return { kind: 'method-not-allowed', allow };
+  };
+  if (path === WEBSITES) return pick({ GET: list, POST: store });
+  if (path === '/api/v1/account') return pick({ GET: account });
+  if (path === '/login' && m === 'GET') return { kind: 'login' };
+  if (path.startsWith(`${WEBSITES}/`)) {
+    const tail = path.slice(WEBSITES.length + 1);
+    if (/^\d{1,15}$/.test(tail)) return pick({ GET: show, PUT: update, PATCH: update, DELETE: destroy }, Number(tail));
+  }
+  return { kind: 'not-found' };
+}
+
+export function notFound(p: Presenter): Answer {
+  return { status: 404, body: withStatus(p, { message: 'Resource not found.' }, 404) };
+}
+
+const ok = (p: Presenter, data: unknown, status = 200): Answer => ({
+  status,
+  // A store answers HTTP 201 with `"status": 200` in the body, as live installs do.
+  body: withStatus(p, { data }, 200),
+});
+
+function list({ app, account, origin, query }: Call): Answer {
+  const checked = readListQuery(fromParams(query), app.profile === 'full');
+  if (!checked.ok) return { status: 422, body: checked.errors.body() };
+  const q = checked.value;
+  let rows = app.state.websitesOf(account.id);
+  if (q.search !== null) {
+    // MySQL's LIKE with the default collation: case-insensitive.
+    const needle = q.search.toLowerCase();
+    rows = rows.filter((r) => r.domain.toLowerCase().includes(needle));
+  }
+  if (q.favorite !== null) rows = rows.filter((r) => r.favorite === q.favorite);
+  const dir = q.sort === 'asc' ? 1 : -1;
+  rows.sort((a, b) => {
+    if (q.sortBy === 'domain' && a.domain !== b.domain) return (a.domain < b.domain ? -1 : 1) * dir;
+    return (a.id - b.id) * dir;
+  });
+  const perPage = app.faults.ignorePerPage ? 10 : q.perPage;
+  const page = paginate(rows, q.page, perPage);
+  const urls = new PageUrls(`${origin}${WEBSITES}`, [...query]);
+  const data = page.items.map((r) => websiteRecord(app, r));
+  const body = app.faults.envelope === 'paginator' ? paginatorEnvelope(page, data, urls) : resourceEnvelope(page, data, urls);
+  return { status: 200, body: withStatus(app, body, 200) };
+}
+
+function show({ app, account, id }: Call): Answer {
+  const row = app.state.find(account.id, id!);
+  return row ? ok(app, websiteRecord(app, row)) : notFound(app);
+}
+
+async function store({ app, account, input }: Call): Promise<Answer> {
+  const limit = account.websiteLimit ?? app.websiteLimit;
+  const checked = validateStore(input, {
+    domainTaken: (d) => !app.faults.allowDuplicateDomains && app.state.domainTaken(d),
+    atLimit: limit !== -1 && app.state.countOf(account.id) >= limit,
+  });
+  if (!checked.ok) return { status: 422, body: checked.errors.body() };
+  const row = app.state.insert(account.id, checked.value);
+  await app.commit();
+  const data = app.profile === 'deployed' ? storeEcho(app, row, input) : websiteRecord(app, row);
+  return { ...ok(app, data), status: 201, committed: true };
+}
+
+async function update({ app, account, id, input }: Call): Promise<Answer> {
+  const row: WebsiteRow | undefined = app.state.find(account.id, id!);
+  // Route-model binding answers 404 before validation; the deployed controller looks the
+  // website up itself, after validation, and fails on a missing one (the known defect).
+  if (!row && app.profile === 'full') return notFound(app);
+  const checked = validateUpdate(input, row);
+  if (!checked.ok) return { status: 422, body: checked.errors.body() };
+  if (!row) return { status: 500, body: { message: 'Server Error' } };
+  if (app.state.update(row, checked.value)) await app.commit();
+  return { ...ok(app, websiteRecord(app, row)), committed: true };
+}
+
+async function destroy({ app, account, id }: Call): Promise<Answer> {
+  const row = app.state.find(account.id, id!);
+  if (!row) return notFound(app);
+  app.state.remove(row);
+  await app.commit();
+  return { status: 200, body: withStatus(app, { id: row.id, object: 'website', deleted: true }, 200), committed: true };
+}
+
+function account({ app, account }: Call): Answer {
+  return ok(app, accountRecord(account, account.websiteLimit ?? app.websiteLimit));
+}

@@ -1,0 +1,144 @@
+/**
+ * The emulator's public shapes: how it is started, what it stores, and the fault hooks that
+ * tests use to make it misbehave like a real deployment can. `index.ts` re-exports all of it.
+ */
+
+export type Profile = 'deployed' | 'full';
+
+export interface AccountSeed {
+  key: string;
+  name?: string;
+  email?: string;
+  /** The plan's website limit; -1 is unlimited. Unset: `EmulatorOptions.websiteLimit`. */
+  websiteLimit?: number;
+  /** false: the plan has no API access, every request of this key answers 403. */
+  apiAccess?: boolean;
+}
+
+export interface EmulatorOptions {
+  /** Default 127.0.0.1. */
+  host?: string;
+  /** Default 0 (any free port). */
+  port?: number;
+  /** Each its own account. None: one generated key. */
+  keys?: (string | AccountSeed)[];
+  /** Default 'deployed'. */
+  profile?: Profile;
+  /** Added before every answer. */
+  latencyMs?: number;
+  /** Fixed window per key. Default: none. */
+  rateLimit?: { limit: number; windowMs: number } | null;
+  /** The plan limit of accounts that have none of their own. Default -1 (unlimited). */
+  websiteLimit?: number;
+  /** Keep the state in this file (atomic writes, answers sent only once written). */
+  dataFile?: string;
+  /** One line per request (never the key). Default: none. */
+  log?: ((line: string) => void) | null;
+}
+
+/** What `seed` takes: stored as given, without validation beyond domain normalization. */
+export interface WebsiteInput {
+  domain: string;
+  privacy?: number | null;
+  email?: number | null;
+  exclude_bots?: number | null;
+  exclude_params?: string | null;
+  exclude_ips?: string | null;
+  favorite?: boolean;
+  password?: string | null;
+}
+
+/** A website as the emulator holds it (the password in clear: it is a throwaway stand-in). */
+export interface StoredWebsite {
+  id: number;
+  domain: string;
+  privacy: number | null;
+  email: number | null;
+  exclude_bots: number | null;
+  exclude_params: string | null;
+  exclude_ips: string | null;
+  favorite: boolean;
+  favorited_at: string | null;
+  password: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface RequestRecord {
+  method: string;
+  /** With the query string. */
+  path: string;
+  /** 0 when nothing was answered (a 'reset' fault, or the client hung up first). */
+  status: number;
+  ms: number;
+  /** Whether the request carried an Authorization header. */
+  hadAuth: boolean;
+}
+
+export interface FaultRequest {
+  method: string;
+  /** The path without the query. */
+  path: string;
+  query: URLSearchParams;
+  /** The body's fields (a JSON body is flattened to strings); null without a body. */
+  body: URLSearchParams | null;
+  /** 1-based count of requests seen since start (or since `resetStats()`). */
+  n: number;
+  /** The bearer token sent, or null. */
+  key: string | null;
+}
+
+/**
+ * A status answer replaces the real one; `{delayMs}` waits and then goes on normally;
+ * `'reset'` destroys the socket without an answer.
+ */
+export type FaultAnswer =
+  | { status: number; body?: unknown; headers?: Record<string, string> }
+  | { delayMs: number }
+  | 'reset';
+
+export interface Faults {
+  /** Called for every request before it is handled. */
+  before?: (req: FaultRequest) => FaultAnswer | undefined | Promise<FaultAnswer | undefined>;
+  /** Store, update and delete: called once the change is committed (and written to disk). */
+  afterCommit?: (req: FaultRequest) => FaultAnswer | undefined;
+  /** A broken service that lets a domain be stored twice. */
+  allowDuplicateDomains?: boolean;
+  /** Always 10 per page, and say so in meta.per_page. */
+  ignorePerPage?: boolean;
+  /** List shape: Laravel resource collection (default) or a bare paginator. */
+  envelope?: 'resource' | 'paginator';
+  /** Build pagination links (and the login redirect) with this origin, like a misconfigured proxy. */
+  linkOrigin?: string;
+  /** Leave these out of website records (e.g. 'favorite', as old versions do). */
+  omitFields?: string[];
+  /** privacy, email and exclude_bots as strings ("1"), as some database drivers return them. */
+  stringInts?: boolean;
+  /** Newline lists returned with \r\n and a stray blank line. */
+  crlfLists?: boolean;
+}
+
+export interface EmulatorStats {
+  requests: number;
+  byStatus: Record<number, number>;
+  /** The most recent requests, oldest first (capped at 10,000). */
+  log: RequestRecord[];
+}
+
+export interface Emulator {
+  /** The base URL, e.g. http://127.0.0.1:43123 (the API is under /api/v1). */
+  url: string;
+  port: number;
+  /** The keys of this run, in clear, in the order given (a generated one if none was). */
+  keys: string[];
+  /** Mutable: tests assign fields (or the whole object) at any time. */
+  faults: Faults;
+  stats: EmulatorStats;
+  resetStats(): void;
+  /** Insert directly (no validation beyond domain normalization); returns the stored records. */
+  seed(key: string, websites: WebsiteInput[]): StoredWebsite[];
+  /** A snapshot of that account's websites, id ascending. */
+  websites(key: string): StoredWebsite[];
+  /** Closes the server and every connection, and waits for pending writes. */
+  close(): Promise<void>;
+}

@@ -1,0 +1,279 @@
+/**
+ * The service's validation, with Laravel's messages (the 9.x wording that deployed installs
+ * answer with) and its 422 summary: the first message, then "(and N more errors)".
+ */
+import { isValidHostname } from '../domain.js';
+import { phpTruthy, type Input, type InputValue } from './input.js';
+import { normalizeDomain, type NewWebsite, type WebsiteChanges } from './store.js';
+
+export class ValidationErrors {
+  readonly errors: Record<string, string[]> = {};
+  private count = 0;
+
+  add(field: string, message: string): void {
+    (this.errors[field] ??= []).push(message);
+    this.count++;
+  }
+
+  get empty(): boolean {
+    return this.count === 0;
+  }
+
+  /** Laravel's 422 body. */
+  body(): { message: string; errors: Record<string, string[]> } {
+    return { message: summarize(this.errors), errors: this.errors };
+  }
+}
+
+/** "The first message (and N more errors)", counted over every message of every field. */
+export function summarize(errors: Record<string, string[]>): string {
+  const all = Object.values(errors).flat();
+  const first = all[0] ?? 'The given data was invalid.';
+  const more = all.length - 1;
+  if (more <= 0) return first;
+  return `${first} (and ${more} more ${more === 1 ? 'error' : 'errors'})`;
+}
+
+/** Laravel shows `exclude_bots` as "exclude bots". */
+const shown = (field: string) => field.replace(/_/g, ' ');
+
+/** Longest text fields (a MySQL TEXT column). */
+export const MAX_TEXT = 65535;
+export const MAX_DOMAIN = 255;
+export const MAX_PASSWORD = 128;
+
+/** PHP's FILTER_VALIDATE_INT, which Laravel's `integer` rule uses. */
+function asInteger(value: InputValue): number | undefined {
+  if (typeof value === 'number') return Number.isSafeInteger(value) ? value : undefined;
+  if (value === true) return 1;
+  if (typeof value === 'string' && /^[+-]?(?:0|[1-9]\d{0,15})$/.test(value)) return Number(value);
+  return undefined;
+}
+
+/** Characters as PHP's mb_strlen counts them. */
+const length = (s: string) => [...s].length;
+
+interface IntegerRule {
+  min: number;
+  max: number;
+  nullable: boolean;
+}
+
+/** The typed value, null when allowed and sent empty, undefined when absent or invalid. */
+function integerField(errors: ValidationErrors, input: Input, field: string, rule: IntegerRule): number | null | undefined {
+  if (!input.has(field)) return undefined;
+  const value = input.get(field)!;
+  if (value === null && rule.nullable) return null;
+  const n = value === null ? undefined : asInteger(value);
+  if (n === undefined) {
+    errors.add(field, `The ${shown(field)} must be an integer.`);
+    return undefined;
+  }
+  if (n < rule.min || n > rule.max) {
+    errors.add(field, `The ${shown(field)} must be between ${rule.min} and ${rule.max}.`);
+    return undefined;
+  }
+  return n;
+}
+
+function stringField(errors: ValidationErrors, input: Input, field: string, max: number): string | null | undefined {
+  if (!input.has(field)) return undefined;
+  const value = input.get(field)!;
+  if (value === null) return null;
+  if (typeof value !== 'string') {
+    errors.add(field, `The ${shown(field)} must be a string.`);
+    return undefined;
+  }
+  if (length(value) > max) {
+    errors.add(field, `The ${shown(field)} must not be greater than ${max} characters.`);
+    return undefined;
+  }
+  return value;
+}
+
+const PRIVACY: IntegerRule = { min: 0, max: 2, nullable: true };
+const EMAIL: IntegerRule = { min: 0, max: 1, nullable: true };
+const EXCLUDE_BOTS: IntegerRule = { min: 0, max: 1, nullable: false };
+
+export interface StoreChecks {
+  domainTaken(domain: string): boolean;
+  /** The account already holds as many websites as its plan allows. */
+  atLimit: boolean;
+}
+
+export type Checked<T> = { ok: true; value: T } | { ok: false; errors: ValidationErrors };
+
+/** The fields of a new website, or every problem with the form. */
+export function validateStore(input: Input, checks: StoreChecks): Checked<NewWebsite> {
+  const errors = new ValidationErrors();
+
+  const raw = input.get('domain');
+  let domain = '';
+  if (raw === undefined || raw === null || (Array.isArray(raw) && raw.length === 0)) {
+    errors.add('domain', 'The domain field is required.');
+  } else if (typeof raw !== 'string') {
+    errors.add('domain', 'The domain must be a string.');
+  } else {
+    domain = normalizeDomain(raw);
+    if (domain === '') {
+      errors.add('domain', 'The domain field is required.');
+    } else {
+      if (length(domain) > MAX_DOMAIN) errors.add('domain', `The domain must not be greater than ${MAX_DOMAIN} characters.`);
+      if (!isValidHostname(domain)) errors.add('domain', 'The domain must be a valid domain name.');
+      if (checks.domainTaken(domain)) errors.add('domain', 'The domain has already been taken.');
+      if (checks.atLimit) errors.add('domain', 'You created too many websites.');
+    }
+  }
+
+  const privacy = integerField(errors, input, 'privacy', PRIVACY);
+  const password = passwordField(errors, input, privacySent(input) === 2);
+  const email = integerField(errors, input, 'email', EMAIL);
+  const excludeBots = integerField(errors, input, 'exclude_bots', EXCLUDE_BOTS);
+  const excludeParams = stringField(errors, input, 'exclude_params', MAX_TEXT);
+  const excludeIps = stringField(errors, input, 'exclude_ips', MAX_TEXT);
+  if (!errors.empty) return { ok: false, errors };
+
+  return {
+    ok: true,
+    value: {
+      domain,
+      // Left out, privacy and email are saved as null, and exclude_bots as 1 (service-behaviour.md).
+      privacy: privacy ?? null,
+      email: email ?? null,
+      exclude_bots: excludeBots ?? 1,
+      exclude_params: excludeParams ?? null,
+      exclude_ips: excludeIps ?? null,
+      password: password ?? null,
+      favorite: false,
+    },
+  };
+}
+
+/** The changes an update makes (favorite included), or every problem with the form. */
+export function validateUpdate(input: Input, current: { password: string | null } | undefined): Checked<WebsiteChanges> {
+  const errors = new ValidationErrors();
+  const privacy = integerField(errors, input, 'privacy', PRIVACY);
+  // Turning privacy to 2 needs a password, unless the website keeps the one it has.
+  const needsPassword = privacySent(input) === 2 && (input.has('password') || !current?.password);
+  const password = passwordField(errors, input, needsPassword);
+  const email = integerField(errors, input, 'email', EMAIL);
+  const excludeBots = integerField(errors, input, 'exclude_bots', EXCLUDE_BOTS);
+  const excludeParams = stringField(errors, input, 'exclude_params', MAX_TEXT);
+  const excludeIps = stringField(errors, input, 'exclude_ips', MAX_TEXT);
+  if (!errors.empty) return { ok: false, errors };
+
+  const changes: WebsiteChanges = {};
+  if (privacy !== undefined) changes.privacy = privacy;
+  if (password !== undefined) changes.password = password;
+  if (email !== undefined) changes.email = email;
+  if (excludeBots !== undefined) changes.exclude_bots = excludeBots;
+  if (excludeParams !== undefined) changes.exclude_params = excludeParams;
+  if (excludeIps !== undefined) changes.exclude_ips = excludeIps;
+  // Not validated: whatever PHP reads as true sets it, so "false" sets it too.
+  if (input.has('favorite')) changes.favorite = phpTruthy(input.get('favorite'));
+  return { ok: true, value: changes };
+}
+
+/** The privacy the request asks for, when it is a valid integer. */
+function privacySent(input: Input): number | undefined {
+  const value = input.get('privacy');
+  return value === undefined || value === null ? undefined : asInteger(value);
+}
+
+function passwordField(errors: ValidationErrors, input: Input, required: boolean): string | null | undefined {
+  const value = input.get('password');
+  if (required && (value === undefined || value === null)) {
+    errors.add('password', 'The password field is required when privacy is 2.');
+    return undefined;
+  }
+  if (value === undefined) return undefined;
+  if (value === null) return null;
+  if (typeof value !== 'string') {
+    errors.add('password', 'The password must be a string.');
+    return undefined;
+  }
+  const n = length(value);
+  if (n < 1 || n > MAX_PASSWORD) {
+    errors.add('password', `The password must be between 1 and ${MAX_PASSWORD} characters.`);
+    return undefined;
+  }
+  return value;
+}
+
+export type SortBy = 'id' | 'domain';
+
+export interface ListQuery {
+  search: string | null;
+  searchBy: 'domain';
+  /** null: no filter. */
+  favorite: boolean | null;
+  sortBy: SortBy;
+  sort: 'asc' | 'desc';
+  perPage: number;
+  page: number;
+}
+
+const PER_PAGE = [10, 25, 50, 100];
+
+/**
+ * The list parameters. Deployed installs replace what they do not understand by the default;
+ * `strict` (the full profile) refuses it with a 422 instead.
+ */
+export function readListQuery(input: Input, strict: boolean): Checked<ListQuery> {
+  const errors = new ValidationErrors();
+  const text = (name: string): string | null | undefined => {
+    const v = input.get(name);
+    if (v === undefined || v === null) return v;
+    if (typeof v === 'string') return v;
+    if (strict) errors.add(name, `The ${shown(name)} must be a string.`);
+    return undefined;
+  };
+  const choice = <T extends string>(name: string, allowed: readonly T[], fallback: T): T => {
+    const v = text(name);
+    if (v === undefined || v === null) return fallback;
+    if ((allowed as readonly string[]).includes(v)) return v as T;
+    if (strict) errors.add(name, `The selected ${shown(name)} is invalid.`);
+    return fallback;
+  };
+
+  const search = text('search') ?? null;
+  const searchBy = choice('search_by', ['domain'] as const, 'domain');
+  const sortBy = choice('sort_by', ['id', 'domain'] as const, 'id');
+  const sort = choice('sort', ['asc', 'desc'] as const, 'desc');
+
+  let perPage = 10;
+  const pp = text('per_page');
+  if (pp !== undefined && pp !== null) {
+    const n = /^\d+$/.test(pp) ? Number(pp) : NaN;
+    if (PER_PAGE.includes(n)) perPage = n;
+    else if (strict) errors.add('per_page', 'The selected per page is invalid.');
+  }
+
+  let favorite: boolean | null = null;
+  const fav = text('favorite');
+  if (fav !== undefined && fav !== null) {
+    const f = fav.toLowerCase();
+    if (f === '1' || f === 'true') favorite = true;
+    else if (f === '0' || f === 'false') favorite = false;
+    else if (strict) errors.add('favorite', 'The favorite field must be true or false.');
+    // As PHP's FILTER_VALIDATE_BOOLEAN reads it: on/yes are true, anything else false.
+    else favorite = f === 'on' || f === 'yes';
+  }
+
+  // Laravel's paginator reads any page that is not an integer of at least 1 as page 1.
+  let page = 1;
+  const p = text('page');
+  if (p !== undefined && p !== null) {
+    const n = asInteger(p);
+    if (n === undefined) {
+      if (strict) errors.add('page', 'The page must be an integer.');
+    } else if (n < 1) {
+      if (strict) errors.add('page', 'The page must be at least 1.');
+    } else {
+      page = n;
+    }
+  }
+
+  if (!errors.empty) return { ok: false, errors };
+  return { ok: true, value: { search, searchBy, favorite, sortBy, sort, perPage, page } };
+}

@@ -1,0 +1,115 @@
+/**
+ * 200 concurrent clients creating, updating and deleting for a few seconds over loopback:
+ * every acknowledged write is there, nothing else is, domains stay unique, and the data file
+ * read back equals the state in memory.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { startEmulator, type Emulator } from '../../src/emulator/index.js';
+import { call, create } from './helpers.js';
+
+const CLIENTS = 200;
+const DURATION_MS = 2500;
+const KEYS = ['load-a', 'load-b', 'load-c', 'load-d'];
+const SHARED = 20;
+
+const dir = mkdtempSync(join(tmpdir(), 'sitesync-emulator-load-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+interface Expected {
+  domain: string;
+  email: number | null;
+  favorite: boolean;
+}
+
+describe('load', () => {
+  it('loses no write and corrupts nothing under 200 concurrent clients', { timeout: 30_000 }, async () => {
+    const file = join(dir, 'state.json');
+    const emu = await startEmulator({ port: 0, keys: KEYS, dataFile: file });
+    let reloaded: Emulator | undefined;
+    try {
+      const expected = new Map<string, Map<number, Expected>>(KEYS.map((k) => [k, new Map()]));
+      const unexpected: string[] = [];
+      let writes = 0;
+      let sharedWins = 0;
+      const deadline = Date.now() + DURATION_MS;
+
+      const client = async (c: number) => {
+        const key = KEYS[c % KEYS.length]!;
+        const mine = expected.get(key)!;
+        let seq = 0;
+        while (Date.now() < deadline) {
+          // One create in five races every other client for a small pool of shared domains.
+          const shared = seq % 5 === 4;
+          const domain = shared ? `shared${(c + seq) % SHARED}.load.test` : `c${c}-${seq}.load.test`;
+          seq++;
+          const made = await create(emu, { domain, email: 0 }, key);
+          writes++;
+          if (made.status === 422 && shared && made.json.errors?.domain?.[0] === 'The domain has already been taken.') continue;
+          if (made.status !== 201) {
+            unexpected.push(`create ${domain}: ${made.status} ${made.text}`);
+            continue;
+          }
+          if (shared) sharedWins++;
+          const id = made.json.data.id as number;
+          mine.set(id, { domain, email: 0, favorite: false });
+
+          const roll = (c * 31 + seq * 17) % 10;
+          if (roll < 4) {
+            const r = await call(emu, 'PATCH', `/api/v1/websites/${id}`, { key, form: { email: 1, favorite: 1 } });
+            writes++;
+            if (r.status === 200) Object.assign(mine.get(id)!, { email: 1, favorite: true });
+            else unexpected.push(`update ${id}: ${r.status}`);
+          }
+          if (roll >= 6) {
+            const r = await call(emu, 'DELETE', `/api/v1/websites/${id}`, { key });
+            writes++;
+            if (r.status === 200) mine.delete(id);
+            else unexpected.push(`delete ${id}: ${r.status}`);
+          }
+        }
+      };
+      await Promise.all(Array.from({ length: CLIENTS }, (_, c) => client(c)));
+
+      expect(unexpected).toEqual([]);
+      // Enough traffic to mean something even on a slow machine.
+      expect(writes).toBeGreaterThan(CLIENTS * 2);
+      expect(sharedWins).toBeGreaterThan(0);
+
+      const allIds = new Set<number>();
+      const allDomains = new Set<string>();
+      for (const key of KEYS) {
+        const live = emu.websites(key);
+        const want = expected.get(key)!;
+        expect(live.map((w) => w.id)).toEqual([...want.keys()].sort((a, b) => a - b));
+        for (const w of live) {
+          expect({ domain: w.domain, email: w.email, favorite: w.favorite }).toEqual(want.get(w.id));
+          expect(allIds.has(w.id)).toBe(false);
+          expect(allDomains.has(w.domain)).toBe(false);
+          allIds.add(w.id);
+          allDomains.add(w.domain);
+        }
+      }
+
+      // The list endpoint agrees with the state, page after page.
+      const listed: number[] = [];
+      let url: string | null = '/api/v1/websites?per_page=100&sort=asc';
+      while (url) {
+        const r = await call(emu, 'GET', url, { key: KEYS[0]! });
+        listed.push(...r.json.data.map((w: { id: number }) => w.id));
+        url = r.json.links.next;
+      }
+      expect(listed).toEqual(emu.websites(KEYS[0]!).map((w) => w.id));
+
+      const inMemory = KEYS.map((k) => emu.websites(k));
+      await emu.close();
+      reloaded = await startEmulator({ port: 0, keys: KEYS, dataFile: file });
+      expect(KEYS.map((k) => reloaded!.websites(k))).toEqual(inMemory);
+    } finally {
+      await emu.close();
+      await reloaded?.close();
+    }
+  });
+});
