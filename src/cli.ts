@@ -137,7 +137,7 @@ export function buildParser(argv: string[], ctx: Context, setCode: (code: number
           .option('data', { type: 'string', requiresArg: true, describe: 'Keep the state in this file across restarts' })
           .option('key', { type: 'string', array: true, requiresArg: true, describe: 'An API key to accept, one account each (repeatable)' })
           .option('latency', { type: 'number', default: 0, requiresArg: true, describe: 'Added delay per request, in ms' })
-          .option('rate-limit', { type: 'string', requiresArg: true, describe: 'Throttle per key, as N/SECONDS (e.g. 60/60)' })
+          .option('rate-limit', { type: 'string', requiresArg: true, describe: 'Throttle per key, as N/SECONDS (the service: 60/60), or off' })
           .option('profile', {
             choices: ['deployed', 'full'] as const,
             default: 'deployed',

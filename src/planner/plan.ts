@@ -123,13 +123,6 @@ export function planChanges(input: PlanInput): Plan {
   const safety = checkSafety(count('delete'), managed, config.websites.length === 0, config.safety);
   const limit = checkLimit(account?.websiteLimit ?? null, live.length, count('create'), count('delete'));
   warnings.push(...safetyWarnings(safety, limit));
-  if (unverified.size) {
-    const fields = [...unverified].map((f) => (f === 'password' ? 'password (write-only)' : `${f} (not returned by this service)`));
-    warnings.push(
-      `not verifiable: ${fields.join(', ')}; sitesync sends them on create, with other updates, when they differ from --baseline, and with --resend-write-only`,
-    );
-  }
-
   return {
     format_version: 1,
     base_url: baseUrl,

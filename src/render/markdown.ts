@@ -12,6 +12,7 @@ import {
   formatValue,
   isListChange,
   summaryLine,
+  unverifiedNote,
   WRITE_ONLY_REASONS,
 } from './values.js';
 
@@ -34,6 +35,8 @@ export function renderMarkdown(plan: Plan, limit = MAX_MARKDOWN): string {
     for (const w of plan.warnings) head.push(`> - ${escape(w)}`);
     head.push('');
   }
+  const note = unverifiedNote(plan);
+  if (note) head.push(`> [!NOTE]`, `> ${escape(note)}`, '');
   const foot = ['', `**${summaryLine(plan)}**`, ''];
 
   const table: string[] = changed ? ['| | website | changes |', '|---|---|---|'] : [];

@@ -11,6 +11,7 @@ import {
   formatValue,
   isListChange,
   summaryLine,
+  unverifiedNote,
   WRITE_ONLY_REASONS,
 } from './values.js';
 
@@ -36,6 +37,8 @@ export function renderText(plan: Plan, colors: Colors = pc.createColors(false)):
     for (const w of plan.warnings) lines.push(c.yellow(`  ! ${w}`));
     lines.push('');
   }
+  const note = unverifiedNote(plan);
+  if (note) lines.push(c.dim(`Note: ${note}`), '');
   lines.push(c.bold(summaryLine(plan)));
   return `${lines.join('\n')}\n`;
 }

@@ -50,3 +50,10 @@ export function changeTitle(change: Change): string {
   const id = change.id !== null ? ` (id ${change.id})` : '';
   return `${change.action} ${change.domain}${id}`;
 }
+
+/** The plan's one note about fields it could not verify, or undefined. */
+export function unverifiedNote(plan: Plan): string | undefined {
+  if (plan.unverified.length === 0) return undefined;
+  const fields = plan.unverified.map((f) => (f === 'password' ? 'password (write-only)' : `${f} (not returned by this service)`));
+  return `not verifiable: ${fields.join(', ')}. sitesync sends them on create, with other updates, when they differ from --baseline, and with --resend-write-only.`;
+}

@@ -6,6 +6,7 @@
  * with the first request after the last one closed and lasts a fixed time. Every answer says
  * `X-RateLimit-Limit` and `X-RateLimit-Remaining`; only a 429 says when the window ends
  * (`Retry-After`, `X-RateLimit-Reset`). So the pacer
+ *   - sends the first request alone, to learn the limits before a burst,
  *   - lets requests go while the window has room (remaining − in flight > 0),
  *   - notes when a window opened (an answer with remaining = limit − 1),
  *   - learns the window's length from the first 429 (its end minus its opening),
@@ -51,6 +52,8 @@ export class Pacer {
   private windowMs?: number;
   private windowEnd?: number;
   private probing = false;
+  /** Whether any answer has arrived: until then, one request at a time finds out the limits. */
+  private answered = false;
   private waiters: (() => void)[] = [];
   private timer?: NodeJS.Timeout;
   private timerAt?: number;
@@ -74,6 +77,7 @@ export class Pacer {
   release(ticket: Ticket, status: number | undefined, headers: Record<string, string | string[] | undefined>): void {
     this.inFlight = Math.max(0, this.inFlight - 1);
     if (this.probing) this.probing = false;
+    if (status !== undefined) this.answered = true;
     const now = this.clock.now();
     const limit = intHeader(headers['x-ratelimit-limit']);
     const remaining = intHeader(headers['x-ratelimit-remaining']);
@@ -113,6 +117,7 @@ export class Pacer {
   private waitTime(): number {
     const now = this.clock.now();
     if (now < this.blockedUntil) return this.blockedUntil - now;
+    if (!this.answered) return this.inFlight === 0 ? 0 : -1;
     if (this.limit === undefined || this.remaining === undefined) return 0;
     if (this.windowEnd !== undefined && now >= this.windowEnd + WINDOW_MARGIN_MS) {
       // The window we knew of is over: a fresh one has the full limit.

@@ -1,0 +1,324 @@
+import { spawn } from 'node:child_process';
+import { readFile, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { PassThrough } from 'node:stream';
+import { afterEach, describe, expect, it } from 'vitest';
+import { main } from '../../src/cli.js';
+import type { FaultRequest } from '../../src/emulator/index.js';
+import { bin, cleanEnv } from '../helpers/cli.js';
+import { KEY, scenario, writes, type Scenario } from '../helpers/scenario.js';
+
+let s: Scenario;
+afterEach(async () => {
+  await s?.close();
+});
+
+function sites(n: number, prefix = 's', extra = '') {
+  return Array.from({ length: n }, (_, i) => `  - domain: ${prefix}${i}.example.com${extra}`).join('\n');
+}
+
+/** Applies, then checks that a second plan finds nothing to change: the run converged. */
+async function expectConverged(): Promise<void> {
+  const again = await s.cli(['plan', '--detailed-exitcode'], { env: { SITE_PW: 'pw-value-123' } });
+  expect(again.stdout).toMatch(/Plan: 0 to create, 0 to update, 0 to delete/);
+  expect(again.code).toBe(0);
+}
+
+describe('apply --auto-approve', () => {
+  it('creates, updates and deletes, with a line per change and a summary', async () => {
+    s = await scenario();
+    s.emu.seed(KEY, [
+      { domain: 'upd.example.com', privacy: 0, email: 0, exclude_bots: 1 },
+      { domain: 'gone.example.com', privacy: 0, email: 0, exclude_bots: 1 },
+    ]);
+    await s.write(`version: 1\nprune: true\nwebsites:\n  - domain: upd.example.com\n    privacy: private\n  - domain: fav.example.com\n    favorite: true\n`);
+    const r = await s.cli(['apply', '--auto-approve']);
+    expect(r.code).toBe(0);
+    expect(r.stderr).toMatch(/✓ create fav\.example\.com \d+ms/);
+    expect(r.stderr).toMatch(/✓ update upd\.example\.com \(id 1\) \d+ms/);
+    expect(r.stderr).toMatch(/✓ delete gone\.example\.com \(id 2\) \d+ms/);
+    expect(r.stdout).toContain('Applied: 1 created, 1 updated, 1 deleted, 0 failed.');
+    const fav = s.emu.websites(KEY).find((w) => w.domain === 'fav.example.com')!;
+    expect(fav.favorite).toBe(true);
+    await expectConverged();
+  });
+
+  it('nothing to do is said plainly', async () => {
+    s = await scenario();
+    await s.write('version: 1\nwebsites: []\n');
+    const r = await s.cli(['apply', '--auto-approve']);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toContain('Nothing to apply.');
+  });
+
+  it('runs at most --parallelism changes at once', async () => {
+    s = await scenario({ latencyMs: 30 });
+    let inFlight = 0;
+    let peak = 0;
+    s.emu.faults.before = async (req: FaultRequest) => {
+      if (req.method === 'GET') return undefined;
+      inFlight++;
+      peak = Math.max(peak, inFlight);
+      await new Promise((r) => setTimeout(r, 20));
+      inFlight--;
+      return undefined;
+    };
+    await s.write(`version: 1\nwebsites:\n${sites(12)}\n`);
+    const r = await s.cli(['apply', '--auto-approve', '--parallelism', '3']);
+    expect(r.code).toBe(0);
+    expect(peak).toBe(3);
+  });
+});
+
+describe('apply asks first', () => {
+  it('without a terminal and without --auto-approve it refuses, exit 1, nothing written', async () => {
+    s = await scenario();
+    await s.write(`version: 1\nwebsites:\n${sites(2)}\n`);
+    const r = await s.cli(['apply']);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain('there is no terminal to ask on: pass --auto-approve');
+    expect(writes(s.emu)).toEqual([]);
+  });
+
+  async function answer(text: string): Promise<{ code: number; out: string }> {
+    const stdin = Object.assign(new PassThrough(), { isTTY: true });
+    let out = '';
+    const stdout = { write: (t: string) => ((out += t), true), isTTY: false };
+    const stderr = { write: (t: string) => ((out += t), true), isTTY: false };
+    const env = { SITESYNC_BASE_URL: s.emu.url, SITESYNC_API_KEY: KEY };
+    const running = main(['apply'], { stdin, stdout, stderr, env, cwd: s.dir });
+    // Answer once the question is asked.
+    while (!out.includes('(yes/no)')) await new Promise((r) => setTimeout(r, 10));
+    stdin.write(text);
+    return { code: await running, out };
+  }
+
+  it('on a terminal only "yes" applies (injected stdin)', async () => {
+    s = await scenario();
+    await s.write(`version: 1\nwebsites:\n${sites(2)}\n`);
+    const no = await answer('y\n');
+    expect(no.code).toBe(1);
+    expect(no.out).toContain('Apply? Only "yes" applies these changes. (yes/no)');
+    expect(no.out).toContain('apply was cancelled; nothing was written');
+    expect(writes(s.emu)).toEqual([]);
+    const yes = await answer('yes\n');
+    expect(yes.code).toBe(0);
+    expect(yes.out).toContain('Applied: 2 created, 0 updated, 0 deleted, 0 failed.');
+  });
+
+  it('on a real pseudo-terminal the prompt is answered (script(1))', async () => {
+    s = await scenario();
+    await s.write(`version: 1\nwebsites:\n${sites(1)}\n`);
+    const env = cleanEnv({ SITESYNC_BASE_URL: s.emu.url, SITESYNC_API_KEY: KEY, TERM: 'dumb' });
+    const child = spawn('script', ['-qefc', `${process.execPath} ${bin} apply`, '/dev/null'], { cwd: s.dir, env });
+    let out = '';
+    child.stdout.on('data', (d: Buffer) => {
+      out += d.toString();
+      if (out.includes('(yes/no)') && !child.stdin.writableEnded) child.stdin.end('yes\n');
+    });
+    const code = await new Promise<number | null>((r) => child.on('close', r));
+    expect(out).toContain('Applied: 1 created');
+    expect(code).toBe(0);
+  });
+});
+
+describe('safety before any write', () => {
+  async function pruneScenario(keep: number, total: number) {
+    s = await scenario();
+    s.emu.seed(KEY, Array.from({ length: total }, (_, i) => ({ domain: `s${i}.example.com`, privacy: 0, email: 0, exclude_bots: 1 })));
+    await s.write(`version: 1\nprune: true\nwebsites:\n${sites(keep)}\n`);
+    s.emu.resetStats();
+  }
+
+  it('over the threshold apply refuses with the share and the counts', async () => {
+    await pruneScenario(6, 21);
+    const r = await s.cli(['apply', '--auto-approve']);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain('Error: refusing to delete 15 of 21 managed websites, 71 % > 30 %; nothing was written');
+    expect(writes(s.emu)).toEqual([]);
+  });
+
+  it('--force overrides the threshold', async () => {
+    await pruneScenario(6, 21);
+    const r = await s.cli(['apply', '--auto-approve', '--force']);
+    expect(r.code).toBe(0);
+    expect(s.emu.websites(KEY)).toHaveLength(6);
+  });
+
+  it('a file that lists no websites deletes nothing without --force', async () => {
+    await pruneScenario(0, 2);
+    const r = await s.cli(['apply', '--auto-approve']);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain('the file lists no websites, and the plan would delete 2; nothing was written');
+    expect(writes(s.emu)).toEqual([]);
+  });
+
+  it("the account's website limit is checked before writing", async () => {
+    s = await scenario({ keys: [{ key: KEY, websiteLimit: 2 }] });
+    await s.write(`version: 1\nwebsites:\n${sites(3)}\n`);
+    const r = await s.cli(['apply', '--auto-approve', '--force']);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain("the account's plan allows 2 websites, and after this plan it would hold 3; nothing was written");
+    expect(writes(s.emu)).toEqual([]);
+  });
+});
+
+describe('apply under faults converges', () => {
+  it('429 bursts and a throttle window: everything applies, few 429s', async () => {
+    s = await scenario({ rateLimit: { limit: 15, windowMs: 1000 } });
+    await s.write(`version: 1\nwebsites:\n${sites(40)}\n`);
+    const r = await s.cli(['apply', '--auto-approve']);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toContain('Applied: 40 created');
+    expect(s.emu.stats.byStatus[429] ?? 0).toBeLessThanOrEqual(3);
+    await expectConverged();
+  });
+
+  it('5xx bursts on writes are retried; the run converges', async () => {
+    s = await scenario();
+    s.emu.seed(KEY, Array.from({ length: 10 }, (_, i) => ({ domain: `u${i}.example.com`, privacy: 0, email: 0, exclude_bots: 1 })));
+    let n = 0;
+    s.emu.faults.before = (req) => (req.method === 'PATCH' && n++ % 3 === 0 ? { status: 503, body: { message: 'Service Unavailable' } } : undefined);
+    await s.write(`version: 1\nwebsites:\n${Array.from({ length: 10 }, (_, i) => `  - domain: u${i}.example.com\n    email: true`).join('\n')}\n`);
+    const r = await s.cli(['apply', '--auto-approve']);
+    expect(r.stdout).toContain('Applied: 0 created, 10 updated, 0 deleted, 0 failed.');
+    expect(r.code).toBe(0);
+    s.emu.faults.before = undefined;
+    await expectConverged();
+  });
+
+  it('a store that commits and then answers 500 is never stored twice', async () => {
+    s = await scenario();
+    s.emu.faults.allowDuplicateDomains = true;
+    let n = 0;
+    s.emu.faults.afterCommit = (req) => (req.method === 'POST' && n++ % 2 === 0 ? { status: 500, body: { message: 'Server Error' } } : undefined);
+    await s.write(`version: 1\nwebsites:\n${sites(8)}\n`);
+    const r = await s.cli(['apply', '--auto-approve']);
+    expect(r.code).toBe(0);
+    expect(r.stderr).toContain("the store's answer was lost; found it stored");
+    const domains = s.emu.websites(KEY).map((w) => w.domain);
+    expect(domains).toHaveLength(8);
+    expect(new Set(domains).size).toBe(8);
+    s.emu.faults.afterCommit = undefined;
+    await expectConverged();
+  });
+
+  it('a change refused with 422 among good ones: the others finish, the failure is listed, exit 1', async () => {
+    s = await scenario({ keys: [KEY, 'someone-else-key-000000'] });
+    s.emu.seed('someone-else-key-000000', [{ domain: 's2.example.com' }]);
+    await s.write(`version: 1\nwebsites:\n${sites(5)}\n`);
+    const r = await s.cli(['apply', '--auto-approve']);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain('✗ create s2.example.com: The domain has already been taken.');
+    expect(r.stdout).toContain('Failed (1):\n  ✗ create s2.example.com: The domain has already been taken.');
+    expect(r.stdout).toContain('Applied: 4 created, 0 updated, 0 deleted, 1 failed.');
+    expect(s.emu.websites(KEY)).toHaveLength(4);
+    const again = await s.cli(['plan', '--format', 'json']);
+    expect(JSON.parse(again.stdout).changes.map((c: { domain: string }) => c.domain)).toEqual(['s2.example.com']);
+  });
+
+  it('Ctrl-C stops starting changes, lets those in flight finish, prints the summary, exits 130', async () => {
+    s = await scenario({ latencyMs: 100 });
+    await s.write(`version: 1\nwebsites:\n${sites(30)}\n`);
+    const env = cleanEnv({ SITESYNC_BASE_URL: s.emu.url, SITESYNC_API_KEY: KEY });
+    const child = spawn(process.execPath, [bin, 'apply', '--auto-approve', '--parallelism', '2'], { cwd: s.dir, env });
+    let out = '';
+    let err = '';
+    child.stdout.on('data', (d: Buffer) => (out += d.toString()));
+    child.stderr.on('data', (d: Buffer) => {
+      err += d.toString();
+      if ((err.match(/✓/g) ?? []).length >= 3 && !child.killed) child.kill('SIGINT');
+    });
+    const code = await new Promise<number | null>((r) => child.on('close', r));
+    expect(code).toBe(130);
+    expect(out).toMatch(/Applied: \d+ created, 0 updated, 0 deleted, 0 failed, \d+ not started \(interrupted\)\./);
+    const created = s.emu.websites(KEY).length;
+    expect(created).toBeGreaterThanOrEqual(3);
+    expect(created).toBeLessThan(30);
+    // Everything started was finished: no write is cut half way.
+    expect(s.emu.stats.log.filter((r) => r.method === 'POST' && r.status !== 201)).toEqual([]);
+    const rerun = await s.cli(['apply', '--auto-approve']);
+    expect(rerun.stdout).toContain(`Applied: ${30 - created} created`);
+    await expectConverged();
+  });
+});
+
+describe('apply PLANFILE', () => {
+  const CONFIG = `version: 1\nprune: true\nwebsites:\n  - domain: a.example.com\n    privacy: password\n    password: \${SITE_PW}\n  - domain: b.example.com\n    email: true\n  - domain: c.example.com\n`;
+
+  async function saved() {
+    s = await scenario();
+    s.emu.seed(KEY, [
+      { domain: 'b.example.com', privacy: 0, email: 0, exclude_bots: 1 },
+      { domain: 'old.example.com', privacy: 0, email: 0, exclude_bots: 1 },
+    ]);
+    await s.write(CONFIG);
+    const r = await s.cli(['plan', '--out', 'plan.json'], { env: { SITE_PW: 'pw-value-123' } });
+    expect(r.code).toBe(0);
+    expect(r.stderr).toContain('Saved the plan to plan.json; apply it with: sitesync apply plan.json');
+    s.emu.resetStats();
+  }
+
+  it('a fresh saved plan with a password applies exactly, reading the password from the environment', async () => {
+    await saved();
+    const text = await readFile(join(s.dir, 'plan.json'), 'utf8');
+    expect(text).not.toContain('pw-value-123');
+    expect(text).toContain('"password": "${SITE_PW}"');
+    const r = await s.cli(['apply', 'plan.json'], { env: { SITE_PW: 'pw-value-123' } });
+    expect(r.code).toBe(0);
+    expect(r.stdout).toContain('Applied: 2 created, 1 updated, 1 deleted, 0 failed.');
+    expect(s.emu.websites(KEY).find((w) => w.domain === 'a.example.com')!.password).toBe('pw-value-123');
+    await expectConverged();
+  });
+
+  it('a missing secret is an error before any write', async () => {
+    await saved();
+    const r = await s.cli(['apply', 'plan.json']);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain('plan.json: a.example.com: the password needs $SITE_PW, which is not set');
+    expect(writes(s.emu)).toEqual([]);
+  });
+
+  it('a stale saved plan is refused, shows what changed, and nothing is written', async () => {
+    await saved();
+    // Someone changes a website the plan touches, and creates one it would create.
+    const res = await fetch(`${s.emu.url}/api/v1/websites/1`, {
+      method: 'PATCH',
+      headers: { authorization: `Bearer ${KEY}`, accept: 'application/json', 'content-type': 'application/x-www-form-urlencoded' },
+      body: 'privacy=1',
+    });
+    expect(res.status).toBe(200);
+    s.emu.seed(KEY, [{ domain: 'c.example.com' }]);
+    s.emu.resetStats();
+    const r = await s.cli(['apply', 'plan.json'], { env: { SITE_PW: 'pw-value-123' } });
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain('plan.json is stale: 2 of its 4 changes no longer match the service; nothing was written');
+    expect(r.stderr).toContain('b.example.com (id 1): changed since the plan: privacy public → private');
+    expect(r.stderr).toMatch(/c\.example\.com: now exists at the service \(id \d+\); the plan would create it/);
+    expect(writes(s.emu)).toEqual([]);
+  });
+
+  it('a saved plan is applied exactly: flags that would change it are refused', async () => {
+    await saved();
+    const r = await s.cli(['apply', 'plan.json', '--target', 'a.*'], { env: { SITE_PW: 'x' } });
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain('a saved plan is applied exactly as it was made: --target cannot change it');
+  });
+
+  it('a damaged plan file is refused', async () => {
+    await saved();
+    await writeFile(join(s.dir, 'bad.json'), '{"format_version": 1, "saved": {}, "changes": [{"action": "update", "domain": "x"}]}');
+    const r = await s.cli(['apply', 'bad.json']);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain('change 1 (x) is incomplete: the file was edited or truncated; make the plan again');
+  });
+
+  it('a password written in clear cannot be saved in a plan', async () => {
+    s = await scenario();
+    await s.write('version: 1\nwebsites:\n  - domain: a.example.com\n    privacy: 2\n    password: literal-pw-123\n');
+    const r = await s.cli(['plan', '--out', 'plan.json']);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain('cannot save the plan: the password of a.example.com is written in the file');
+    expect(r.stderr).not.toContain('literal-pw-123');
+  });
+});

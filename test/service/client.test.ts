@@ -1,0 +1,313 @@
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { startEmulator, type Emulator } from '../../src/emulator/index.js';
+import { ServiceClient, type ClientOptions } from '../../src/service/client.js';
+import { ApiError } from '../../src/service/errors.js';
+
+const KEY = 'test-key-0123456789abcdef';
+const OTHER = 'other-key-0123456789abcdef';
+let emu: Emulator;
+let clients: ServiceClient[] = [];
+let logLines: string[] = [];
+
+function client(options: Partial<ClientOptions> = {}): ServiceClient {
+  const c = new ServiceClient({
+    baseUrl: emu.url,
+    apiKey: KEY,
+    retry: { baseDelayMs: 5, maxDelayMs: 20 },
+    log: (line) => logLines.push(line),
+    ...options,
+  });
+  clients.push(c);
+  return c;
+}
+
+function seedMany(n: number, key = KEY, from = 0) {
+  return emu.seed(
+    key,
+    Array.from({ length: n }, (_, i) => ({ domain: `s${from + i}.example.com`, privacy: 0, email: 0, exclude_bots: 1 })),
+  );
+}
+
+async function failure(promise: Promise<unknown>): Promise<ApiError> {
+  try {
+    await promise;
+  } catch (error) {
+    if (error instanceof ApiError) return error;
+    throw error;
+  }
+  throw new Error('expected the call to fail');
+}
+
+beforeEach(async () => {
+  emu = await startEmulator({ keys: [KEY, OTHER] });
+  logLines = [];
+});
+
+afterEach(async () => {
+  await Promise.all(clients.map((c) => c.close()));
+  clients = [];
+  await emu.close();
+});
+
+describe('listing reads every website', () => {
+  it('pages of 100, id ascending, the rest fetched concurrently once the count is known', async () => {
+    seedMany(250);
+    const sites = await client().listWebsites();
+    expect(sites).toHaveLength(250);
+    expect(sites.map((s) => s.id)).toEqual([...sites.map((s) => s.id)].sort((a, b) => a - b));
+    const lists = emu.stats.log.filter((r) => r.path.startsWith('/api/v1/websites?'));
+    expect(lists).toHaveLength(3);
+    for (const r of lists) expect(r.path).toMatch(/per_page=100&sort_by=id&sort=asc&page=\d/);
+  });
+
+  it('an account never sees another account’s websites', async () => {
+    seedMany(3);
+    seedMany(2, OTHER, 100);
+    expect((await client().listWebsites()).map((s) => s.domain)).toEqual(['s0.example.com', 's1.example.com', 's2.example.com']);
+  });
+
+  it('reads a bare paginator as well as the resource envelope', async () => {
+    seedMany(230);
+    emu.faults.envelope = 'paginator';
+    expect(await client().listWebsites()).toHaveLength(230);
+  });
+
+  it('copes with a service that ignores per_page', async () => {
+    seedMany(95);
+    emu.faults.ignorePerPage = true;
+    expect(await client().listWebsites()).toHaveLength(95);
+    expect(emu.stats.log.filter((r) => r.path.includes('page='))).toHaveLength(10);
+  });
+
+  it('websites added while listing are read too, each once', async () => {
+    seedMany(250);
+    let added = false;
+    emu.faults.before = (req) => {
+      if (!added && req.query.get('page') === '2') {
+        added = true;
+        seedMany(120, KEY, 1000);
+      }
+      return undefined;
+    };
+    const sites = await client({ listConcurrency: 1 }).listWebsites();
+    expect(sites).toHaveLength(370);
+    expect(new Set(sites.map((s) => s.id)).size).toBe(370);
+  });
+
+  it('never follows pagination links to another origin: the key stays home', async () => {
+    let foreignRequests = 0;
+    let foreignAuth: string | undefined;
+    const foreign: Server = createServer((req, res) => {
+      foreignRequests++;
+      foreignAuth = req.headers.authorization;
+      res.end('{}');
+    });
+    await new Promise<void>((r) => foreign.listen(0, '127.0.0.1', r));
+    try {
+      emu.faults.linkOrigin = `http://127.0.0.1:${(foreign.address() as AddressInfo).port}`;
+      seedMany(210);
+      emu.faults.envelope = 'paginator';
+      expect(await client().listWebsites()).toHaveLength(210);
+      emu.faults.envelope = 'resource';
+      expect(await client().listWebsites()).toHaveLength(210);
+      expect(foreignRequests).toBe(0);
+      expect(foreignAuth).toBeUndefined();
+    } finally {
+      await new Promise((r) => foreign.close(r));
+    }
+  });
+
+  it('reads records liberally: ints as strings, \\r\\n lists, a missing favorite is unreadable', async () => {
+    emu.seed(KEY, [{ domain: 'a.example.com', privacy: 1, email: 1, exclude_bots: 0, exclude_ips: '10.0.0.1\n10.0.0.2' }]);
+    emu.faults.stringInts = true;
+    emu.faults.crlfLists = true;
+    emu.faults.omitFields = ['favorite'];
+    const [site] = await client().listWebsites();
+    expect(site).toEqual({
+      id: site!.id,
+      domain: 'a.example.com',
+      privacy: 1,
+      email: 1,
+      exclude_bots: 0,
+      exclude_ips: ['10.0.0.1', '10.0.0.2'],
+      password: false,
+    });
+  });
+
+  it('the full profile returns exclude_params; deployed does not (write-only)', async () => {
+    emu.seed(KEY, [{ domain: 'a.example.com', exclude_params: 'utm_source' }]);
+    const [deployed] = await client().listWebsites();
+    expect(deployed!.exclude_params).toBeUndefined();
+    await emu.close();
+    emu = await startEmulator({ keys: [KEY], profile: 'full' });
+    emu.seed(KEY, [{ domain: 'a.example.com', exclude_params: 'utm_source' }]);
+    const [full] = await client().listWebsites();
+    expect(full!.exclude_params).toEqual(['utm_source']);
+  });
+});
+
+describe('writes', () => {
+  it('create, update, delete round trip as form posts', async () => {
+    const c = client();
+    const { website, recovered } = await c.createWebsite('new.example.com', { privacy: '1', email: '1', exclude_bots: '0', exclude_ips: '10.0.0.1' });
+    expect(recovered).toBe(false);
+    expect(website).toMatchObject({ domain: 'new.example.com', privacy: 1, email: 1, exclude_bots: 0 });
+    await c.updateWebsite(website.id, 'new.example.com', { favorite: '1', privacy: '0' });
+    expect(emu.websites(KEY)[0]).toMatchObject({ favorite: true, privacy: 0 });
+    expect(await c.deleteWebsite(website.id, 'new.example.com')).toBe(true);
+    expect(await c.deleteWebsite(website.id, 'new.example.com')).toBe(false);
+    expect(emu.websites(KEY)).toEqual([]);
+  });
+
+  it('a store whose answer is lost is looked up, not stored twice (even where duplicates are allowed)', async () => {
+    emu.faults.allowDuplicateDomains = true;
+    let fired = 0;
+    emu.faults.afterCommit = (req) => (req.method === 'POST' && fired++ === 0 ? { status: 500, body: { message: 'Server Error' } } : undefined);
+    const { website, recovered } = await client().createWebsite('lost.example.com', { privacy: '0' });
+    expect(recovered).toBe(true);
+    expect(emu.websites(KEY).filter((w) => w.domain === 'lost.example.com')).toHaveLength(1);
+    expect(website.domain).toBe('lost.example.com');
+  });
+
+  it('a store whose connection drops after the commit is not stored twice', async () => {
+    emu.faults.allowDuplicateDomains = true;
+    let fired = 0;
+    emu.faults.afterCommit = (req) => (req.method === 'POST' && fired++ === 0 ? 'reset' : undefined);
+    const { recovered } = await client().createWebsite('reset.example.com', {});
+    expect(recovered).toBe(true);
+    expect(emu.websites(KEY).filter((w) => w.domain === 'reset.example.com')).toHaveLength(1);
+  });
+
+  it('a store that failed before committing is stored again once the lookup finds nothing', async () => {
+    let fired = 0;
+    emu.faults.before = (req) => (req.method === 'POST' && fired++ === 0 ? { status: 503, body: { message: 'busy' } } : undefined);
+    const { recovered } = await client().createWebsite('retry.example.com', {});
+    expect(recovered).toBe(false);
+    expect(emu.websites(KEY).map((w) => w.domain)).toEqual(['retry.example.com']);
+    expect(emu.stats.log.filter((r) => r.method === 'POST').map((r) => r.status)).toEqual([503, 201]);
+  });
+
+  it('422 carries each field’s message from the service', async () => {
+    emu.seed(OTHER, [{ domain: 'taken.example.com' }]);
+    const c = client();
+    const taken = await failure(c.createWebsite('taken.example.com', {}));
+    expect(taken.kind).toBe('validation');
+    expect(taken.message).toBe('create taken.example.com: The domain has already been taken.');
+    const pw = await failure(c.createWebsite('pw.example.com', { privacy: '2' }));
+    expect(pw.message).toContain('The password field is required when privacy is 2.');
+    expect(pw.fieldErrors.password).toBeDefined();
+  });
+
+  it('an update of a website that is gone says so instead of retrying a 500 for long', async () => {
+    const error = await failure(client().updateWebsite(99999, 'gone.example.com', { privacy: '1' }));
+    expect(error.kind).toBe('not-found');
+    expect(error.message).toBe('update gone.example.com: the website no longer exists at the service (id 99999)');
+    expect(emu.stats.log.filter((r) => r.method === 'PATCH')).toHaveLength(1);
+  });
+
+  it('a delete whose answer was lost and finds it gone on retry counts as deleted', async () => {
+    const [site] = seedMany(1);
+    let fired = 0;
+    emu.faults.afterCommit = (req) => (req.method === 'DELETE' && fired++ === 0 ? 'reset' : undefined);
+    expect(await client().deleteWebsite(site!.id, site!.domain)).toBe(true);
+  });
+});
+
+describe('failures become short typed errors', () => {
+  it('5xx bursts are retried with backoff, then succeed', async () => {
+    seedMany(1);
+    let n = 0;
+    emu.faults.before = (req) => (req.method === 'GET' && n++ < 3 ? { status: 502 } : undefined);
+    const c = client();
+    expect(await c.listWebsites()).toHaveLength(1);
+    expect(c.stats.retries).toBe(3);
+  });
+
+  it('a service that keeps failing is an error after bounded attempts', async () => {
+    emu.faults.before = () => ({ status: 500, body: { message: 'Server Error' } });
+    const c = client({ retry: { attempts: 3, baseDelayMs: 1, maxDelayMs: 2 } });
+    const error = await failure(c.listWebsites());
+    expect(error.kind).toBe('server');
+    expect(error.message).toBe('list websites (page 1): the service failed (500: Server Error)');
+    expect(emu.stats.requests).toBe(3);
+  });
+
+  it('a slow service times out, with a message and no stack', async () => {
+    emu.faults.before = () => ({ delayMs: 1500 });
+    const error = await failure(client({ readTimeoutMs: 200, retry: { attempts: 2, baseDelayMs: 1 } }).getAccount());
+    expect(error.kind).toBe('timeout');
+    expect(error.message).toBe(`read the account: ${new URL(emu.url).host} did not answer in time`);
+  });
+
+  it('a redirect is never followed: it means a wrong base URL or key', async () => {
+    emu.faults.before = () => ({ status: 302, headers: { location: `${emu.url}/login` } });
+    const error = await failure(client().getAccount());
+    expect(error.kind).toBe('auth');
+    expect(error.message).toBe('the service redirected to /login instead of answering (a login page): the base URL or the API key is wrong');
+    expect(emu.stats.log.map((r) => r.path)).toEqual(['/api/v1/account']);
+  });
+
+  it('401 says the key is wrong and never echoes it', async () => {
+    const wrong = 'wrong-key-SECRET-0000';
+    const error = await failure(client({ apiKey: wrong }).getAccount());
+    expect(error.kind).toBe('auth');
+    expect(error.message).toContain('did not accept the API key (401)');
+    expect(JSON.stringify({ m: error.message, d: error.details, s: error.stack })).not.toContain(wrong);
+  });
+
+  it('403 says the plan has no API access', async () => {
+    await emu.close();
+    emu = await startEmulator({ keys: [{ key: KEY, apiAccess: false }] });
+    const error = await failure(client().getAccount());
+    expect(error.kind).toBe('forbidden');
+    expect(error.message).toContain("the account's plan has no API access (403");
+  });
+
+  it('a refused connection says where it tried', async () => {
+    const closed = createServer();
+    await new Promise<void>((r) => closed.listen(0, '127.0.0.1', r));
+    const port = (closed.address() as AddressInfo).port;
+    await new Promise((r) => closed.close(r));
+    const error = await failure(client({ baseUrl: `http://127.0.0.1:${port}`, retry: { attempts: 1 } }).getAccount());
+    expect(error.kind).toBe('network');
+    expect(error.message).toBe(`read the account: cannot connect to 127.0.0.1:${port} (connection refused): is the base URL right and the service up?`);
+  });
+
+  it('--verbose lines name method, path, status and time, never the key', async () => {
+    seedMany(1);
+    await client().listWebsites();
+    expect(logLines[0]).toMatch(/^GET \/api\/v1\/websites\?per_page=100&sort_by=id&sort=asc&page=1 200 \d+ms$/);
+    expect(logLines.join('\n')).not.toContain(KEY);
+  });
+});
+
+describe('rate limits', () => {
+  beforeAll(() => undefined);
+  afterAll(() => undefined);
+
+  it('429 waits as Retry-After says; a throttle window is paced, not stormed', async () => {
+    await emu.close();
+    emu = await startEmulator({ keys: [KEY], rateLimit: { limit: 10, windowMs: 1000 } });
+    const [site] = seedMany(1);
+    const c = client();
+    const started = Date.now();
+    await Promise.all(Array.from({ length: 35 }, () => c.getWebsite(site!.id)));
+    const elapsed = Date.now() - started;
+    // 35 requests at 10 a second: three full windows must pass.
+    expect(elapsed).toBeGreaterThanOrEqual(3000);
+    expect(elapsed).toBeLessThan(7000);
+    expect(emu.stats.byStatus[429] ?? 0).toBeLessThanOrEqual(2);
+    expect(emu.stats.byStatus[200]).toBe(35);
+  });
+
+  it('429 bursts from a service without throttle headers are retried after Retry-After', async () => {
+    const [site] = seedMany(1);
+    let n = 0;
+    emu.faults.before = () => (n++ < 2 ? { status: 429, body: { message: 'Too Many Attempts.' }, headers: { 'retry-after': '1' } } : undefined);
+    const started = Date.now();
+    await client().getWebsite(site!.id);
+    expect(Date.now() - started).toBeGreaterThanOrEqual(1900);
+  });
+});

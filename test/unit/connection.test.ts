@@ -1,0 +1,66 @@
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { isLoopback, resolveApiKey, resolveBaseUrl } from '../../src/service/connection.js';
+
+describe('the base URL: --base-url, then SITESYNC_BASE_URL, then api.base_url', () => {
+  it.each([
+    [{ baseUrl: 'https://flag.example.com' }, { SITESYNC_BASE_URL: 'https://env.example.com' }, 'https://file.example.com', 'https://flag.example.com'],
+    [{}, { SITESYNC_BASE_URL: 'https://env.example.com' }, 'https://file.example.com', 'https://env.example.com'],
+    [{}, {}, 'https://file.example.com/', 'https://file.example.com'],
+    [{}, {}, 'https://file.example.com/analytics/api/v1/', 'https://file.example.com/analytics'],
+  ])('%j %j %s → %s', (flags, env, file, expected) => {
+    expect(resolveBaseUrl(flags, env, file)).toBe(expected);
+  });
+
+  it('none at all says where to set one', () => {
+    expect(() => resolveBaseUrl({}, {}, undefined)).toThrow('no base URL: pass --base-url URL, set SITESYNC_BASE_URL, or write api.base_url in the file');
+  });
+
+  it('plain http:// is refused for any host but loopback unless --insecure-http', () => {
+    expect(() => resolveBaseUrl({ baseUrl: 'http://analytics.example.com' }, {})).toThrow(
+      'refusing to send the API key over plain http:// to analytics.example.com: use https://, or pass --insecure-http if you must',
+    );
+    expect(resolveBaseUrl({ baseUrl: 'http://analytics.example.com', insecureHttp: true }, {})).toBe('http://analytics.example.com');
+    expect(resolveBaseUrl({ baseUrl: 'http://127.0.0.1:8080' }, {})).toBe('http://127.0.0.1:8080');
+    expect(resolveBaseUrl({ baseUrl: 'http://[::1]:8080' }, {})).toBe('http://[::1]:8080');
+    expect(resolveBaseUrl({ baseUrl: 'http://localhost:8080' }, {})).toBe('http://localhost:8080');
+  });
+
+  it.each([
+    ['localhost', true],
+    ['127.0.0.2', true],
+    ['[::1]', true],
+    ['10.0.0.1', false],
+    ['localhost.example.com', false],
+  ])('%s is loopback: %s', (host, expected) => {
+    expect(isLoopback(host)).toBe(expected);
+  });
+});
+
+describe('the API key: --api-key-file, then SITESYNC_API_KEY', () => {
+  let dir: string;
+  beforeAll(async () => {
+    dir = await mkdtemp(join(tmpdir(), 'sitesync-key-'));
+    await writeFile(join(dir, 'key'), '  file-key-123456\n');
+    await writeFile(join(dir, 'empty'), '\n');
+  });
+  afterAll(async () => {
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  it('reads and trims the file first, then the environment', async () => {
+    expect(await resolveApiKey({ apiKeyFile: join(dir, 'key') }, { SITESYNC_API_KEY: 'env-key' })).toBe('file-key-123456');
+    expect(await resolveApiKey({}, { SITESYNC_API_KEY: ' env-key-123456 \n' })).toBe('env-key-123456');
+  });
+
+  it('a missing or empty key file names the file, never any content', async () => {
+    await expect(resolveApiKey({ apiKeyFile: join(dir, 'nope') }, {})).rejects.toThrow(`--api-key-file ${join(dir, 'nope')}: no such file`);
+    await expect(resolveApiKey({ apiKeyFile: join(dir, 'empty') }, {})).rejects.toThrow('the file is empty');
+  });
+
+  it('no key says where to put one', async () => {
+    await expect(resolveApiKey({}, {})).rejects.toThrow('no API key: set SITESYNC_API_KEY, or pass --api-key-file FILE');
+  });
+});
