@@ -7,7 +7,7 @@ import { ConfigError, formatDiagnostic, SitesyncError, UsageError } from './erro
 import { packageVersion } from './paths.js';
 import { colorsFor, scrubbed, type Context, type Io } from './terminal.js';
 
-export const COMMANDS = ['validate', 'plan', 'apply', 'export', 'account', 'emulator', 'completion'] as const;
+export const COMMANDS = ['validate', 'plan', 'apply', 'export', 'account', 'emulator', 'ci', 'completion'] as const;
 
 const EPILOGUE = `Connection:
   base URL   --base-url · SITESYNC_BASE_URL · api.base_url in the file
@@ -31,6 +31,8 @@ const run = {
   export: async (a: Args, c: Context) => (await import('./commands/export.js')).runExport(a as never, c),
   account: async (a: Args, c: Context) => (await import('./commands/account.js')).runAccount(a as never, c),
   emulator: async (a: Args, c: Context) => (await import('./commands/emulator.js')).runEmulator(a as never, c),
+  ciComment: async (a: Args, c: Context) => (await import('./commands/ci.js')).runCiComment(a as never, c),
+  ciSummary: async (a: Args, c: Context) => (await import('./commands/ci.js')).runCiSummary(a as never, c),
 } satisfies Record<string, Runner>;
 
 const configOption = {
@@ -148,6 +150,30 @@ export function buildParser(argv: string[], ctx: Context, setCode: (code: number
           .example('$0 emulator --port 8080', 'Start it; it prints the key and an export line')
           .example('$0 emulator --data state.json --rate-limit 60/60', 'Persistent, throttled like production'),
       handle(run.emulator),
+    )
+    .command('ci', 'Helpers for the CI recipes: the plan as one pull-request comment, the job summary', (y) =>
+      y
+        .command(
+          'comment',
+          'Post FILE as the plan comment of this pull/merge request, updating the one found by its marker',
+          (c) =>
+            c
+              .option('file', { type: 'string', demandOption: true, requiresArg: true, describe: 'The markdown plan (sitesync plan --format markdown)' })
+              .option('provider', { choices: ['github', 'gitlab'] as const, describe: 'Default: detected from the CI environment' })
+              .option('pr', { type: 'number', requiresArg: true, describe: 'The pull/merge request number (default: from the CI environment)' })
+              .example('$0 ci comment --file plan.md', 'In a pull-request job, with GITHUB_TOKEN set'),
+          handle(run.ciComment),
+        )
+        .command(
+          'summary',
+          "Append FILE to the job summary (GitHub's $GITHUB_STEP_SUMMARY), or print it",
+          (c) =>
+            c
+              .option('file', { type: 'string', demandOption: true, requiresArg: true, describe: 'The markdown to add' })
+              .option('title', { type: 'string', requiresArg: true, describe: 'A heading above it' }),
+          handle(run.ciSummary),
+        )
+        .demandCommand(1, 'Say which: sitesync ci comment or sitesync ci summary.'),
     )
     .completion('completion', 'Print a shell completion script (bash, zsh): sitesync completion >> ~/.bashrc')
     .demandCommand(1, 'Say which command to run: sitesync --help lists them.')
