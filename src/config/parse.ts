@@ -65,8 +65,10 @@ export function parseConfig(text: string, file: string, options: ParseOptions): 
     throw new ConfigError(diagnostics);
   }
 
+  // Passwords keep their template (`${NAME}`): a saved plan refers to it, never to the value.
+  const templates = passwordTemplates(raw);
   // ${NAME} in every string, before the shape check, so that types are checked on real values.
-  const data = substitute(raw, [], (path, text) => {
+  substitute(raw, [], (path, text) => {
     const r = interpolate(text, options.env);
     for (const bad of r.malformed) {
       error(at.value(path), `${pathName(path)}: "${bad}" is not a valid reference (use \${NAME}; write $\${ for a literal "\${")`);
@@ -75,13 +77,14 @@ export function parseConfig(text: string, file: string, options: ParseOptions): 
       for (const name of r.missing) error(at.value(path), `${pathName(path)}: environment variable ${name} is not set`);
     }
     return r.value;
-  }) as Raw;
+  });
+  const data = raw;
 
   for (const issue of checkShape(data)) {
     error(issue.atKey ? at.key(issue.path) : at.value(issue.path), issue.message);
   }
 
-  const config = normalize(raw, data, file, at, error, warn);
+  const config = normalize(data, templates, file, at, error, warn);
   if (diagnostics.some((d) => d.severity === 'error')) {
     throw new ConfigError(sortDiagnostics(diagnostics));
   }
@@ -100,20 +103,45 @@ function sortDiagnostics(list: Diagnostic[]): Diagnostic[] {
   return [...list].sort((a, b) => a.line - b.line || a.col - b.col);
 }
 
-function substitute(value: unknown, path: (string | number)[], fn: (path: Path, text: string) => string): unknown {
-  if (typeof value === 'string') return value.includes('$') ? fn(path, value) : value;
-  if (Array.isArray(value)) return value.map((v, i) => substitute(v, [...path, i], fn));
-  if (value && typeof value === 'object') {
-    const out: Raw = {};
-    for (const [k, v] of Object.entries(value)) out[k] = substitute(v, [...path, k], fn);
-    return out;
+/** Replaces, in place, every string that holds `$` by `fn(path, string)`. */
+function substitute(value: unknown, path: (string | number)[], fn: (path: Path, text: string) => string): void {
+  if (Array.isArray(value)) {
+    for (let i = 0; i < value.length; i++) {
+      const v: unknown = value[i];
+      if (typeof v === 'string') {
+        if (v.includes('$')) value[i] = fn([...path, i], v);
+      } else if (v && typeof v === 'object') {
+        path.push(i);
+        substitute(v, path, fn);
+        path.pop();
+      }
+    }
+  } else if (value && typeof value === 'object') {
+    const record = value as Raw;
+    for (const key of Object.keys(record)) {
+      const v = record[key];
+      if (typeof v === 'string') {
+        if (v.includes('$')) record[key] = fn([...path, key], v);
+      } else if (v && typeof v === 'object') {
+        path.push(key);
+        substitute(v, path, fn);
+        path.pop();
+      }
+    }
   }
-  return value;
+}
+
+/** Each website's password as written, before `${NAME}` is replaced. */
+function passwordTemplates(raw: Raw): (string | undefined)[] {
+  const sites = Array.isArray(raw.websites) ? raw.websites : [];
+  return sites.map((site: unknown) =>
+    site && typeof site === 'object' && typeof (site as Raw).password === 'string' ? ((site as Raw).password as string) : undefined,
+  );
 }
 
 type Report = (pos: { line: number; col: number }, message: string) => void;
 
-function normalize(raw: Raw, data: Raw, file: string, at: Locator, error: Report, warn: Report): Config {
+function normalize(data: Raw, templates: (string | undefined)[], file: string, at: Locator, error: Report, warn: Report): Config {
   const config: Config = {
     file,
     defaults: {},
@@ -158,13 +186,13 @@ function normalize(raw: Raw, data: Raw, file: string, at: Locator, error: Report
   if (!Array.isArray(websites)) return config;
   const ignore = new GlobSet(config.ignore.map((p) => p.glob));
   const byDomain = new Map<string, DesiredWebsite>();
-  const rawSites = raw.websites as unknown[];
+  const domainPositions = at.itemValues(['websites'], 'domain');
   websites.forEach((site, i) => {
     if (!site || typeof site !== 'object' || Array.isArray(site)) return;
     const entry = site as Raw;
     if (typeof entry.domain !== 'string') return;
     const path = ['websites', i];
-    const pos = at.value([...path, 'domain']);
+    const pos = domainPositions[i] ?? at.value([...path, 'domain']);
     const parsed = parseDomainInput(entry.domain);
     if (!parsed.domain) {
       error(pos, `websites[${i}].domain: ${parsed.problem}`);
@@ -187,7 +215,6 @@ function normalize(raw: Raw, data: Raw, file: string, at: Locator, error: Report
         `"${entry.domain}" is listed at line ${pos.line} but ignored by "${pattern.glob}" at line ${pattern.pos.line}: remove one of them`,
       );
     }
-    const rawEntry = (rawSites[i] ?? {}) as Raw;
     const website: DesiredWebsite = {
       domain: parsed.domain,
       written: entry.domain,
@@ -195,10 +222,11 @@ function normalize(raw: Raw, data: Raw, file: string, at: Locator, error: Report
       ...settings(entry, path, at, error),
     };
     if (typeof entry.favorite === 'boolean') website.favorite = entry.favorite;
-    if (typeof entry.password === 'string' && typeof rawEntry.password === 'string') {
-      const secret: Secret = { template: rawEntry.password, value: entry.password };
+    const template = templates[i];
+    if (typeof entry.password === 'string' && template !== undefined) {
+      const secret: Secret = { template, value: entry.password };
       website.password = secret;
-      if (!interpolate(rawEntry.password, {}).referenced) {
+      if (!interpolate(template, {}).referenced) {
         warn(
           at.value([...path, 'password']),
           `the password of ${parsed.domain} is written in the file: use \${NAME} and set NAME in the environment`,
@@ -264,11 +292,13 @@ export function listValue(value: unknown): { value: string; index?: number }[] |
   return undefined;
 }
 
+const IPV4 = /^(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)(?:\.(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)){3}$/;
+
 export function isIpOrCidr(text: string): boolean {
   const [address, prefix, ...rest] = text.split('/');
   if (address === undefined || rest.length) return false;
   let bits: number;
-  if (ipaddr.IPv4.isValidFourPartDecimal(address)) bits = 32;
+  if (IPV4.test(address)) bits = 32;
   else if (ipaddr.IPv6.isValid(address) && !address.includes('%')) bits = 128;
   else return false;
   if (prefix === undefined) return true;

@@ -3,7 +3,8 @@
  * for keys, types and allowed values, and turns ajv's errors into messages a person can act on.
  */
 import { readFileSync } from 'node:fs';
-import { Ajv2020, type ErrorObject, type ValidateFunction } from 'ajv/dist/2020.js';
+import { createRequire } from 'node:module';
+import type { ErrorObject, ValidateFunction } from 'ajv/dist/2020.js';
 import { schemaPath } from '../paths.js';
 import { suggest } from './suggest.js';
 import type { Path } from './locate.js';
@@ -22,11 +23,22 @@ interface SchemaNode {
   type?: string | string[];
 }
 
-let validator: ValidateFunction | undefined;
+/**
+ * The build compiles the schema into a standalone module next to this one (see
+ * scripts/build-validator.mjs), which saves compiling it at every start. Run from the sources
+ * (tests), it is not there, and the schema is compiled here with the same options.
+ */
+const PRECOMPILED = './schema-validator.js';
+const require = createRequire(import.meta.url);
+let validator: ValidateFunction | undefined = await import(PRECOMPILED).then(
+  (m: { validate: ValidateFunction }) => m.validate,
+  () => undefined,
+);
 
 function compiled(): ValidateFunction {
   if (!validator) {
     const schema = JSON.parse(readFileSync(schemaPath(), 'utf8'));
+    const { Ajv2020 } = require('ajv/dist/2020.js') as typeof import('ajv/dist/2020.js');
     const ajv = new Ajv2020({ allErrors: true, verbose: true, strict: true, allowUnionTypes: true });
     validator = ajv.compile(schema);
   }

@@ -10,7 +10,7 @@ function newest(dir: string): number {
   for (const entry of readdirSync(dir, { withFileTypes: true })) {
     const path = join(dir, entry.name);
     if (entry.isDirectory()) latest = Math.max(latest, newest(path));
-    else if (entry.name.endsWith('.ts')) latest = Math.max(latest, statSync(path).mtimeMs);
+    else if (/\.(ts|json|mjs)$/.test(entry.name)) latest = Math.max(latest, statSync(path).mtimeMs);
   }
   return latest;
 }
@@ -22,9 +22,10 @@ export default function setup(): void {
   } catch {
     built = 0;
   }
-  if (built < Math.max(newest(join(root, 'src')), newest(join(root, 'bench')))) {
+  if (built < Math.max(...['src', 'bench', 'schemas', 'scripts'].map((d) => newest(join(root, d))))) {
     execFileSync(process.execPath, [join(root, 'node_modules/typescript/bin/tsc'), '-p', join(root, 'tsconfig.build.json')], {
       stdio: 'inherit',
     });
+    execFileSync(process.execPath, [join(root, 'scripts/build-validator.mjs')], { stdio: 'inherit' });
   }
 }

@@ -10,6 +10,8 @@ describe('domains as users write them', () => {
     ['bücher.example', { domain: 'xn--bcher-kva.example' }],
     ['xn--bcher-kva.example', { domain: 'xn--bcher-kva.example' }],
     ['www.com', { domain: 'www.com' }],
+    [`${'x'.repeat(63)}.example.com`, { domain: `${'x'.repeat(63)}.example.com` }],
+    ['a-b--c.example.com', { domain: 'a-b--c.example.com' }],
   ])('%s is accepted', (input, expected) => {
     expect(parseDomainInput(input)).toEqual(expected);
   });
@@ -21,6 +23,9 @@ describe('domains as users write them', () => {
     ['user@example.com', 'write "example.com"'],
     ['example.com.', 'ends with a dot: write "example.com"'],
     ['-bad.example.com', 'is not a valid domain name'],
+    ['bad-.example.com', 'is not a valid domain name'],
+    ['a..example.com', 'is not a valid domain name'],
+    [`${'x'.repeat(64)}.example.com`, 'is not a valid domain name'],
     ['exa mple.com', 'white space'],
     ['', 'the domain is empty'],
   ])('%s is refused (%s)', (input, problem) => {

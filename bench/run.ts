@@ -1,0 +1,231 @@
+/**
+ * `npm run bench`: the speed and memory goals of the issues, measured and written to
+ * bench/results/latest.json. Not a test: the machine is shared and noisy, so figures are
+ * medians of a few runs and reported against their goals, never asserted.
+ *
+ *   npm run bench              every benchmark (the throttled apply takes over three minutes)
+ *   npm run bench -- --quick   all but the throttled apply
+ *   npm run bench -- list plan only the named ones
+ */
+import { spawn } from 'node:child_process';
+import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { startEmulator, type Emulator } from '../src/emulator/index.js';
+import { packageRoot } from '../src/paths.js';
+import { ServiceClient } from '../src/service/client.js';
+import { bigConfig, matchingWebsites, siteDomain } from './fixtures.js';
+
+const KEY = 'bench-key-0123456789abcdef';
+const root = packageRoot();
+const launcher = join(root, 'dist/bench/measure-cli.js');
+
+interface Figure {
+  name: string;
+  goal: string;
+  met: boolean;
+  [key: string]: unknown;
+}
+
+interface CliRun {
+  code: number | null;
+  ms: number;
+  maxRssMiB: number;
+  stdout: string;
+  stderr: string;
+}
+
+/** Runs the built CLI as a child process and measures its wall time and peak memory. */
+async function runCli(args: string[], env: Record<string, string>, cwd: string): Promise<CliRun> {
+  const rusage = join(cwd, `rusage-${Date.now()}-${Math.random()}.json`);
+  const started = performance.now();
+  const child = spawn(process.execPath, [launcher, ...args], {
+    cwd,
+    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ...env, SITESYNC_BENCH_RUSAGE: rusage },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
+  child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+  const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
+  const ms = performance.now() - started;
+  let maxRssMiB = 0;
+  try {
+    maxRssMiB = JSON.parse(await readFile(rusage, 'utf8')).maxRSS / 1024;
+  } catch {
+    maxRssMiB = 0;
+  }
+  return { code, ms, maxRssMiB, stdout, stderr };
+}
+
+function median(values: number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.floor(sorted.length / 2)]!;
+}
+
+const round = (n: number, digits = 0) => Math.round(n * 10 ** digits) / 10 ** digits;
+
+async function withEmulator<T>(options: Parameters<typeof startEmulator>[0], fn: (emu: Emulator) => Promise<T>): Promise<T> {
+  const emu = await startEmulator({ keys: [KEY], ...options });
+  try {
+    return await fn(emu);
+  } finally {
+    await emu.close();
+  }
+}
+
+const benchmarks: Record<string, (dir: string) => Promise<Figure>> = {
+  /** Issue 3: validate a 10,000-website file; goal under 1 s wall. */
+  async validate(dir) {
+    const file = join(dir, 'validate-10k.yaml');
+    await writeFile(file, bigConfig(10_000));
+    const runs: CliRun[] = [];
+    for (let i = 0; i < 5; i++) runs.push(await runCli(['validate', '-c', file], {}, dir));
+    if (runs.some((r) => r.code !== 0)) throw new Error(`validate failed: ${runs[0]!.stderr}`);
+    const ms = median(runs.map((r) => r.ms));
+    return { name: 'validate 10,000 websites (CLI, wall)', goal: '< 1000 ms', met: ms < 1000, ms: round(ms), maxRssMiB: round(median(runs.map((r) => r.maxRssMiB))) };
+  },
+
+  /** Issue 5: list 10,000 websites at 20 ms latency in-process; ≤ 102 requests and < 0.5 s. */
+  async list() {
+    return withEmulator({ latencyMs: 20 }, async (emu) => {
+      emu.seed(KEY, matchingWebsites(10_000));
+      const times: number[] = [];
+      let requests = 0;
+      for (let i = 0; i < 5; i++) {
+        const client = new ServiceClient({ baseUrl: emu.url, apiKey: KEY });
+        const started = performance.now();
+        const sites = await client.listWebsites();
+        times.push(performance.now() - started);
+        requests = client.stats.requests;
+        await client.close();
+        if (sites.length !== 10_000) throw new Error(`listed ${sites.length}`);
+      }
+      const ms = median(times);
+      return {
+        name: 'list 10,000 websites at 20 ms latency (in-process)',
+        goal: '≤ 102 requests, < 500 ms',
+        met: requests <= 102 && ms < 500,
+        ms: round(ms),
+        requests,
+        sequentialFloorMs: requests * 20,
+      };
+    });
+  },
+
+  /** Issue 6: plan a 10,000-website file against 10,000 matching websites at 20 ms; < 1.0 s, ≤ 102 requests. */
+  async plan(dir) {
+    const file = join(dir, 'plan-10k.yaml');
+    await writeFile(file, bigConfig(10_000));
+    return withEmulator({ latencyMs: 20 }, async (emu) => {
+      emu.seed(KEY, matchingWebsites(10_000));
+      const env = { SITESYNC_BASE_URL: emu.url, SITESYNC_API_KEY: KEY };
+      const runs: CliRun[] = [];
+      let requests = 0;
+      for (let i = 0; i < 5; i++) {
+        emu.resetStats();
+        const run = await runCli(['plan', '-c', file, '--detailed-exitcode'], env, dir);
+        if (run.code !== 0) throw new Error(`plan found changes or failed (${run.code}): ${run.stderr.slice(0, 500)}`);
+        requests = emu.stats.requests;
+        runs.push(run);
+      }
+      const ms = median(runs.map((r) => r.ms));
+      return {
+        name: 'plan 10,000 websites vs 10,000 live at 20 ms latency (CLI, wall)',
+        goal: '< 1000 ms, ≤ 102 requests',
+        met: ms < 1000 && requests <= 102,
+        ms: round(ms),
+        requests,
+        sequentialListingFloorMs: 100 * 20,
+        maxRssMiB: round(median(runs.map((r) => r.maxRssMiB))),
+      };
+    });
+  },
+
+  /** Issue 7: apply 1,000 updates at 20 ms latency, parallelism 4; floor 5 s, goal ≤ 1.3×. */
+  async apply(dir) {
+    const n = 1000;
+    const file = join(dir, 'apply-1k.yaml');
+    await writeFile(file, `version: 1\nwebsites:\n${Array.from({ length: n }, (_, i) => `  - domain: ${siteDomain(i)}\n    email: true`).join('\n')}\n`);
+    return withEmulator({ latencyMs: 20 }, async (emu) => {
+      emu.seed(KEY, Array.from({ length: n }, (_, i) => ({ domain: siteDomain(i), privacy: 0, email: 0, exclude_bots: 1 })));
+      emu.resetStats();
+      const run = await runCli(['apply', '-c', file, '--auto-approve'], { SITESYNC_BASE_URL: emu.url, SITESYNC_API_KEY: KEY }, dir);
+      if (run.code !== 0) throw new Error(`apply failed: ${run.stderr.slice(-500)}`);
+      const floor = (n * 20) / 4;
+      return {
+        name: 'apply 1,000 updates at 20 ms latency, parallelism 4 (CLI, wall)',
+        goal: `≤ 1.3 × ${floor} ms`,
+        met: run.ms <= floor * 1.3,
+        ms: round(run.ms),
+        floorMs: floor,
+        ratio: round(run.ms / floor, 2),
+        requests: emu.stats.requests,
+        maxRssMiB: round(run.maxRssMiB),
+      };
+    });
+  },
+
+  /** Issue 7: 200 updates under 60 requests a minute; within 10 % of the floor, ≤ 1 % answered 429. */
+  async throttled(dir) {
+    const n = 200;
+    const file = join(dir, 'apply-throttled.yaml');
+    await writeFile(file, `version: 1\nwebsites:\n${Array.from({ length: n }, (_, i) => `  - domain: ${siteDomain(i)}\n    email: true`).join('\n')}\n`);
+    const windowMs = 60_000;
+    const limit = 60;
+    return withEmulator({ rateLimit: { limit, windowMs } }, async (emu) => {
+      emu.seed(KEY, Array.from({ length: n }, (_, i) => ({ domain: siteDomain(i), privacy: 0, email: 0, exclude_bots: 1 })));
+      emu.resetStats();
+      const run = await runCli(['apply', '-c', file, '--auto-approve'], { SITESYNC_BASE_URL: emu.url, SITESYNC_API_KEY: KEY }, dir);
+      if (run.code !== 0) throw new Error(`apply failed: ${run.stderr.slice(-500)}`);
+      const answered = emu.stats.requests;
+      const throttled = emu.stats.byStatus[429] ?? 0;
+      const accepted = answered - throttled;
+      // Fixed windows open at the first request: the last of `accepted` requests can go once
+      // floor((accepted - 1) / limit) whole windows have passed.
+      const floor = Math.floor((accepted - 1) / limit) * windowMs;
+      return {
+        name: '200 updates under a 60-a-minute throttle (CLI, wall)',
+        goal: `≤ 1.1 × ${floor} ms, ≤ 1 % of requests 429`,
+        met: run.ms <= floor * 1.1 && throttled <= answered * 0.01,
+        ms: round(run.ms),
+        floorMs: floor,
+        ratio: round(run.ms / floor, 3),
+        requests: answered,
+        throttled429: throttled,
+      };
+    });
+  },
+};
+
+async function main(): Promise<void> {
+  const args = process.argv.slice(2);
+  const quick = args.includes('--quick');
+  const named = args.filter((a) => !a.startsWith('--'));
+  const selected = Object.keys(benchmarks).filter((name) => (named.length ? named.includes(name) : !(quick && name === 'throttled')));
+  const dir = await mkdtemp(join(tmpdir(), 'sitesync-bench-'));
+  const figures: Figure[] = [];
+  try {
+    for (const name of selected) {
+      process.stderr.write(`bench: ${name}…\n`);
+      const figure = await benchmarks[name]!(dir);
+      figures.push(figure);
+      process.stdout.write(`${figure.met ? 'MET ' : 'MISS'}  ${figure.name}: ${JSON.stringify(figure, (k, v) => (k === 'name' || k === 'met' ? undefined : v))}\n`);
+    }
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+  const results = join(root, 'bench/results');
+  await mkdir(results, { recursive: true });
+  const record = {
+    date: new Date().toISOString(),
+    node: process.version,
+    cpus: (await import('node:os')).cpus().length,
+    figures,
+  };
+  await writeFile(join(results, 'latest.json'), `${JSON.stringify(record, null, 2)}\n`);
+  process.stdout.write(`Figures written to bench/results/latest.json\n`);
+}
+
+await main();
