@@ -2,6 +2,7 @@
  * The command line: yargs wiring, the global flags, and the one place where errors become
  * messages and exit codes. Command files do the work and return an exit code.
  */
+import { setMaxListeners } from 'node:events';
 import yargs, { type Argv } from 'yargs';
 import { ConfigError, formatDiagnostic, SitesyncError, UsageError } from './errors.js';
 import { packageVersion } from './paths.js';
@@ -192,6 +193,8 @@ export function buildParser(argv: string[], ctx: Context, setCode: (code: number
 
 export async function main(argv: string[], io: Io = processIo()): Promise<number> {
   const abort = new AbortController();
+  // Every request in flight listens on it (concurrent pages, the pacer's queue): not a leak.
+  setMaxListeners(0, abort.signal);
   const secrets = new Set<string>();
   const ctx: Context = {
     ...io,

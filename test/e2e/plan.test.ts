@@ -110,6 +110,16 @@ describe('sitesync plan against the emulator', () => {
     expect(s.emu.stats.requests).toBe(0);
   });
 
+  it('a plan over many pages prints nothing on stderr (no warnings from the runtime)', async () => {
+    s = await scenario({ latencyMs: 5 });
+    s.emu.seed(KEY, Array.from({ length: 2500 }, (_, i) => ({ domain: `s${i}.example.com`, privacy: 0, email: 0, exclude_bots: 1 })));
+    await s.write(`version: 1\nwebsites:\n${Array.from({ length: 2500 }, (_, i) => `  - domain: s${i}.example.com`).join('\n')}\n`);
+    const r = await s.cli(['plan', '--detailed-exitcode']);
+    expect(r.stderr).toBe('');
+    expect(r.stdout).toContain('(2500 unchanged, 0 unmanaged)');
+    expect(r.code).toBe(0);
+  });
+
   it('a wrong key is a short error, exit 1', async () => {
     await seeded();
     const r = await s.cli(['plan'], { env: { SITE_PW: 'x', SITESYNC_API_KEY: 'wrong-key-value-0000' } });
