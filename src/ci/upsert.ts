@@ -1,0 +1,65 @@
+/**
+ * One plan comment per pull/merge request: find the one marked by an earlier run and update
+ * it, or post it. Provider-neutral; github.ts and gitlab.ts speak the APIs.
+ */
+import { isPlanComment, planCommentBody } from './comment-body.js';
+
+export interface ThreadComment {
+  id: number;
+  body: string;
+  /** The author's login. */
+  author: string;
+  /** Written by a bot account (GitHub Actions' token, an app, a project access token). */
+  bot: boolean;
+  /** A link to the comment, for the one line the command prints. */
+  url: string;
+}
+
+/** The comments of one pull/merge request, as the provider's API gives them. */
+export interface CommentThread {
+  /** "GitHub", "GitLab". */
+  readonly service: string;
+  /** The provider's limit on a comment's length. */
+  readonly maxBody: number;
+  /** Where the job's log is, when the CI says. */
+  readonly runUrl?: string;
+  /** The login the token writes as, when the provider can say. */
+  whoAmI(): Promise<string | undefined>;
+  /** Every comment, oldest first. */
+  list(): Promise<ThreadComment[]>;
+  create(body: string): Promise<ThreadComment>;
+  /** Undefined when the comment is gone (deleted since it was listed). */
+  update(id: number, body: string): Promise<ThreadComment | undefined>;
+}
+
+export type UpsertOutcome = 'posted' | 'updated' | 'unchanged';
+
+export interface UpsertResult {
+  outcome: UpsertOutcome;
+  comment: ThreadComment;
+}
+
+export async function upsertPlanComment(thread: CommentThread, text: string): Promise<UpsertResult> {
+  const body = planCommentBody(text, { limit: thread.maxBody, service: thread.service, runUrl: thread.runUrl });
+  const [self, comments] = await Promise.all([thread.whoAmI(), thread.list()]);
+  const existing = pickPlanComment(comments, self);
+  if (existing) {
+    // Same text: no write, so the comment does not show as edited and nobody is notified.
+    if (existing.body === body) return { outcome: 'unchanged', comment: existing };
+    const updated = await thread.update(existing.id, body);
+    if (updated) return { outcome: 'updated', comment: updated };
+  }
+  return { outcome: 'posted', comment: await thread.create(body) };
+}
+
+/**
+ * The marked comment to update. Several can exist (two first runs at once, a person pasting the
+ * raw plan): prefer the token's own, then a bot's, then the oldest, so a person's comment is
+ * only ever overwritten when nothing else is marked.
+ */
+export function pickPlanComment(comments: ThreadComment[], self?: string): ThreadComment | undefined {
+  const marked = comments.filter((c) => isPlanComment(c.body));
+  return (
+    (self !== undefined ? marked.find((c) => c.author === self) : undefined) ?? marked.find((c) => c.bot) ?? marked[0]
+  );
+}

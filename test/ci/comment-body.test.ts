@@ -1,0 +1,64 @@
+import { describe, expect, it } from 'vitest';
+import { isPlanComment, planCommentBody } from '../../src/ci/comment-body.js';
+import { nextLink } from '../../src/ci/http.js';
+import { pickPlanComment, type ThreadComment } from '../../src/ci/upsert.js';
+import { MARKER } from '../../src/render/markdown.js';
+
+const options = { limit: 65_536, service: 'GitHub' };
+
+describe('the plan comment body', () => {
+  it.each([
+    [`${MARKER}\n### plan`, true],
+    [`${MARKER}`, true],
+    [`\n  ${MARKER} ### plan`, true],
+    [`\uFEFF${MARKER}\nx`, true],
+    [`### plan ${MARKER}`, true],
+    [`### plan\n${MARKER}`, false],
+    ['<!-- sitesync-plan-v2 -->', false],
+    ['', false],
+  ])('%j is the plan comment: %s', (body, expected) => {
+    expect(isPlanComment(body)).toBe(expected);
+  });
+
+  it('keeps a body that starts with the marker as it is, and prepends the marker otherwise', () => {
+    expect(planCommentBody(`${MARKER}\nx\n`, options)).toBe(`${MARKER}\nx\n`);
+    expect(planCommentBody('x\n', options)).toBe(`${MARKER}\nx\n`);
+  });
+
+  it("cuts a body over the provider's limit at a line, closes open <details>, and says so", () => {
+    const rows = Array.from({ length: 5000 }, (_, i) => `| row ${i} | ${'x'.repeat(20)} |`).join('\n');
+    const body = planCommentBody(`${MARKER}\n<details><summary>Details</summary>\n\n${rows}\n</details>\n`, options);
+    expect(body.length).toBeLessThanOrEqual(65_536);
+    expect(body.startsWith(MARKER)).toBe(true);
+    expect(body).toMatch(/\| row \d+ \| x{20} \|\n\n<\/details>\n\n_…cut: the plan is [\d,]+ characters, over GitHub's limit of 65,536 for a comment\./);
+  });
+
+  it('an empty plan file becomes a note that the plan failed', () => {
+    expect(planCommentBody('  \n', { ...options, runUrl: 'https://ci/run/1' })).toBe(
+      `${MARKER}\n### sitesync plan failed\n\nThis run produced no plan, so the previous one no longer applies: see the [job log](https://ci/run/1).\n`,
+    );
+  });
+});
+
+describe('finding the plan comment', () => {
+  const c = (id: number, body: string, author: string, bot = false): ThreadComment => ({ id, body, author, bot, url: '' });
+  it('prefers the token’s own, then a bot’s, then the oldest marked comment', () => {
+    const all = [c(1, 'hi', 'bot', true), c(2, `${MARKER}\n`, 'alice'), c(3, `${MARKER}\n`, 'ci-bot', true), c(4, `${MARKER}\n`, 'me')];
+    expect(pickPlanComment(all, 'me')?.id).toBe(4);
+    expect(pickPlanComment(all)?.id).toBe(3);
+    expect(pickPlanComment(all.slice(0, 2))?.id).toBe(2);
+    expect(pickPlanComment([c(1, 'hi', 'bot', true)])).toBeUndefined();
+  });
+});
+
+describe('Link headers', () => {
+  it.each([
+    ['<https://api.github.com/x?page=2>; rel="next", <https://api.github.com/x?page=5>; rel="last"', 'https://api.github.com/x?page=2'],
+    ['<https://a/x?page=1>; rel="prev", <https://a/x?page=3>; rel=next', 'https://a/x?page=3'],
+    ['<https://a/x?page=3>; rel="last next"', 'https://a/x?page=3'],
+    ['<https://a/x?page=1>; rel="first", <https://a/x?page=1>; rel="prev"', undefined],
+    [undefined, undefined],
+  ])('%s → %s', (header, next) => {
+    expect(nextLink(header)).toBe(next);
+  });
+});

@@ -1,0 +1,146 @@
+/**
+ * A small local fake of the GitHub REST API: the issue-comment routes that `sitesync ci comment`
+ * uses, with GitHub's pagination (per_page, page, Link) and auth answers. On 127.0.0.1, port 0.
+ */
+import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+
+export const GITHUB_TOKEN = 'ghs_fakeActionsToken0123456789abcdef';
+export const REPO = 'octo/config';
+
+export interface FakeComment {
+  id: number;
+  body: string;
+  user: { login: string; type: 'User' | 'Bot' };
+}
+
+export interface Recorded {
+  method: string;
+  /** Path and query. */
+  url: string;
+  headers: IncomingHttpHeaders;
+  body?: { body?: string };
+}
+
+export interface Failure {
+  status: number;
+  body?: unknown;
+  headers?: Record<string, string>;
+}
+
+export interface FakeGitHub {
+  url: string;
+  requests: Recorded[];
+  comments(pr: number): FakeComment[];
+  seed(pr: number, comments: Array<Omit<FakeComment, 'id'>>): FakeComment[];
+  /** Link headers name this origin instead of the fake's own. */
+  linkOrigin?: string;
+  /** Answer every request of this method with this. */
+  fail: Partial<Record<string, Failure>>;
+  writes(): string[];
+  close(): Promise<void>;
+}
+
+export const BOT = { login: 'github-actions[bot]', type: 'Bot' } as const;
+export const PERSON = { login: 'octocat', type: 'User' } as const;
+
+export async function startFakeGitHub(): Promise<FakeGitHub> {
+  const threads = new Map<number, FakeComment[]>();
+  let nextId = 1000;
+  const fake: FakeGitHub = {
+    url: '',
+    requests: [],
+    fail: {},
+    comments: (pr) => threads.get(pr) ?? [],
+    seed(pr, comments) {
+      const list = threads.get(pr) ?? [];
+      for (const c of comments) list.push({ ...c, id: nextId++ });
+      threads.set(pr, list);
+      return list;
+    },
+    writes: () => fake.requests.filter((r) => r.method !== 'GET').map((r) => `${r.method} ${new URL(r.url, 'http://x').pathname}`),
+    close: () => closeServer(server),
+  };
+  const wire = (pr: number, c: FakeComment) => ({
+    ...c,
+    html_url: `https://github.com/${REPO}/pull/${pr}#issuecomment-${c.id}`,
+  });
+
+  const server = createServer(async (req, res) => {
+    const chunks: Buffer[] = [];
+    for await (const chunk of req) chunks.push(chunk as Buffer);
+    const text = Buffer.concat(chunks).toString('utf8');
+    const url = new URL(req.url ?? '/', fake.url);
+    const method = req.method ?? 'GET';
+    fake.requests.push({ method, url: url.pathname + url.search, headers: req.headers, body: text ? JSON.parse(text) : undefined });
+    const send = (status: number, body: unknown, headers: Record<string, string> = {}) => {
+      res.writeHead(status, { 'content-type': 'application/json; charset=utf-8', ...headers });
+      res.end(body === undefined ? '' : JSON.stringify(body));
+    };
+    if (req.headers.authorization !== `Bearer ${GITHUB_TOKEN}`) {
+      return send(401, { message: 'Bad credentials', documentation_url: 'https://docs.github.com/rest' });
+    }
+    const failure = fake.fail[method];
+    if (failure) return send(failure.status, failure.body, failure.headers);
+
+    const list = /^\/repos\/([^/]+)\/([^/]+)\/issues\/(\d+)\/comments$/.exec(url.pathname);
+    const one = /^\/repos\/([^/]+)\/([^/]+)\/issues\/comments\/(\d+)$/.exec(url.pathname);
+    const repo = (list ?? one)?.slice(1, 3).join('/');
+    if (repo !== REPO) return send(404, { message: 'Not Found' });
+
+    if (list && method === 'GET') {
+      const pr = Number(list[3]);
+      const all = threads.get(pr) ?? [];
+      const perPage = Math.min(Number(url.searchParams.get('per_page') ?? 30), 100);
+      const page = Number(url.searchParams.get('page') ?? 1);
+      const last = Math.max(1, Math.ceil(all.length / perPage));
+      const link = (p: number) => {
+        const u = new URL(url.pathname, fake.linkOrigin ?? fake.url);
+        u.searchParams.set('per_page', String(perPage));
+        u.searchParams.set('page', String(p));
+        return u.href;
+      };
+      const links = [];
+      if (page < last) links.push(`<${link(page + 1)}>; rel="next"`, `<${link(last)}>; rel="last"`);
+      if (page > 1) links.push(`<${link(1)}>; rel="first"`, `<${link(page - 1)}>; rel="prev"`);
+      const items = all.slice((page - 1) * perPage, page * perPage).map((c) => wire(pr, c));
+      return send(200, items, links.length ? { link: links.join(', ') } : {});
+    }
+    if (list && method === 'POST') {
+      const pr = Number(list[3]);
+      const [created] = fake.seed(pr, [{ body: String(JSON.parse(text).body), user: { ...BOT } }]).slice(-1);
+      return send(201, wire(pr, created!));
+    }
+    if (one && method === 'PATCH') {
+      for (const [pr, comments] of threads) {
+        const found = comments.find((c) => c.id === Number(one[3]));
+        if (found) {
+          found.body = String(JSON.parse(text).body);
+          return send(200, wire(pr, found));
+        }
+      }
+      return send(404, { message: 'Not Found' });
+    }
+    return send(404, { message: 'Not Found' });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  fake.url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  return fake;
+}
+
+/** Another origin that records whatever reaches it: the token must never. */
+export async function startElsewhere(): Promise<{ url: string; requests: Recorded[]; close(): Promise<void> }> {
+  const requests: Recorded[] = [];
+  const server = createServer((req, res) => {
+    requests.push({ method: req.method ?? 'GET', url: req.url ?? '/', headers: req.headers });
+    res.writeHead(200, { 'content-type': 'application/json' });
+    res.end('[]');
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, requests, close: () => closeServer(server) };
+}
+
+export function closeServer(server: Server): Promise<void> {
+  server.closeAllConnections();
+  return new Promise((resolve) => server.close(() => resolve()));
+}

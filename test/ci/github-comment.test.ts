@@ -1,0 +1,264 @@
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { MARKER } from '../../src/render/markdown.js';
+import { runCli } from '../helpers/cli.js';
+import { runInProcess } from './context.js';
+import { BOT, GITHUB_TOKEN, PERSON, REPO, startElsewhere, startFakeGitHub, type FakeGitHub } from './fake-github.js';
+
+const PLAN = `${MARKER}\n### sitesync plan: 1 to create, 0 to update, 0 to delete\n\n| create | update | delete |\n`;
+
+let fake: FakeGitHub;
+let dir: string;
+
+beforeEach(async () => {
+  fake = await startFakeGitHub();
+  dir = await mkdtemp(join(tmpdir(), 'sitesync-ci-'));
+  await writeFile(join(dir, 'plan.md'), PLAN);
+  await writeFile(join(dir, 'event.json'), JSON.stringify({ action: 'synchronize', pull_request: { number: 7 } }));
+});
+afterEach(async () => {
+  await fake.close();
+  await rm(dir, { recursive: true, force: true });
+});
+
+/** What GitHub Actions sets, pointed at the fake; nothing else of the host's environment. */
+function env(extra: Record<string, string> = {}): Record<string, string> {
+  return {
+    GITHUB_ACTIONS: 'true',
+    GITHUB_API_URL: fake.url,
+    GITHUB_TOKEN,
+    GITHUB_REPOSITORY: REPO,
+    GITHUB_EVENT_PATH: join(dir, 'event.json'),
+    GITHUB_SERVER_URL: 'https://github.com',
+    GITHUB_RUN_ID: '99',
+    ...extra,
+  };
+}
+
+async function comment(args: string[] = [], extra: Record<string, string> = {}) {
+  const r = await runInProcess(['ci', 'comment', '--file', 'plan.md', ...args], env(extra), dir);
+  expect(r.stdout + r.stderr).not.toContain(GITHUB_TOKEN);
+  return r;
+}
+
+/** 250 comments, 3 pages of 100; the bot's marked one is number 150, on page 2. */
+function seedLongThread(): number {
+  const comments = Array.from({ length: 250 }, (_, i) => ({
+    body: i === 150 ? `${MARKER}\n### sitesync plan: old` : `comment ${i}: LGTM, see ${MARKER} below`,
+    user: i === 150 ? { ...BOT } : { ...PERSON },
+  }));
+  return fake.seed(7, comments)[150]!.id;
+}
+
+describe('sitesync ci comment on GitHub', () => {
+  it('posts the plan when the pull request has no plan comment yet', async () => {
+    fake.seed(7, [{ body: 'Looks good', user: { ...PERSON } }]);
+    const r = await comment();
+    expect(r.stderr).toBe('');
+    expect(r.code).toBe(0);
+    const posted = fake.comments(7).at(-1)!;
+    expect(r.stdout).toBe(`Posted the plan comment: https://github.com/${REPO}/pull/7#issuecomment-${posted.id}\n`);
+    expect(posted.body).toBe(PLAN);
+    expect(fake.writes()).toEqual([`POST /repos/${REPO}/issues/7/comments`]);
+  });
+
+  it('sends the headers GitHub asks for, the token only as a Bearer header', async () => {
+    await comment();
+    for (const r of fake.requests) {
+      expect(r.headers.authorization).toBe(`Bearer ${GITHUB_TOKEN}`);
+      expect(r.headers.accept).toBe('application/vnd.github+json');
+      expect(r.headers['x-github-api-version']).toBe('2022-11-28');
+      expect(r.headers['user-agent']).toMatch(/^sitesync\/\d/);
+      expect(r.url).not.toContain(GITHUB_TOKEN);
+    }
+    expect(fake.requests[0]!.url).toBe(`/repos/${REPO}/issues/7/comments?per_page=100`);
+  });
+
+  it('updates the marked comment found on page 2 of 3, reading every page, and posts nothing', async () => {
+    const id = seedLongThread();
+    const r = await comment();
+    expect(r.code).toBe(0);
+    expect(r.stdout).toBe(`Updated the plan comment: https://github.com/${REPO}/pull/7#issuecomment-${id}\n`);
+    expect(fake.requests.filter((q) => q.method === 'GET').map((q) => new URL(q.url, fake.url).searchParams.get('page'))).toEqual([
+      null,
+      '2',
+      '3',
+    ]);
+    expect(fake.writes()).toEqual([`PATCH /repos/${REPO}/issues/comments/${id}`]);
+    expect(fake.comments(7).find((c) => c.id === id)!.body).toBe(PLAN);
+    expect(fake.comments(7)).toHaveLength(250);
+  });
+
+  it('ignores comments that only mention the marker below their first line', async () => {
+    fake.seed(7, [
+      { body: `Quoting the bot:\n${MARKER}\n### sitesync plan`, user: { ...PERSON } },
+      { body: 'sitesync-plan looks right', user: { ...BOT } },
+    ]);
+    const r = await comment();
+    expect(r.stdout).toMatch(/^Posted the plan comment: /);
+    expect(fake.writes()).toEqual([`POST /repos/${REPO}/issues/7/comments`]);
+  });
+
+  it("prefers the bot's marked comment over a person's older one", async () => {
+    const [mine, bots] = fake.seed(7, [
+      { body: `${MARKER}\npasted by hand`, user: { ...PERSON } },
+      { body: `${MARKER}\n### sitesync plan: old`, user: { ...BOT } },
+    ]);
+    await comment();
+    expect(fake.writes()).toEqual([`PATCH /repos/${REPO}/issues/comments/${bots!.id}`]);
+    expect(fake.comments(7).find((c) => c.id === mine!.id)!.body).toBe(`${MARKER}\npasted by hand`);
+  });
+
+  it('writes nothing when the comment already shows this plan', async () => {
+    fake.seed(7, [{ body: PLAN, user: { ...BOT } }]);
+    const r = await comment();
+    expect(r.stdout).toMatch(/^The plan comment is up to date: https:\/\/github.com\//);
+    expect(fake.writes()).toEqual([]);
+  });
+
+  it('posts a new comment when the marked one was deleted after it was listed', async () => {
+    const [gone] = fake.seed(7, [{ body: `${MARKER}\nold`, user: { ...BOT } }]);
+    fake.fail.PATCH = { status: 404, body: { message: 'Not Found' } };
+    const r = await comment();
+    expect(r.code).toBe(0);
+    expect(r.stdout).toMatch(/^Posted the plan comment: /);
+    expect(fake.writes()).toEqual([`PATCH /repos/${REPO}/issues/comments/${gone!.id}`, `POST /repos/${REPO}/issues/7/comments`]);
+  });
+
+  it('prepends the marker to a file without it', async () => {
+    await writeFile(join(dir, 'plan.md'), '### hand-written\n');
+    await comment();
+    expect(fake.comments(7)[0]!.body).toBe(`${MARKER}\n### hand-written\n`);
+  });
+
+  it('says the plan failed, with a link to the run, when the plan file is empty', async () => {
+    await writeFile(join(dir, 'plan.md'), '');
+    fake.seed(7, [{ body: `${MARKER}\n### sitesync plan: an outdated plan`, user: { ...BOT } }]);
+    const r = await comment();
+    expect(r.stdout).toMatch(/^Updated the plan comment: /);
+    const body = fake.comments(7)[0]!.body;
+    expect(body.startsWith(`${MARKER}\n### sitesync plan failed`)).toBe(true);
+    expect(body).toContain('(https://github.com/octo/config/actions/runs/99)');
+  });
+
+  it('does not follow a next-page link to another origin, and never sends the token there', async () => {
+    const elsewhere = await startElsewhere();
+    try {
+      fake.seed(7, Array.from({ length: 150 }, (_, i) => ({ body: `comment ${i}`, user: { ...PERSON } })));
+      fake.linkOrigin = elsewhere.url;
+      const r = await comment();
+      expect(r.code).toBe(1);
+      expect(r.stderr).toContain(`GitHub sent a next-page link to another host (${new URL(elsewhere.url).host})`);
+      expect(r.stderr).toContain('Is GITHUB_API_URL');
+      expect(elsewhere.requests).toEqual([]);
+      expect(fake.writes()).toEqual([]);
+    } finally {
+      await elsewhere.close();
+    }
+  });
+
+  it('a 403 on writing says which permission the job needs', async () => {
+    fake.fail.POST = { status: 403, body: { message: 'Resource not accessible by integration' } };
+    const r = await comment();
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain(
+      'Error: the token cannot write a comment on pull request #7 of octo/config (403: Resource not accessible by integration): give the job `permissions: pull-requests: write`',
+    );
+  });
+
+  it('a 403 from the rate limit says so instead', async () => {
+    fake.fail.GET = { status: 403, body: { message: 'API rate limit exceeded' }, headers: { 'x-ratelimit-remaining': '0' } };
+    const r = await comment();
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain("GitHub's API rate limit is used up (403: API rate limit exceeded)");
+  });
+
+  it('a rejected token (401) is named, never shown', async () => {
+    const r = await comment([], { GITHUB_TOKEN: 'ghs_aWrongTokenValue987654' });
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain('GitHub did not accept GITHUB_TOKEN (401: Bad credentials)');
+    expect(r.stderr).not.toContain('ghs_aWrongTokenValue987654');
+  });
+
+  it('a 404 names the repository and pull request; a 422 says GitHub refused', async () => {
+    let r = await comment([], { GITHUB_REPOSITORY: 'octo/other' });
+    expect(r.stderr).toContain('GitHub has no pull request #7 of octo/other, or the token cannot see it (404: Not Found)');
+    fake.fail.POST = { status: 422, body: { message: 'Validation Failed' } };
+    r = await comment();
+    expect(r.stderr).toContain('GitHub refused to write a comment on pull request #7 of octo/config (422: Validation Failed)');
+  });
+
+  it('scrubs the token even from what GitHub says back', async () => {
+    fake.fail.GET = { status: 500, body: { message: `oops ${GITHUB_TOKEN}` } };
+    const r = await runInProcess(['ci', 'comment', '--file', 'plan.md'], env(), dir);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain('oops (redacted)');
+    expect(r.stderr).not.toContain(GITHUB_TOKEN);
+  });
+
+  it('--verbose logs each request without the token', async () => {
+    seedLongThread();
+    const r = await comment(['--verbose']);
+    expect(r.stderr).toContain(`GitHub: GET /repos/${REPO}/issues/7/comments?per_page=100&page=2 → 200`);
+    expect(r.stderr).toMatch(/GitHub: PATCH \/repos\/octo\/config\/issues\/comments\/\d+ → 200/);
+  });
+
+  it('a missing GITHUB_TOKEN is named, with how to pass it', async () => {
+    const r = await comment([], { GITHUB_TOKEN: '' });
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain('Error: GITHUB_TOKEN is not set: pass it to the step (env: GITHUB_TOKEN: ${{ github.token }})');
+    expect(fake.requests).toEqual([]);
+  });
+
+  it('takes the number from --pr, or from issue.number in the event payload, or says it has none', async () => {
+    await comment(['--pr', '12']);
+    expect(fake.comments(12)).toHaveLength(1);
+    await writeFile(join(dir, 'event.json'), JSON.stringify({ issue: { number: 13 } }));
+    await comment();
+    expect(fake.comments(13)).toHaveLength(1);
+    await writeFile(join(dir, 'event.json'), JSON.stringify({ ref: 'refs/heads/main' }));
+    const r = await comment();
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain("no pull request number in this event's payload; run it in a pull_request workflow, or pass --pr N");
+  });
+
+  it('refuses to send the token over plain http to another host', async () => {
+    const r = await comment([], { GITHUB_API_URL: 'http://github.example.com/api/v3' });
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain('GITHUB_API_URL: http://github.example.com is not https://');
+  });
+
+  it('asks for --provider outside GitHub Actions and GitLab CI', async () => {
+    const r = await comment([], { GITHUB_ACTIONS: '' });
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain('pass --provider github or --provider gitlab');
+  });
+
+  it('a missing plan file is one clear error', async () => {
+    const r = await runInProcess(['ci', 'comment', '--file', 'nope.md'], env(), dir);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain('Error: --file nope.md: no such file');
+    expect(fake.requests).toEqual([]);
+  });
+});
+
+describe('sitesync ci comment, the built CLI', () => {
+  it('posts on the first run and updates the same comment on the next', async () => {
+    const childEnv = { ...env(), GITLAB_CI: '', GITHUB_STEP_SUMMARY: '' };
+    const first = await runCli(['ci', 'comment', '--file', 'plan.md'], { cwd: dir, env: childEnv });
+    expect(first.stderr).toBe('');
+    expect(first.code).toBe(0);
+    const [posted] = fake.comments(7);
+    expect(first.stdout).toBe(`Posted the plan comment: https://github.com/${REPO}/pull/7#issuecomment-${posted!.id}\n`);
+
+    await writeFile(join(dir, 'plan.md'), `${PLAN}| 2 | 0 | 0 |\n`);
+    const second = await runCli(['ci', 'comment', '--file', 'plan.md'], { cwd: dir, env: childEnv });
+    expect(second.code).toBe(0);
+    expect(second.stdout).toBe(`Updated the plan comment: https://github.com/${REPO}/pull/7#issuecomment-${posted!.id}\n`);
+    expect(fake.comments(7)).toHaveLength(1);
+    expect(fake.comments(7)[0]!.body).toContain('| 2 | 0 | 0 |');
+    expect(first.stdout + first.stderr + second.stdout + second.stderr).not.toContain(GITHUB_TOKEN);
+  });
+});
