@@ -7,7 +7,17 @@ import type { Position } from '../model.js';
 
 export type Path = ReadonlyArray<string | number>;
 
-export class Locator {
+/** Where things are in the source: what every message about the file needs. */
+export interface Positions {
+  /** Where the value at `path` starts (or the nearest enclosing node that exists). */
+  value(path: Path): Position;
+  /** Where the key of the last path segment is written (falls back to the value). */
+  key(path: Path): Position;
+  /** For each item of the sequence at `path`, where the value of its `key` starts. */
+  itemValues(path: Path, key: string): (Position | undefined)[];
+}
+
+export class Locator implements Positions {
   constructor(
     private readonly doc: Document,
     private readonly lines: LineCounter,

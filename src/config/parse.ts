@@ -13,11 +13,13 @@ import {
   type DefaultSettings,
   type DesiredWebsite,
   type Flag,
+  type Position,
   type Privacy,
   type Secret,
 } from '../model.js';
 import { interpolate, type Env } from './interpolate.js';
-import { Locator, type Path } from './locate.js';
+import { fastParse } from './fast-yaml.js';
+import { Locator, type Path, type Positions } from './locate.js';
 import { checkShape, pathName } from './shape.js';
 
 /** Each alias may be expanded at most this often: enough for real files, fatal to alias bombs. */
@@ -35,35 +37,54 @@ export interface ParseOptions {
 type Raw = Record<string, unknown>;
 
 export function parseConfig(text: string, file: string, options: ParseOptions): Config {
-  const diagnostics: Diagnostic[] = [];
+  // Plain files take the fast reader; anything else, and any file with an error, is read by
+  // `yaml`, whose positions every error message uses.
+  const fast = fastParse(text);
+  if (fast) {
+    const { config, diagnostics } = build(fast.value, fast.positions, file, options);
+    if (!diagnostics.some((d) => d.severity === 'error')) {
+      config.warnings = sortDiagnostics(diagnostics);
+      return config;
+    }
+  }
+  return parseWithYaml(text, file, options);
+}
+
+function parseWithYaml(text: string, file: string, options: ParseOptions): Config {
   const lines = new LineCounter();
   const doc = parseDocument(text, { lineCounter: lines, prettyErrors: false, uniqueKeys: true });
   const at = new Locator(doc as Document, lines);
-  const error = (pos: { line: number; col: number }, message: string) =>
-    diagnostics.push({ file, ...pos, message, severity: 'error' });
-  const warn = (pos: { line: number; col: number }, message: string) =>
-    diagnostics.push({ file, ...pos, message, severity: 'warning' });
+  const fail = (pos: Position, message: string): never => {
+    throw new ConfigError([{ file, ...pos, message, severity: 'error' }]);
+  };
 
-  for (const e of doc.errors) error(at.pos(e.pos[0]), yamlMessage(e.code, e.message));
-  if (diagnostics.length) throw new ConfigError(diagnostics);
-
-  if (doc.contents === null) {
-    error({ line: 1, col: 1 }, 'the file is empty: it needs at least "version: 1" and "websites:"');
-    throw new ConfigError(diagnostics);
+  if (doc.errors.length) {
+    throw new ConfigError(
+      doc.errors.map((e) => ({ file, ...at.pos(e.pos[0]), message: yamlMessage(e.code, e.message), severity: 'error' as const })),
+    );
   }
+  if (doc.contents === null) fail({ line: 1, col: 1 }, 'the file is empty: it needs at least "version: 1" and "websites:"');
   if (!isMap(doc.contents)) {
     const what = isSeq(doc.contents) ? 'a list' : 'a single value';
-    error(at.value([]), `the top level is ${what}; it must be a mapping with "version: 1" and "websites:"`);
-    throw new ConfigError(diagnostics);
+    fail(at.value([]), `the top level is ${what}; it must be a mapping with "version: 1" and "websites:"`);
   }
-
-  let raw: Raw;
+  let raw: Raw = {};
   try {
     raw = doc.toJS({ maxAliasCount: MAX_ALIAS_COUNT }) as Raw;
   } catch (e) {
-    error({ line: 1, col: 1 }, `the file expands aliases too often (${(e as Error).message.replace(/\.$/, '')}); write the values out`);
-    throw new ConfigError(diagnostics);
+    fail({ line: 1, col: 1 }, `the file expands aliases too often (${(e as Error).message.replace(/\.$/, '')}); write the values out`);
   }
+  const { config, diagnostics } = build(raw, at, file, options);
+  if (diagnostics.some((d) => d.severity === 'error')) throw new ConfigError(sortDiagnostics(diagnostics));
+  config.warnings = sortDiagnostics(diagnostics);
+  return config;
+}
+
+/** From the parsed data to the model: `${NAME}`, the schema, then every rule of the contract. */
+function build(raw: Raw, at: Positions, file: string, options: ParseOptions): { config: Config; diagnostics: Diagnostic[] } {
+  const diagnostics: Diagnostic[] = [];
+  const error = (pos: Position, message: string) => diagnostics.push({ file, ...pos, message, severity: 'error' });
+  const warn = (pos: Position, message: string) => diagnostics.push({ file, ...pos, message, severity: 'warning' });
 
   // Passwords keep their template (`${NAME}`): a saved plan refers to it, never to the value.
   const templates = passwordTemplates(raw);
@@ -78,18 +99,11 @@ export function parseConfig(text: string, file: string, options: ParseOptions): 
     }
     return r.value;
   });
-  const data = raw;
 
-  for (const issue of checkShape(data)) {
+  for (const issue of checkShape(raw)) {
     error(issue.atKey ? at.key(issue.path) : at.value(issue.path), issue.message);
   }
-
-  const config = normalize(data, templates, file, at, error, warn);
-  if (diagnostics.some((d) => d.severity === 'error')) {
-    throw new ConfigError(sortDiagnostics(diagnostics));
-  }
-  config.warnings = sortDiagnostics(diagnostics);
-  return config;
+  return { config: normalize(raw, templates, file, at, error, warn), diagnostics };
 }
 
 function yamlMessage(code: string, message: string): string {
@@ -141,7 +155,7 @@ function passwordTemplates(raw: Raw): (string | undefined)[] {
 
 type Report = (pos: { line: number; col: number }, message: string) => void;
 
-function normalize(data: Raw, templates: (string | undefined)[], file: string, at: Locator, error: Report, warn: Report): Config {
+function normalize(data: Raw, templates: (string | undefined)[], file: string, at: Positions, error: Report, warn: Report): Config {
   const config: Config = {
     file,
     defaults: {},
@@ -239,7 +253,7 @@ function normalize(data: Raw, templates: (string | undefined)[], file: string, a
   return config;
 }
 
-function settings(entry: Raw, path: Path, at: Locator, error: Report): DefaultSettings {
+function settings(entry: Raw, path: Path, at: Positions, error: Report): DefaultSettings {
   const out: DefaultSettings = {};
   const privacy = privacyValue(entry.privacy);
   if (privacy !== undefined) out.privacy = privacy;

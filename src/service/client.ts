@@ -81,6 +81,8 @@ export interface Page {
 }
 
 export const PER_PAGE = 100;
+/** Pages read at once: quick on a large account, still gentle on a small PHP service. */
+export const LIST_CONCURRENCY = 12;
 
 export class ServiceClient {
   readonly stats: ClientStats = { requests: 0, retries: 0, throttled: 0, byStatus: {} };
@@ -145,7 +147,7 @@ export class ServiceClient {
     if (first.lastPage !== undefined) {
       let fetchedUpTo = 1;
       let lastPage = first.lastPage;
-      const limit = pLimit(this.options.listConcurrency ?? 8);
+      const limit = pLimit(this.options.listConcurrency ?? LIST_CONCURRENCY);
       while (fetchedUpTo < lastPage) {
         const numbers = range(fetchedUpTo + 1, lastPage);
         const pages = await Promise.all(

@@ -6,7 +6,7 @@
  * with the first request after the last one closed and lasts a fixed time. Every answer says
  * `X-RateLimit-Limit` and `X-RateLimit-Remaining`; only a 429 says when the window ends
  * (`Retry-After`, `X-RateLimit-Reset`). So the pacer
- *   - sends the first request alone, to learn the limits before a burst,
+ *   - sends the first two requests alone, to learn the limits before a burst,
  *   - lets requests go while the window has room (remaining − in flight > 0),
  *   - notes when a window opened (an answer with remaining = limit − 1),
  *   - learns the window's length from the first 429 (its end minus its opening),
@@ -34,6 +34,9 @@ export const realClock: PacerClock = {
       signal?.addEventListener('abort', onAbort, { once: true });
     }),
 };
+
+/** Requests sent before any answer says what the limits are: enough for the account and page 1. */
+const FIRST_REQUESTS = 2;
 
 /** Sent a little after the predicted end of a window, against clock and rounding noise. */
 const WINDOW_MARGIN_MS = 150;
@@ -117,7 +120,7 @@ export class Pacer {
   private waitTime(): number {
     const now = this.clock.now();
     if (now < this.blockedUntil) return this.blockedUntil - now;
-    if (!this.answered) return this.inFlight === 0 ? 0 : -1;
+    if (!this.answered) return this.inFlight < FIRST_REQUESTS ? 0 : -1;
     if (this.limit === undefined || this.remaining === undefined) return 0;
     if (this.windowEnd !== undefined && now >= this.windowEnd + WINDOW_MARGIN_MS) {
       // The window we knew of is over: a fresh one has the full limit.
