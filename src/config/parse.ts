@@ -119,28 +119,17 @@ function sortDiagnostics(list: Diagnostic[]): Diagnostic[] {
 
 /** Replaces, in place, every string that holds `$` by `fn(path, string)`. */
 function substitute(value: unknown, path: (string | number)[], fn: (path: Path, text: string) => string): void {
-  if (Array.isArray(value)) {
-    for (let i = 0; i < value.length; i++) {
-      const v: unknown = value[i];
-      if (typeof v === 'string') {
-        if (v.includes('$')) value[i] = fn([...path, i], v);
-      } else if (v && typeof v === 'object') {
-        path.push(i);
-        substitute(v, path, fn);
-        path.pop();
-      }
-    }
-  } else if (value && typeof value === 'object') {
-    const record = value as Raw;
-    for (const key of Object.keys(record)) {
-      const v = record[key];
-      if (typeof v === 'string') {
-        if (v.includes('$')) record[key] = fn([...path, key], v);
-      } else if (v && typeof v === 'object') {
-        path.push(key);
-        substitute(v, path, fn);
-        path.pop();
-      }
+  if (!value || typeof value !== 'object') return;
+  const container = value as Record<string | number, unknown>;
+  const keys: (string | number)[] = Array.isArray(value) ? value.map((_, i) => i) : Object.keys(value);
+  for (const key of keys) {
+    const v = container[key];
+    if (typeof v === 'string') {
+      if (v.includes('$')) container[key] = fn([...path, key], v);
+    } else if (v && typeof v === 'object') {
+      path.push(key);
+      substitute(v, path, fn);
+      path.pop();
     }
   }
 }
