@@ -3,10 +3,10 @@
  * needs — a fingerprint of every website it touches as it was seen, and each secret as its
  * `${NAME}` reference, never in clear.
  */
-import { rename, writeFile } from 'node:fs/promises';
 import { interpolate, type Env } from '../config/interpolate.js';
 import { readTextFile } from '../config/read.js';
 import { ConfigError, SitesyncError } from '../errors.js';
+import { writeAtomic } from '../files.js';
 import type { Change, Plan } from '../model.js';
 import { packageVersion } from '../paths.js';
 
@@ -38,9 +38,7 @@ export async function savePlan(file: string, plan: Plan, meta: { configFile: str
       live_total: meta.liveTotal,
     },
   };
-  const tmp = `${file}.${process.pid}.tmp`;
-  await writeFile(tmp, `${JSON.stringify(saved, null, 2)}\n`, { mode: 0o600 });
-  await rename(tmp, file);
+  await writeAtomic(file, `${JSON.stringify(saved, null, 2)}\n`);
 }
 
 export async function loadSavedPlan(file: string): Promise<SavedPlan> {

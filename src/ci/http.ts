@@ -3,9 +3,10 @@
  * redirects, and a pagination helper that never leaves the API's origin, so the token is never
  * sent to another host.
  */
-import { request, errors as undiciErrors } from 'undici';
+import { request } from 'undici';
 import { SitesyncError } from '../errors.js';
 import { isLoopback } from '../service/connection.js';
+import { classifyTransportError } from '../service/transport.js';
 
 export interface Answer {
   status: number;
@@ -155,12 +156,18 @@ export function header(headers: Answer['headers'], name: string): string | undef
 }
 
 function transportError(error: unknown, url: URL, service: string): SitesyncError {
-  if ((error as { name?: string }).name === 'AbortError') return new SitesyncError(`interrupted while talking to ${service}`);
-  if (error instanceof undiciErrors.HeadersTimeoutError || error instanceof undiciErrors.BodyTimeoutError) {
-    return new SitesyncError(`${service} (${url.host}) did not answer in time`);
+  const { failure, code } = classifyTransportError(error);
+  switch (failure) {
+    case 'aborted':
+      return new SitesyncError(`interrupted while talking to ${service}`);
+    case 'connect-timeout':
+    case 'read-timeout':
+      return new SitesyncError(`${service} (${url.host}) did not answer in time`);
+    case 'refused':
+      return new SitesyncError(`cannot connect to ${service} at ${url.host} (connection refused)`);
+    case 'dns':
+      return new SitesyncError(`cannot find the host ${url.host} (DNS)`);
+    default:
+      return new SitesyncError(`cannot reach ${service} at ${url.host} (${code ?? 'the connection was lost'})`);
   }
-  const code = (error as { code?: string }).code ?? (error as { cause?: { code?: string } }).cause?.code;
-  if (code === 'ECONNREFUSED') return new SitesyncError(`cannot connect to ${service} at ${url.host} (connection refused)`);
-  if (code === 'ENOTFOUND' || code === 'EAI_AGAIN') return new SitesyncError(`cannot find the host ${url.host} (DNS)`);
-  return new SitesyncError(`cannot reach ${service} at ${url.host} (${code ?? (error as Error).message ?? 'network error'})`);
 }

@@ -1,6 +1,6 @@
 /** `sitesync export`: the live account as a valid config file. */
-import { rename, writeFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
+import { writeAtomic } from '../files.js';
 import { packageVersion } from '../paths.js';
 import { renderExport } from '../render/export.js';
 import type { Context } from '../terminal.js';
@@ -30,10 +30,7 @@ export async function runExport(args: ExportArgs, ctx: Context): Promise<number>
     ctx.stdout.write(text);
     return 0;
   }
-  const file = resolve(ctx.cwd, args.output);
-  const tmp = `${file}.${process.pid}.tmp`;
-  await writeFile(tmp, text);
-  await rename(tmp, file);
+  await writeAtomic(resolve(ctx.cwd, args.output), text);
   ctx.stderr.write(`Wrote ${count} website${count === 1 ? '' : 's'} to ${args.output}. Check it with: sitesync plan -c ${args.output}\n`);
   return 0;
 }

@@ -6,9 +6,9 @@
  * commits: a change waits for the first write that starts after it, and all changes made while
  * one write runs share the next one, so 200 concurrent clients cost one write at a time.
  */
-import { open, readFile, rename, unlink } from 'node:fs/promises';
-import { basename, dirname, join } from 'node:path';
+import { readFile } from 'node:fs/promises';
 import { SitesyncError } from '../errors.js';
+import { writeAtomic } from '../files.js';
 import type { AccountRecord, StateData, WebsiteRow } from './store.js';
 
 export const FORMAT = 'sitesync-emulator';
@@ -30,40 +30,6 @@ function deferred(): Deferred {
   // A waiter may be gone (its client hung up); the rejection must not crash the process.
   promise.catch(() => undefined);
   return { promise, resolve, reject };
-}
-
-let tempCounter = 0;
-
-/** Writes `text` to `file` so that the file is always either the old or the new content. */
-export async function writeAtomic(file: string, text: string): Promise<void> {
-  const temp = join(dirname(file), `.${basename(file)}.${process.pid}.${++tempCounter}.tmp`);
-  const handle = await open(temp, 'wx', 0o600);
-  try {
-    try {
-      await handle.writeFile(text, 'utf8');
-      await handle.sync();
-    } finally {
-      await handle.close();
-    }
-    await rename(temp, file);
-  } catch (error) {
-    await unlink(temp).catch(() => undefined);
-    throw error;
-  }
-  await syncFolder(dirname(file));
-}
-
-/** Makes the rename itself durable; not every platform can open a folder, which is fine. */
-async function syncFolder(folder: string): Promise<void> {
-  let handle;
-  try {
-    handle = await open(folder, 'r');
-    await handle.sync();
-  } catch {
-    // best effort
-  } finally {
-    await handle?.close().catch(() => undefined);
-  }
 }
 
 export class Persister {
@@ -93,7 +59,8 @@ export class Persister {
   private write(): Promise<void> {
     // The snapshot is taken now, synchronously, so it holds every change made before this call.
     const text = serialize(this.snapshot());
-    const done = writeAtomic(this.file, text);
+    // The data file holds website passwords in clear: only its owner may read it.
+    const done = writeAtomic(this.file, text, 0o600);
     done
       .catch(() => undefined)
       .then(() => {

@@ -4,13 +4,14 @@
  * answers liberally into the model.
  */
 import pLimit from 'p-limit';
-import { Pool, errors as undiciErrors } from 'undici';
+import { Pool } from 'undici';
 import { domainKey } from '../domain.js';
 import { InterruptedError } from '../errors.js';
 import type { Account, LiveWebsite } from '../model.js';
 import { packageVersion } from '../paths.js';
 import { ApiError, errorForStatus } from './errors.js';
 import { Pacer, realClock, type PacerClock } from './pacer.js';
+import { classifyTransportError } from './transport.js';
 import { toAccount, toLiveWebsite, type Form } from './wire.js';
 
 export interface RetryPolicy {
@@ -458,25 +459,19 @@ function describeTransportError(error: unknown): string {
 
 function transportError(error: unknown, baseUrl: string, what: string): ApiError {
   const origin = new URL(baseUrl).host;
-  if (error instanceof undiciErrors.ConnectTimeoutError) {
-    return new ApiError('timeout', `${what}: could not connect to ${origin} in time`);
-  }
-  if (error instanceof undiciErrors.HeadersTimeoutError || error instanceof undiciErrors.BodyTimeoutError) {
-    return new ApiError('timeout', `${what}: ${origin} did not answer in time`);
-  }
-  const code = (error as { code?: string }).code ?? (error as { cause?: { code?: string } }).cause?.code;
-  switch (code) {
-    case 'ECONNREFUSED':
+  const { failure, code } = classifyTransportError(error);
+  switch (failure) {
+    case 'connect-timeout':
+      return new ApiError('timeout', `${what}: could not connect to ${origin} in time`);
+    case 'read-timeout':
+      return new ApiError('timeout', `${what}: ${origin} did not answer in time`);
+    case 'refused':
       return new ApiError('network', `${what}: cannot connect to ${origin} (connection refused): is the base URL right and the service up?`);
-    case 'ENOTFOUND':
-    case 'EAI_AGAIN':
+    case 'dns':
       return new ApiError('network', `${what}: cannot find the host ${origin} (DNS)`);
-    case 'ECONNRESET':
-    case 'EPIPE':
-    case 'UND_ERR_SOCKET':
-    case 'UND_ERR_CLOSED':
+    case 'lost':
       return new ApiError('network', `${what}: the connection to ${origin} was lost`);
     default:
-      return new ApiError('network', `${what}: cannot reach ${origin} (${code ?? (error as Error).message ?? 'network error'})`);
+      return new ApiError('network', `${what}: cannot reach ${origin} (${code ?? 'network error'})`);
   }
 }
