@@ -76,6 +76,7 @@ export function buildParser(argv: string[], ctx: Context, setCode: (code: number
     .option('insecure-http', { type: 'boolean', describe: 'Allow plain http:// to a non-loopback host', global: true })
     .option('color', { type: 'boolean', describe: 'Colour on a terminal (--no-color, or NO_COLOR, turns it off)', global: true })
     .option('verbose', { type: 'boolean', describe: 'Log every request to stderr (never the key)', global: true })
+    .group(['base-url', 'api-key-file', 'insecure-http', 'color', 'verbose', 'help', 'version'], 'Global options:')
     .command(
       'validate',
       'Check the config file offline: every problem as FILE:LINE:COL: message',

@@ -267,7 +267,7 @@ export function parseHelp(help: string, path: string[]): CommandInfo {
     if (section === 'Commands') {
       const m = new RegExp(`^  ${prefix.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')} (\\S+)`).exec(line);
       if (m) info.subcommands.push(m[1]!);
-    } else if (section === 'Options') {
+    } else if (section === 'Options' || section === 'Global options') {
       const m = /^ {2}(?:-([A-Za-z]), | {4})--([A-Za-z0-9-]+)(.*)$/.exec(line);
       if (m) {
         flush();
