@@ -83,15 +83,18 @@ async function confirm(ctx: Context): Promise<void> {
     );
   }
   const rl = createInterface({ input: ctx.stdin, output: ctx.stdout as NodeJS.WritableStream, terminal: false });
+  let onAbort = () => undefined as void;
   try {
     const answer = await new Promise<string>((resolveAnswer, reject) => {
-      const onAbort = () => reject(new NotApprovedError('apply was cancelled; nothing was written'));
+      onAbort = () => reject(new NotApprovedError('apply was cancelled; nothing was written'));
       ctx.signal.addEventListener('abort', onAbort, { once: true });
       rl.question(`\n${ctx.out.bold('Apply?')} Only "yes" applies these changes. (yes/no) `).then(resolveAnswer, reject);
+      // The input ended (Ctrl-D) without an answer.
       rl.once('close', () => resolveAnswer(''));
     });
     if (answer.trim() !== 'yes') throw new NotApprovedError('apply was cancelled; nothing was written');
   } finally {
+    ctx.signal.removeEventListener('abort', onAbort);
     rl.close();
   }
 }
