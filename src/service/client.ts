@@ -12,7 +12,7 @@ import { packageVersion } from '../paths.js';
 import { ApiError, errorForStatus } from './errors.js';
 import { Pacer, realClock, type PacerClock } from './pacer.js';
 import { classifyTransportError } from './transport.js';
-import { toAccount, toLiveWebsite, type Form } from './wire.js';
+import { readPage, toAccount, toLiveWebsite, unwrap, type Form, type Page } from './wire.js';
 
 export interface RetryPolicy {
   /** Attempts for a request that fails with 5xx or a network error (the first one included). */
@@ -71,14 +71,6 @@ interface Answer {
   status: number;
   headers: Record<string, string | string[] | undefined>;
   body: unknown;
-}
-
-export interface Page {
-  items: unknown[];
-  currentPage?: number;
-  lastPage?: number;
-  hasNext: boolean;
-  total?: number;
 }
 
 export const PER_PAGE = 100;
@@ -385,38 +377,6 @@ function range(from: number, to: number): number[] {
   const out: number[] = [];
   for (let n = from; n <= to; n++) out.push(n);
   return out;
-}
-
-/** `{"data": {...}, "status": 200}` or the record itself. */
-function unwrap(body: unknown): unknown {
-  if (body && typeof body === 'object' && 'data' in body) return (body as { data: unknown }).data;
-  return body;
-}
-
-function toNumber(value: unknown): number | undefined {
-  if (typeof value === 'number') return value;
-  if (typeof value === 'string' && /^\d+$/.test(value)) return Number(value);
-  return undefined;
-}
-
-/** Both Laravel list shapes: a resource collection (`data`/`links`/`meta`) or a bare paginator. */
-export function readPage(body: unknown, requested: number): Page {
-  if (!body || typeof body !== 'object') throw new ApiError('protocol', 'the website list is not a JSON object');
-  const b = body as Record<string, unknown>;
-  const items = Array.isArray(b.data) ? b.data : Array.isArray(body) ? (body as unknown[]) : undefined;
-  if (!items) throw new ApiError('protocol', 'the website list has no "data" array');
-  const meta = (b.meta && typeof b.meta === 'object' ? b.meta : b) as Record<string, unknown>;
-  const links = (b.links && typeof b.links === 'object' && !Array.isArray(b.links) ? b.links : {}) as Record<string, unknown>;
-  const currentPage = toNumber(meta.current_page) ?? requested;
-  const lastPage = toNumber(meta.last_page);
-  const next = links.next ?? b.next_page_url;
-  return {
-    items,
-    currentPage,
-    lastPage,
-    total: toNumber(meta.total),
-    hasNext: lastPage !== undefined ? currentPage < lastPage : typeof next === 'string' && next !== '',
-  };
 }
 
 function parseBody(text: string, status: number, what: string): unknown {

@@ -59,8 +59,8 @@ export function toLiveWebsite(raw: unknown): LiveWebsite {
 }
 
 export function toAccount(raw: unknown): Account {
-  const body = raw && typeof raw === 'object' ? (raw as Raw) : {};
-  const r = (body.data && typeof body.data === 'object' ? body.data : body) as Raw;
+  const data = unwrap(raw);
+  const r = (data && typeof data === 'object' ? data : {}) as Raw;
   const plan = (r.plan && typeof r.plan === 'object' ? r.plan : {}) as Raw;
   const features = (plan.features && typeof plan.features === 'object' ? plan.features : {}) as Raw;
   const limit = toInt(features.websites);
@@ -70,6 +70,40 @@ export function toAccount(raw: unknown): Account {
     email: typeof r.email === 'string' ? r.email : '',
     plan: typeof plan.name === 'string' ? plan.name : '',
     websiteLimit: limit === undefined || limit < 0 ? null : limit,
+  };
+}
+
+export interface Page {
+  items: unknown[];
+  currentPage?: number;
+  lastPage?: number;
+  hasNext: boolean;
+  total?: number;
+}
+
+/** `{"data": {...}, "status": 200}` or the record itself. */
+export function unwrap(body: unknown): unknown {
+  if (body && typeof body === 'object' && 'data' in body) return (body as { data: unknown }).data;
+  return body;
+}
+
+/** Both Laravel list shapes: a resource collection (`data`/`links`/`meta`) or a bare paginator. */
+export function readPage(body: unknown, requested: number): Page {
+  if (!body || typeof body !== 'object') throw new ApiError('protocol', 'the website list is not a JSON object');
+  const b = body as Record<string, unknown>;
+  const items = Array.isArray(b.data) ? b.data : Array.isArray(body) ? (body as unknown[]) : undefined;
+  if (!items) throw new ApiError('protocol', 'the website list has no "data" array');
+  const meta = (b.meta && typeof b.meta === 'object' ? b.meta : b) as Record<string, unknown>;
+  const links = (b.links && typeof b.links === 'object' && !Array.isArray(b.links) ? b.links : {}) as Record<string, unknown>;
+  const currentPage = toInt(meta.current_page) ?? requested;
+  const lastPage = toInt(meta.last_page);
+  const next = links.next ?? b.next_page_url;
+  return {
+    items,
+    currentPage,
+    lastPage,
+    total: toInt(meta.total),
+    hasNext: lastPage !== undefined ? currentPage < lastPage : typeof next === 'string' && next !== '',
   };
 }
 

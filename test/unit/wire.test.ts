@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { readPage } from '../../src/service/client.js';
+import { readPage } from '../../src/service/wire.js';
 import { toAccount, toForm, toLiveWebsite } from '../../src/service/wire.js';
 
 describe('records are read liberally', () => {
