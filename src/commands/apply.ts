@@ -31,12 +31,7 @@ export async function runApply(args: ApplyArgs, ctx: Context): Promise<number> {
 async function applyFresh(args: ApplyArgs, ctx: Context): Promise<number> {
   const { plan, session } = await makePlan(args, ctx);
   try {
-    ctx.stdout.write(renderText(plan, ctx.out));
-    if (plan.changes.length === 0) {
-      ctx.stdout.write('Nothing to apply.\n');
-      return 0;
-    }
-    assertSafe(plan.safety, plan.limit, args.force === true);
+    if (!showAndCheck(plan, args, ctx)) return 0;
     const secrets = resolveSecrets(plan, ctx.env, args.config);
     if (!args.autoApprove) await confirm(ctx);
     return await execute(plan, session, secrets, args, ctx);
@@ -62,18 +57,27 @@ async function applySaved(args: ApplyArgs, ctx: Context): Promise<number> {
     if (session.baseUrl !== plan.base_url) {
       throw new UsageError(`${file} was made for ${plan.base_url}, not ${session.baseUrl}; nothing was written`);
     }
-    ctx.stdout.write(renderText(plan, ctx.out));
-    if (plan.changes.length === 0) {
-      ctx.stdout.write('Nothing to apply.\n');
-      return 0;
-    }
-    assertSafe(plan.safety, plan.limit, args.force === true);
+    if (!showAndCheck(plan, args, ctx)) return 0;
     ctx.stderr.write(`Checking that ${file} (made ${plan.saved.created_at}) still matches the service…\n`);
     await assertFresh(plan, session.client, plan.saved.live_total, file);
     return await execute(plan, session, secrets, args, ctx);
   } finally {
     await session.client.close();
   }
+}
+
+/**
+ * Shows the plan and runs the safety gate, the same for a fresh and a saved plan. False when
+ * there is nothing to apply; throws, before any write, when the plan is unsafe.
+ */
+function showAndCheck(plan: Plan, args: ApplyArgs, ctx: Context): boolean {
+  ctx.stdout.write(renderText(plan, ctx.out));
+  if (plan.changes.length === 0) {
+    ctx.stdout.write('Nothing to apply.\n');
+    return false;
+  }
+  assertSafe(plan.safety, plan.limit, args.force === true);
+  return true;
 }
 
 async function confirm(ctx: Context): Promise<void> {
