@@ -118,16 +118,17 @@ export function planChanges(input: PlanInput): Plan {
   const order = { create: 0, update: 1, delete: 2 } as const;
   changes.sort((a, b) => order[a.action] - order[b.action] || (a.domain < b.domain ? -1 : a.domain > b.domain ? 1 : 0));
 
-  const count = (action: Change['action']) => changes.filter((c) => c.action === action).length;
+  const summary = { create: 0, update: 0, delete: 0, unchanged, unmanaged };
+  for (const change of changes) summary[change.action]++;
   const managed = live.filter((s) => inScope(s.domain)).length;
-  const safety = checkSafety(count('delete'), managed, config.websites.length === 0, config.safety);
-  const limit = checkLimit(account?.websiteLimit ?? null, live.length, count('create'), count('delete'));
+  const safety = checkSafety(summary.delete, managed, config.websites.length === 0, config.safety);
+  const limit = checkLimit(account?.websiteLimit ?? null, live.length, summary.create, summary.delete);
   warnings.push(...safetyWarnings(safety, limit));
   return {
     format_version: 1,
     base_url: baseUrl,
     account: account ? { name: account.name, email: account.email } : null,
-    summary: { create: count('create'), update: count('update'), delete: count('delete'), unchanged, unmanaged },
+    summary,
     changes,
     warnings,
     unverified: [...unverified].sort(),
