@@ -1,17 +1,37 @@
 /**
  * Domain names and domain globs, shared by the config loader, the planner, the client and the
  * emulator, so that both sides of every comparison go through the same normalization.
+ *
+ * The service checks domains loosely and stores them as given (service-behaviour.md, "Observed
+ * on the product's own code"): lower-cased, but with underscores, spaces, a trailing dot or
+ * unicode kept. sitesync keys every domain, live or written, by `domainKey`, which makes the
+ * harmless differences vanish: `x.org.` and `x.org` are one website (a trailing dot only says
+ * the name is fully qualified), and `bücher.example` and `xn--bcher-kva.example` are one too.
+ * The key is also what sitesync sends when it creates a website.
  */
 import { domainToASCII } from 'node:url';
 
 /** A host name the service accepts: ASCII labels, at least two of them, at most 253 characters. */
 export function isValidHostname(host: string): boolean {
+  return isHostname(host, false);
+}
+
+/**
+ * A name sitesync manages as a website: like `isValidHostname`, but with `_` allowed in labels,
+ * as the service stores such names (`my_site.example.com`) and browsers reach them. An IPv4
+ * address passes too (four all-digit labels), which the service also stores.
+ */
+export function isManageableHost(host: string): boolean {
+  return isHostname(host, true);
+}
+
+function isHostname(host: string, underscore: boolean): boolean {
   if (host.length === 0 || host.length > 253) return false;
   let labels = 0;
   let start = 0;
   for (let i = 0; i <= host.length; i++) {
     if (i < host.length && host.charCodeAt(i) !== 46 /* . */) continue;
-    if (!isLabel(host, start, i)) return false;
+    if (!isLabel(host, start, i, underscore)) return false;
     labels++;
     start = i + 1;
   }
@@ -19,31 +39,48 @@ export function isValidHostname(host: string): boolean {
 }
 
 /** Letters, digits and inner hyphens, 1 to 63 of them (checked by hand: this runs per website). */
-function isLabel(host: string, start: number, end: number): boolean {
+function isLabel(host: string, start: number, end: number, underscore: boolean): boolean {
   const length = end - start;
   if (length < 1 || length > 63) return false;
   for (let i = start; i < end; i++) {
     const c = host.charCodeAt(i);
     const alnum = (c >= 97 && c <= 122) || (c >= 48 && c <= 57);
-    if (!alnum && !(c === 45 && i !== start && i !== end - 1)) return false;
+    if (alnum || (underscore && c === 95 /* _ */)) continue;
+    if (!(c === 45 && i !== start && i !== end - 1)) return false;
   }
   return true;
 }
 
-/** The form the service stores: lower case, punycode, without a leading `www.`. */
+/**
+ * The key that identifies a website, for a domain as the service stores it or as a file
+ * writes it: lower case, each non-ASCII label in punycode, without one trailing dot and without
+ * a leading `www.`. Total: a name that is no host name at all (`a b.example.com`) keys as
+ * itself, lower-cased, so that it can still be matched and ignored.
+ */
 export function domainKey(domain: string): string {
-  const ascii = toAscii(domain.trim()) ?? domain.trim().toLowerCase();
-  return ascii.startsWith('www.') ? ascii.slice(4) : ascii;
+  const key = labelsKey(domain.trim());
+  return key.startsWith('www.') ? key.slice(4) : key;
 }
 
-function toAscii(host: string): string | undefined {
-  if (/^[\x21-\x7e]*$/.test(host)) return host.toLowerCase();
-  const ascii = domainToASCII(host);
-  return ascii === '' ? undefined : ascii;
+/** Lower case, punycode per label (a `*` label left as it is), one trailing dot dropped. */
+function labelsKey(name: string): string {
+  const bare = name.endsWith('.') ? name.slice(0, -1) : name;
+  return bare
+    .toLowerCase()
+    .split('.')
+    .map((label) => (label.includes('*') ? label : labelKey(label)))
+    .join('.');
+}
+
+function labelKey(label: string): string {
+  if (/^[\x00-\x7f]*$/.test(label)) return label;
+  const ascii = domainToASCII(label);
+  // '' when it cannot be converted; a dot when the label reads as a number (full-width digits).
+  return ascii === '' || ascii.includes('.') ? label : ascii;
 }
 
 export interface DomainInput {
-  /** The normalized domain, when the input is usable. */
+  /** The domain's key (see `domainKey`), when the input is usable. */
   domain?: string;
   /** What is wrong with the input, for an error message. */
   problem?: string;
@@ -53,29 +90,53 @@ export interface DomainInput {
 
 /**
  * Reads a domain as a user wrote it. Refuses URLs, ports and paths with the bare form
- * suggested, converts internationalised names to punycode, and drops a leading `www.`
- * (the caller warns about it).
+ * suggested, and names no browser can reach (white space, other characters); converts
+ * internationalised names to punycode, drops one trailing dot and a leading `www.` (the caller
+ * warns about the `www.`).
  */
 export function parseDomainInput(raw: string): DomainInput {
   const input = raw.trim();
   if (input === '') return { problem: 'the domain is empty' };
   const bare = bareHost(input);
   if (bare !== input.toLowerCase()) {
-    const suggestion = bare && toAscii(bare) ? `: write "${bare}"` : '';
+    const suggestion = bare && isManageableHost(labelsKey(bare)) ? `: write "${bare}"` : '';
     return { problem: `"${input}" is not a bare domain name (no scheme, port or path)${suggestion}` };
   }
-  if (/\s/.test(input)) return { problem: `"${input}" contains white space` };
-  if (input.endsWith('.')) {
-    return { problem: `"${input}" ends with a dot: write "${input.slice(0, -1).toLowerCase()}"` };
+  if (/\s/.test(input)) {
+    return { problem: `"${input}" contains white space, which no host name holds (to leave such a live website alone, list it under ignore)` };
   }
-  const ascii = toAscii(input);
-  if (ascii === undefined || !isValidHostname(ascii)) {
-    return { problem: `"${input}" is not a valid domain name` };
+  const key = labelsKey(input);
+  if (!isManageableHost(key)) {
+    return { problem: `"${input}" is not a valid domain name (letters, digits, "-" and "_" in labels separated by dots)` };
   }
-  if (ascii.startsWith('www.') && isValidHostname(ascii.slice(4))) {
-    return { domain: ascii.slice(4), strippedWww: true };
+  if (key.startsWith('www.') && isManageableHost(key.slice(4))) {
+    return { domain: key.slice(4), strippedWww: true };
   }
-  return { domain: ascii };
+  return { domain: key };
+}
+
+/** What is unusual about a live domain that sitesync manages as it is, for the export's comments. */
+export interface DomainTraits {
+  trailingDot: boolean;
+  unicode: boolean;
+  ipv4: boolean;
+  underscore: boolean;
+}
+
+/**
+ * Whether a live domain can be written under `websites` and match itself: the file's entry,
+ * read back by `parseDomainInput`, must key to the same website. Undefined when it cannot
+ * (white space, characters no host name holds): such a website can only be left alone.
+ */
+export function manageableTraits(stored: string): DomainTraits | undefined {
+  const parsed = parseDomainInput(stored);
+  if (parsed.domain === undefined || parsed.strippedWww || parsed.domain !== domainKey(stored)) return undefined;
+  return {
+    trailingDot: stored.endsWith('.'),
+    unicode: /[^\x00-\x7f]/.test(stored),
+    ipv4: /^\d+\.\d+\.\d+\.\d+\.?$/.test(stored),
+    underscore: stored.includes('_'),
+  };
 }
 
 /** The host part of something that may be a URL (`https://x.com:8080/a` → `x.com`). */
@@ -88,27 +149,27 @@ function bareHost(input: string): string {
   return s.replace(/:\d*$/, '');
 }
 
-/** A domain glob: `*` matches any run of characters within one label. */
+/**
+ * A domain glob: `*` matches any run of characters within one label. The other labels key like
+ * domains, so a pattern written in unicode or with a trailing dot matches its website.
+ */
 export function compileGlob(glob: string): RegExp {
-  const normalized = glob
-    .trim()
-    .toLowerCase()
-    .split('.')
-    .map((label) => (label.includes('*') ? label : (toAscii(label) ?? label)))
-    .join('.');
-  const source = normalized
+  const source = labelsKey(glob.trim())
     .split('*')
     .map((part) => part.replace(/[.+?^${}()|[\]\\]/g, '\\$&'))
     .join('[^.]*');
   return new RegExp(`^${source}$`);
 }
 
-/** Why a glob is unusable, or undefined when it is fine. */
+/**
+ * Why a glob is unusable, or undefined when it is fine. Any other character is allowed: the
+ * service stores names with spaces or punctuation, and `ignore` must be able to name them.
+ */
 export function globProblem(glob: string): string | undefined {
   const g = glob.trim();
   if (g === '') return 'the pattern is empty';
-  if (!/^[\p{L}\p{N}.*-]+$/u.test(g)) {
-    return `"${glob}" is not a domain pattern (letters, digits, "-", "." and "*" only)`;
+  if (g.includes('/') || /:\d*$/.test(g)) {
+    return `"${glob}" is not a domain pattern (no scheme, port or path)`;
   }
   return undefined;
 }

@@ -92,7 +92,13 @@ export interface Config {
  */
 export interface LiveWebsite {
   id: number;
+  /** The domain's key (`domainKey`): what the file's domains are matched against. */
   domain: string;
+  /**
+   * The domain as the service stores it (lower case), when that differs from the key (a
+   * trailing dot, unicode): exported and named in warnings as the service has it.
+   */
+  stored?: string;
   privacy?: Privacy;
   email?: Flag;
   exclude_bots?: Flag;

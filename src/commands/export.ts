@@ -1,7 +1,7 @@
 /** `sitesync export`: the live account as a valid config file. */
-import { resolve } from 'node:path';
+import { dirname, isAbsolute, relative, resolve, sep } from 'node:path';
 import { writeAtomic } from '../files.js';
-import { packageVersion } from '../paths.js';
+import { packageVersion, schemaPath } from '../paths.js';
 import { renderExport } from '../render/export.js';
 import type { Context } from '../terminal.js';
 import { openSession, readLiveState, type GlobalArgs } from './session.js';
@@ -22,6 +22,7 @@ export async function runExport(args: ExportArgs, ctx: Context): Promise<number>
       baseUrl: session.baseUrl,
       includeFavorite: args.includeFavorite,
       generatedBy: `sitesync ${packageVersion()} on ${new Date().toISOString().slice(0, 10)}`,
+      schema: schemaReference(args.output ? dirname(resolve(ctx.cwd, args.output)) : ctx.cwd),
     });
   } finally {
     await session.client.close();
@@ -33,4 +34,14 @@ export async function runExport(args: ExportArgs, ctx: Context): Promise<number>
   await writeAtomic(resolve(ctx.cwd, args.output), text);
   ctx.stderr.write(`Wrote ${count} website${count === 1 ? '' : 's'} to ${args.output}. Check it with: sitesync plan -c ${args.output}\n`);
   return 0;
+}
+
+/**
+ * The schema of this sitesync, relative to the folder of the exported file, as the
+ * yaml-language-server comment wants it. Installed in the config repository, that is
+ * `./node_modules/sitesync/schemas/sitesync.schema.json`, the same for every clone.
+ */
+function schemaReference(folder: string): string {
+  const path = relative(folder, schemaPath()).split(sep).join('/');
+  return path.startsWith('.') || isAbsolute(path) ? path : `./${path}`;
 }

@@ -2,10 +2,10 @@
  * The pure half of loading: YAML text → the normalized `Config`, or a `ConfigError` holding
  * every problem found, each with the line and column it is about.
  */
-import ipaddr from 'ipaddr.js';
 import { LineCounter, parseDocument, isMap, isSeq, type Document } from 'yaml';
 import { ConfigError, type Diagnostic } from '../errors.js';
 import { globProblem, GlobSet, parseDomainInput } from '../domain.js';
+import { neverMatchingReason } from '../exclude-ips.js';
 import {
   DEFAULT_SAFETY,
   PRIVACY_NAMES,
@@ -182,7 +182,7 @@ function normalize(data: Raw, templates: (string | undefined)[], file: string, a
 
   const defaults = data.defaults as Raw | undefined;
   if (defaults && typeof defaults === 'object') {
-    config.defaults = settings(defaults, ['defaults'], at, error);
+    config.defaults = settings(defaults, ['defaults'], at, error, warn);
   }
 
   const websites = data.websites;
@@ -222,7 +222,7 @@ function normalize(data: Raw, templates: (string | undefined)[], file: string, a
       domain: parsed.domain,
       written: entry.domain,
       pos,
-      ...settings(entry, path, at, error),
+      ...settings(entry, path, at, error, warn),
     };
     if (typeof entry.favorite === 'boolean') website.favorite = entry.favorite;
     const template = templates[i];
@@ -242,7 +242,7 @@ function normalize(data: Raw, templates: (string | undefined)[], file: string, a
   return config;
 }
 
-function settings(entry: Raw, path: Path, at: Positions, error: Report): DefaultSettings {
+function settings(entry: Raw, path: Path, at: Positions, error: Report, warn: Report): DefaultSettings {
   const out: DefaultSettings = {};
   const privacy = privacyValue(entry.privacy);
   if (privacy !== undefined) out.privacy = privacy;
@@ -255,9 +255,10 @@ function settings(entry: Raw, path: Path, at: Positions, error: Report): Default
   const ips = listValue(entry.exclude_ips);
   if (ips !== undefined) {
     for (const { value, index } of ips) {
-      if (!isIpOrCidr(value)) {
+      const reason = neverMatchingReason(value);
+      if (reason) {
         const where = index === undefined ? [...path, 'exclude_ips'] : [...path, 'exclude_ips', index];
-        error(at.value(where), `${pathName(where)}: "${value}" is not an IPv4 or IPv6 address or CIDR range`);
+        warn(at.value(where), `${pathName(where)}: ${reason}`);
       }
     }
     out.exclude_ips = ips.map((p) => p.value);
@@ -293,19 +294,6 @@ export function listValue(value: unknown): { value: string; index?: number }[] |
       .filter((e) => e.value !== '');
   }
   return undefined;
-}
-
-const IPV4 = /^(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)(?:\.(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)){3}$/;
-
-export function isIpOrCidr(text: string): boolean {
-  const [address, prefix, ...rest] = text.split('/');
-  if (address === undefined || rest.length) return false;
-  let bits: number;
-  if (IPV4.test(address)) bits = 32;
-  else if (ipaddr.IPv6.isValid(address) && !address.includes('%')) bits = 128;
-  else return false;
-  if (prefix === undefined) return true;
-  return /^\d{1,3}$/.test(prefix) && Number(prefix) <= bits;
 }
 
 function baseUrlProblem(text: string): string | undefined {

@@ -57,14 +57,21 @@ export function planChanges(input: PlanInput): Plan {
   const warnings: string[] = [];
   const problems: string[] = [];
 
-  const liveByDomain = new Map<string, LiveWebsite>();
+  // Live websites by key. Several share one key when the service holds the same name twice,
+  // or in two spellings (`x.org` and `x.org.`, unicode and punycode): one is managed, the
+  // others are left alone with a warning, never deleted.
+  const liveByDomain = new Map<string, LiveWebsite[]>();
   for (const site of live) {
-    const twin = liveByDomain.get(site.domain);
-    if (twin) {
-      warnings.push(`the service holds ${site.domain} twice (ids ${twin.id} and ${site.id}); sitesync manages id ${twin.id}`);
-      continue;
-    }
-    liveByDomain.set(site.domain, site);
+    const group = liveByDomain.get(site.domain);
+    if (group) group.push(site);
+    else liveByDomain.set(site.domain, [site]);
+  }
+  const writtenByDomain = new Map(config.websites.map((w) => [w.domain, w.written]));
+  const liveTwins = new Map<string, LiveWebsite>();
+  for (const [domain, group] of [...liveByDomain].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) {
+    const chosen = chooseTwin(group, writtenByDomain.get(domain));
+    liveTwins.set(domain, chosen);
+    if (group.length > 1) warnings.push(twinWarning(domain, group, chosen));
   }
   const baseline = options.baseline;
   const baselineValues = baseline
@@ -80,7 +87,7 @@ export function planChanges(input: PlanInput): Plan {
     listed.add(site.domain);
     if (!inScope(site.domain)) continue;
     const values = enforcedValues(site, config.defaults);
-    const current = liveByDomain.get(site.domain);
+    const current = liveTwins.get(site.domain);
     if (site.written.toLowerCase().startsWith('www.') && current) {
       warnings.push(`"${site.written}" (line ${site.pos.line}) is matched to the live ${current.domain}: write the bare form`);
     }
@@ -99,7 +106,7 @@ export function planChanges(input: PlanInput): Plan {
 
   const prune = options.prune === true || config.prune;
   let unmanaged = 0;
-  for (const site of liveByDomain.values()) {
+  for (const site of liveTwins.values()) {
     if (listed.has(site.domain)) continue;
     if (prune && inScope(site.domain) && !protect.matches(site.domain)) {
       const before = liveView(site);
@@ -135,6 +142,23 @@ export function planChanges(input: PlanInput): Plan {
     safety,
     limit,
   };
+}
+
+/**
+ * Which of the live websites that share a key sitesync manages: the one stored exactly as the
+ * file writes it, else the oldest.
+ */
+function chooseTwin(group: LiveWebsite[], written: string | undefined): LiveWebsite {
+  const spelled = written?.trim().toLowerCase();
+  const exact = group.filter((s) => (s.stored ?? s.domain) === spelled);
+  return (exact.length ? exact : group).reduce((a, b) => (b.id < a.id ? b : a));
+}
+
+function twinWarning(domain: string, group: LiveWebsite[], chosen: LiveWebsite): string {
+  const ids = group.map((s) => (s.stored === undefined ? `${s.id}` : `${s.id} as ${JSON.stringify(s.stored)}`));
+  const others = group.filter((s) => s !== chosen).map((s) => s.id);
+  const times = group.length === 2 ? `twice (ids ${ids.join(' and ')})` : `${group.length} times (ids ${ids.join(', ')})`;
+  return `the service holds ${domain} ${times}; sitesync manages id ${chosen.id} and leaves id ${others.join(', ')} alone`;
 }
 
 function createChange(site: DesiredWebsite, values: Enforced): Change {

@@ -1,48 +1,83 @@
 /**
  * The live account as a config file: valid against the schema, tidy (websites sorted, the
  * service's defaults left out), passwords never exported. Planning against the export finds
- * nothing to change.
+ * nothing to change and, with prune, deletes nothing: every live website is either listed as
+ * the service stores it, or left alone under `ignore` when no file entry can name it (a comment
+ * says which, and why).
  */
-import { Document, type YAMLMap, type YAMLSeq } from 'yaml';
+import { Document, type Scalar, type YAMLMap, type YAMLSeq } from 'yaml';
+import { compileGlob, manageableTraits, type DomainTraits } from '../domain.js';
+import { neverMatchingReason } from '../exclude-ips.js';
 import { PRIVACY_NAMES, SERVICE_DEFAULTS, type Account, type LiveWebsite } from '../model.js';
+
+/** Where editors find the schema when sitesync is installed in the config repository. */
+export const INSTALLED_SCHEMA = './node_modules/sitesync/schemas/sitesync.schema.json';
 
 export interface ExportOptions {
   baseUrl: string;
   includeFavorite?: boolean;
   /** For the header line; left out when undefined (tests). */
   generatedBy?: string;
+  /** The `$schema` path, relative to the exported file. Default: `INSTALLED_SCHEMA`. */
+  schema?: string;
+}
+
+interface Listed {
+  site: LiveWebsite;
+  entry: Record<string, unknown>;
+  notes: string[];
+}
+
+interface LeftAlone {
+  site: LiveWebsite;
+  /** `protect` when an `ignore` pattern for it would also match a listed website (a `*`). */
+  list: 'ignore' | 'protect';
 }
 
 export function renderExport(live: LiveWebsite[], account: Account | null, options: ExportOptions): string {
-  const sites = [...live].sort((a, b) => (a.domain < b.domain ? -1 : a.domain > b.domain ? 1 : a.id - b.id));
-  const seen = new Set<string>();
-  const websites: Record<string, unknown>[] = [];
+  const { listed, leftAlone, twins } = sortOut(live);
+  const websites: Listed[] = [];
   const needPassword: string[] = [];
   let unreadableParams = false;
-  for (const site of sites) {
-    if (seen.has(site.domain)) continue;
-    seen.add(site.domain);
-    const entry: Record<string, unknown> = { domain: site.domain };
+  for (const site of listed) {
+    const domain = stored(site);
+    const entry: Record<string, unknown> = { domain };
+    const notes = traitNotes(site, manageableTraits(domain)!);
     if (site.privacy !== undefined && site.privacy !== SERVICE_DEFAULTS.privacy) entry.privacy = PRIVACY_NAMES[site.privacy];
     if (site.email !== undefined && site.email !== SERVICE_DEFAULTS.email) entry.email = true;
     if (site.exclude_bots !== undefined && site.exclude_bots !== SERVICE_DEFAULTS.exclude_bots) entry.exclude_bots = false;
     if (site.exclude_params === undefined) unreadableParams = true;
     else if (site.exclude_params.length) entry.exclude_params = site.exclude_params;
-    if (site.exclude_ips?.length) entry.exclude_ips = site.exclude_ips;
+    if (site.exclude_ips?.length) {
+      entry.exclude_ips = site.exclude_ips;
+      for (const ip of site.exclude_ips) {
+        if (neverMatchingReason(ip)) notes.push(`exclude_ips ${printable(ip)} never matches a visitor (not an address or CIDR range); kept as the service holds it`);
+      }
+    }
     if (options.includeFavorite && site.favorite) entry.favorite = true;
-    if (site.privacy === 2) needPassword.push(site.domain);
-    websites.push(entry);
+    if (site.privacy === 2) {
+      needPassword.push(domain);
+      notes.push('password-protected: add password: ${NAME} to manage its password');
+    }
+    websites.push({ site, entry, notes });
   }
 
-  const doc = new Document({ version: 1, api: { base_url: options.baseUrl }, websites });
-  const header = [' yaml-language-server: $schema=./schemas/sitesync.schema.json'];
-  const who = account && (account.name || account.email) ? ` (account ${account.name || account.email})` : '';
+  const body: Record<string, unknown> = { version: 1, api: { base_url: options.baseUrl } };
+  for (const list of ['protect', 'ignore'] as const) {
+    const names = leftAlone.filter((a) => a.list === list).map((a) => stored(a.site));
+    if (names.length) body[list] = names;
+  }
+  body.websites = websites.map((w) => w.entry);
+  const doc = new Document(body);
+
+  const header = [` yaml-language-server: $schema=${options.schema ?? INSTALLED_SCHEMA}`];
+  const who = account && (account.name || account.email) ? ` (account ${printable(account.name || account.email, false)})` : '';
   header.push(` Exported from ${options.baseUrl}${who}${options.generatedBy ? ` by ${options.generatedBy}` : ''}.`);
   if (needPassword.length) {
     header.push(
       ` Passwords are never exported. These websites are password-protected; to manage their`,
       ` password, add "password: \${NAME}" and set NAME in the environment:`,
-      ...needPassword.map((d) => `   - ${d}`),
+      ...needPassword.map((d) => `   - ${printable(d, false)}`),
     );
   }
   if (unreadableParams) {
@@ -51,12 +86,95 @@ export function renderExport(live: LiveWebsite[], account: Account | null, optio
       ' sitesync sends the file\'s value (empty if unset) with every update it makes to a website.',
     );
   }
-  doc.commentBefore = header.join('\n');
-  const seq = doc.get('websites', true) as YAMLSeq | undefined;
-  for (const item of (seq?.items ?? []) as YAMLMap[]) {
-    const domain = item.get('domain') as string;
-    if (needPassword.includes(domain)) item.commentBefore = ' password-protected: add password: ${NAME} to manage its password';
+  for (const twin of twins) {
+    header.push(
+      ` The service also holds ${printable(stored(twin.site))} (id ${twin.site.id}), the same website to sitesync as`,
+      `   ${printable(stored(twin.kept))} (id ${twin.kept.id}), which this file names: sitesync leaves id ${twin.site.id} alone.`,
+    );
   }
+  doc.commentBefore = header.join('\n');
+
+  for (const list of ['protect', 'ignore'] as const) {
+    const seq = doc.get(list, true) as YAMLSeq<Scalar> | undefined;
+    const alone = leftAlone.filter((a) => a.list === list);
+    seq?.items.forEach((item, i) => {
+      item.commentBefore = leftAloneNote(alone[i]!);
+    });
+  }
+  const seq = doc.get('websites', true) as YAMLSeq<YAMLMap> | undefined;
+  seq?.items.forEach((item, i) => {
+    const notes = websites[i]!.notes;
+    if (notes.length) item.commentBefore = notes.map((n) => ` ${n}`).join('\n');
+  });
   if (websites.length === 0) doc.set('websites', []);
   return doc.toString({ lineWidth: 0 });
+}
+
+/**
+ * Splits the live websites: those a file entry can name (one per key: the oldest), those left
+ * alone under `ignore` or `protect`, and the twins that share a listed website's key.
+ */
+function sortOut(live: LiveWebsite[]): {
+  listed: LiveWebsite[];
+  leftAlone: LeftAlone[];
+  twins: { site: LiveWebsite; kept: LiveWebsite }[];
+} {
+  const byName = (a: LiveWebsite, b: LiveWebsite) => {
+    const x = stored(a);
+    const y = stored(b);
+    return x < y ? -1 : x > y ? 1 : a.id - b.id;
+  };
+  const oldest = new Map<string, LiveWebsite>();
+  for (const site of [...live].sort((a, b) => a.id - b.id)) if (!oldest.has(site.domain)) oldest.set(site.domain, site);
+  const listed: LiveWebsite[] = [];
+  const odd: LiveWebsite[] = [];
+  const twins: { site: LiveWebsite; kept: LiveWebsite }[] = [];
+  for (const site of [...live].sort(byName)) {
+    const kept = oldest.get(site.domain)!;
+    if (kept !== site) twins.push({ site, kept });
+    else if (manageableTraits(stored(site))) listed.push(site);
+    else odd.push(site);
+  }
+  // An `ignore` pattern is a glob: one holding a `*` may match listed websites too, which the
+  // file cannot have. `protect` keeps such a website from being deleted without that clash.
+  const leftAlone = odd.map((site): LeftAlone => {
+    const glob = compileGlob(stored(site));
+    return { site, list: listed.some((l) => glob.test(l.domain)) ? 'protect' : 'ignore' };
+  });
+  return { listed, leftAlone, twins };
+}
+
+function stored(site: LiveWebsite): string {
+  return site.stored ?? site.domain;
+}
+
+function traitNotes(site: LiveWebsite, traits: DomainTraits): string[] {
+  const notes: string[] = [];
+  if (traits.trailingDot) {
+    notes.push(`stored with a trailing dot: sitesync matches ${printable(stored(site))} and ${printable(stored(site).slice(0, -1))} as this one website`);
+  }
+  if (traits.unicode) notes.push(`stored in unicode: sitesync matches it and its punycode form ${site.domain} as this one website`);
+  if (traits.ipv4) notes.push('an IP address, not a host name: managed as is');
+  if (traits.underscore) notes.push('holds "_", which DNS host names do not: managed as is');
+  return notes;
+}
+
+function leftAloneNote(alone: LeftAlone): string {
+  const name = printable(stored(alone.site));
+  if (alone.list === 'ignore') {
+    return ` ${name} (id ${alone.site.id}) is no host name a file entry can hold: left alone, never updated or deleted`;
+  }
+  return [
+    ` ${name} (id ${alone.site.id}) is no host name a file entry can hold, and as an ignore pattern`,
+    ` its "*" would also match listed websites: protected instead, so never deleted (nor is what else it matches)`,
+  ].join('\n');
+}
+
+/**
+ * Live text for a comment line: quoted, with control characters escaped, so that no domain can
+ * end the comment or drive the terminal that shows the file.
+ */
+function printable(text: string, quote = true): string {
+  const escaped = text.replace(/[\u0000-\u001f\u007f-\u009f\u2028\u2029]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+  return quote ? `"${escaped.replace(/"/g, '\\"')}"` : escaped;
 }

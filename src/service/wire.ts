@@ -45,6 +45,11 @@ export function toLiveWebsite(raw: unknown): LiveWebsite {
     throw new ApiError('protocol', 'the service sent a website without an id or domain');
   }
   const site: LiveWebsite = { id, domain: domainKey(r.domain) };
+  // Kept as stored (a trailing dot, unicode, a name that is no host name) so that export
+  // writes, and messages name, the website the service shows. Case and a leading `www.`
+  // never survive the service's own normalization, so they do not count.
+  const spelled = r.domain.trim().toLowerCase().replace(/^www\./, '');
+  if (spelled !== site.domain) site.stored = spelled;
   const privacy = readEnum<Privacy>(r, 'privacy', [0, 1, 2], 0);
   if (privacy !== undefined) site.privacy = privacy;
   const email = readEnum<Flag>(r, 'email', [0, 1], 0);

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { interpolate } from '../../src/config/interpolate.js';
-import { domainKey, GlobSet, parseDomainInput } from '../../src/domain.js';
+import { domainKey, GlobSet, manageableTraits, parseDomainInput } from '../../src/domain.js';
 
 describe('domains as users write them', () => {
   it.each([
@@ -12,6 +12,10 @@ describe('domains as users write them', () => {
     ['www.com', { domain: 'www.com' }],
     [`${'x'.repeat(63)}.example.com`, { domain: `${'x'.repeat(63)}.example.com` }],
     ['a-b--c.example.com', { domain: 'a-b--c.example.com' }],
+    ['my_site.example.com', { domain: 'my_site.example.com' }],
+    ['trailing.example.org.', { domain: 'trailing.example.org' }],
+    ['192.0.2.1', { domain: '192.0.2.1' }],
+    ['BÜCHER.example.', { domain: 'xn--bcher-kva.example' }],
   ])('%s is accepted', (input, expected) => {
     expect(parseDomainInput(input)).toEqual(expected);
   });
@@ -21,12 +25,15 @@ describe('domains as users write them', () => {
     ['example.com:443', 'write "example.com"'],
     ['example.com/path?q=1', 'write "example.com"'],
     ['user@example.com', 'write "example.com"'],
-    ['example.com.', 'ends with a dot: write "example.com"'],
     ['-bad.example.com', 'is not a valid domain name'],
     ['bad-.example.com', 'is not a valid domain name'],
     ['a..example.com', 'is not a valid domain name'],
     [`${'x'.repeat(64)}.example.com`, 'is not a valid domain name'],
     ['exa mple.com', 'white space'],
+    ['exa!mple.com', 'is not a valid domain name'],
+    ['a<b>.example.com', 'is not a valid domain name'],
+    ['*.example.com', 'is not a valid domain name'],
+    ['x.org..', 'is not a valid domain name'],
     ['', 'the domain is empty'],
   ])('%s is refused (%s)', (input, problem) => {
     expect(parseDomainInput(input).problem).toContain(problem);
@@ -35,6 +42,32 @@ describe('domains as users write them', () => {
   it('live domains are keyed like file domains', () => {
     expect(domainKey('WWW.Example.com')).toBe('example.com');
     expect(domainKey('bücher.example')).toBe('xn--bcher-kva.example');
+  });
+
+  it.each([
+    ['trailing.example.org.', 'trailing.example.org'],
+    ['bücher.example', 'xn--bcher-kva.example'],
+    ['xn--bcher-kva.example', 'bücher.example.'],
+    ['my_site.example.com', 'MY_SITE.example.com'],
+  ])('the live %s and the file\'s %s are one website', (live, written) => {
+    expect(parseDomainInput(written).domain).toBe(domainKey(live));
+  });
+
+  it.each([
+    ['a b.example.com', 'a b.example.com'],
+    ['a\u001b[2j.example.com', 'a\u001b[2j.example.com'],
+    ['a b.bücher.example.', 'a b.xn--bcher-kva.example'],
+  ])('a live name that is no host name (%s) still has a key, which an ignore pattern of it matches', (live, key) => {
+    expect(domainKey(live)).toBe(key);
+    expect(new GlobSet([live]).matches(domainKey(live))).toBe(true);
+  });
+
+  it('export can tell which live names a file entry can hold', () => {
+    expect(manageableTraits('trailing.example.org.')).toEqual({ trailingDot: true, unicode: false, ipv4: false, underscore: false });
+    expect(manageableTraits('bücher.example')).toMatchObject({ unicode: true });
+    expect(manageableTraits('192.0.2.1')).toMatchObject({ ipv4: true });
+    expect(manageableTraits('my_site.example.com')).toMatchObject({ underscore: true });
+    for (const odd of ['a b.example.com', '*.example.com', 'a|b.example.com', 'a\u001b[2J.example.com']) expect(manageableTraits(odd)).toBeUndefined();
   });
 });
 

@@ -269,6 +269,47 @@ describe('the planner: warnings and refusals', () => {
   });
 });
 
+describe('the planner: domains as the service stores them', () => {
+  const clean = (p: Plan) => expect([p.changes, p.summary.create, p.summary.delete]).toEqual([[], 0, 0]);
+
+  it.each(['trailing.example.org.', 'trailing.example.org'])('the file\'s %s matches the live trailing.example.org.: no second website', (written) => {
+    const p = plan(`prune: true\nwebsites:\n  - domain: ${written}`, [full(1, 'trailing.example.org', { stored: 'trailing.example.org.' })]);
+    clean(p);
+    expect(p.summary.unchanged).toBe(1);
+  });
+
+  it.each(['bücher.example', 'xn--bcher-kva.example'])('the file\'s %s matches the live unicode bücher.example', (written) => {
+    const p = plan(`prune: true\nwebsites:\n  - domain: ${written}`, [full(1, 'xn--bcher-kva.example', { stored: 'bücher.example' })]);
+    clean(p);
+    expect(p.summary.unchanged).toBe(1);
+  });
+
+  it('a new website is created under its key: punycode, no trailing dot', () => {
+    const p = plan('websites:\n  - domain: bücher.example.\n  - domain: my_site.example.com\n  - domain: 192.0.2.1', []);
+    expect(p.changes.map((c) => c.domain)).toEqual(['192.0.2.1', 'my_site.example.com', 'xn--bcher-kva.example']);
+  });
+
+  it('x.org and x.org. both live: the one the file spells is managed, the other left alone and never pruned', () => {
+    const sites = [full(1, 'x.org'), full(2, 'x.org', { stored: 'x.org.', privacy: 1 })];
+    const p = plan('prune: true\nwebsites:\n  - domain: x.org.\n    privacy: private', sites);
+    clean(p);
+    expect(p.warnings).toEqual(['the service holds x.org twice (ids 1 and 2 as "x.org."); sitesync manages id 2 and leaves id 1 alone']);
+    const q = plan('prune: true\nwebsites:\n  - domain: x.org', sites);
+    clean(q);
+    expect(q.warnings[0]).toContain('sitesync manages id 1 and leaves id 2 alone');
+  });
+
+  it('an exclude_ips entry the service never matches compares like any other: no perpetual change', () => {
+    const p = plan('websites:\n  - domain: a.example.com\n    exclude_ips: [office-router, 192.168.1.*]', [full(1, 'a.example.com', { exclude_ips: ['192.168.1.*', 'office-router'] })]);
+    clean(p);
+  });
+
+  it('a live name that is no host name, under ignore, is left alone even with prune', () => {
+    const p = plan('prune: true\nignore: ["a b.example.com"]\nwebsites: []', [full(1, 'a b.example.com'), full(2, 'b.example.com')], { prune: true });
+    expect(brief(p)).toEqual(['delete b.example.com']);
+  });
+});
+
 describe('the planner is deterministic', () => {
   it('the same inputs in another order give the same plan, byte for byte', () => {
     const yaml = 'prune: true\nsafety:\n  max_delete_percent: 100\nwebsites:\n  - domain: c.example.com\n  - domain: a.example.com\n    privacy: 1\n  - domain: b.example.com';

@@ -33,6 +33,17 @@ describe('records are read liberally', () => {
     expect(toLiveWebsite(raw)).toEqual(expected);
   });
 
+  it.each([
+    ['trailing.example.org.', 'trailing.example.org', 'trailing.example.org.'],
+    ['bücher.example', 'xn--bcher-kva.example', 'bücher.example'],
+    ['a b.example.com', 'a b.example.com', undefined],
+    ['my_site.example.com', 'my_site.example.com', undefined],
+  ])('a live %s is keyed %s and keeps its stored spelling', (domain, key, stored) => {
+    const site = toLiveWebsite({ id: 1, domain });
+    expect(site.domain).toBe(key);
+    expect(site.stored).toBe(stored);
+  });
+
   it('a record without id or domain is a protocol error', () => {
     expect(() => toLiveWebsite({ domain: 'x.com' })).toThrow('without an id or domain');
   });

@@ -1,0 +1,27 @@
+/**
+ * `exclude_ips` entries. The service stores them verbatim and never validates them; its tracker
+ * compares each visitor with an exact-address-or-CIDR matcher, so an entry that is neither
+ * (`office-router`, `192.168.1.*`) is kept but never excludes anyone. sitesync accepts such an
+ * entry, so that a file exported from the account still plans clean, and warns about it.
+ */
+import ipaddr from 'ipaddr.js';
+
+const IPV4 = /^(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)(?:\.(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)){3}$/;
+
+/** An IPv4 or IPv6 address, or a CIDR range of one: what the service's matcher can match. */
+export function isIpOrCidr(text: string): boolean {
+  const [address, prefix, ...rest] = text.split('/');
+  if (address === undefined || rest.length) return false;
+  let bits: number;
+  if (IPV4.test(address)) bits = 32;
+  else if (ipaddr.IPv6.isValid(address) && !address.includes('%')) bits = 128;
+  else return false;
+  if (prefix === undefined) return true;
+  return /^\d{1,3}$/.test(prefix) && Number(prefix) <= bits;
+}
+
+/** Why an entry never matches a visitor, for a warning; undefined when it can match. */
+export function neverMatchingReason(entry: string): string | undefined {
+  if (isIpOrCidr(entry)) return undefined;
+  return `"${entry}" is not an IPv4 or IPv6 address or CIDR range: the service keeps it, but never matches a visitor with it`;
+}
