@@ -1,0 +1,119 @@
+/**
+ * An account holding every odd domain and exclude_ips entry that the real service stores
+ * (service-behaviour.md, "Observed on the product's own code"): export writes a file that
+ * validates and plans clean, with and without prune. The websites are written straight into
+ * the emulator's store (`seed`), whatever its own validation would answer.
+ */
+import { existsSync } from 'node:fs';
+import { mkdir, readFile } from 'node:fs/promises';
+import { join, resolve } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { KEY, scenario, writes, type Scenario } from '../helpers/scenario.js';
+
+let s: Scenario;
+afterEach(async () => {
+  await s?.close();
+});
+
+const ESC = '\u001b';
+const ODD = [
+  { domain: 'a b.example.com' },
+  { domain: 'my_site.example.com', privacy: 1 },
+  { domain: 'trailing.example.org.' },
+  { domain: '192.0.2.1', email: 1 },
+  { domain: 'bücher.example' },
+  { domain: `a${ESC}[2J${ESC}[31mred.example.com` },
+  { domain: 'a|b.example.com' },
+  { domain: '*.example.com' },
+  { domain: 'shop.example.com', exclude_ips: 'office-router\n192.168.1.*\n10.0.0.1' },
+  { domain: 'x.org' },
+  { domain: 'x.org.' },
+];
+
+describe('export → validate → plan is clean for an account holding odd domains', () => {
+  it('every odd live website is listed or left alone, and plan (also --prune) finds nothing to do', async () => {
+    s = await scenario();
+    s.emu.seed(KEY, ODD);
+    const exported = await s.cli(['export', '-o', 'exported.yaml']);
+    expect(exported.code, exported.stderr).toBe(0);
+    const text = await readFile(join(s.dir, 'exported.yaml'), 'utf8');
+    expect(text).not.toContain(ESC);
+
+    const validated = await s.cli(['validate', '-c', 'exported.yaml']);
+    expect(validated.stderr).toContain('exported.yaml:');
+    expect(validated.stdout).toContain('exported.yaml is valid: 6 websites, 2 warnings.');
+    expect(validated.code).toBe(0);
+
+    s.emu.resetStats();
+    for (const args of [[], ['--prune']]) {
+      const plan = await s.cli(['plan', '-c', 'exported.yaml', '--detailed-exitcode', ...args]);
+      expect(plan.stdout, plan.stderr).toContain('Plan: 0 to create, 0 to update, 0 to delete');
+      expect(plan.code).toBe(0);
+    }
+    expect(writes(s.emu)).toEqual([]);
+  });
+
+  it('the export says what each odd entry is: managed as is, or left alone under ignore', async () => {
+    s = await scenario();
+    s.emu.seed(KEY, ODD);
+    const r = await s.cli(['export']);
+    expect(r.code).toBe(0);
+    const out = r.stdout;
+    // Listed as the service stores them.
+    for (const d of ['my_site.example.com', 'trailing.example.org.', '192.0.2.1', 'bücher.example', 'shop.example.com', 'x.org']) {
+      expect(out).toContain(`  - domain: ${d}\n`);
+    }
+    expect(out).toContain('# stored with a trailing dot: sitesync matches "trailing.example.org." and "trailing.example.org" as this one website');
+    expect(out).toContain('# stored in unicode: sitesync matches it and its punycode form xn--bcher-kva.example as this one website');
+    expect(out).toContain('# an IP address, not a host name: managed as is');
+    expect(out).toContain('# holds "_", which DNS host names do not: managed as is');
+    expect(out).toContain('# exclude_ips "office-router" never matches a visitor (not an address or CIDR range); kept as the service holds it');
+    expect(out).toContain('# exclude_ips "192.168.1.*" never matches a visitor');
+    expect(out).not.toContain('exclude_ips "10.0.0.1"');
+    // Left alone: names a file entry cannot hold, escaped in comments.
+    expect(out).toMatch(/ignore:\n(?:.*\n)*? {2}- a b\.example\.com\n/);
+    expect(out).toContain('# "a b.example.com" (id 1) is no host name a file entry can hold: left alone, never updated or deleted');
+    // (The service lower-cases what it stores, escape sequences included.)
+    expect(out).toContain('# "a\\u001b[2j\\u001b[31mred.example.com" (id 6) is no host name');
+    expect(out).toContain('  - "a\\e[2j\\e[31mred.example.com"\n');
+    // A "*" pattern would also match the listed shop.example.com: protected instead.
+    expect(out).toMatch(/protect:\n(?:.*\n)*? {2}- "\*\.example\.com"\n/);
+    // x.org. is the same website to sitesync as x.org.
+    expect(out).toContain('# The service also holds "x.org." (id 11), the same website to sitesync as');
+  });
+
+  it('following the file rather than a hint: trailing.example.org or its dot, and unicode or punycode, never create a second website', async () => {
+    s = await scenario();
+    s.emu.seed(KEY, [{ domain: 'trailing.example.org.' }, { domain: 'bücher.example' }]);
+    await s.write('version: 1\nprune: true\nwebsites:\n  - domain: trailing.example.org\n  - domain: xn--bcher-kva.example\n');
+    const r = await s.cli(['apply', '--auto-approve']);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout).toContain('0 to create, 0 to update, 0 to delete');
+    expect(s.emu.websites(KEY).map((w) => w.domain)).toEqual(['trailing.example.org.', 'bücher.example']);
+  });
+
+  it('a new unicode website with a trailing dot is created once, as punycode, and the next plan is clean', async () => {
+    s = await scenario();
+    await s.write('version: 1\nwebsites:\n  - domain: Bücher.example.\n');
+    const r = await s.cli(['apply', '--auto-approve']);
+    expect(r.code, r.stderr).toBe(0);
+    expect(s.emu.websites(KEY).map((w) => w.domain)).toEqual(['xn--bcher-kva.example']);
+    const again = await s.cli(['plan', '--detailed-exitcode']);
+    expect(again.code, again.stdout).toBe(0);
+  });
+});
+
+describe('the export names a schema that exists', () => {
+  it('the yaml-language-server comment points, relative to the written file, at the schema sitesync ships', async () => {
+    s = await scenario();
+    s.emu.seed(KEY, [{ domain: 'example.com' }]);
+    await mkdir(join(s.dir, 'sub/dir'), { recursive: true });
+    const r = await s.cli(['export', '-o', 'sub/dir/sitesync.yaml']);
+    expect(r.code, r.stderr).toBe(0);
+    const text = await readFile(join(s.dir, 'sub/dir/sitesync.yaml'), 'utf8');
+    const schema = /^# yaml-language-server: \$schema=(\S+)\n/.exec(text)?.[1];
+    expect(schema).toMatch(/schemas\/sitesync\.schema\.json$/);
+    expect(schema).not.toBe('./schemas/sitesync.schema.json');
+    expect(existsSync(resolve(s.dir, 'sub/dir', schema!))).toBe(true);
+  });
+});
