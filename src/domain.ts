@@ -65,6 +65,8 @@ export function domainKey(domain: string): string {
 /** Lower case, punycode per label (a `*` label left as it is), one trailing dot dropped. */
 function labelsKey(name: string): string {
   const bare = name.endsWith('.') ? name.slice(0, -1) : name;
+  // The common case, checked once: plain ASCII has nothing to convert (this runs per website).
+  if (/^[\x00-\x7f]*$/.test(bare)) return bare.toLowerCase();
   return bare
     .toLowerCase()
     .split('.')
