@@ -2,7 +2,7 @@
  * The planner: (desired config, live websites, options) → Plan. Pure and deterministic: no
  * I/O, no clock, the same inputs give the same plan, byte for byte.
  */
-import { GlobSet } from '../domain.js';
+import { GlobSet, parseDomainInput } from '../domain.js';
 import { SitesyncError } from '../errors.js';
 import type {
   Account,
@@ -67,6 +67,7 @@ export function planChanges(input: PlanInput): Plan {
     }
     liveByDomain.set(site.domain, site);
   }
+  if (targets) assertTargetsMatch(targets, config, live);
   const baseline = options.baseline;
   const baselineSites = baseline
     ? new Map(baseline.websites.map((w) => [w.domain, { values: enforcedValues(w, baseline.defaults), site: w }]))
@@ -271,4 +272,26 @@ function sameEnforced(field: FieldName, a: Enforced, b: Enforced): boolean {
 const FIELD_ORDER: FieldName[] = ['privacy', 'password', 'email', 'exclude_bots', 'exclude_params', 'exclude_ips', 'favorite'];
 function fieldOrder(field: FieldName): number {
   return FIELD_ORDER.indexOf(field);
+}
+
+/**
+ * Every --target must match a website of the file or of the account: a typo would otherwise
+ * narrow the plan to nothing, and a drift check with it would always pass.
+ */
+function assertTargetsMatch(targets: GlobSet, config: Config, live: LiveWebsite[]): void {
+  let pending = targets.globs.map((glob) => ({ glob, set: new GlobSet([glob]) }));
+  for (const domain of [...config.websites.map((w) => w.domain), ...live.map((w) => w.domain)]) {
+    if (pending.length === 0) return;
+    pending = pending.filter((t) => !t.set.matches(domain));
+  }
+  const unmatched = pending.map((t) => t.glob);
+  if (unmatched.length === 0) return;
+  const lines = unmatched.map((glob) => {
+    // A URL or host:port is a common slip: say which bare domain was meant.
+    const problem = /[:/]/.test(glob) ? parseDomainInput(glob).problem : undefined;
+    return `--target "${glob}" matches no website in the file or the account${problem ? `; ${problem}` : ''}`;
+  });
+  const error = new PlanningError(lines.length === 1 ? lines[0]! : `${lines.length} --target patterns match no website in the file or the account`);
+  if (lines.length > 1) error.details = lines;
+  throw error;
 }

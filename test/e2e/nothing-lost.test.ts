@@ -65,3 +65,24 @@ describe('fields the service does not show are never overwritten by a value the 
     });
   });
 });
+
+describe('a --target that matches nothing is an error, not "No changes"', () => {
+  it.each([
+    ['nomatch.org', 'Error: --target "nomatch.org" matches no website in the file or the account\n'],
+    ['shop*', 'Error: --target "shop*" matches no website in the file or the account\n'],
+    [
+      'https://shop.example.com',
+      'Error: --target "https://shop.example.com" matches no website in the file or the account; "https://shop.example.com" is not a bare domain name (no scheme, port or path): write "shop.example.com"\n',
+    ],
+  ])('plan --detailed-exitcode --target %s exits 1 and names the pattern', async (target, message) => {
+    s = await scenario();
+    s.emu.seed(KEY, [{ domain: 'shop.example.com', privacy: 1, email: 0, exclude_bots: 1 }]);
+    await s.write('version: 1\nwebsites:\n  - domain: shop.example.com\n');
+    const r = await s.cli(['plan', '--detailed-exitcode', '--target', target]);
+    expect(r.stdout).not.toContain('No changes');
+    expect(r.stderr).toBe(message);
+    expect(r.code).toBe(1);
+    const right = await s.cli(['plan', '--detailed-exitcode', '--target', 'shop.example.com']);
+    expect(right.code).toBe(2);
+  });
+});

@@ -251,6 +251,39 @@ describe('the planner: deletes and what protects websites', () => {
   });
 });
 
+describe('the planner: a --target that matches nothing is an error', () => {
+  const yaml = 'websites:\n  - domain: a.shop.example.com';
+  const sites = [full(1, 'a.shop.example.com'), full(2, 'b.example.com')];
+
+  it('a pattern that matches a website of the file or of the account is fine', () => {
+    expect(() => plan(yaml, sites, { targets: ['a.shop.example.com', 'b.example.com', '*.shop.example.com'] })).not.toThrow();
+  });
+
+  it.each([
+    ['nomatch.org', '--target "nomatch.org" matches no website in the file or the account'],
+    ['shop*', '--target "shop*" matches no website in the file or the account'],
+    [
+      'https://a.shop.example.com',
+      '--target "https://a.shop.example.com" matches no website in the file or the account; "https://a.shop.example.com" is not a bare domain name (no scheme, port or path): write "a.shop.example.com"',
+    ],
+  ])('%s is refused with a message that names it', (target, message) => {
+    expect(() => plan(yaml, sites, { targets: [target] })).toThrow(new PlanningError(message));
+  });
+
+  it('every pattern that matches nothing is named, even beside one that matches', () => {
+    try {
+      plan(yaml, sites, { targets: ['b.example.com', 'typo.org', 'nope.org'] });
+      expect.unreachable();
+    } catch (error) {
+      expect((error as PlanningError).message).toBe('2 --target patterns match no website in the file or the account');
+      expect((error as PlanningError).details).toEqual([
+        '--target "typo.org" matches no website in the file or the account',
+        '--target "nope.org" matches no website in the file or the account',
+      ]);
+    }
+  });
+});
+
 describe('the planner: safety and limits are part of the plan', () => {
   const many = (n: number) => Array.from({ length: n }, (_, i) => full(i + 1, `s${i + 1}.example.com`));
 
