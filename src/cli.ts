@@ -119,7 +119,9 @@ export function buildParser(argv: string[], ctx: Context, setCode: (code: number
         y
           .option('output', { alias: 'o', type: 'string', requiresArg: true, describe: 'Write here instead of stdout' })
           .option('include-favorite', { type: 'boolean', describe: 'Also export the favorite flags' })
-          .example('$0 export -o sitesync.yaml', 'Start managing an existing account'),
+          .option('force', { type: 'boolean', describe: 'Overwrite the --output file if it exists (without it, an existing file is refused)' })
+          .example('$0 export -o sitesync.yaml', 'Start managing an existing account')
+          .example('$0 export -o sitesync.yaml --force', 'Replace an earlier export'),
       handle(run.export),
     )
     .command(
