@@ -4,7 +4,16 @@
  */
 import { setMaxListeners } from 'node:events';
 import yargs, { type Argv } from 'yargs';
-import { ConfigError, formatDiagnostic, SitesyncError, UsageError } from './errors.js';
+import {
+  ConfigError,
+  formatDiagnostic,
+  InterruptedError,
+  interruptedExitCode,
+  SitesyncError,
+  STOP_SIGNALS,
+  UsageError,
+  type StopSignal,
+} from './errors.js';
 import { packageVersion } from './paths.js';
 import { colorsFor, scrubbed, type Context, type Io } from './terminal.js';
 
@@ -18,6 +27,7 @@ Exit codes:
   0  success (plan --detailed-exitcode: nothing to change)
   1  any error: invalid file, API or network failure, refused by a safety check, stale plan, partial apply
   2  plan --detailed-exitcode only: there are changes to apply
+  130  apply stopped by Ctrl-C: changes in flight finished, the rest not started (143: by SIGTERM)
 
 Docs: README.md · the file format: schemas/sitesync.schema.json`;
 
@@ -209,13 +219,16 @@ export async function main(argv: string[], io: Io = processIo()): Promise<number
     verbose: argv.includes('--verbose'),
     signal: abort.signal,
   };
+  // Ctrl-C and SIGTERM (CI cancelling a job, a container stopping) both stop gracefully: no new
+  // change starts, those in flight finish, the summary says what was not started. A second one quits at once.
   let interrupts = 0;
-  const onSigint = () => {
+  const stopOn = (name: StopSignal) => () => {
     interrupts++;
-    if (interrupts > 1) process.exit(130);
-    abort.abort();
+    if (interrupts > 1) process.exit(STOP_SIGNALS[name]);
+    abort.abort(name);
   };
-  process.on('SIGINT', onSigint);
+  const handlers = (Object.keys(STOP_SIGNALS) as StopSignal[]).map((name) => [name, stopOn(name)] as const);
+  for (const [name, handler] of handlers) process.on(name, handler);
   let code = 0;
   try {
     await buildParser(argv, ctx, (c) => (code = c)).parseAsync();
@@ -223,7 +236,7 @@ export async function main(argv: string[], io: Io = processIo()): Promise<number
   } catch (error) {
     return report(error, ctx);
   } finally {
-    process.off('SIGINT', onSigint);
+    for (const [name, handler] of handlers) process.off(name, handler);
   }
 }
 
@@ -243,6 +256,7 @@ export function report(error: unknown, ctx: Context): number {
     stderr.write(`${c.red(`Error: ${error.message}`)}\n`);
     for (const line of error.details) stderr.write(`  ${line}\n`);
     if (error instanceof UsageError) stderr.write('Run `sitesync --help` for usage.\n');
+    if (error instanceof InterruptedError) return interruptedExitCode(ctx.signal);
     return error.exitCode;
   }
   const e = error instanceof Error ? error : new Error(String(error));

@@ -4,7 +4,7 @@ import { createInterface } from 'node:readline/promises';
 import { executePlan, type ChangeResult, type ExecuteResult } from '../apply/execute.js';
 import { loadSavedPlan, resolveSecrets } from '../apply/saved-plan.js';
 import { assertFresh } from '../apply/staleness.js';
-import { NotApprovedError, UsageError } from '../errors.js';
+import { interruptedExitCode, NotApprovedError, UsageError } from '../errors.js';
 import type { Plan } from '../model.js';
 import { assertSafe } from '../planner/safety.js';
 import { ProgressLine } from '../render/progress.js';
@@ -154,7 +154,7 @@ function summarize({ results, interrupted }: ExecuteResult, ctx: Context): numbe
   const line = `Applied: ${done('create')} created, ${done('update')} updated, ${done('delete')} deleted, ${failed.length} failed${skipped ? `, ${skipped} not started (interrupted)` : ''}.`;
   ctx.stdout.write(`\n${failed.length || skipped ? c.bold(c.red(line)) : c.bold(c.green(line))}\n`);
   if (failed.length || skipped) ctx.stdout.write('Run sitesync apply again to finish: it picks up where this run stopped.\n');
-  if (interrupted) return 130;
+  if (interrupted) return interruptedExitCode(ctx.signal);
   return failed.length ? 1 : 0;
 }
 
