@@ -134,6 +134,7 @@ function resultLine(r: ChangeResult, ctx: Context): string {
   const c = ctx.err;
   const title = changeTitle(r.change);
   if (r.status === 'failed') return c.red(`✗ ${title}: ${withoutPrefix(r.error ?? 'failed', r.change)}`);
+  if (r.status === 'gone') return `${c.dim('·')} ${title}: ${r.note ?? 'already gone'} ${c.dim(`${r.ms}ms`)}`;
   return `${c.green('✓')} ${title}${r.note ? c.dim(` (${r.note})`) : ''} ${c.dim(`${r.ms}ms`)}`;
 }
 
@@ -146,12 +147,13 @@ function summarize({ results, interrupted }: ExecuteResult, ctx: Context): numbe
   const done = (action: string) => results.filter((r) => r.status === 'done' && r.change.action === action).length;
   const failed = results.filter((r) => r.status === 'failed');
   const skipped = results.filter((r) => r.status === 'skipped').length;
+  const gone = results.filter((r) => r.status === 'gone').length;
   const c = ctx.out;
   if (failed.length) {
     ctx.stdout.write(`\n${c.red(`Failed (${failed.length}):`)}\n`);
     for (const r of failed) ctx.stdout.write(c.red(`  ✗ ${changeTitle(r.change)}: ${withoutPrefix(r.error ?? 'failed', r.change)}\n`));
   }
-  const line = `Applied: ${done('create')} created, ${done('update')} updated, ${done('delete')} deleted, ${failed.length} failed${skipped ? `, ${skipped} not started (interrupted)` : ''}.`;
+  const line = `Applied: ${done('create')} created, ${done('update')} updated, ${done('delete')} deleted${gone ? `, ${gone} already gone` : ''}, ${failed.length} failed${skipped ? `, ${skipped} not started (interrupted)` : ''}.`;
   ctx.stdout.write(`\n${failed.length || skipped ? c.bold(c.red(line)) : c.bold(c.green(line))}\n`);
   if (failed.length || skipped) ctx.stdout.write('Run sitesync apply again to finish: it picks up where this run stopped.\n');
   if (interrupted) return interruptedExitCode(ctx.signal);
