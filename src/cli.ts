@@ -14,6 +14,7 @@ import {
   UsageError,
   type StopSignal,
 } from './errors.js';
+import { explainUnknown } from './cli-usage.js';
 import { packageVersion } from './paths.js';
 import { colorsFor, scrubbed, type Context, type Io } from './terminal.js';
 
@@ -74,9 +75,27 @@ const planningOptions = (y: Argv) =>
       describe: 'Send write-only fields (password, unreadable ones) to every managed website that sets them',
     });
 
+/** The sub-commands of each command that has some. */
+const SUBCOMMANDS: Record<string, readonly string[]> = { '': COMMANDS, ci: ['comment', 'summary'] };
+
+/** A mistake on the command line itself: the one kind of error that `--help` helps with. */
+export class CommandLineError extends UsageError {
+  override name = 'CommandLineError';
+  constructor(
+    message: string,
+    /** The command whose help lists what it takes, e.g. `plan` or `ci comment`; empty for the top level. */
+    readonly command: string,
+  ) {
+    super(message);
+  }
+}
+
 export function buildParser(argv: string[], ctx: Context, setCode: (code: number) => void): Argv {
   const handle = (runner: Runner) => async (args: Args) => setCode(await runner(args, ctx));
-  return yargs(argv)
+  const parser = yargs(argv);
+  // Messages in English whatever LANG says: sitesync speaks English, and explainUnknown reads them.
+  parser.locale('en');
+  return parser
     .scriptName('sitesync')
     .usage(
       'sitesync <command> [options]\n\nKeeps the tracked websites of a Website Tracking Service account equal to a YAML file kept in git:\n`plan` shows what would change, `apply` makes it so.',
@@ -191,7 +210,6 @@ export function buildParser(argv: string[], ctx: Context, setCode: (code: number
     )
     .completion('completion', 'Print a shell completion script (bash, zsh): sitesync completion >> ~/.bashrc')
     .demandCommand(1, 'Say which command to run: sitesync --help lists them.')
-    .recommendCommands()
     .strict()
     .version(packageVersion())
     .alias('h', 'help')
@@ -200,8 +218,25 @@ export function buildParser(argv: string[], ctx: Context, setCode: (code: number
     .wrap(Math.min(110, process.stdout.columns || 100))
     .exitProcess(false)
     .fail((message, error) => {
-      throw error ?? new UsageError(message);
+      throw error ?? commandLineError(message, argv, parser);
     });
+}
+
+/** yargs' failure message, with what is unknown and what was probably meant. */
+function commandLineError(message: string, argv: string[], parser: Argv): CommandLineError {
+  // getOptions and getContext are yargs' own (untyped) accessors for the command being parsed.
+  const internals = parser as unknown as {
+    getOptions(): { key: Record<string, unknown>; alias: Record<string, string[]> };
+    getInternalMethods(): { getContext(): { commands: string[] } };
+  };
+  const command = internals.getInternalMethods().getContext().commands;
+  const options = internals.getOptions();
+  const flags = [...Object.keys(options.key), ...Object.values(options.alias).flat()];
+  const facts = { argv, command, commands: SUBCOMMANDS[command.join(' ')] ?? [], flags };
+  const lines = explainUnknown(message, facts);
+  const error = new CommandLineError(lines?.length ? (lines.length === 1 ? lines[0]! : `${lines.length} unknown arguments`) : message, command.join(' '));
+  if (lines && lines.length > 1) error.details = lines;
+  return error;
 }
 
 export async function main(argv: string[], io: Io = processIo()): Promise<number> {
@@ -255,7 +290,11 @@ export function report(error: unknown, ctx: Context): number {
   if (error instanceof SitesyncError) {
     stderr.write(`${c.red(`Error: ${error.message}`)}\n`);
     for (const line of error.details) stderr.write(`  ${line}\n`);
-    if (error instanceof UsageError) stderr.write('Run `sitesync --help` for usage.\n');
+    // Only usage errors point at the help (the command's own, when known); other messages say their fix.
+    if (error instanceof UsageError) {
+      const command = error instanceof CommandLineError && error.command ? `${error.command} ` : '';
+      stderr.write(`Run \`sitesync ${command}--help\` for usage.\n`);
+    }
     if (error instanceof InterruptedError) return interruptedExitCode(ctx.signal);
     return error.exitCode;
   }

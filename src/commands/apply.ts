@@ -4,7 +4,7 @@ import { createInterface } from 'node:readline/promises';
 import { executePlan, type ChangeResult, type ExecuteResult } from '../apply/execute.js';
 import { loadSavedPlan, resolveSecrets } from '../apply/saved-plan.js';
 import { assertFresh } from '../apply/staleness.js';
-import { interruptedExitCode, NotApprovedError, UsageError } from '../errors.js';
+import { interruptedExitCode, NotApprovedError, SitesyncError, UsageError } from '../errors.js';
 import type { Plan } from '../model.js';
 import { assertSafe } from '../planner/safety.js';
 import { ProgressLine } from '../render/progress.js';
@@ -55,7 +55,7 @@ async function applySaved(args: ApplyArgs, ctx: Context): Promise<number> {
   const session = await openSession(args, ctx, plan.base_url);
   try {
     if (session.baseUrl !== plan.base_url) {
-      throw new UsageError(`${file} was made for ${plan.base_url}, not ${session.baseUrl}; nothing was written`);
+      throw new SitesyncError(`${file} was made for ${plan.base_url}, not ${session.baseUrl}; nothing was written`);
     }
     if (!showAndCheck(plan, args, ctx)) return 0;
     ctx.stderr.write(`Checking that ${file} (made ${plan.saved.created_at}) still matches the service…\n`);

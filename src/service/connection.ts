@@ -5,7 +5,7 @@
  */
 import { readFile } from 'node:fs/promises';
 import { isIP } from 'node:net';
-import { SitesyncError, UsageError } from '../errors.js';
+import { SitesyncError } from '../errors.js';
 import type { Env } from '../config/interpolate.js';
 
 export interface ConnectionFlags {
@@ -30,22 +30,22 @@ export function resolveBaseUrl(flags: ConnectionFlags, env: Env, fromFile?: stri
           ? [fromFile, 'api.base_url']
           : [undefined, ''];
   if (raw === undefined || raw.trim() === '') {
-    throw new UsageError('no base URL: pass --base-url URL, set SITESYNC_BASE_URL, or write api.base_url in the file');
+    throw new SitesyncError('no base URL: pass --base-url URL, set SITESYNC_BASE_URL, or write api.base_url in the file');
   }
   let url: URL;
   try {
     url = new URL(raw.trim());
   } catch {
-    throw new UsageError(`${source}: "${raw}" is not a URL (write it like https://analytics.example.com)`);
+    throw new SitesyncError(`${source}: "${raw}" is not a URL (write it like https://analytics.example.com)`);
   }
   if (url.protocol !== 'https:' && url.protocol !== 'http:') {
-    throw new UsageError(`${source}: the base URL must start with https:// (not ${url.protocol})`);
+    throw new SitesyncError(`${source}: the base URL must start with https:// (not ${url.protocol})`);
   }
   if (url.username || url.password || url.search || url.hash) {
-    throw new UsageError(`${source}: the base URL must be a plain address, without credentials, query or fragment`);
+    throw new SitesyncError(`${source}: the base URL must be a plain address, without credentials, query or fragment`);
   }
   if (url.protocol === 'http:' && !isLoopback(url.hostname) && !flags.insecureHttp) {
-    throw new UsageError(
+    throw new SitesyncError(
       `refusing to send the API key over plain http:// to ${url.host}: use https://, or pass --insecure-http if you must`,
     );
   }
@@ -79,7 +79,7 @@ export async function resolveApiKey(flags: ConnectionFlags, env: Env): Promise<s
   }
   const key = env.SITESYNC_API_KEY?.trim();
   if (key) return key;
-  throw new UsageError('no API key: set SITESYNC_API_KEY, or pass --api-key-file FILE (the key is never read from the config file)');
+  throw new SitesyncError('no API key: set SITESYNC_API_KEY, or pass --api-key-file FILE (the key is never read from the config file)');
 }
 
 export async function resolveConnection(flags: ConnectionFlags, env: Env, fromFile?: string): Promise<Connection> {
