@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { runCli } from '../helpers/cli.js';
+import { KEY, scenario } from '../helpers/scenario.js';
 
 describe('unknown flags and commands say what is unknown and what was meant', () => {
   it.each([
@@ -57,5 +58,27 @@ describe('"Run sitesync --help" only after usage errors', () => {
     expect(plainHttp.code).toBe(1);
     const missingFile = await runCli(['validate', '-c', 'nope.yaml'], { cwd: dir });
     expect(missingFile.stderr).not.toContain('--help');
+  });
+});
+
+describe('an API key that cannot be one is refused at once', () => {
+  it('--api-key-file /dev/zero says it is not an API key, quickly', async () => {
+    const started = Date.now();
+    const r = await runCli(['account', '--base-url', 'https://analytics.example.com', '--api-key-file', '/dev/zero']);
+    expect(r.stderr).toBe('Error: --api-key-file /dev/zero is not an API key: the file holds more than 4 KiB\n');
+    expect(r.code).toBe(1);
+    expect(Date.now() - started).toBeLessThan(5000);
+  });
+
+  it('a key with a line break inside is refused before any request, and never shown', async () => {
+    const s = await scenario();
+    try {
+      const r = await s.cli(['account'], { env: { SITESYNC_API_KEY: `${KEY}\r\nX-Injected: 1` } });
+      expect(r.stderr).toBe('Error: SITESYNC_API_KEY is not an API key: it holds a line break (only the key, on one line, may be there)\n');
+      expect(r.code).toBe(1);
+      expect(s.emu.stats.log).toEqual([]);
+    } finally {
+      await s.close();
+    }
   });
 });
