@@ -4,7 +4,17 @@
  */
 import { setMaxListeners } from 'node:events';
 import yargs, { type Argv } from 'yargs';
-import { ConfigError, formatDiagnostic, SitesyncError, UsageError } from './errors.js';
+import {
+  ConfigError,
+  formatDiagnostic,
+  InterruptedError,
+  interruptedExitCode,
+  SitesyncError,
+  STOP_SIGNALS,
+  UsageError,
+  type StopSignal,
+} from './errors.js';
+import { explainUnknown } from './cli-usage.js';
 import { packageVersion } from './paths.js';
 import { colorsFor, scrubbed, type Context, type Io } from './terminal.js';
 
@@ -18,6 +28,7 @@ Exit codes:
   0  success (plan --detailed-exitcode: nothing to change)
   1  any error: invalid file, API or network failure, refused by a safety check, stale plan, partial apply
   2  plan --detailed-exitcode only: there are changes to apply
+  130  apply stopped by Ctrl-C: changes in flight finished, the rest not started (143: by SIGTERM)
 
 Docs: README.md · the file format: schemas/sitesync.schema.json`;
 
@@ -64,9 +75,27 @@ const planningOptions = (y: Argv) =>
       describe: 'Send write-only fields (password, unreadable ones) to every managed website that sets them',
     });
 
+/** The sub-commands of each command that has some. */
+const SUBCOMMANDS: Record<string, readonly string[]> = { '': COMMANDS, ci: ['comment', 'summary'] };
+
+/** A mistake on the command line itself: the one kind of error that `--help` helps with. */
+export class CommandLineError extends UsageError {
+  override name = 'CommandLineError';
+  constructor(
+    message: string,
+    /** The command whose help lists what it takes, e.g. `plan` or `ci comment`; empty for the top level. */
+    readonly command: string,
+  ) {
+    super(message);
+  }
+}
+
 export function buildParser(argv: string[], ctx: Context, setCode: (code: number) => void): Argv {
   const handle = (runner: Runner) => async (args: Args) => setCode(await runner(args, ctx));
-  return yargs(argv)
+  const parser = yargs(argv);
+  // Messages in English whatever LANG says: sitesync speaks English, and explainUnknown reads them.
+  parser.locale('en');
+  return parser
     .scriptName('sitesync')
     .usage(
       'sitesync <command> [options]\n\nKeeps the tracked websites of a Website Tracking Service account equal to a YAML file kept in git:\n`plan` shows what would change, `apply` makes it so.',
@@ -119,7 +148,9 @@ export function buildParser(argv: string[], ctx: Context, setCode: (code: number
         y
           .option('output', { alias: 'o', type: 'string', requiresArg: true, describe: 'Write here instead of stdout' })
           .option('include-favorite', { type: 'boolean', describe: 'Also export the favorite flags' })
-          .example('$0 export -o sitesync.yaml', 'Start managing an existing account'),
+          .option('force', { type: 'boolean', describe: 'Overwrite the --output file if it exists (without it, an existing file is refused)' })
+          .example('$0 export -o sitesync.yaml', 'Start managing an existing account')
+          .example('$0 export -o sitesync.yaml --force', 'Replace an earlier export'),
       handle(run.export),
     )
     .command(
@@ -179,7 +210,6 @@ export function buildParser(argv: string[], ctx: Context, setCode: (code: number
     )
     .completion('completion', 'Print a shell completion script (bash, zsh): sitesync completion >> ~/.bashrc')
     .demandCommand(1, 'Say which command to run: sitesync --help lists them.')
-    .recommendCommands()
     .strict()
     .version(packageVersion())
     .alias('h', 'help')
@@ -188,8 +218,25 @@ export function buildParser(argv: string[], ctx: Context, setCode: (code: number
     .wrap(Math.min(110, process.stdout.columns || 100))
     .exitProcess(false)
     .fail((message, error) => {
-      throw error ?? new UsageError(message);
+      throw error ?? commandLineError(message, argv, parser);
     });
+}
+
+/** yargs' failure message, with what is unknown and what was probably meant. */
+function commandLineError(message: string, argv: string[], parser: Argv): CommandLineError {
+  // getOptions and getContext are yargs' own (untyped) accessors for the command being parsed.
+  const internals = parser as unknown as {
+    getOptions(): { key: Record<string, unknown>; alias: Record<string, string[]> };
+    getInternalMethods(): { getContext(): { commands: string[] } };
+  };
+  const command = internals.getInternalMethods().getContext().commands;
+  const options = internals.getOptions();
+  const flags = [...Object.keys(options.key), ...Object.values(options.alias).flat()];
+  const facts = { argv, command, commands: SUBCOMMANDS[command.join(' ')] ?? [], flags };
+  const lines = explainUnknown(message, facts);
+  const error = new CommandLineError(lines?.length ? (lines.length === 1 ? lines[0]! : `${lines.length} unknown arguments`) : message, command.join(' '));
+  if (lines && lines.length > 1) error.details = lines;
+  return error;
 }
 
 export async function main(argv: string[], io: Io = processIo()): Promise<number> {
@@ -207,13 +254,16 @@ export async function main(argv: string[], io: Io = processIo()): Promise<number
     verbose: argv.includes('--verbose'),
     signal: abort.signal,
   };
+  // Ctrl-C and SIGTERM (CI cancelling a job, a container stopping) both stop gracefully: no new
+  // change starts, those in flight finish, the summary says what was not started. A second one quits at once.
   let interrupts = 0;
-  const onSigint = () => {
+  const stopOn = (name: StopSignal) => () => {
     interrupts++;
-    if (interrupts > 1) process.exit(130);
-    abort.abort();
+    if (interrupts > 1) process.exit(STOP_SIGNALS[name]);
+    abort.abort(name);
   };
-  process.on('SIGINT', onSigint);
+  const handlers = (Object.keys(STOP_SIGNALS) as StopSignal[]).map((name) => [name, stopOn(name)] as const);
+  for (const [name, handler] of handlers) process.on(name, handler);
   let code = 0;
   try {
     await buildParser(argv, ctx, (c) => (code = c)).parseAsync();
@@ -221,7 +271,7 @@ export async function main(argv: string[], io: Io = processIo()): Promise<number
   } catch (error) {
     return report(error, ctx);
   } finally {
-    process.off('SIGINT', onSigint);
+    for (const [name, handler] of handlers) process.off(name, handler);
   }
 }
 
@@ -240,7 +290,12 @@ export function report(error: unknown, ctx: Context): number {
   if (error instanceof SitesyncError) {
     stderr.write(`${c.red(`Error: ${error.message}`)}\n`);
     for (const line of error.details) stderr.write(`  ${line}\n`);
-    if (error instanceof UsageError) stderr.write('Run `sitesync --help` for usage.\n');
+    // Only usage errors point at the help (the command's own, when known); other messages say their fix.
+    if (error instanceof UsageError) {
+      const command = error instanceof CommandLineError && error.command ? `${error.command} ` : '';
+      stderr.write(`Run \`sitesync ${command}--help\` for usage.\n`);
+    }
+    if (error instanceof InterruptedError) return interruptedExitCode(ctx.signal);
     return error.exitCode;
   }
   const e = error instanceof Error ? error : new Error(String(error));

@@ -57,10 +57,19 @@ export class NotApprovedError extends SitesyncError {
   override name = 'NotApprovedError';
 }
 
-/** The run was interrupted (Ctrl-C). */
+/** The run was interrupted (Ctrl-C or SIGTERM). */
 export class InterruptedError extends SitesyncError {
   override name = 'InterruptedError';
   override exitCode = 130;
+}
+
+/** The signals sitesync stops gracefully on, and the exit code of each (128 + its number, as shells do). */
+export const STOP_SIGNALS = { SIGINT: 130, SIGTERM: 143 } as const;
+export type StopSignal = keyof typeof STOP_SIGNALS;
+
+/** The exit code for a run stopped through `signal`, whose abort reason is the signal's name. */
+export function interruptedExitCode(signal: AbortSignal): number {
+  return signal.reason === 'SIGTERM' ? STOP_SIGNALS.SIGTERM : STOP_SIGNALS.SIGINT;
 }
 
 /** Not built yet. */

@@ -143,6 +143,8 @@ export interface FieldChange {
   after: FieldValue | null;
   /** Set when the live value could not be read, with the reason it is sent. */
   write_only?: WriteOnlyReason;
+  /** Sending it replaces a value the service holds but does not show (updates only). */
+  overwrites_unread?: true;
 }
 
 export type Action = 'create' | 'update' | 'delete';

@@ -11,7 +11,8 @@ import { toForm } from '../service/wire.js';
 
 export interface ChangeResult {
   change: Change;
-  status: 'done' | 'failed' | 'skipped';
+  /** `gone`: a delete that found the website already deleted (by another run): not counted as deleted. */
+  status: 'done' | 'gone' | 'failed' | 'skipped';
   /** The service's own message, or what went wrong. */
   error?: string;
   /** E.g. "already deleted", "the store's answer was lost; found it stored". */
@@ -42,8 +43,8 @@ export async function executePlan(plan: Plan, client: ServiceClient, options: Ex
         const started = Date.now();
         let result: ChangeResult;
         try {
-          const note = await applyChange(change, client, options.secrets.get(change)?.password);
-          result = { change, status: 'done', ms: Date.now() - started, ...(note ? { note } : {}) };
+          const outcome = await applyChange(change, client, options.secrets.get(change)?.password);
+          result = { change, status: outcome.status, ms: Date.now() - started, ...(outcome.note ? { note: outcome.note } : {}) };
           counts.done++;
         } catch (error) {
           result = { change, status: 'failed', error: messageOf(error), ms: Date.now() - started };
@@ -57,7 +58,11 @@ export async function executePlan(plan: Plan, client: ServiceClient, options: Ex
   return { results, interrupted: Boolean(options.signal?.aborted) && results.some((r) => r.status === 'skipped') };
 }
 
-async function applyChange(change: Change, client: ServiceClient, password: string | undefined): Promise<string | undefined> {
+async function applyChange(
+  change: Change,
+  client: ServiceClient,
+  password: string | undefined,
+): Promise<{ status: 'done' | 'gone'; note?: string }> {
   switch (change.action) {
     case 'create': {
       const fields = change.fields.filter((f) => f !== 'favorite');
@@ -70,13 +75,16 @@ async function applyChange(change: Change, client: ServiceClient, password: stri
           throw new ApiError('server', `created (id ${website.id}), but marking it favorite failed: ${messageOf(error)}`);
         }
       }
-      return recovered ? `the store's answer was lost; found it stored (id ${website.id})` : undefined;
+      return recovered ? { status: 'done', note: `the store's answer was lost; found it stored (id ${website.id})` } : { status: 'done' };
     }
     case 'update':
       await client.updateWebsite(change.id!, change.domain, toForm(change.after!, change.fields, password));
-      return undefined;
+      return { status: 'done' };
     case 'delete':
-      return (await client.deleteWebsite(change.id!, change.domain)) ? undefined : 'already gone';
+      // 404 on the first attempt: someone else (another run) deleted it; this run did not.
+      return (await client.deleteWebsite(change.id!, change.domain))
+        ? { status: 'done' }
+        : { status: 'gone', note: 'already gone: deleted elsewhere since the plan was made' };
   }
 }
 

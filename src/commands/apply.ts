@@ -4,7 +4,7 @@ import { createInterface } from 'node:readline/promises';
 import { executePlan, type ChangeResult, type ExecuteResult } from '../apply/execute.js';
 import { loadSavedPlan, resolveSecrets } from '../apply/saved-plan.js';
 import { assertFresh } from '../apply/staleness.js';
-import { NotApprovedError, UsageError } from '../errors.js';
+import { interruptedExitCode, NotApprovedError, SitesyncError, UsageError } from '../errors.js';
 import type { Plan } from '../model.js';
 import { assertSafe } from '../planner/safety.js';
 import { ProgressLine } from '../render/progress.js';
@@ -55,7 +55,7 @@ async function applySaved(args: ApplyArgs, ctx: Context): Promise<number> {
   const session = await openSession(args, ctx, plan.base_url);
   try {
     if (session.baseUrl !== plan.base_url) {
-      throw new UsageError(`${file} was made for ${plan.base_url}, not ${session.baseUrl}; nothing was written`);
+      throw new SitesyncError(`${file} was made for ${plan.base_url}, not ${session.baseUrl}; nothing was written`);
     }
     if (!showAndCheck(plan, args, ctx)) return 0;
     ctx.stderr.write(`Checking that ${file} (made ${plan.saved.created_at}) still matches the service…\n`);
@@ -134,6 +134,7 @@ function resultLine(r: ChangeResult, ctx: Context): string {
   const c = ctx.err;
   const title = changeTitle(r.change);
   if (r.status === 'failed') return c.red(`✗ ${title}: ${withoutPrefix(r.error ?? 'failed', r.change)}`);
+  if (r.status === 'gone') return `${c.dim('·')} ${title}: ${r.note ?? 'already gone'} ${c.dim(`${r.ms}ms`)}`;
   return `${c.green('✓')} ${title}${r.note ? c.dim(` (${r.note})`) : ''} ${c.dim(`${r.ms}ms`)}`;
 }
 
@@ -146,15 +147,16 @@ function summarize({ results, interrupted }: ExecuteResult, ctx: Context): numbe
   const done = (action: string) => results.filter((r) => r.status === 'done' && r.change.action === action).length;
   const failed = results.filter((r) => r.status === 'failed');
   const skipped = results.filter((r) => r.status === 'skipped').length;
+  const gone = results.filter((r) => r.status === 'gone').length;
   const c = ctx.out;
   if (failed.length) {
     ctx.stdout.write(`\n${c.red(`Failed (${failed.length}):`)}\n`);
     for (const r of failed) ctx.stdout.write(c.red(`  ✗ ${changeTitle(r.change)}: ${withoutPrefix(r.error ?? 'failed', r.change)}\n`));
   }
-  const line = `Applied: ${done('create')} created, ${done('update')} updated, ${done('delete')} deleted, ${failed.length} failed${skipped ? `, ${skipped} not started (interrupted)` : ''}.`;
+  const line = `Applied: ${done('create')} created, ${done('update')} updated, ${done('delete')} deleted${gone ? `, ${gone} already gone` : ''}, ${failed.length} failed${skipped ? `, ${skipped} not started (interrupted)` : ''}.`;
   ctx.stdout.write(`\n${failed.length || skipped ? c.bold(c.red(line)) : c.bold(c.green(line))}\n`);
   if (failed.length || skipped) ctx.stdout.write('Run sitesync apply again to finish: it picks up where this run stopped.\n');
-  if (interrupted) return 130;
+  if (interrupted) return interruptedExitCode(ctx.signal);
   return failed.length ? 1 : 0;
 }
 

@@ -5,13 +5,18 @@ import { packageVersion, schemaPath } from '../paths.js';
 import { renderExport } from '../render/export.js';
 import type { Context } from '../terminal.js';
 import { openSession, readLiveState, type GlobalArgs } from './session.js';
+import { assertOutputFile, writeFailure } from './shared.js';
 
 export interface ExportArgs extends GlobalArgs {
   output?: string;
   includeFavorite?: boolean;
+  force?: boolean;
 }
 
 export async function runExport(args: ExportArgs, ctx: Context): Promise<number> {
+  const file = args.output === undefined ? undefined : resolve(ctx.cwd, args.output);
+  // Before reading the account: a run that cannot write its file should fail at once.
+  if (file) await assertOutputFile(file, args.output!, '--output', args.force === true);
   const session = await openSession(args, ctx);
   let text: string;
   let count: number;
@@ -27,11 +32,13 @@ export async function runExport(args: ExportArgs, ctx: Context): Promise<number>
   } finally {
     await session.client.close();
   }
-  if (!args.output) {
+  if (!file) {
     ctx.stdout.write(text);
     return 0;
   }
-  await writeAtomic(resolve(ctx.cwd, args.output), text);
+  await writeAtomic(file, text).catch((error: unknown) => {
+    throw writeFailure(error, '--output', args.output!);
+  });
   ctx.stderr.write(`Wrote ${count} website${count === 1 ? '' : 's'} to ${args.output}. Check it with: sitesync plan -c ${args.output}\n`);
   return 0;
 }

@@ -1,7 +1,40 @@
 /** Small pieces the command files share. */
-import { formatDiagnostic, type Diagnostic } from '../errors.js';
+import { stat } from 'node:fs/promises';
+import { dirname } from 'node:path';
+import { formatDiagnostic, SitesyncError, type Diagnostic } from '../errors.js';
 import type { Context } from '../terminal.js';
 
 export function printWarnings(warnings: Diagnostic[], ctx: Context): void {
   for (const w of warnings) ctx.stderr.write(`${ctx.err.yellow(formatDiagnostic(w))}\n`);
+}
+
+/**
+ * Checks, before any work, that `file` (shown to the user as `shown`) can be written: its
+ * folder exists, and it is not a file already there unless `force`. A user's file is never
+ * replaced by accident.
+ */
+export async function assertOutputFile(file: string, shown: string, flag: string, force: boolean): Promise<void> {
+  const existing = await stat(file).catch((error: NodeJS.ErrnoException) => {
+    if (error.code === 'ENOENT' || error.code === 'ENOTDIR') return undefined;
+    throw new SitesyncError(`${flag} ${shown}: cannot check it (${error.code ?? error.message})`);
+  });
+  if (existing?.isDirectory()) throw new SitesyncError(`${flag} ${shown}: this is a folder; name a file in it`);
+  if (existing && !force) throw new SitesyncError(`${flag} ${shown}: the file exists; pass --force to overwrite it`);
+  const folder = await stat(dirname(file)).catch(() => undefined);
+  if (!folder) throw new SitesyncError(`${flag} ${shown}: the folder ${dirname(shown)} does not exist; create it first`);
+  if (!folder.isDirectory()) throw new SitesyncError(`${flag} ${shown}: ${dirname(shown)} is not a folder`);
+}
+
+/** A failed write as a message, not an internal error. */
+export function writeFailure(error: unknown, flag: string, shown: string): SitesyncError {
+  const code = (error as NodeJS.ErrnoException).code;
+  const why =
+    code === 'EACCES' || code === 'EPERM'
+      ? 'permission denied'
+      : code === 'ENOSPC'
+        ? 'the disk is full'
+        : code === 'EROFS'
+          ? 'the file system is read-only'
+          : `cannot write it (${code ?? (error as Error).message})`;
+  return new SitesyncError(`${flag} ${shown}: ${why}; nothing was written`);
 }

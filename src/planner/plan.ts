@@ -2,12 +2,13 @@
  * The planner: (desired config, live websites, options) → Plan. Pure and deterministic: no
  * I/O, no clock, the same inputs give the same plan, byte for byte.
  */
-import { GlobSet } from '../domain.js';
+import { GlobSet, parseDomainInput } from '../domain.js';
 import { SitesyncError } from '../errors.js';
 import type {
   Account,
   Change,
   Config,
+  DefaultSettings,
   DesiredWebsite,
   FieldChange,
   FieldName,
@@ -16,7 +17,7 @@ import type {
   WriteOnlyReason,
 } from '../model.js';
 import { checkLimit, checkSafety, safetyWarnings } from './safety.js';
-import { desiredView, enforcedValues, fingerprint, liveView, sameList, type Enforced } from './values.js';
+import { desiredView, enforcedValues, fileSets, fingerprint, liveView, sameList, type Enforced } from './values.js';
 
 export interface PlanOptions {
   /** `--prune` (the file's `prune: true` counts too). */
@@ -73,9 +74,10 @@ export function planChanges(input: PlanInput): Plan {
     liveTwins.set(domain, chosen);
     if (group.length > 1) warnings.push(twinWarning(domain, group, chosen));
   }
+  if (targets) assertTargetsMatch(targets, config, live);
   const baseline = options.baseline;
-  const baselineValues = baseline
-    ? new Map(baseline.websites.map((w) => [w.domain, enforcedValues(w, baseline.defaults)]))
+  const baselineSites = baseline
+    ? new Map(baseline.websites.map((w) => [w.domain, { values: enforcedValues(w, baseline.defaults), site: w }]))
     : undefined;
 
   const changes: Change[] = [];
@@ -98,8 +100,10 @@ export function planChanges(input: PlanInput): Plan {
       changes.push(createChange(site, values));
       continue;
     }
-    const old = baselineValues ? (baselineValues.get(site.domain) ?? null) : undefined;
-    const update = updateChange(site, values, current, old, options.resendWriteOnly === true, unverified, { problems, warnings });
+    const was = baselineSites?.get(site.domain);
+    const old: FileWebsite | null | undefined = baseline ? (was ? { ...was, defaults: baseline.defaults } : null) : undefined;
+    const file = { site, values, defaults: config.defaults };
+    const update = updateChange(file, current, old, options.resendWriteOnly === true, unverified, { problems, warnings });
     if (update) changes.push(update);
     else unchanged++;
   }
@@ -181,12 +185,18 @@ function createChange(site: DesiredWebsite, values: Enforced): Change {
   return change;
 }
 
+/** A website as a file (the config or the baseline) has it: what it sets, and the values enforced. */
+interface FileWebsite {
+  site: DesiredWebsite;
+  values: Enforced;
+  defaults: DefaultSettings;
+}
+
 function updateChange(
-  site: DesiredWebsite,
-  values: Enforced,
+  { site, values, defaults }: FileWebsite,
   current: LiveWebsite,
-  /** The baseline's values: undefined without --baseline; null when the baseline lacks the website. */
-  old: Enforced | null | undefined,
+  /** Undefined without --baseline; null when the baseline lacks the website. */
+  old: FileWebsite | null | undefined,
   resend: boolean,
   unverified: Set<FieldName>,
   report: { problems: string[]; warnings: string[] },
@@ -199,8 +209,18 @@ function updateChange(
   for (const field of COMPARED) {
     if (field === 'favorite' && values.favorite === undefined) continue;
     if (current[field] === undefined) {
-      writeOnly.push(field);
-      unverified.add(field);
+      // The service does not show this field. Only a value the file itself sets may be sent:
+      // the service default would silently replace what the website holds (an export, which
+      // cannot know the value, would wipe it on the next update).
+      if (fileSets(site, defaults, field)) {
+        writeOnly.push(field);
+        unverified.add(field);
+      } else if (old && fileSets(old.site, old.defaults, field)) {
+        const clear = field === 'exclude_params' || field === 'exclude_ips' ? `; write "${field}: []" to clear it` : '';
+        report.warnings.push(
+          `${site.domain} (line ${site.pos.line}): ${field} is no longer in the file, so the service keeps the value it holds, which sitesync cannot read${clear}`,
+        );
+      }
       continue;
     }
     if (!same(field, current, values)) differing.push({ field, before: before[field] ?? null, after: after[field] ?? null });
@@ -214,7 +234,7 @@ function updateChange(
   const reasons = new Map<FieldName, WriteOnlyReason>();
   for (const field of writeOnly) {
     if (field === 'password' && values.privacy === 2 && current.password === false) reasons.set(field, 'missing');
-    else if (old !== undefined && (old === null || !sameEnforced(field, old, values))) reasons.set(field, 'baseline');
+    else if (old !== undefined && (old === null || !sameEnforced(field, old.values, values))) reasons.set(field, 'baseline');
     else if (resend) reasons.set(field, 'resend');
   }
   if (values.privacy === 2 && current.password === false && !values.password) {
@@ -230,7 +250,10 @@ function updateChange(
   const sent: FieldChange[] = [...differing];
   for (const field of writeOnly) {
     const reason = reasons.get(field) ?? 'with-update';
-    sent.push({ field, before: field === 'password' ? (current.password ?? null) : null, after: after[field] ?? null, write_only: reason });
+    const detail: FieldChange = { field, before: field === 'password' ? (current.password ?? null) : null, after: after[field] ?? null, write_only: reason };
+    // Sending it replaces whatever the service holds, unseen; only a password known to be unset replaces nothing.
+    if (!(field === 'password' && current.password === false)) detail.overwrites_unread = true;
+    sent.push(detail);
   }
   sent.sort((a, b) => fieldOrder(a.field) - fieldOrder(b.field) || REASON_RANK[a.write_only ?? 'create'] - REASON_RANK[b.write_only ?? 'create']);
   const change: Change = {
@@ -273,4 +296,26 @@ function sameEnforced(field: FieldName, a: Enforced, b: Enforced): boolean {
 const FIELD_ORDER: FieldName[] = ['privacy', 'password', 'email', 'exclude_bots', 'exclude_params', 'exclude_ips', 'favorite'];
 function fieldOrder(field: FieldName): number {
   return FIELD_ORDER.indexOf(field);
+}
+
+/**
+ * Every --target must match a website of the file or of the account: a typo would otherwise
+ * narrow the plan to nothing, and a drift check with it would always pass.
+ */
+function assertTargetsMatch(targets: GlobSet, config: Config, live: LiveWebsite[]): void {
+  let pending = targets.globs.map((glob) => ({ glob, set: new GlobSet([glob]) }));
+  for (const domain of [...config.websites.map((w) => w.domain), ...live.map((w) => w.domain)]) {
+    if (pending.length === 0) return;
+    pending = pending.filter((t) => !t.set.matches(domain));
+  }
+  const unmatched = pending.map((t) => t.glob);
+  if (unmatched.length === 0) return;
+  const lines = unmatched.map((glob) => {
+    // A URL or host:port is a common slip: say which bare domain was meant.
+    const problem = /[:/]/.test(glob) ? parseDomainInput(glob).problem : undefined;
+    return `--target "${glob}" matches no website in the file or the account${problem ? `; ${problem}` : ''}`;
+  });
+  const error = new PlanningError(lines.length === 1 ? lines[0]! : `${lines.length} --target patterns match no website in the file or the account`);
+  if (lines.length > 1) error.details = lines;
+  throw error;
 }

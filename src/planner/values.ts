@@ -7,6 +7,7 @@ import {
   SERVICE_DEFAULTS,
   type DefaultSettings,
   type DesiredWebsite,
+  type FieldName,
   type Flag,
   type LiveWebsite,
   type Privacy,
@@ -38,6 +39,21 @@ export function enforcedValues(site: DesiredWebsite, defaults: DefaultSettings):
   if (site.favorite !== undefined) values.favorite = site.favorite;
   if (site.password !== undefined) values.password = site.password;
   return values;
+}
+
+/**
+ * Whether the file itself — the website or `defaults` — sets a field. The service's create
+ * default does not count: it is what sitesync assumes, not what the user wrote, so it must
+ * never overwrite a value that sitesync cannot read back.
+ */
+export function fileSets(site: DesiredWebsite, defaults: DefaultSettings, field: FieldName): boolean {
+  switch (field) {
+    case 'password':
+    case 'favorite':
+      return site[field] !== undefined;
+    default:
+      return site[field] !== undefined || defaults[field] !== undefined;
+  }
 }
 
 /** Lists compare as sets of trimmed entries. */

@@ -13,7 +13,7 @@ import {
   isListChange,
   summaryLine,
   unverifiedNote,
-  WRITE_ONLY_REASONS,
+  writeOnlyNote,
 } from './values.js';
 
 export const MARKER = '<!-- sitesync-plan -->';
@@ -84,7 +84,8 @@ function detailBlock(change: Change): string {
       before = removed.length ? removed.map((x) => `−${x}`).join(', ') : '';
       after = added.length ? added.map((x) => `+${x}`).join(', ') : '';
     }
-    const note = d.write_only && change.action === 'update' ? ` _(write-only: ${WRITE_ONLY_REASONS[d.write_only]})_` : '';
+    const writeOnly = change.action === 'update' ? writeOnlyNote(d) : undefined;
+    const note = writeOnly ? ` _(${writeOnly})_` : '';
     lines.push(`| ${d.field} | ${escape(before)} | ${escape(after)}${note} |`);
   }
   lines.push('');

@@ -12,7 +12,7 @@ import {
   isListChange,
   summaryLine,
   unverifiedNote,
-  WRITE_ONLY_REASONS,
+  writeOnlyNote,
 } from './values.js';
 
 const SYMBOL = { create: '+', update: '~', delete: '-' } as const;
@@ -49,7 +49,8 @@ function changeBody(change: Change, c: Colors): string[] {
   const out: string[] = [];
   for (const d of change.details) {
     const label = d.field.padEnd(width);
-    const note = d.write_only && change.action === 'update' ? c.dim(`  (write-only: ${WRITE_ONLY_REASONS[d.write_only]})`) : '';
+    const writeOnly = change.action === 'update' ? writeOnlyNote(d) : undefined;
+    const note = writeOnly ? c.dim(`  (${writeOnly})`) : '';
     if (change.action === 'create') {
       const extra = d.field === 'favorite' ? c.dim('  (set by an update after the store)') : '';
       out.push(`${label}${formatValue(d.field, d.after)}${extra}`);

@@ -27,6 +27,13 @@ export const WRITE_ONLY_REASONS: Record<WriteOnlyReason, string> = {
   'with-update': 'sent with this update',
 };
 
+/** Why a write-only field is sent, and whether that replaces a value nobody can see. */
+export function writeOnlyNote(d: FieldChange): string | undefined {
+  if (!d.write_only) return undefined;
+  const why = `write-only: ${WRITE_ONLY_REASONS[d.write_only]}`;
+  return d.overwrites_unread ? `${why}; overwrites a value sitesync cannot read` : why;
+}
+
 /** `Plan: 1 to create, 2 to update, 0 to delete (5 unchanged, 1 unmanaged).` */
 export function summaryLine(plan: Plan): string {
   const s = plan.summary;
@@ -55,5 +62,5 @@ export function changeTitle(change: Change): string {
 export function unverifiedNote(plan: Plan): string | undefined {
   if (plan.unverified.length === 0) return undefined;
   const fields = plan.unverified.map((f) => (f === 'password' ? 'password (write-only)' : `${f} (not returned by this service)`));
-  return `not verifiable: ${fields.join(', ')}. sitesync sends them on create, with other updates, when they differ from --baseline, and with --resend-write-only.`;
+  return `not verifiable: ${fields.join(', ')}. sitesync sends them only where the file sets them: on create, with other updates, when they differ from --baseline, and with --resend-write-only.`;
 }

@@ -428,7 +428,11 @@ function transportError(error: unknown, baseUrl: string, what: string): ApiError
     case 'refused':
       return new ApiError('network', `${what}: cannot connect to ${origin} (connection refused): is the base URL right and the service up?`);
     case 'dns':
-      return new ApiError('network', `${what}: cannot find the host ${origin} (DNS)`);
+      // Not retried: a wrong host name stays wrong, and a run should not spin on it.
+      return new ApiError(
+        'dns',
+        `${what}: cannot find the host ${new URL(baseUrl).hostname} (DNS ${code}): check the base URL (--base-url, SITESYNC_BASE_URL or api.base_url in the file)`,
+      );
     case 'lost':
       return new ApiError('network', `${what}: the connection to ${origin} was lost`);
     default:

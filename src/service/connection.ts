@@ -3,9 +3,9 @@
  * base URL from --base-url · SITESYNC_BASE_URL · api.base_url; the key from --api-key-file ·
  * SITESYNC_API_KEY, never from the file or an argument.
  */
-import { readFile } from 'node:fs/promises';
+import { open } from 'node:fs/promises';
 import { isIP } from 'node:net';
-import { SitesyncError, UsageError } from '../errors.js';
+import { SitesyncError } from '../errors.js';
 import type { Env } from '../config/interpolate.js';
 
 export interface ConnectionFlags {
@@ -30,22 +30,22 @@ export function resolveBaseUrl(flags: ConnectionFlags, env: Env, fromFile?: stri
           ? [fromFile, 'api.base_url']
           : [undefined, ''];
   if (raw === undefined || raw.trim() === '') {
-    throw new UsageError('no base URL: pass --base-url URL, set SITESYNC_BASE_URL, or write api.base_url in the file');
+    throw new SitesyncError('no base URL: pass --base-url URL, set SITESYNC_BASE_URL, or write api.base_url in the file');
   }
   let url: URL;
   try {
     url = new URL(raw.trim());
   } catch {
-    throw new UsageError(`${source}: "${raw}" is not a URL (write it like https://analytics.example.com)`);
+    throw new SitesyncError(`${source}: "${raw}" is not a URL (write it like https://analytics.example.com)`);
   }
   if (url.protocol !== 'https:' && url.protocol !== 'http:') {
-    throw new UsageError(`${source}: the base URL must start with https:// (not ${url.protocol})`);
+    throw new SitesyncError(`${source}: the base URL must start with https:// (not ${url.protocol})`);
   }
   if (url.username || url.password || url.search || url.hash) {
-    throw new UsageError(`${source}: the base URL must be a plain address, without credentials, query or fragment`);
+    throw new SitesyncError(`${source}: the base URL must be a plain address, without credentials, query or fragment`);
   }
   if (url.protocol === 'http:' && !isLoopback(url.hostname) && !flags.insecureHttp) {
-    throw new UsageError(
+    throw new SitesyncError(
       `refusing to send the API key over plain http:// to ${url.host}: use https://, or pass --insecure-http if you must`,
     );
   }
@@ -61,25 +61,66 @@ export function isLoopback(hostname: string): boolean {
   return false;
 }
 
+/** A key file larger than this is not a key (and /dev/zero is not read for ever). */
+export const MAX_KEY_FILE_BYTES = 4096;
+
 export async function resolveApiKey(flags: ConnectionFlags, env: Env): Promise<string> {
   if (flags.apiKeyFile !== undefined) {
-    let text: string;
-    try {
-      text = await readFile(flags.apiKeyFile, 'utf8');
-    } catch (error) {
-      const code = (error as NodeJS.ErrnoException).code;
-      throw new SitesyncError(
-        `--api-key-file ${flags.apiKeyFile}: ${code === 'ENOENT' ? 'no such file' : code === 'EISDIR' ? 'this is a folder' : `cannot read it (${code})`}`,
-      );
-    }
-    const key = text.trim();
-    if (key === '') throw new SitesyncError(`--api-key-file ${flags.apiKeyFile}: the file is empty`);
-    if (/\s/.test(key)) throw new SitesyncError(`--api-key-file ${flags.apiKeyFile}: the file holds more than one word; it should hold only the key`);
-    return key;
+    const where = `--api-key-file ${flags.apiKeyFile}`;
+    const text = await readKeyFile(flags.apiKeyFile, where);
+    if (text.trim() === '') throw new SitesyncError(`${where}: the file is empty`);
+    return checkedKey(text, where);
   }
-  const key = env.SITESYNC_API_KEY?.trim();
-  if (key) return key;
-  throw new UsageError('no API key: set SITESYNC_API_KEY, or pass --api-key-file FILE (the key is never read from the config file)');
+  const raw = env.SITESYNC_API_KEY;
+  if (raw !== undefined && raw.trim() !== '') return checkedKey(raw, 'SITESYNC_API_KEY');
+  throw new SitesyncError('no API key: set SITESYNC_API_KEY, or pass --api-key-file FILE (the key is never read from the config file)');
+}
+
+/** At most MAX_KEY_FILE_BYTES + 1 bytes: enough to tell a key from anything else. */
+async function readKeyFile(path: string, where: string): Promise<string> {
+  let handle;
+  try {
+    handle = await open(path, 'r');
+    const buffer = Buffer.alloc(MAX_KEY_FILE_BYTES + 1);
+    let length = 0;
+    for (;;) {
+      const { bytesRead } = await handle.read(buffer, length, buffer.length - length, null);
+      if (bytesRead === 0) break;
+      length += bytesRead;
+      if (length > MAX_KEY_FILE_BYTES) {
+        throw new SitesyncError(`${where} is not an API key: the file holds more than ${MAX_KEY_FILE_BYTES / 1024} KiB`);
+      }
+    }
+    return buffer.subarray(0, length).toString('utf8');
+  } catch (error) {
+    if (error instanceof SitesyncError) throw error;
+    const code = (error as NodeJS.ErrnoException).code;
+    throw new SitesyncError(
+      `${where}: ${code === 'ENOENT' ? 'no such file' : code === 'EISDIR' ? 'this is a folder' : code === 'EACCES' ? 'permission denied' : `cannot read it (${code})`}`,
+    );
+  } finally {
+    await handle?.close().catch(() => undefined);
+  }
+}
+
+/**
+ * The key, trimmed, if it can go into an Authorization header as it is; otherwise refused at
+ * once (a request would fail, or be retried, with a header it cannot carry). The message says
+ * what is wrong and never shows the key.
+ */
+function checkedKey(raw: string, where: string): string {
+  const key = raw.trim();
+  const problem = keyProblem(key);
+  if (problem) throw new SitesyncError(`${where} is not an API key: ${problem}`);
+  return key;
+}
+
+export function keyProblem(key: string): string | undefined {
+  if (/[\r\n]/.test(key)) return 'it holds a line break (only the key, on one line, may be there)';
+  if (/[\x00-\x08\x0b-\x1f\x7f]/.test(key)) return 'it holds control characters (is it a binary file?)';
+  if (/[\t ]/.test(key)) return 'it holds more than one word (white space inside)';
+  if (/[^\x21-\x7e]/.test(key)) return 'it holds characters outside printable ASCII';
+  return undefined;
 }
 
 export async function resolveConnection(flags: ConnectionFlags, env: Env, fromFile?: string): Promise<Connection> {

@@ -11,7 +11,8 @@ export type ApiErrorKind =
   | 'validation' // 422
   | 'rate-limit' // 429 past every retry
   | 'server' // 5xx past every retry
-  | 'network' // connection refused, reset, DNS
+  | 'network' // connection refused or reset
+  | 'dns' // the host name does not resolve: a retry will not find it
   | 'timeout'
   | 'protocol'; // an answer sitesync cannot read
 

@@ -63,7 +63,7 @@ describe('the CLI shell', () => {
   it('unknown flags and commands are usage errors with exit 1', async () => {
     const flag = await runCli(['validate', '--frobnicate']);
     expect(flag.code).toBe(1);
-    expect(flag.stderr).toContain('Unknown argument: frobnicate');
+    expect(flag.stderr).toContain('unknown option --frobnicate for sitesync validate');
     const none = await runCli([]);
     expect(none.code).toBe(1);
     expect(none.stderr).toContain('Say which command to run');

@@ -2,7 +2,7 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { isLoopback, resolveApiKey, resolveBaseUrl } from '../../src/service/connection.js';
+import { isLoopback, MAX_KEY_FILE_BYTES, resolveApiKey, resolveBaseUrl } from '../../src/service/connection.js';
 
 describe('the base URL: --base-url, then SITESYNC_BASE_URL, then api.base_url', () => {
   it.each([
@@ -58,6 +58,25 @@ describe('the API key: --api-key-file, then SITESYNC_API_KEY', () => {
   it('a missing or empty key file names the file, never any content', async () => {
     await expect(resolveApiKey({ apiKeyFile: join(dir, 'nope') }, {})).rejects.toThrow(`--api-key-file ${join(dir, 'nope')}: no such file`);
     await expect(resolveApiKey({ apiKeyFile: join(dir, 'empty') }, {})).rejects.toThrow('the file is empty');
+  });
+
+  it.each([
+    ['a line break inside', 'key-one\r\nkey-two', 'it holds a line break'],
+    ['a control character', 'key-\u0001-123456', 'it holds control characters'],
+    ['a NUL byte', 'key-\u0000-123456', 'it holds control characters'],
+    ['a space inside', 'key one', 'it holds more than one word'],
+  ])('SITESYNC_API_KEY with %s is refused at once, never shown', async (_, key, problem) => {
+    const error = await resolveApiKey({}, { SITESYNC_API_KEY: key }).catch((e: Error) => e);
+    expect((error as Error).message).toMatch(/^SITESYNC_API_KEY is not an API key: /);
+    expect((error as Error).message).toContain(problem);
+    expect((error as Error).message).not.toContain(key.slice(0, 5));
+  });
+
+  it('a key file larger than 4 KiB is not read to the end: not an API key', async () => {
+    await writeFile(join(dir, 'big'), 'k'.repeat(MAX_KEY_FILE_BYTES + 1));
+    await expect(resolveApiKey({ apiKeyFile: join(dir, 'big') }, {})).rejects.toThrow(`--api-key-file ${join(dir, 'big')} is not an API key: the file holds more than 4 KiB`);
+    await writeFile(join(dir, 'exact'), `${'k'.repeat(MAX_KEY_FILE_BYTES - 1)}\n`);
+    expect(await resolveApiKey({ apiKeyFile: join(dir, 'exact') }, {})).toHaveLength(MAX_KEY_FILE_BYTES - 1);
   });
 
   it('no key says where to put one', async () => {

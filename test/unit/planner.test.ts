@@ -117,10 +117,29 @@ describe('the planner: creates, updates, unchanged', () => {
     },
     {
       name: '--resend-write-only sends write-only fields to every managed website that sets them',
-      yaml: 'websites:\n  - domain: a.example.com\n    privacy: 2\n    password: ${PW}\n  - domain: b.example.com',
-      live: [live(1, 'a.example.com', { privacy: 2, password: true }), live(2, 'b.example.com')],
+      yaml: 'websites:\n  - domain: a.example.com\n    privacy: 2\n    password: ${PW}\n  - domain: b.example.com\n    exclude_params: [ref]\n  - domain: c.example.com',
+      live: [live(1, 'a.example.com', { privacy: 2, password: true }), live(2, 'b.example.com'), live(3, 'c.example.com')],
       options: { resendWriteOnly: true },
-      expected: ['update a.example.com: password[resend], exclude_params[resend]', 'update b.example.com: exclude_params[resend]'],
+      expected: ['update a.example.com: password[resend]', 'update b.example.com: exclude_params[resend]'],
+      summary: { unchanged: 1 },
+    },
+    {
+      name: 'an update leaves alone a field the service does not show and the file does not set (an exported file keeps exclude_params)',
+      yaml: 'websites:\n  - domain: a.example.com\n    email: true',
+      live: [live(1, 'a.example.com')],
+      expected: ['update a.example.com: email'],
+    },
+    {
+      name: 'a write-only field set in defaults counts as set by the file',
+      yaml: 'defaults:\n  exclude_params: [utm_source]\nwebsites:\n  - domain: a.example.com\n    email: true',
+      live: [live(1, 'a.example.com')],
+      expected: ['update a.example.com: email, exclude_params[with-update]'],
+    },
+    {
+      name: 'an empty list written in the file is sent: clearing is something the file can say',
+      yaml: 'websites:\n  - domain: a.example.com\n    email: true\n    exclude_params: []',
+      live: [live(1, 'a.example.com')],
+      expected: ['update a.example.com: email, exclude_params[with-update]'],
     },
   ];
 
@@ -155,11 +174,42 @@ describe('the planner: --baseline for write-only fields', () => {
     ]);
   });
 
+  it('a write-only field dropped from the file is no longer sent, and the plan says the service keeps its value', () => {
+    const now = 'websites:\n  - domain: a.example.com\n    email: true';
+    const old = 'websites:\n  - domain: a.example.com\n    exclude_params: [ref]';
+    const p = plan(now, [live(1, 'a.example.com')], { baseline: config(old) });
+    expect(brief(p)).toEqual(['update a.example.com: email']);
+    expect(p.warnings).toEqual([
+      'a.example.com (line 3): exclude_params is no longer in the file, so the service keeps the value it holds, which sitesync cannot read; write "exclude_params: []" to clear it',
+    ]);
+  });
+
   it('a website the baseline did not list gets its write-only fields', () => {
     expect(brief(plan(yaml, sites, { baseline: config('websites: []') }))).toEqual([
       'update a.example.com: password[baseline], exclude_params[baseline]',
       'update b.example.com: exclude_params[baseline]',
     ]);
+  });
+});
+
+describe('the planner: a sent write-only field says it overwrites what it cannot read', () => {
+  it('a list or a set password is marked as overwriting; a password the service has none of is not', () => {
+    const p = plan(
+      'websites:\n  - domain: a.example.com\n    privacy: 2\n    password: ${PW}\n    exclude_params: [ref]\n    email: 1\n  - domain: b.example.com\n    privacy: 2\n    password: ${PW}',
+      [live(1, 'a.example.com', { privacy: 2, password: true }), live(2, 'b.example.com', { privacy: 2, password: false })],
+    );
+    const marks = p.changes.flatMap((c) => c.details.map((d) => `${c.domain} ${d.field}: ${d.overwrites_unread ? 'overwrites' : '-'}`));
+    expect(marks).toEqual([
+      'a.example.com password: overwrites',
+      'a.example.com email: -',
+      'a.example.com exclude_params: overwrites',
+      'b.example.com password: -',
+    ]);
+  });
+
+  it('a create overwrites nothing', () => {
+    const p = plan('websites:\n  - domain: a.example.com\n    exclude_params: [ref]', []);
+    expect(p.changes[0]!.details.some((d) => d.overwrites_unread)).toBe(false);
   });
 });
 
@@ -198,6 +248,39 @@ describe('the planner: deletes and what protects websites', () => {
       { targets: ['*.shop.example.com'], prune: true },
     );
     expect(brief(p)).toEqual(['create b.shop.example.com: privacy, email, exclude_bots, exclude_params, exclude_ips', 'update c.shop.example.com: privacy', 'delete d.shop.example.com']);
+  });
+});
+
+describe('the planner: a --target that matches nothing is an error', () => {
+  const yaml = 'websites:\n  - domain: a.shop.example.com';
+  const sites = [full(1, 'a.shop.example.com'), full(2, 'b.example.com')];
+
+  it('a pattern that matches a website of the file or of the account is fine', () => {
+    expect(() => plan(yaml, sites, { targets: ['a.shop.example.com', 'b.example.com', '*.shop.example.com'] })).not.toThrow();
+  });
+
+  it.each([
+    ['nomatch.org', '--target "nomatch.org" matches no website in the file or the account'],
+    ['shop*', '--target "shop*" matches no website in the file or the account'],
+    [
+      'https://a.shop.example.com',
+      '--target "https://a.shop.example.com" matches no website in the file or the account; "https://a.shop.example.com" is not a bare domain name (no scheme, port or path): write "a.shop.example.com"',
+    ],
+  ])('%s is refused with a message that names it', (target, message) => {
+    expect(() => plan(yaml, sites, { targets: [target] })).toThrow(new PlanningError(message));
+  });
+
+  it('every pattern that matches nothing is named, even beside one that matches', () => {
+    try {
+      plan(yaml, sites, { targets: ['b.example.com', 'typo.org', 'nope.org'] });
+      expect.unreachable();
+    } catch (error) {
+      expect((error as PlanningError).message).toBe('2 --target patterns match no website in the file or the account');
+      expect((error as PlanningError).details).toEqual([
+        '--target "typo.org" matches no website in the file or the account',
+        '--target "nope.org" matches no website in the file or the account',
+      ]);
+    }
   });
 });
 
@@ -247,7 +330,7 @@ describe('the planner: warnings and refusals', () => {
   });
 
   it('says once which fields could not be verified', () => {
-    const p = plan('websites:\n  - domain: a.example.com\n    privacy: 2\n    password: ${PW}\n  - domain: b.example.com', [
+    const p = plan('websites:\n  - domain: a.example.com\n    privacy: 2\n    password: ${PW}\n  - domain: b.example.com\n    exclude_params: [ref]', [
       live(1, 'a.example.com', { privacy: 2, password: true }),
       live(2, 'b.example.com'),
     ]);

@@ -1,0 +1,104 @@
+/** Mistakes on the command line lead to the fix: what is unknown, what was meant, and help only where it helps. */
+import { lookup } from 'node:dns/promises';
+import { writeFile, mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { runCli } from '../helpers/cli.js';
+import { KEY, scenario } from '../helpers/scenario.js';
+
+describe('unknown flags and commands say what is unknown and what was meant', () => {
+  it.each([
+    [['plan', '--detailed-exit-code'], 'Error: unknown option --detailed-exit-code for sitesync plan: did you mean --detailed-exitcode?\nRun `sitesync plan --help` for usage.\n'],
+    [['aply'], 'Error: unknown command "aply" for sitesync: did you mean "apply"?\nRun `sitesync --help` for usage.\n'],
+    [['ci', 'commnt'], 'Error: unknown command "commnt" for sitesync ci: did you mean "comment"?\nRun `sitesync ci --help` for usage.\n'],
+    [['plan', '--taget', 'shop.example.com'], 'Error: unknown option --taget for sitesync plan: did you mean --target?\nRun `sitesync plan --help` for usage.\n'],
+    [['validate', 'extra'], 'Error: sitesync validate takes no argument "extra"\nRun `sitesync validate --help` for usage.\n'],
+  ])('sitesync %j', async (args, stderr) => {
+    const r = await runCli(args);
+    expect(r.stderr).toBe(stderr);
+    expect(r.code).toBe(1);
+  });
+
+  it('--api-key is refused with why a key is never an argument, and the value is not repeated', async () => {
+    for (const args of [['plan', '--api-key', 'sk-secret-value-123'], ['--api-key=sk-secret-value-123', 'plan']]) {
+      const r = await runCli(args);
+      expect(r.code).toBe(1);
+      expect(r.stderr).toContain('there is no --api-key option: the API key is never a command-line argument');
+      expect(r.stderr).toContain('set SITESYNC_API_KEY, or put it in a file and pass --api-key-file FILE');
+      expect(r.stderr).not.toContain('sk-secret-value-123');
+    }
+  });
+
+  it('several unknown flags are each named', async () => {
+    const r = await runCli(['validate', '--frobnicate', '--verbos']);
+    expect(r.stderr).toBe(
+      'Error: 2 unknown arguments\n  unknown option --frobnicate for sitesync validate\n  unknown option --verbos for sitesync validate: did you mean --verbose?\nRun `sitesync validate --help` for usage.\n',
+    );
+  });
+
+  it('messages are in English whatever the locale', async () => {
+    const r = await runCli(['plan', '--detailed-exit-code'], { env: { LANG: 'de_DE.UTF-8', LC_ALL: 'de_DE.UTF-8' } });
+    expect(r.stderr).toContain('did you mean --detailed-exitcode?');
+  });
+});
+
+describe('"Run sitesync --help" only after usage errors', () => {
+  let dir: string;
+  afterEach(async () => {
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  it('an error that is not about the command line does not point at --help', async () => {
+    dir = await mkdtemp(join(tmpdir(), 'sitesync-cli-'));
+    await writeFile(join(dir, 'sitesync.yaml'), 'version: 1\nwebsites: []\n');
+    const noKey = await runCli(['plan', '--base-url', 'https://analytics.example.com'], { cwd: dir });
+    expect(noKey.stderr).toBe('Error: no API key: set SITESYNC_API_KEY, or pass --api-key-file FILE (the key is never read from the config file)\n');
+    const plainHttp = await runCli(['plan', '--base-url', 'http://analytics.example.com'], { cwd: dir, env: { SITESYNC_API_KEY: 'k-123456' } });
+    expect(plainHttp.stderr).not.toContain('--help');
+    expect(plainHttp.code).toBe(1);
+    const missingFile = await runCli(['validate', '-c', 'nope.yaml'], { cwd: dir });
+    expect(missingFile.stderr).not.toContain('--help');
+  });
+});
+
+describe('an API key that cannot be one is refused at once', () => {
+  it('--api-key-file /dev/zero says it is not an API key, quickly', async () => {
+    const started = Date.now();
+    const r = await runCli(['account', '--base-url', 'https://analytics.example.com', '--api-key-file', '/dev/zero']);
+    expect(r.stderr).toBe('Error: --api-key-file /dev/zero is not an API key: the file holds more than 4 KiB\n');
+    expect(r.code).toBe(1);
+    expect(Date.now() - started).toBeLessThan(5000);
+  });
+
+  it('a key with a line break inside is refused before any request, and never shown', async () => {
+    const s = await scenario();
+    try {
+      const r = await s.cli(['account'], { env: { SITESYNC_API_KEY: `${KEY}\r\nX-Injected: 1` } });
+      expect(r.stderr).toBe('Error: SITESYNC_API_KEY is not an API key: it holds a line break (only the key, on one line, may be there)\n');
+      expect(r.code).toBe(1);
+      expect(s.emu.stats.log).toEqual([]);
+    } finally {
+      await s.close();
+    }
+  });
+});
+
+describe('a host that does not resolve', () => {
+  it('--base-url https://no-such-host.invalid fails at once, without retries, and says to check the base URL', async () => {
+    // .invalid never resolves (RFC 6761); allow for a slow resolver by timing one lookup first.
+    const t0 = Date.now();
+    await lookup('no-such-host.invalid').catch(() => undefined);
+    const oneLookup = Date.now() - t0;
+    const started = Date.now();
+    const r = await runCli(['account', '--verbose', '--base-url', 'https://no-such-host.invalid'], { env: { SITESYNC_API_KEY: 'k-123456789' } });
+    const elapsed = Date.now() - started;
+    expect(r.code).toBe(1);
+    expect(r.stderr).toMatch(
+      /Error: (read the account|count websites): cannot find the host no-such-host\.invalid \(DNS (ENOTFOUND|EAI_AGAIN)\): check the base URL \(--base-url, SITESYNC_BASE_URL or api\.base_url in the file\)\n$/,
+    );
+    expect(r.stderr).not.toContain('(retry');
+    expect(r.stderr).not.toContain('--help');
+    expect(elapsed).toBeLessThan(2000 + 2 * oneLookup);
+  });
+});
