@@ -139,7 +139,7 @@ describe('runEmulator in-process', () => {
     const running = runEmulator({ port: 0, host: '127.0.0.1', key: ['in-proc'], rateLimit: '10/1' }, c.ctx);
     while (!c.stdout().includes('Ctrl-C')) await new Promise((r) => setTimeout(r, 5));
     const url = /Base URL {3}(\S+)/.exec(c.stdout())![1]!;
-    expect(c.stdout()).toContain('Throttle   10 requests per 1 s per key');
+    expect(c.stdout()).toContain('Throttle   10 requests per 1 s per client address (all keys share it)');
     const r = await call({ url, keys: ['in-proc'] } as never, 'GET', '/api/v1/account');
     expect(r.status).toBe(200);
     c.abort.abort();
