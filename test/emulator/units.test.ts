@@ -147,6 +147,20 @@ describe('runEmulator in-process', () => {
     expect(c.stderr()).toMatch(/^GET \/api\/v1\/account 200 \d+ms\nEmulator stopped\.\n$/);
   });
 
+  it('--throttle-by key counts per key, and the banner says so', async () => {
+    const c = context();
+    const running = runEmulator({ port: 0, host: '127.0.0.1', key: ['k-one', 'k-two'], rateLimit: '1/60', throttleBy: 'key', quiet: true }, c.ctx);
+    while (!c.stdout().includes('Ctrl-C')) await new Promise((r) => setTimeout(r, 5));
+    const url = /Base URL {3}(\S+)/.exec(c.stdout())![1]!;
+    expect(c.stdout()).toContain('Throttle   1 requests per 60 s per key');
+    const emu = { url, keys: ['k-one'] } as never;
+    expect((await call(emu, 'GET', '/api/v1/account', { key: 'k-one' })).status).toBe(200);
+    expect((await call(emu, 'GET', '/api/v1/account', { key: 'k-two' })).status).toBe(200);
+    expect((await call(emu, 'GET', '/api/v1/account', { key: 'k-one' })).status).toBe(429);
+    c.abort.abort();
+    expect(await running).toBe(0);
+  });
+
   it('refuses bad values with a UsageError', async () => {
     const c = context();
     await expect(runEmulator({ port: 0, rateLimit: '60' }, c.ctx)).rejects.toThrow(UsageError);
