@@ -172,7 +172,11 @@ export function buildParser(argv: string[], ctx: Context, setCode: (code: number
           .option('data', { type: 'string', requiresArg: true, describe: 'Keep the state in this file across restarts' })
           .option('key', { type: 'string', array: true, requiresArg: true, describe: 'An API key to accept, one account each (repeatable)' })
           .option('latency', { type: 'number', default: 0, requiresArg: true, describe: 'Added delay per request, in ms' })
-          .option('rate-limit', { type: 'string', requiresArg: true, describe: 'Throttle per key, as N/SECONDS (the service: 60/60), or off' })
+          .option('rate-limit', { type: 'string', requiresArg: true, describe: 'Throttle, as N/SECONDS (the service: 60/60), or off' })
+          .option('throttle-by', {
+            choices: ['address', 'key'] as const,
+            describe: 'What the throttle counts by (default: address on deployed, as the product does; key on full)',
+          })
           .option('profile', {
             choices: ['deployed', 'full'] as const,
             default: 'deployed',

@@ -15,6 +15,8 @@ export interface ChangeResult {
   status: 'done' | 'gone' | 'failed' | 'skipped';
   /** The service's own message, or what went wrong. */
   error?: string;
+  /** The service refused the change (a 4xx): running it again unchanged fails the same way. */
+  refused?: boolean;
   /** E.g. "already deleted", "the store's answer was lost; found it stored". */
   note?: string;
   ms: number;
@@ -48,6 +50,7 @@ export async function executePlan(plan: Plan, client: ServiceClient, options: Ex
           counts.done++;
         } catch (error) {
           result = { change, status: 'failed', error: messageOf(error), ms: Date.now() - started };
+          if (error instanceof ApiError && error.refused) result.refused = true;
           counts.failed++;
         }
         options.onResult?.(result, counts);

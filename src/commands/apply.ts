@@ -155,7 +155,15 @@ function summarize({ results, interrupted }: ExecuteResult, ctx: Context): numbe
   }
   const line = `Applied: ${done('create')} created, ${done('update')} updated, ${done('delete')} deleted${gone ? `, ${gone} already gone` : ''}, ${failed.length} failed${skipped ? `, ${skipped} not started (interrupted)` : ''}.`;
   ctx.stdout.write(`\n${failed.length || skipped ? c.bold(c.red(line)) : c.bold(c.green(line))}\n`);
-  if (failed.length || skipped) ctx.stdout.write('Run sitesync apply again to finish: it picks up where this run stopped.\n');
+  // A re-run finishes what failed on the way (5xx, network, interrupted), never what was refused.
+  const refused = failed.filter((r) => r.refused).length;
+  if (failed.length > refused || skipped) ctx.stdout.write('Run sitesync apply again to finish: it picks up where this run stopped.\n');
+  if (refused) {
+    const what = refused === 1 ? 'the change' : `the ${refused} changes`;
+    ctx.stdout.write(
+      `The service refused ${what} marked above: applying again as is fails the same way. Change what its message names (the listed fields in the file, or the domain), then run sitesync plan.\n`,
+    );
+  }
   if (interrupted) return interruptedExitCode(ctx.signal);
   return failed.length ? 1 : 0;
 }

@@ -14,6 +14,7 @@ export interface EmulatorArgs {
   key?: string[];
   latency?: number;
   rateLimit?: string;
+  throttleBy?: 'address' | 'key';
   websiteLimit?: number;
   profile?: 'deployed' | 'full';
   quiet?: boolean;
@@ -45,6 +46,7 @@ export async function runEmulator(args: EmulatorArgs, ctx: Context): Promise<num
     latencyMs: latency,
     rateLimit,
     websiteLimit,
+    ...(args.throttleBy === undefined ? {} : { throttleBy: args.throttleBy }),
     ...(dataFile === undefined ? {} : { dataFile }),
     ...(args.key?.length ? { keys: args.key } : {}),
     log: args.quiet
@@ -58,7 +60,9 @@ export async function runEmulator(args: EmulatorArgs, ctx: Context): Promise<num
         },
   });
 
-  ctx.stdout.write(banner(emulator, { generated: !args.key?.length, dataFile, rateLimit, websiteLimit, host, profile: args.profile ?? 'deployed' }, ctx));
+  const profile = args.profile ?? 'deployed';
+  const throttleBy = args.throttleBy ?? (profile === 'deployed' ? 'address' : 'key');
+  ctx.stdout.write(banner(emulator, { generated: !args.key?.length, dataFile, rateLimit, throttleBy, websiteLimit, host, profile }, ctx));
 
   // Ctrl-C (through ctx.signal) or a plain kill: stop, let answers in flight finish, flush the file.
   await new Promise<void>((done) => {
@@ -80,6 +84,7 @@ interface BannerFacts {
   generated: boolean;
   dataFile: string | undefined;
   rateLimit: { limit: number; windowMs: number } | null;
+  throttleBy: 'address' | 'key';
   websiteLimit: number;
   host: string;
   profile: 'deployed' | 'full';
@@ -107,7 +112,7 @@ function banner(emulator: Emulator, facts: BannerFacts, ctx: Context): string {
   lines.push(
     `  Throttle   ${
       facts.rateLimit
-        ? `${facts.rateLimit.limit} requests per ${facts.rateLimit.windowMs / 1000} s per key`
+        ? `${facts.rateLimit.limit} requests per ${facts.rateLimit.windowMs / 1000} s per ${facts.throttleBy === 'address' ? 'client address (all keys share it)' : 'key'}`
         : 'off (the service allows 60 requests a minute: --rate-limit 60/60)'
     }`,
   );

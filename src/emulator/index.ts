@@ -20,6 +20,7 @@ import type {
   Faults,
   Profile,
   StoredWebsite,
+  ThrottleBy,
   WebsiteInput,
 } from './types.js';
 
@@ -60,6 +61,7 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
     app: emulator.app,
     faults: () => emulator.faults,
     throttle: settings.rateLimit ? new Throttle(settings.rateLimit.limit, settings.rateLimit.windowMs) : null,
+    throttleBy: settings.throttleBy,
     latencyMs: settings.latencyMs,
     log: options.log ?? null,
     secrets: () => keys,
@@ -75,6 +77,7 @@ interface Settings {
   profile: Profile;
   latencyMs: number;
   rateLimit: { limit: number; windowMs: number } | null;
+  throttleBy: ThrottleBy;
   websiteLimit: number;
 }
 
@@ -93,6 +96,8 @@ function checkOptions(options: EmulatorOptions): Settings {
   }
   const profile = options.profile ?? 'deployed';
   if (profile !== 'deployed' && profile !== 'full') throw new UsageError(`unknown profile ${String(profile)}`);
+  const throttleBy = options.throttleBy ?? (profile === 'deployed' ? 'address' : 'key');
+  if (throttleBy !== 'address' && throttleBy !== 'key') throw new UsageError(`the throttle counts by address or key, not ${String(throttleBy)}`);
   for (const k of options.keys ?? []) {
     const key = typeof k === 'string' ? k : k.key;
     const problem = keyProblem(key);
@@ -101,7 +106,7 @@ function checkOptions(options: EmulatorOptions): Settings {
       throw new UsageError(`the website limit must be -1 (unlimited) or a count, not ${k.websiteLimit}`);
     }
   }
-  return { host: options.host ?? '127.0.0.1', port, profile, latencyMs, rateLimit, websiteLimit };
+  return { host: options.host ?? '127.0.0.1', port, profile, latencyMs, rateLimit, throttleBy, websiteLimit };
 }
 
 class RunningEmulator implements Emulator {
@@ -148,7 +153,7 @@ class RunningEmulator implements Emulator {
     const account = this.account(key);
     const rows = websites.map((w) =>
       this.state.insert(account.id, {
-        domain: normalizeDomain(w.domain.trim()),
+        domain: normalizeDomain(w.domain.trim(), this.app.profile),
         // Left out, fields are what a store that leaves them out saves.
         privacy: w.privacy ?? null,
         email: w.email ?? null,

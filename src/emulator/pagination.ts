@@ -99,7 +99,13 @@ function metaLinks<T>(page: Page<T>, urls: PageUrls): MetaLink[] {
 }
 
 /** `{data, links, meta}` as a Laravel resource collection answers. */
-export function resourceEnvelope<T>(page: Page<T>, data: unknown[], urls: PageUrls): Record<string, unknown> {
+export function resourceEnvelope<T>(
+  page: Page<T>,
+  data: unknown[],
+  urls: PageUrls,
+  /** The product reads its page size from a setting, a string: `"per_page": "10"`. */
+  perPageAsString = false,
+): Record<string, unknown> {
   return {
     data,
     links: {
@@ -114,7 +120,7 @@ export function resourceEnvelope<T>(page: Page<T>, data: unknown[], urls: PageUr
       last_page: page.lastPage,
       links: metaLinks(page, urls),
       path: urls.path,
-      per_page: page.perPage,
+      per_page: perPageAsString ? String(page.perPage) : page.perPage,
       to: page.to,
       total: page.total,
     },

@@ -30,9 +30,41 @@ export function websiteRecord(p: Presenter, row: WebsiteRow): Record<string, unk
   if (p.profile === 'full') record.exclude_params = row.exclude_params;
   record.exclude_ips = row.exclude_ips;
   record.favorite = row.favorite;
-  record.favorited_at = row.favorited_at;
+  // The product's show and list give the database's own format ("2026-11-22 22:08:58").
+  record.favorited_at = p.profile === 'deployed' ? databaseTime(row.favorited_at) : row.favorited_at;
   record.created_at = row.created_at;
   record.updated_at = row.updated_at;
+  return applyFaults(p.faults, record);
+}
+
+/** `2026-11-22T22:08:58.958582Z` → `2026-11-22 22:08:58`, as a DATETIME column reads back. */
+export function databaseTime(iso: string | null): string | null {
+  return iso === null ? null : iso.slice(0, 19).replace('T', ' ');
+}
+
+/**
+ * A deployed update answer: the model after `fill($request)`, so the fields the form sent are
+ * the form's values as sent (`"privacy": "1"`), the others as stored, and `favorited_at` in
+ * Laravel's JSON form (ISO with microseconds), as the model was just saved.
+ */
+export function updateEcho(p: Presenter, row: WebsiteRow, input: Input): Record<string, unknown> {
+  const record: Record<string, unknown> = {
+    id: row.id,
+    domain: row.domain,
+    privacy: row.privacy,
+    email: row.email,
+    password: row.password !== null && row.password !== '',
+    exclude_bots: row.exclude_bots,
+    exclude_ips: row.exclude_ips,
+    favorite: row.favorite,
+    favorited_at: row.favorited_at,
+    created_at: row.created_at,
+    updated_at: row.updated_at,
+  };
+  for (const field of ['privacy', 'email', 'exclude_bots', 'exclude_ips']) {
+    const sent = input.get(field);
+    if (sent !== undefined) record[field] = sent;
+  }
   return applyFaults(p.faults, record);
 }
 

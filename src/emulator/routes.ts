@@ -4,8 +4,9 @@
  */
 import { fromParams, type Input } from './input.js';
 import { paginate, PageUrls, paginatorEnvelope, resourceEnvelope } from './pagination.js';
-import { accountRecord, storeEcho, websiteRecord, withStatus, type Presenter } from './records.js';
+import { accountRecord, storeEcho, updateEcho, websiteRecord, withStatus, type Presenter } from './records.js';
 import type { AccountRecord, State, WebsiteRow } from './store.js';
+import type { Profile } from './types.js';
 import { readListQuery, validateStore, validateUpdate } from './validation.js';
 
 export interface Answer {
@@ -42,12 +43,27 @@ export type Match =
   | { kind: 'route'; handler: Handler; id?: number }
   | { kind: 'login' }
   | { kind: 'not-found' }
+  /** Deployed: a path outside the API (a wrong base path), answered before any middleware. */
+  | { kind: 'outside-api' }
   | { kind: 'method-not-allowed'; allow: string[] };
 
-const WEBSITES = '/api/v1/websites';
+const API = '/api/v1';
+const WEBSITES = `${API}/websites`;
 
-/** Routes as Laravel matches them: by path first, then by method (HEAD goes with GET). */
-export function matchRoute(method: string, rawPath: string): Match {
+/**
+ * Routes as Laravel matches them: by path first, then by method (HEAD goes with GET). The
+ * deployed product has a GET fallback route under /api/v1 (a 404 after authentication), which
+ * is why other methods on unknown paths there answer 405, and paths outside it a bare 404.
+ */
+export function matchRoute(method: string, rawPath: string, profile: Profile = 'full'): Match {
+  const known = knownRoute(method, rawPath);
+  if (known.kind !== 'not-found' || profile === 'full') return known;
+  const path = rawPath.length > 1 ? rawPath.replace(/\/+$/, '') : rawPath;
+  if (path !== API && !path.startsWith(`${API}/`)) return { kind: 'outside-api' };
+  return method === 'GET' || method === 'HEAD' ? { kind: 'route', handler: fallback } : { kind: 'method-not-allowed', allow: ['GET', 'HEAD'] };
+}
+
+function knownRoute(method: string, rawPath: string): Match {
   // The service's web server drops a trailing slash before Laravel sees the path.
   const path = rawPath.length > 1 ? rawPath.replace(/\/+$/, '') : rawPath;
   const m = method === 'HEAD' ? 'GET' : method;
@@ -70,6 +86,13 @@ export function matchRoute(method: string, rawPath: string): Match {
 export function notFound(p: Presenter): Answer {
   return { status: 404, body: withStatus(p, { message: 'Resource not found.' }, 404) };
 }
+
+/** A path outside the deployed API: the web server's bare 404, no `status`, no throttle headers. */
+export function outsideApi(): Answer {
+  return { status: 404, body: { message: '' } };
+}
+
+const fallback: Handler = ({ app }) => notFound(app);
 
 const ok = (p: Presenter, data: unknown, status = 200): Answer => ({
   status,
@@ -97,7 +120,10 @@ function list({ app, account, origin, query }: Call): Answer {
   const page = paginate(rows, q.page, perPage);
   const urls = new PageUrls(`${origin}${WEBSITES}`, [...query]);
   const data = page.items.map((r) => websiteRecord(app, r));
-  const body = app.faults.envelope === 'paginator' ? paginatorEnvelope(page, data, urls) : resourceEnvelope(page, data, urls);
+  const body =
+    app.faults.envelope === 'paginator'
+      ? paginatorEnvelope(page, data, urls)
+      : resourceEnvelope(page, data, urls, app.profile === 'deployed');
   return { status: 200, body: withStatus(app, body, 200) };
 }
 
@@ -109,6 +135,7 @@ function show({ app, account, id }: Call): Answer {
 async function store({ app, account, input }: Call): Promise<Answer> {
   const limit = account.websiteLimit ?? app.websiteLimit;
   const checked = validateStore(input, {
+    profile: app.profile,
     domainTaken: (d) => !app.faults.allowDuplicateDomains && app.state.domainTaken(d),
     atLimit: limit !== -1 && app.state.countOf(account.id) >= limit,
   });
@@ -124,11 +151,16 @@ async function update({ app, account, id, input }: Call): Promise<Answer> {
   // Route-model binding answers 404 before validation; the deployed controller looks the
   // website up itself, after validation, and fails on a missing one (the known defect).
   if (!row && app.profile === 'full') return notFound(app);
-  const checked = validateUpdate(input, row);
+  // The product's form request refuses to let an update name an owner, before its rules run.
+  if (app.profile === 'deployed' && input.has('user_id')) {
+    return { status: 403, body: { message: 'This action is unauthorized.' } };
+  }
+  const checked = validateUpdate(input, row, app.profile);
   if (!checked.ok) return { status: 422, body: checked.errors.body() };
   if (!row) return { status: 500, body: { message: 'Server Error' } };
   if (app.state.update(row, checked.value)) await app.commit();
-  return { ...ok(app, websiteRecord(app, row)), committed: true };
+  const data = app.profile === 'deployed' ? updateEcho(app, row, input) : websiteRecord(app, row);
+  return { ...ok(app, data), committed: true };
 }
 
 async function destroy({ app, account, id }: Call): Promise<Answer> {

@@ -10,9 +10,9 @@ import { SitesyncError } from '../errors.js';
 import { bearerToken, wantsJson } from './auth.js';
 import { bodyParams, parseBody, type Input } from './input.js';
 import { withStatus } from './records.js';
-import { matchRoute, notFound, type Answer, type App } from './routes.js';
+import { matchRoute, notFound, outsideApi, type Answer, type App } from './routes.js';
 import type { Throttle } from './throttle.js';
-import type { EmulatorStats, FaultAnswer, FaultRequest, Faults } from './types.js';
+import type { EmulatorStats, FaultAnswer, FaultRequest, Faults, ThrottleBy } from './types.js';
 
 /** Request bodies are small forms; anything past this is refused with 413. */
 export const MAX_BODY = 1024 * 1024;
@@ -26,6 +26,11 @@ export interface ServerOptions {
   /** Read on every request: tests replace faults at any time. */
   faults: () => Faults;
   throttle: Throttle | null;
+  /**
+   * What the throttle counts by: the client's address (the product: its throttle runs before
+   * authentication, so every key from one address shares a budget) or the key's account.
+   */
+  throttleBy: ThrottleBy;
   latencyMs: number;
   log: ((line: string) => void) | null;
   /** Keys in clear, blanked out of log lines should a client put one in a URL. */
@@ -138,26 +143,36 @@ export class EmulatorServer {
     }
     if (latencyMs > 0) await sleep(latencyMs);
 
-    const match = matchRoute(method, url.pathname);
+    const match = matchRoute(method, url.pathname, app.profile);
+    if (match.kind === 'outside-api') return outsideApi();
     if (match.kind === 'not-found') return notFound(app);
     if (match.kind === 'method-not-allowed') {
       const route = url.pathname.replace(/^\/+|\/+$/g, '');
-      const message = `The ${method} method is not supported for route ${route}. Supported methods: ${match.allow.join(', ')}.`;
+      // Laravel 8 (what the product runs on) does not name the route; later versions do.
+      const where = app.profile === 'deployed' ? 'this route' : `route ${route}`;
+      const message = `The ${method} method is not supported for ${where}. Supported methods: ${match.allow.join(', ')}.`;
       return { status: 405, body: withStatus(app, { message }, 405), headers: { Allow: match.allow.join(', ') } };
     }
     const origin = this.origin(req);
     if (match.kind === 'login') return { status: 200, body: LOGIN_PAGE };
 
+    let limitHeaders: Record<string, string> = {};
+    const byAddress = this.options.throttleBy === 'address';
+    if (throttle && byAddress) {
+      const result = throttle.hit(`address ${req.socket.remoteAddress ?? ''}`);
+      if (!result.allowed) return { status: 429, body: { message: 'Too Many Attempts.' }, headers: result.headers };
+      limitHeaders = result.headers;
+    }
+
     const account = key === null ? undefined : app.state.accountByKey(key);
     if (!account) {
       if (wantsJson(req.headers.accept, header(req, 'x-requested-with'))) {
-        return { status: 401, body: { message: 'Unauthenticated.' } };
+        return { status: 401, body: { message: 'Unauthenticated.' }, headers: limitHeaders };
       }
-      return { status: 302, headers: { Location: `${origin}/login` } };
+      return { status: 302, headers: { ...limitHeaders, Location: `${origin}/login` } };
     }
 
-    let limitHeaders: Record<string, string> = {};
-    if (throttle) {
+    if (throttle && !byAddress) {
       const result = throttle.hit(account.keyHash);
       if (!result.allowed) return { status: 429, body: { message: 'Too Many Attempts.' }, headers: result.headers };
       limitHeaders = result.headers;

@@ -4,7 +4,7 @@
  * made in one turn of the event loop, so checks and writes never interleave.
  */
 import { createHash } from 'node:crypto';
-import type { StoredWebsite } from './types.js';
+import type { Profile, StoredWebsite } from './types.js';
 
 export interface AccountRecord {
   id: number;
@@ -39,9 +39,19 @@ export function timestamp(date = new Date()): string {
   return date.toISOString().replace(/\.(\d{3})Z$/, '.$1000Z');
 }
 
-/** What the service does to a domain before it validates and saves it. */
-export function normalizeDomain(raw: string): string {
+/**
+ * What the service does to a domain before it validates and saves it. `deployed`, as the
+ * product's own code does: `http://` and `https://` go wherever they appear, and when the rest
+ * starts with `www.`, every `www.` in it goes (`www.a.www.example.net` → `a.example.net`).
+ * `full`: a leading scheme and one leading `www.`.
+ */
+export function normalizeDomain(raw: string, profile: Profile = 'full'): string {
   let d = raw.toLowerCase();
+  if (profile === 'deployed') {
+    d = d.replaceAll('http://', '').replaceAll('https://', '');
+    if (d.startsWith('www.')) d = d.replaceAll('www.', '');
+    return d;
+  }
   d = d.replace(/^https?:\/\//, '');
   if (d.startsWith('www.')) d = d.slice(4);
   return d;

@@ -1,6 +1,7 @@
 /**
- * Laravel's `throttle` middleware as the service uses it: a fixed window per key that starts
- * with the first request after the previous window ran out. A refused request does not count.
+ * Laravel's `throttle` middleware as the service uses it: a fixed window per key (an account or a
+ * client address, as the server decides) that starts with the first request after the previous
+ * window ran out. A refused request does not count.
  */
 
 export interface ThrottleResult {

@@ -5,6 +5,9 @@
 
 export type Profile = 'deployed' | 'full';
 
+/** What the throttle counts by: the client's address (as the product does) or the key. */
+export type ThrottleBy = 'address' | 'key';
+
 export interface AccountSeed {
   key: string;
   name?: string;
@@ -26,8 +29,14 @@ export interface EmulatorOptions {
   profile?: Profile;
   /** Added before every answer. */
   latencyMs?: number;
-  /** Fixed window per key. Default: none. */
+  /** Fixed window, counted as `throttleBy` says. Default: none. */
   rateLimit?: { limit: number; windowMs: number } | null;
+  /**
+   * Default: 'address' in the deployed profile (the product's throttle runs before
+   * authentication: every key from one address shares one budget, and a wrong key gets 429
+   * once it is spent), 'key' in the full profile (per account, after authentication).
+   */
+  throttleBy?: ThrottleBy;
   /** The plan limit of accounts that have none of their own. Default -1 (unlimited). */
   websiteLimit?: number;
   /** Keep the state in this file (atomic writes, answers sent only once written). */

@@ -1,26 +1,38 @@
 /**
- * The service's validation, with Laravel's messages (the 9.x wording that deployed installs
- * answer with) and its 422 summary: the first message, then "(and N more errors)".
+ * The service's validation, per profile. `deployed` answers as the product's own code does:
+ * the product's form requests put the field → messages object in `message` (no `errors`, no
+ * summary), with the wording of its language file (Laravel 10: "The privacy field must be …"),
+ * its own loose domain rule ("Invalid domain name.") and its password rules. `full` answers
+ * Laravel's usual shape with the 9.x wording and a strict host-name rule.
  */
 import { isValidHostname } from '../domain.js';
 import { phpTruthy, type Input, type InputValue } from './input.js';
 import { normalizeDomain, type NewWebsite, type WebsiteChanges } from './store.js';
+import type { Profile } from './types.js';
 
 export class ValidationErrors {
   readonly errors: Record<string, string[]> = {};
   private count = 0;
+
+  constructor(readonly profile: Profile = 'full') {}
 
   add(field: string, message: string): void {
     (this.errors[field] ??= []).push(message);
     this.count++;
   }
 
+  /** "The privacy field must …" (deployed, Laravel 10) or "The privacy must …" (full, Laravel 9). */
+  rule(field: string, rest: string): void {
+    this.add(field, `The ${shown(field)}${this.profile === 'deployed' ? ' field' : ''} ${rest}`);
+  }
+
   get empty(): boolean {
     return this.count === 0;
   }
 
-  /** Laravel's 422 body. */
-  body(): { message: string; errors: Record<string, string[]> } {
+  /** The 422 body: the product's own shape (deployed) or Laravel's with its summary (full). */
+  body(): Record<string, unknown> {
+    if (this.profile === 'deployed') return { message: this.errors, status: 422 };
     return { message: summarize(this.errors), errors: this.errors };
   }
 }
@@ -66,11 +78,11 @@ function integerField(errors: ValidationErrors, input: Input, field: string, rul
   if (value === null && rule.nullable) return null;
   const n = value === null ? undefined : asInteger(value);
   if (n === undefined) {
-    errors.add(field, `The ${shown(field)} must be an integer.`);
+    errors.rule(field, 'must be an integer.');
     return undefined;
   }
   if (n < rule.min || n > rule.max) {
-    errors.add(field, `The ${shown(field)} must be between ${rule.min} and ${rule.max}.`);
+    errors.rule(field, `must be between ${rule.min} and ${rule.max}.`);
     return undefined;
   }
   return n;
@@ -81,11 +93,11 @@ function stringField(errors: ValidationErrors, input: Input, field: string, max:
   const value = input.get(field)!;
   if (value === null) return null;
   if (typeof value !== 'string') {
-    errors.add(field, `The ${shown(field)} must be a string.`);
+    errors.rule(field, 'must be a string.');
     return undefined;
   }
   if (length(value) > max) {
-    errors.add(field, `The ${shown(field)} must not be greater than ${max} characters.`);
+    errors.rule(field, `must not be greater than ${max} characters.`);
     return undefined;
   }
   return value;
@@ -96,6 +108,7 @@ const EMAIL: IntegerRule = { min: 0, max: 1, nullable: true };
 const EXCLUDE_BOTS: IntegerRule = { min: 0, max: 1, nullable: false };
 
 export interface StoreChecks {
+  profile: Profile;
   domainTaken(domain: string): boolean;
   /** The account already holds as many websites as its plan allows. */
   atLimit: boolean;
@@ -103,23 +116,36 @@ export interface StoreChecks {
 
 export type Checked<T> = { ok: true; value: T } | { ok: false; errors: ValidationErrors };
 
+/**
+ * The product's own domain rule, as observed: anything goes but a port or a path (spaces,
+ * underscores, a trailing dot, an IPv4 address and unicode are all stored as given).
+ */
+export function looseDomainValid(domain: string): boolean {
+  return !/[:/]/.test(domain);
+}
+
 /** The fields of a new website, or every problem with the form. */
 export function validateStore(input: Input, checks: StoreChecks): Checked<NewWebsite> {
-  const errors = new ValidationErrors();
+  const { profile } = checks;
+  const errors = new ValidationErrors(profile);
 
   const raw = input.get('domain');
   let domain = '';
   if (raw === undefined || raw === null || (Array.isArray(raw) && raw.length === 0)) {
     errors.add('domain', 'The domain field is required.');
   } else if (typeof raw !== 'string') {
-    errors.add('domain', 'The domain must be a string.');
+    errors.rule('domain', 'must be a string.');
   } else {
-    domain = normalizeDomain(raw);
+    domain = normalizeDomain(raw, profile);
     if (domain === '') {
       errors.add('domain', 'The domain field is required.');
     } else {
-      if (length(domain) > MAX_DOMAIN) errors.add('domain', `The domain must not be greater than ${MAX_DOMAIN} characters.`);
-      if (!isValidHostname(domain)) errors.add('domain', 'The domain must be a valid domain name.');
+      if (length(domain) > MAX_DOMAIN) errors.rule('domain', `must not be greater than ${MAX_DOMAIN} characters.`);
+      if (profile === 'deployed') {
+        if (!looseDomainValid(domain)) errors.add('domain', 'Invalid domain name.');
+      } else if (!isValidHostname(domain)) {
+        errors.add('domain', 'The domain must be a valid domain name.');
+      }
       if (checks.domainTaken(domain)) errors.add('domain', 'The domain has already been taken.');
       if (checks.atLimit) errors.add('domain', 'You created too many websites.');
     }
@@ -142,6 +168,7 @@ export function validateStore(input: Input, checks: StoreChecks): Checked<NewWeb
       email: email ?? null,
       exclude_bots: excludeBots ?? 1,
       exclude_params: excludeParams ?? null,
+      // Never validated beyond being a string: `office-router` or `192.168.1.*` are kept verbatim.
       exclude_ips: excludeIps ?? null,
       password: password ?? null,
       favorite: false,
@@ -150,12 +177,17 @@ export function validateStore(input: Input, checks: StoreChecks): Checked<NewWeb
 }
 
 /** The changes an update makes (favorite included), or every problem with the form. */
-export function validateUpdate(input: Input, current: { password: string | null } | undefined): Checked<WebsiteChanges> {
-  const errors = new ValidationErrors();
+export function validateUpdate(
+  input: Input,
+  current: { password: string | null } | undefined,
+  profile: Profile = 'full',
+): Checked<WebsiteChanges> {
+  const errors = new ValidationErrors(profile);
   const privacy = integerField(errors, input, 'privacy', PRIVACY);
-  // Turning privacy to 2 needs a password, unless the website keeps the one it has.
-  const needsPassword = privacySent(input) === 2 && (input.has('password') || !current?.password);
-  const password = passwordField(errors, input, needsPassword);
+  // full: turning privacy to 2 needs a password, unless the website keeps the one it has.
+  // deployed: the product requires one on store only; an update to 2 without one is accepted.
+  const needsPassword = profile === 'full' && privacySent(input) === 2 && (input.has('password') || !current?.password);
+  const password = passwordField(errors, input, needsPassword, profile === 'deployed');
   const email = integerField(errors, input, 'email', EMAIL);
   const excludeBots = integerField(errors, input, 'exclude_bots', EXCLUDE_BOTS);
   const excludeParams = stringField(errors, input, 'exclude_params', MAX_TEXT);
@@ -180,21 +212,35 @@ function privacySent(input: Input): number | undefined {
   return value === undefined || value === null ? undefined : asInteger(value);
 }
 
-function passwordField(errors: ValidationErrors, input: Input, required: boolean): string | null | undefined {
+/**
+ * The password rules. An empty password not `required` is saved as null, except on a deployed
+ * update (`emptyRefused`), where the product answers 422.
+ */
+function passwordField(
+  errors: ValidationErrors,
+  input: Input,
+  required: boolean,
+  emptyRefused = false,
+): string | null | undefined {
+  const deployed = errors.profile === 'deployed';
   const value = input.get('password');
   if (required && (value === undefined || value === null)) {
-    errors.add('password', 'The password field is required when privacy is 2.');
+    errors.add('password', deployed ? 'The password field is required.' : 'The password field is required when privacy is 2.');
     return undefined;
   }
   if (value === undefined) return undefined;
-  if (value === null) return null;
+  if (value === null) {
+    if (!emptyRefused) return null;
+    errors.rule('password', 'must be a string.');
+    return undefined;
+  }
   if (typeof value !== 'string') {
-    errors.add('password', 'The password must be a string.');
+    errors.rule('password', 'must be a string.');
     return undefined;
   }
   const n = length(value);
   if (n < 1 || n > MAX_PASSWORD) {
-    errors.add('password', `The password must be between 1 and ${MAX_PASSWORD} characters.`);
+    errors.rule('password', `must be between 1 and ${MAX_PASSWORD} characters.`);
     return undefined;
   }
   return value;
@@ -253,11 +299,12 @@ export function readListQuery(input: Input, strict: boolean): Checked<ListQuery>
   const fav = text('favorite');
   if (fav !== undefined && fav !== null) {
     const f = fav.toLowerCase();
-    if (f === '1' || f === 'true') favorite = true;
-    else if (f === '0' || f === 'false') favorite = false;
+    if (f === '1') favorite = true;
+    else if (f === '0') favorite = false;
+    else if (strict && f === 'true') favorite = true;
+    else if (strict && f === 'false') favorite = false;
     else if (strict) errors.add('favorite', 'The favorite field must be true or false.');
-    // As PHP's FILTER_VALIDATE_BOOLEAN reads it: on/yes are true, anything else false.
-    else favorite = f === 'on' || f === 'yes';
+    // Deployed: the product compares with 0 and 1 only; `true`, `yes` … filter nothing.
   }
 
   // Laravel's paginator reads any page that is not an integer of at least 1 as page 1.

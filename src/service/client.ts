@@ -9,7 +9,7 @@ import { domainKey } from '../domain.js';
 import { InterruptedError } from '../errors.js';
 import type { Account, LiveWebsite } from '../model.js';
 import { packageVersion } from '../paths.js';
-import { ApiError, errorForStatus } from './errors.js';
+import { ApiError, errorForStatus, serviceMessage } from './errors.js';
 import { Pacer, realClock, type PacerClock } from './pacer.js';
 import { classifyTransportError } from './transport.js';
 import { readPage, toAccount, toLiveWebsite, unwrap, type Form, type Page } from './wire.js';
@@ -65,6 +65,8 @@ interface RequestSpec {
   beforeRetry?: (error: ApiError) => Promise<void>;
   /** Whether reads may be aborted by the client's signal. */
   abortable?: boolean;
+  /** A route every version has (the account, the list): a 404 there means a wrong base URL. */
+  fixedRoute?: boolean;
 }
 
 interface Answer {
@@ -111,7 +113,14 @@ export class ServiceClient {
   }
 
   async getAccount(): Promise<Account> {
-    const answer = await this.call({ method: 'GET', path: '/account', what: 'read the account', idempotent: true, abortable: true });
+    const answer = await this.call({
+      method: 'GET',
+      path: '/account',
+      what: 'read the account',
+      idempotent: true,
+      abortable: true,
+      fixedRoute: true,
+    });
     return toAccount(answer.body);
   }
 
@@ -180,7 +189,14 @@ export class ServiceClient {
   /** How many websites the account holds (one small request when the service says its total). */
   async countWebsites(): Promise<number> {
     const params = new URLSearchParams({ per_page: '10', page: '1' });
-    const answer = await this.call({ method: 'GET', path: `/websites?${params}`, what: 'count websites', idempotent: true, abortable: true });
+    const answer = await this.call({
+      method: 'GET',
+      path: `/websites?${params}`,
+      what: 'count websites',
+      idempotent: true,
+      abortable: true,
+      fixedRoute: true,
+    });
     const page = readPage(answer.body, 1);
     if (page.total !== undefined) return page.total;
     return (await this.listWebsites()).length;
@@ -289,6 +305,7 @@ export class ServiceClient {
       what: `list websites (page ${n})`,
       idempotent: true,
       abortable: true,
+      fixedRoute: true,
     });
     return readPage(answer.body, n);
   }
@@ -308,7 +325,7 @@ export class ServiceClient {
           if (++throttled > this.retry.max429) throw errorForStatus(429, answer.body, spec.what);
           continue; // the pacer holds every request until the window ends
         }
-        error = errorForStatus(answer.status, answer.body, spec.what);
+        error = this.errorFor(spec, answer);
       } catch (e) {
         if (!(e instanceof ApiError)) throw e;
         error = e;
@@ -320,6 +337,27 @@ export class ServiceClient {
       this.stats.retries++;
       await this.backoff(failures);
     }
+  }
+
+  /**
+   * The error for an answer that is not a success. A 404 of a route that always exists, or a
+   * 404 without the service's own "not found" message (the web server's bare `{"message": ""}`),
+   * means the request never reached the API: the base URL is wrong. A 405 means the same, or a
+   * version without the route. Both say what was requested (the key is never in the URL).
+   */
+  private errorFor(spec: RequestSpec, answer: Answer): ApiError {
+    const requested = `${spec.method} ${new URL(this.options.baseUrl).origin}${this.apiRoot}${spec.path.split('?')[0]}`;
+    if (answer.status === 404 && (spec.fixedRoute || serviceMessage(answer.body) === undefined)) {
+      return new ApiError('protocol', `${spec.what}: ${requested} answered 404 (no such route): ${baseUrlAdvice(this.options.baseUrl)}`, 404);
+    }
+    if (answer.status === 405) {
+      return new ApiError(
+        'protocol',
+        `${spec.what}: ${requested} answered 405 (the service has no such route for ${spec.method}): ${baseUrlAdvice(this.options.baseUrl)}`,
+        405,
+      );
+    }
+    return errorForStatus(answer.status, answer.body, spec.what);
   }
 
   /** Exponential backoff with full jitter. */
@@ -371,6 +409,16 @@ export class ServiceClient {
   private log(line: string): void {
     this.options.log?.(line);
   }
+}
+
+/** What to do about a base URL that reaches no API route. */
+function baseUrlAdvice(baseUrl: string): string {
+  const url = new URL(baseUrl);
+  const path = url.pathname.replace(/\/+$/, '');
+  const base = 'the base URL looks wrong: it should be the service\'s own address, the part before /api/v1';
+  if (/\/api$/.test(path)) return `${base} (sitesync adds /api/v1 itself): try ${url.origin}${path.slice(0, -4)}`;
+  if (path !== '') return `${base}; is the service really served under ${path}? (try ${url.origin})`;
+  return base;
 }
 
 function range(from: number, to: number): number[] {

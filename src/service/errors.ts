@@ -32,6 +32,15 @@ export class ApiError extends SitesyncError {
   get transient(): boolean {
     return this.kind === 'server' || this.kind === 'network' || this.kind === 'timeout';
   }
+
+  /**
+   * The service refused the request itself (a 4xx other than not-found, timeout or throttle):
+   * sending it again unchanged fails the same way, so something must change first.
+   */
+  get refused(): boolean {
+    const s = this.status;
+    return s !== undefined && s >= 400 && s < 500 && s !== 404 && s !== 408 && s !== 429;
+  }
 }
 
 /** The service's own message, e.g. "The domain has already been taken.", when it sent one. */
@@ -43,17 +52,41 @@ export function serviceMessage(body: unknown): string | undefined {
   return undefined;
 }
 
+/**
+ * The field → messages of a refusal, from either shape: Laravel's `errors` object, or the
+ * product's own form requests, which put that object in `message` (and send no `errors`).
+ */
 export function fieldErrorsOf(body: unknown): Record<string, string[]> {
   const out: Record<string, string[]> = {};
-  if (body && typeof body === 'object' && 'errors' in body) {
-    const errors = (body as { errors: unknown }).errors;
-    if (errors && typeof errors === 'object') {
-      for (const [field, list] of Object.entries(errors)) {
-        out[field] = ([] as unknown[]).concat(list).filter((m): m is string => typeof m === 'string');
-      }
+  if (!body || typeof body !== 'object') return out;
+  const b = body as { errors?: unknown; message?: unknown };
+  for (const source of [b.errors, b.message]) {
+    if (!source || typeof source !== 'object') continue;
+    for (const [field, list] of Object.entries(source)) {
+      const messages = ([] as unknown[]).concat(list).filter((m): m is string => typeof m === 'string' && m.trim() !== '');
+      if (messages.length) out[field] = [...(out[field] ?? []), ...messages.filter((m) => !out[field]?.includes(m))];
     }
   }
   return out;
+}
+
+/** Domains are unique across every account of an installation, which the message does not say. */
+const TAKEN_HINT = 'another account of this installation may hold it';
+
+/**
+ * A refusal as one line, field by field: `domain: The domain has already been taken. (…);
+ * privacy: …`; the service's plain message when it names no field.
+ */
+export function describeRefusal(body: unknown): string {
+  const fields = fieldErrorsOf(body);
+  const parts = Object.entries(fields).map(([field, messages]) => {
+    const text = messages.join(' ');
+    return `${field}: ${text}${/already been taken/i.test(text) ? ` (${TAKEN_HINT})` : ''}`;
+  });
+  if (parts.length) return parts.join('; ');
+  const said = serviceMessage(body);
+  if (said) return /already been taken/i.test(said) ? `${said} (${TAKEN_HINT})` : said;
+  return 'the service refused the request without saying why';
 }
 
 export function errorForStatus(status: number, body: unknown, what: string): ApiError {
@@ -62,6 +95,8 @@ export function errorForStatus(status: number, body: unknown, what: string): Api
     case 401:
       return new ApiError('auth', 'the service did not accept the API key (401): check SITESYNC_API_KEY or --api-key-file', status);
     case 403:
+      // The product's policies refuse one action with this, which is not about the plan.
+      if (said && /unauthorized/i.test(said)) return new ApiError('forbidden', `${what}: the service refused it (403: ${said})`, status);
       return new ApiError(
         'forbidden',
         `the account's plan has no API access (403${said ? `: ${said}` : ''}): upgrade the plan or use another account`,
@@ -69,12 +104,8 @@ export function errorForStatus(status: number, body: unknown, what: string): Api
       );
     case 404:
       return new ApiError('not-found', `${what}: not found (404)`, status);
-    case 422: {
-      const fields = fieldErrorsOf(body);
-      const all = Object.values(fields).flat();
-      const message = all.length ? all.join(' ') : (said ?? 'the service refused the request');
-      return new ApiError('validation', `${what}: ${message}`, status, fields);
-    }
+    case 422:
+      return new ApiError('validation', `${what}: ${describeRefusal(body)}`, status, fieldErrorsOf(body));
     case 429:
       return new ApiError('rate-limit', `${what}: the service kept answering 429 Too Many Requests`, status);
     default:

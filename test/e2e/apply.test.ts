@@ -209,8 +209,8 @@ describe('apply under faults converges', () => {
     await s.write(`version: 1\nwebsites:\n${sites(5)}\n`);
     const r = await s.cli(['apply', '--auto-approve']);
     expect(r.code).toBe(1);
-    expect(r.stderr).toContain('✗ create s2.example.com: The domain has already been taken.');
-    expect(r.stdout).toContain('Failed (1):\n  ✗ create s2.example.com: The domain has already been taken.');
+    expect(r.stderr).toContain('✗ create s2.example.com: domain: The domain has already been taken.');
+    expect(r.stdout).toContain('Failed (1):\n  ✗ create s2.example.com: domain: The domain has already been taken.');
     expect(r.stdout).toContain('Applied: 4 created, 0 updated, 0 deleted, 1 failed.');
     expect(s.emu.websites(KEY)).toHaveLength(4);
     const again = await s.cli(['plan', '--format', 'json']);

@@ -70,7 +70,7 @@ describe('faults.afterCommit', () => {
     expect(emu.websites(emu.keys[0]!).map((w) => w.domain)).toEqual(['committed.com']);
     // Trying again finds it taken: the client must look before it retries.
     emu.faults.afterCommit = undefined;
-    expect((await create(emu, { domain: 'committed.com' })).json.message).toBe('The domain has already been taken.');
+    expect((await create(emu, { domain: 'committed.com' })).json.message).toEqual({ domain: ['The domain has already been taken.'] });
   });
 
   it('loses the answer of an update or a delete that went through', async () => {
@@ -109,7 +109,7 @@ describe('broken-service faults', () => {
     emu.faults.ignorePerPage = true;
     const r = await call(emu, 'GET', '/api/v1/websites?per_page=100');
     expect(r.json.data).toHaveLength(10);
-    expect(r.json.meta).toMatchObject({ per_page: 10, last_page: 2, total: 15 });
+    expect(r.json.meta).toMatchObject({ per_page: '10', last_page: 2, total: 15 });
   });
 
   it('envelope: paginator answers a bare paginator', async () => {

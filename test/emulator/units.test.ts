@@ -139,12 +139,26 @@ describe('runEmulator in-process', () => {
     const running = runEmulator({ port: 0, host: '127.0.0.1', key: ['in-proc'], rateLimit: '10/1' }, c.ctx);
     while (!c.stdout().includes('Ctrl-C')) await new Promise((r) => setTimeout(r, 5));
     const url = /Base URL {3}(\S+)/.exec(c.stdout())![1]!;
-    expect(c.stdout()).toContain('Throttle   10 requests per 1 s per key');
+    expect(c.stdout()).toContain('Throttle   10 requests per 1 s per client address (all keys share it)');
     const r = await call({ url, keys: ['in-proc'] } as never, 'GET', '/api/v1/account');
     expect(r.status).toBe(200);
     c.abort.abort();
     expect(await running).toBe(0);
     expect(c.stderr()).toMatch(/^GET \/api\/v1\/account 200 \d+ms\nEmulator stopped\.\n$/);
+  });
+
+  it('--throttle-by key counts per key, and the banner says so', async () => {
+    const c = context();
+    const running = runEmulator({ port: 0, host: '127.0.0.1', key: ['k-one', 'k-two'], rateLimit: '1/60', throttleBy: 'key', quiet: true }, c.ctx);
+    while (!c.stdout().includes('Ctrl-C')) await new Promise((r) => setTimeout(r, 5));
+    const url = /Base URL {3}(\S+)/.exec(c.stdout())![1]!;
+    expect(c.stdout()).toContain('Throttle   1 requests per 60 s per key');
+    const emu = { url, keys: ['k-one'] } as never;
+    expect((await call(emu, 'GET', '/api/v1/account', { key: 'k-one' })).status).toBe(200);
+    expect((await call(emu, 'GET', '/api/v1/account', { key: 'k-two' })).status).toBe(200);
+    expect((await call(emu, 'GET', '/api/v1/account', { key: 'k-one' })).status).toBe(429);
+    c.abort.abort();
+    expect(await running).toBe(0);
   });
 
   it('refuses bad values with a UsageError', async () => {

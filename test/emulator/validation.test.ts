@@ -1,4 +1,4 @@
-/** Laravel-style 422 answers on store and update, over real HTTP. */
+/** Laravel-style 422 answers on store and update, over real HTTP (the full profile; deployed.test.ts has the product's own). */
 import { afterEach, describe, expect, it } from 'vitest';
 import { call, create, emulators } from './helpers.js';
 
@@ -6,7 +6,7 @@ const emus = emulators();
 afterEach(() => emus.closeAll());
 
 async function storeErrors(form: Record<string, string | number | null | undefined>) {
-  const emu = await emus.start();
+  const emu = await emus.start({ profile: 'full' });
   const r = await create(emu, form);
   expect(r.status).toBe(422);
   expect(emu.websites(emu.keys[0]!)).toEqual([]);
@@ -61,7 +61,7 @@ describe('store validation', () => {
     expect((await storeErrors({ domain: 'p.com', privacy: 2, password: 'x'.repeat(129) })).errors).toEqual({
       password: ['The password must be between 1 and 128 characters.'],
     });
-    const emu = await emus.start();
+    const emu = await emus.start({ profile: 'full' });
     expect((await create(emu, { domain: 'p.com', privacy: 2, password: 'x'.repeat(128) })).status).toBe(201);
   });
 
@@ -87,7 +87,7 @@ describe('store validation', () => {
   });
 
   it('refuses arrays where it wants a value', async () => {
-    const emu = await emus.start();
+    const emu = await emus.start({ profile: 'full' });
     const r = await call(emu, 'POST', '/api/v1/websites', { form: 'domain=a.com&privacy[]=1&exclude_ips[]=1.2.3.4' });
     expect(r.status).toBe(422);
     expect(r.json.errors).toEqual({ privacy: ['The privacy must be an integer.'], exclude_ips: ['The exclude ips must be a string.'] });
@@ -96,7 +96,7 @@ describe('store validation', () => {
   });
 
   it('accepts empty optional values as null, trims all but the password', async () => {
-    const emu = await emus.start();
+    const emu = await emus.start({ profile: 'full' });
     const r = await create(emu, { domain: ' t.com ', privacy: '', email: '', exclude_ips: ' 1.2.3.4\n5.6.7.8 \n', password: ' pw ' });
     expect(r.status).toBe(201);
     expect(emu.websites(emu.keys[0]!)[0]).toMatchObject({
@@ -111,7 +111,7 @@ describe('store validation', () => {
 
 describe('update validation', () => {
   it('checks the same fields, and does not change anything when one is wrong', async () => {
-    const emu = await emus.start();
+    const emu = await emus.start({ profile: 'full' });
     const [w] = emu.seed(emu.keys[0]!, [{ domain: 'u.com', privacy: 0, email: 0 }]);
     const r = await call(emu, 'PATCH', `/api/v1/websites/${w!.id}`, { form: { email: 1, privacy: 7, exclude_bots: 'x' } });
     expect(r.status).toBe(422);
@@ -123,7 +123,7 @@ describe('update validation', () => {
   });
 
   it('requires a password to turn privacy to 2 unless the website has one', async () => {
-    const emu = await emus.start();
+    const emu = await emus.start({ profile: 'full' });
     const [open, guarded] = emu.seed(emu.keys[0]!, [{ domain: 'open.com', privacy: 0 }, { domain: 'guarded.com', privacy: 1, password: 'old' }]);
     const missing = await call(emu, 'PUT', `/api/v1/websites/${open!.id}`, { form: { privacy: 2 } });
     expect(missing.status).toBe(422);

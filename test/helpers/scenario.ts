@@ -17,8 +17,9 @@ export interface Scenario {
   close(): Promise<void>;
 }
 
+/** The `deployed` profile (the product's own answers) unless a test is about `full`. */
 export async function scenario(options: EmulatorOptions = {}): Promise<Scenario> {
-  const emu = await startEmulator({ keys: [KEY], ...options });
+  const emu = await startEmulator({ keys: [KEY], profile: 'deployed', ...options });
   const dir = await mkdtemp(join(tmpdir(), 'sitesync-e2e-'));
   return {
     emu,

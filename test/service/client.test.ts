@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { startEmulator, type Emulator } from '../../src/emulator/index.js';
 import { ServiceClient, type ClientOptions } from '../../src/service/client.js';
-import { ApiError } from '../../src/service/errors.js';
+import { ApiError, errorForStatus } from '../../src/service/errors.js';
 
 const KEY = 'test-key-0123456789abcdef';
 const OTHER = 'other-key-0123456789abcdef';
@@ -194,9 +194,13 @@ describe('writes', () => {
     const c = client();
     const taken = await failure(c.createWebsite('taken.example.com', {}));
     expect(taken.kind).toBe('validation');
-    expect(taken.message).toBe('create taken.example.com: The domain has already been taken.');
+    expect(taken.message).toBe(
+      'create taken.example.com: domain: The domain has already been taken. (another account of this installation may hold it)',
+    );
+    expect(taken.fieldErrors).toEqual({ domain: ['The domain has already been taken.'] });
+    expect(taken.refused).toBe(true);
     const pw = await failure(c.createWebsite('pw.example.com', { privacy: '2' }));
-    expect(pw.message).toContain('The password field is required when privacy is 2.');
+    expect(pw.message).toBe('create pw.example.com: password: The password field is required.');
     expect(pw.fieldErrors.password).toBeDefined();
   });
 
@@ -212,6 +216,41 @@ describe('writes', () => {
     let fired = 0;
     emu.faults.afterCommit = (req) => (req.method === 'DELETE' && fired++ === 0 ? 'reset' : undefined);
     expect(await client().deleteWebsite(site!.id, site!.domain)).toBe(true);
+  });
+});
+
+describe('answers of the product’s own code (deployed)', () => {
+  it('an update answer with the form echoed as strings reads as the typed website', async () => {
+    const [w] = seedMany(1);
+    const updated = await client().updateWebsite(w!.id, w!.domain, { privacy: '1', email: '1', exclude_bots: '0', favorite: '1' });
+    expect(updated).toMatchObject({ id: w!.id, privacy: 1, email: 1, exclude_bots: 0, favorite: true });
+  });
+
+  it('a string per_page and a page past the end answering 200 with no data still read every website once', async () => {
+    seedMany(150);
+    // Websites vanished after the first page was read: page 2 is past the end now.
+    emu.faults.before = (req) =>
+      req.method === 'GET' && req.query.get('page') === '2'
+        ? { status: 200, body: { data: [], links: {}, meta: { current_page: 2, last_page: 1, per_page: '100', total: 100 }, status: 200 } }
+        : undefined;
+    const sites = await client().listWebsites();
+    expect(sites.map((w) => w.id)).toEqual(Array.from({ length: 100 }, (_, i) => i + 1));
+  });
+
+  it('a 405 is a wrong route, said with what was requested, and not retried', async () => {
+    const [w] = seedMany(1);
+    emu.faults.before = (req) =>
+      req.method === 'PATCH' ? { status: 405, body: { message: 'The PATCH method is not supported for this route. Supported methods: GET, HEAD.' } } : undefined;
+    const error = await failure(client().updateWebsite(w!.id, w!.domain, { email: '1' }));
+    expect(error.message).toContain(`update ${w!.domain}: PATCH ${emu.url}/api/v1/websites/${w!.id} answered 405`);
+    expect(error.refused).toBe(true);
+    expect(emu.stats.log.filter((r) => r.method === 'PATCH')).toHaveLength(1);
+  });
+
+  it('a user_id refusal (403 "This action is unauthorized.") is not mistaken for a plan without API access', () => {
+    expect(errorForStatus(403, { message: 'This action is unauthorized.' }, 'update a.com').message).toBe(
+      'update a.com: the service refused it (403: This action is unauthorized.)',
+    );
   });
 });
 
