@@ -3,7 +3,7 @@
  * every problem found, each with the line and column it is about.
  */
 import ipaddr from 'ipaddr.js';
-import { LineCounter, parseDocument, isMap, isSeq, type Document } from 'yaml';
+import { isMap, isSeq, type Document } from 'yaml';
 import { ConfigError, type Diagnostic } from '../errors.js';
 import { globProblem, GlobSet, parseDomainInput } from '../domain.js';
 import {
@@ -18,7 +18,7 @@ import {
   type Secret,
 } from '../model.js';
 import { interpolate, type Env } from './interpolate.js';
-import { fastParse } from './fast-yaml.js';
+import { MAX_DEPTH, readDocument } from './document.js';
 import { Locator, type Path, type Positions } from './locate.js';
 import { checkShape, pathName } from './shape.js';
 
@@ -36,27 +36,21 @@ export interface ParseOptions {
 
 type Raw = Record<string, unknown>;
 
+/**
+ * Every file is read by the `yaml` package alone (YAML 1.2, core schema), the reader editors'
+ * YAML language server uses too: what the file means on screen is what sitesync does.
+ */
 export function parseConfig(text: string, file: string, options: ParseOptions): Config {
-  // Plain files take the fast reader; anything else, and any file with an error, is read by
-  // `yaml`, whose positions every error message uses.
-  const fast = fastParse(text);
-  if (fast) {
-    const { config, diagnostics } = build(fast.value, fast.positions, file, options);
-    if (!diagnostics.some((d) => d.severity === 'error')) {
-      config.warnings = sortDiagnostics(diagnostics);
-      return config;
-    }
-  }
-  return parseWithYaml(text, file, options);
-}
-
-function parseWithYaml(text: string, file: string, options: ParseOptions): Config {
-  const lines = new LineCounter();
-  const doc = parseDocument(text, { lineCounter: lines, prettyErrors: false, uniqueKeys: true });
-  const at = new Locator(doc as Document, lines);
+  const read = readDocument(text);
   const fail = (pos: Position, message: string): never => {
     throw new ConfigError([{ file, ...pos, message, severity: 'error' }]);
   };
+  if (read.tooDeepAt !== undefined) {
+    const { line, col } = read.lines.linePos(read.tooDeepAt);
+    fail({ line, col }, `the file nests more than ${MAX_DEPTH} levels deep here; a config file needs 4`);
+  }
+  const doc = read.doc!;
+  const at = new Locator(doc as Document, read.lines);
 
   if (doc.errors.length) {
     throw new ConfigError(
