@@ -26,7 +26,7 @@ export interface Planned {
 export async function makePlan(args: PlanningArgs, ctx: Context): Promise<Planned> {
   const config = await loadConfig(resolve(ctx.cwd, args.config), ctx.env);
   for (const site of config.websites) if (site.password) ctx.secrets.add(site.password.value);
-  const baseline = args.baseline ? await loadConfig(resolve(ctx.cwd, args.baseline), ctx.env, { lenientEnv: true }) : undefined;
+  const baseline = args.baseline ? await loadConfig(resolve(ctx.cwd, args.baseline), ctx.env, { lenientEnv: true, what: 'baseline file' }) : undefined;
   printWarnings(config.warnings, ctx);
   const session = await openSession(args, ctx, config.baseUrl);
   try {
