@@ -187,8 +187,10 @@ function normalize(data: Raw, templates: (string | undefined)[], file: string, a
   websites.forEach((site, i) => {
     if (!site || typeof site !== 'object' || Array.isArray(site)) return;
     const entry = site as Raw;
-    if (typeof entry.domain !== 'string') return;
     const path = ['websites', i];
+    // Every field is checked whatever is wrong with the domain: all of a website's problems at once.
+    const checked = settings(entry, path, at, error);
+    if (typeof entry.domain !== 'string') return;
     const pos = domainPositions[i] ?? at.value([...path, 'domain']);
     const parsed = parseDomainInput(entry.domain);
     if (!parsed.domain) {
@@ -216,7 +218,7 @@ function normalize(data: Raw, templates: (string | undefined)[], file: string, a
       domain: parsed.domain,
       written: entry.domain,
       pos,
-      ...settings(entry, path, at, error),
+      ...checked,
     };
     if (typeof entry.favorite === 'boolean') website.favorite = entry.favorite;
     const template = templates[i];

@@ -7,6 +7,7 @@ import { parseConfig } from '../../src/config/parse.js';
 import { ConfigError, formatDiagnostic } from '../../src/errors.js';
 
 const NBSP = '\u00a0';
+const INVISIBLE = ' (it holds an invisible character, U+00A0, that YAML does not take for a blank: delete it)';
 
 function read(text: string) {
   return parseConfig(text, 'x.yaml', { env: {} });
@@ -25,22 +26,23 @@ function problemsOf(text: string): string[] {
 describe('a no-break space (U+00A0) is text, as editors show it, never a blank', () => {
   it('"prune: true" followed by U+00A0 is an error, not prune', () => {
     const text = `version: 1\nprune: true${NBSP}\nwebsites: []\n`;
-    expect(problemsOf(text)).toEqual(['x.yaml:2:8: prune must be true or false, not a string']);
+    expect(problemsOf(text)).toEqual([`x.yaml:2:8: prune must be true or false, not a string${INVISIBLE}`]);
   });
 
   it('"version: 1" followed by U+00A0 is an error', () => {
-    expect(problemsOf(`version: 1${NBSP}\nwebsites: []\n`)).toEqual([`x.yaml:1:10: version must be 1, not "1${NBSP}"`]);
+    expect(problemsOf(`version: 1${NBSP}\nwebsites: []\n`)).toEqual([`x.yaml:1:10: version must be 1, not "1${NBSP}"${INVISIBLE}`]);
   });
 
   it('"email: true" followed by U+00A0 is an error', () => {
     const found = problemsOf(`version: 1\nwebsites:\n  - domain: a.example.com\n    email: true${NBSP}\n`);
-    expect(found).toEqual([`x.yaml:4:12: websites[0].email must be true or false (or 0, 1), not "true${NBSP}"`]);
+    expect(found).toEqual([`x.yaml:4:12: websites[0].email must be true or false (or 0, 1), not "true${NBSP}"${INVISIBLE}`]);
   });
 
   it('"privacy: private" followed by U+00A0 is an error', () => {
     const found = problemsOf(`version: 1\nwebsites:\n  - domain: a.example.com\n    privacy: private${NBSP}\n`);
     expect(found).toHaveLength(1);
     expect(found[0]).toMatch(/^x\.yaml:4:14: websites\[0\]\.privacy must be public, private or password/);
+    expect(found[0]).toContain(INVISIBLE);
   });
 
   it('an indent made of U+00A0 is not an indent: no website hides there', () => {
