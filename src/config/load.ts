@@ -1,7 +1,7 @@
 /** Loading a config file: read it (I/O), then parse it (pure). */
 import type { Config } from '../model.js';
 import type { Env } from './interpolate.js';
-import { parseConfig } from './parse.js';
+import { parseConfigYielding } from './parse.js';
 import { readTextFile } from './read.js';
 
 export interface LoadOptions {
@@ -12,5 +12,5 @@ export interface LoadOptions {
 
 export async function loadConfig(file: string, env: Env, options: LoadOptions = {}): Promise<Config> {
   const text = await readTextFile(file, options.what);
-  return parseConfig(text, file, { env, lenientEnv: options.lenientEnv });
+  return parseConfigYielding(text, file, { env, lenientEnv: options.lenientEnv });
 }

@@ -18,7 +18,7 @@ import {
   type Secret,
 } from '../model.js';
 import { interpolate, type Env } from './interpolate.js';
-import { MAX_DEPTH, readDocument } from './document.js';
+import { MAX_DEPTH, readDocument, readDocumentYielding, type ReadDocument } from './document.js';
 import { Locator, type Path, type Positions } from './locate.js';
 import { checkShape, pathName } from './shape.js';
 
@@ -41,7 +41,20 @@ type Raw = Record<string, unknown>;
  * YAML language server uses too: what the file means on screen is what sitesync does.
  */
 export function parseConfig(text: string, file: string, options: ParseOptions): Config {
-  const read = readDocument(text);
+  return fromDocument(readDocument(text), file, options, mayReference(text));
+}
+
+/** The same, letting the event loop run while the text is parsed (plan lists the service meanwhile). */
+export async function parseConfigYielding(text: string, file: string, options: ParseOptions): Promise<Config> {
+  return fromDocument(await readDocumentYielding(text), file, options, mayReference(text));
+}
+
+/** Whether any string may hold `${`: written so, or through a double-quoted escape (`\x24{`). */
+function mayReference(text: string): boolean {
+  return text.includes('${') || text.includes('\\');
+}
+
+function fromDocument(read: ReadDocument, file: string, options: ParseOptions, references: boolean): Config {
   const fail = (pos: Position, message: string): never => {
     throw new ConfigError([{ file, ...pos, message, severity: 'error' }]);
   };
@@ -68,14 +81,14 @@ export function parseConfig(text: string, file: string, options: ParseOptions): 
   } catch (e) {
     fail({ line: 1, col: 1 }, `the file expands aliases too often (${(e as Error).message.replace(/\.$/, '')}); write the values out`);
   }
-  const { config, diagnostics } = build(raw, at, file, options);
+  const { config, diagnostics } = build(raw, at, file, options, references);
   if (diagnostics.some((d) => d.severity === 'error')) throw new ConfigError(sortDiagnostics(diagnostics));
   config.warnings = sortDiagnostics(diagnostics);
   return config;
 }
 
 /** From the parsed data to the model: `${NAME}`, the schema, then every rule of the contract. */
-function build(raw: Raw, at: Positions, file: string, options: ParseOptions): { config: Config; diagnostics: Diagnostic[] } {
+function build(raw: Raw, at: Positions, file: string, options: ParseOptions, references: boolean): { config: Config; diagnostics: Diagnostic[] } {
   const diagnostics: Diagnostic[] = [];
   const error = (pos: Position, message: string) => diagnostics.push({ file, ...pos, message, severity: 'error' });
   const warn = (pos: Position, message: string) => diagnostics.push({ file, ...pos, message, severity: 'warning' });
@@ -83,7 +96,7 @@ function build(raw: Raw, at: Positions, file: string, options: ParseOptions): { 
   // Passwords keep their template (`${NAME}`): a saved plan refers to it, never to the value.
   const templates = passwordTemplates(raw);
   // ${NAME} in every string, before the shape check, so that types are checked on real values.
-  substitute(raw, [], (path, text) => {
+  if (references) substitute(raw, [], (path, text) => {
     const r = interpolate(text, options.env);
     for (const bad of r.malformed) {
       error(at.value(path), `${pathName(path)}: "${bad}" is not a valid reference (use \${NAME}; write $\${ for a literal "\${")`);
