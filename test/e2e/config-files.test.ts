@@ -1,6 +1,8 @@
 /** How the CLI reads `-c FILE` and `--baseline FILE`: pipes, size cap, and what a missing one says. */
 import { execFileSync } from 'node:child_process';
 import { createWriteStream } from 'node:fs';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { runCli } from '../helpers/cli.js';
@@ -85,5 +87,21 @@ describe('a missing file says what it should be', () => {
   it('a missing -c file still suggests starting from export', async () => {
     const r = await runCli(['validate', '-c', 'nope.yaml']);
     expect(r.stderr).toContain('nope.yaml: no such file (write one, or start from the live account: sitesync export -o FILE)');
+  });
+});
+
+describe('a hostile file gets a FILE:LINE:COL message, never an internal error', () => {
+  it('3,500 nested lists: validate points at the first level too deep', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'sitesync-deep-'));
+    try {
+      const file = join(dir, 'deep.yaml');
+      await writeFile(file, `version: 1\nwebsites:\n  - domain: a.example.com\n    exclude_params: ${'['.repeat(3500)}${']'.repeat(3500)}\n`);
+      const r = await runCli(['validate', '-c', file]);
+      expect(r.code).toBe(1);
+      expect(r.stderr).toContain(`${file}:4:82: the file nests more than 64 levels deep here; a config file needs 4`);
+      expect(r.stderr).not.toMatch(/Internal error|call stack/);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
   });
 });
