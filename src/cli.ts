@@ -288,7 +288,7 @@ export function report(error: unknown, ctx: Context): number {
       stderr.write(`${d.severity === 'error' ? c.red(line) : c.yellow(line)}\n`);
     }
     const count = error.diagnostics.filter((d) => d.severity === 'error').length;
-    stderr.write(`${c.red(`${count} ${count === 1 ? 'problem' : 'problems'} found`)}; nothing was sent to the service.\n`);
+    stderr.write(`${c.red(`${count} ${count === 1 ? 'problem' : 'problems'} found`)}; nothing was changed on the service.\n`);
     return error.exitCode;
   }
   if (error instanceof SitesyncError) {

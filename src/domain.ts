@@ -98,6 +98,8 @@ export interface DomainInput {
  */
 export function parseDomainInput(raw: string): DomainInput {
   const input = raw.trim();
+  // The common case, already in the stored form (lower-case ASCII, no www.), in one pass.
+  if (isValidHostname(input) && !input.startsWith('www.')) return { domain: input };
   if (input === '') return { problem: 'the domain is empty' };
   const bare = bareHost(input);
   if (bare !== input.toLowerCase()) {

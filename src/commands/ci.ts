@@ -67,7 +67,7 @@ async function readInput(file: string, ctx: Context): Promise<string> {
   try {
     return await readTextFile(resolve(ctx.cwd, file), 'markdown file');
   } catch (error) {
-    // The config loader's wording ("N problems found; nothing was sent to the service") does not fit here.
+    // The config loader's wording ("N problems found; nothing was changed on the service") does not fit here.
     if (error instanceof ConfigError) throw new SitesyncError(`--file ${file}: ${error.diagnostics[0]?.message ?? error.message}`);
     throw error;
   }

@@ -1,4 +1,5 @@
 /** What `plan` and `apply` share: load the file (and baseline), read the service, plan. */
+import { setMaxListeners } from 'node:events';
 import { resolve } from 'node:path';
 import { loadConfig } from '../config/load.js';
 import type { Account, Config, LiveWebsite, Plan } from '../model.js';
@@ -23,14 +24,37 @@ export interface Planned {
   live: LiveWebsite[];
 }
 
+interface LiveState {
+  session: Session;
+  account: Account;
+  live: LiveWebsite[];
+}
+
 export async function makePlan(args: PlanningArgs, ctx: Context): Promise<Planned> {
-  const config = await loadConfig(resolve(ctx.cwd, args.config), ctx.env);
-  for (const site of config.websites) if (site.password) ctx.secrets.add(site.password.value);
-  const baseline = args.baseline ? await loadConfig(resolve(ctx.cwd, args.baseline), ctx.env, { lenientEnv: true }) : undefined;
-  printWarnings(config.warnings, ctx);
-  const session = await openSession(args, ctx, config.baseUrl);
+  // When the base URL does not come from the file (--base-url, SITESYNC_BASE_URL), the service
+  // is read while the file is parsed: only reads, and a file with errors still fails first.
+  const early = args.baseUrl !== undefined || Boolean(ctx.env.SITESYNC_BASE_URL);
+  const stop = new AbortController();
+  const signal = AbortSignal.any([ctx.signal, stop.signal]);
+  setMaxListeners(0, signal); // one listener per request in flight, as on ctx.signal
+  const reading = early ? readLive(args, { ...ctx, signal }) : undefined;
+  reading?.catch(() => {}); // awaited below; an error of the file is reported before it
+  let config: Config;
+  let baseline: Config | undefined;
   try {
-    const { account, live } = await readLiveState(session, ctx);
+    config = await loadConfig(resolve(ctx.cwd, args.config), ctx.env);
+    for (const site of config.websites) if (site.password) ctx.secrets.add(site.password.value);
+    baseline = args.baseline
+      ? await loadConfig(resolve(ctx.cwd, args.baseline), ctx.env, { lenientEnv: true, what: 'baseline file' })
+      : undefined;
+  } catch (error) {
+    stop.abort();
+    await reading?.then(({ session }) => session.client.close(), () => {});
+    throw error;
+  }
+  printWarnings(config.warnings, ctx);
+  const { session, account, live } = await (reading ?? readLive(args, ctx, config.baseUrl));
+  try {
     const plan = planChanges({
       config,
       live,
@@ -39,6 +63,17 @@ export async function makePlan(args: PlanningArgs, ctx: Context): Promise<Planne
       options: { prune: args.prune, targets: args.target, baseline, resendWriteOnly: args.resendWriteOnly },
     });
     return { plan, config, session, account, live };
+  } catch (error) {
+    await session.client.close();
+    throw error;
+  }
+}
+
+/** Opens the session and reads the account and every website; the session is closed on failure. */
+async function readLive(args: PlanningArgs, ctx: Context, fromFile?: string): Promise<LiveState> {
+  const session = await openSession(args, ctx, fromFile);
+  try {
+    return { session, ...(await readLiveState(session, ctx)) };
   } catch (error) {
     await session.client.close();
     throw error;

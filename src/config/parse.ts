@@ -2,7 +2,7 @@
  * The pure half of loading: YAML text → the normalized `Config`, or a `ConfigError` holding
  * every problem found, each with the line and column it is about.
  */
-import { LineCounter, parseDocument, isMap, isSeq, type Document } from 'yaml';
+import { isMap, isSeq, type Document } from 'yaml';
 import { ConfigError, type Diagnostic } from '../errors.js';
 import { globProblem, GlobSet, parseDomainInput } from '../domain.js';
 import { neverMatchingReason } from '../exclude-ips.js';
@@ -18,7 +18,7 @@ import {
   type Secret,
 } from '../model.js';
 import { interpolate, type Env } from './interpolate.js';
-import { fastParse } from './fast-yaml.js';
+import { MAX_DEPTH, readDocument, readDocumentYielding, type ReadDocument } from './document.js';
 import { Locator, type Path, type Positions } from './locate.js';
 import { checkShape, pathName } from './shape.js';
 
@@ -36,27 +36,34 @@ export interface ParseOptions {
 
 type Raw = Record<string, unknown>;
 
+/**
+ * Every file is read by the `yaml` package alone (YAML 1.2, core schema), the reader editors'
+ * YAML language server uses too: what the file means on screen is what sitesync does.
+ */
 export function parseConfig(text: string, file: string, options: ParseOptions): Config {
-  // Plain files take the fast reader; anything else, and any file with an error, is read by
-  // `yaml`, whose positions every error message uses.
-  const fast = fastParse(text);
-  if (fast) {
-    const { config, diagnostics } = build(fast.value, fast.positions, file, options);
-    if (!diagnostics.some((d) => d.severity === 'error')) {
-      config.warnings = sortDiagnostics(diagnostics);
-      return config;
-    }
-  }
-  return parseWithYaml(text, file, options);
+  return fromDocument(readDocument(text), file, options, mayReference(text));
 }
 
-function parseWithYaml(text: string, file: string, options: ParseOptions): Config {
-  const lines = new LineCounter();
-  const doc = parseDocument(text, { lineCounter: lines, prettyErrors: false, uniqueKeys: true });
-  const at = new Locator(doc as Document, lines);
+/** The same, letting the event loop run while the text is parsed (plan lists the service meanwhile). */
+export async function parseConfigYielding(text: string, file: string, options: ParseOptions): Promise<Config> {
+  return fromDocument(await readDocumentYielding(text), file, options, mayReference(text));
+}
+
+/** Whether any string may hold `${`: written so, or through a double-quoted escape (`\x24{`). */
+function mayReference(text: string): boolean {
+  return text.includes('${') || text.includes('\\');
+}
+
+function fromDocument(read: ReadDocument, file: string, options: ParseOptions, references: boolean): Config {
   const fail = (pos: Position, message: string): never => {
     throw new ConfigError([{ file, ...pos, message, severity: 'error' }]);
   };
+  if (read.tooDeepAt !== undefined) {
+    const { line, col } = read.lines.linePos(read.tooDeepAt);
+    fail({ line, col }, `the file nests more than ${MAX_DEPTH} levels deep here; a config file needs 4`);
+  }
+  const doc = read.doc!;
+  const at = new Locator(doc as Document, read.lines);
 
   if (doc.errors.length) {
     throw new ConfigError(
@@ -74,14 +81,14 @@ function parseWithYaml(text: string, file: string, options: ParseOptions): Confi
   } catch (e) {
     fail({ line: 1, col: 1 }, `the file expands aliases too often (${(e as Error).message.replace(/\.$/, '')}); write the values out`);
   }
-  const { config, diagnostics } = build(raw, at, file, options);
+  const { config, diagnostics } = build(raw, at, file, options, references);
   if (diagnostics.some((d) => d.severity === 'error')) throw new ConfigError(sortDiagnostics(diagnostics));
   config.warnings = sortDiagnostics(diagnostics);
   return config;
 }
 
 /** From the parsed data to the model: `${NAME}`, the schema, then every rule of the contract. */
-function build(raw: Raw, at: Positions, file: string, options: ParseOptions): { config: Config; diagnostics: Diagnostic[] } {
+function build(raw: Raw, at: Positions, file: string, options: ParseOptions, references: boolean): { config: Config; diagnostics: Diagnostic[] } {
   const diagnostics: Diagnostic[] = [];
   const error = (pos: Position, message: string) => diagnostics.push({ file, ...pos, message, severity: 'error' });
   const warn = (pos: Position, message: string) => diagnostics.push({ file, ...pos, message, severity: 'warning' });
@@ -89,7 +96,7 @@ function build(raw: Raw, at: Positions, file: string, options: ParseOptions): { 
   // Passwords keep their template (`${NAME}`): a saved plan refers to it, never to the value.
   const templates = passwordTemplates(raw);
   // ${NAME} in every string, before the shape check, so that types are checked on real values.
-  substitute(raw, [], (path, text) => {
+  if (references) substitute(raw, [], (path, text) => {
     const r = interpolate(text, options.env);
     for (const bad of r.malformed) {
       error(at.value(path), `${pathName(path)}: "${bad}" is not a valid reference (use \${NAME}; write $\${ for a literal "\${")`);
@@ -193,8 +200,10 @@ function normalize(data: Raw, templates: (string | undefined)[], file: string, a
   websites.forEach((site, i) => {
     if (!site || typeof site !== 'object' || Array.isArray(site)) return;
     const entry = site as Raw;
-    if (typeof entry.domain !== 'string') return;
     const path = ['websites', i];
+    // Every field is checked whatever is wrong with the domain: all of a website's problems at once.
+    const checked = settings(entry, path, at, error, warn);
+    if (typeof entry.domain !== 'string') return;
     const pos = domainPositions[i] ?? at.value([...path, 'domain']);
     const parsed = parseDomainInput(entry.domain);
     if (!parsed.domain) {
@@ -222,7 +231,7 @@ function normalize(data: Raw, templates: (string | undefined)[], file: string, a
       domain: parsed.domain,
       written: entry.domain,
       pos,
-      ...settings(entry, path, at, error, warn),
+      ...checked,
     };
     if (typeof entry.favorite === 'boolean') website.favorite = entry.favorite;
     const template = templates[i];

@@ -1,46 +1,98 @@
 /**
- * Reading a config-like file from disk (the I/O half of loading): refuses what cannot be a
- * config file (missing, a folder, huge, binary, not UTF-8) before any parsing is tried.
+ * Reading a config-like file (the I/O half of loading): refuses what cannot be a config file
+ * (missing, a folder, huge, binary, not UTF-8) before any parsing is tried.
+ *
+ * A pipe is a file too: `--baseline <(git show origin/main:sitesync.yaml)` and `-c /dev/stdin`
+ * are read like any other, and the size cap holds while reading (a pipe has no size to stat).
  */
-import { readFile, stat } from 'node:fs/promises';
+import { isUtf8 } from 'node:buffer';
+import { createReadStream } from 'node:fs';
+import { open, type FileHandle } from 'node:fs/promises';
 import { ConfigError, type Diagnostic } from '../errors.js';
 
 /** Far above any real config (10,000 websites take about 1 MiB). */
 export const MAX_FILE_BYTES = 16 * 1024 * 1024;
+
+/** What the file is, for messages; a missing one says how to get one. */
+const MISSING: Record<string, string> = {
+  'config file': 'no such file (write one, or start from the live account: sitesync export -o FILE)',
+  'baseline file':
+    'no such file (a baseline is the config as it was before your change, e.g. --baseline <(git show origin/main:sitesync.yaml))',
+};
 
 export async function readTextFile(file: string, what = 'config file'): Promise<string> {
   const fail = (message: string, line = 0, col = 0): never => {
     const d: Diagnostic = { file, line, col, message, severity: 'error' };
     throw new ConfigError([d]);
   };
-  let size: number;
+  const tooBig = (size: string) => fail(`the file is ${size} MiB; a ${what} may be at most ${MAX_FILE_BYTES / 1048576} MiB`);
+  let handle: FileHandle;
   try {
-    const s = await stat(file);
+    handle = await open(file, 'r');
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    // Standard input that is a socket (as when spawned by Node) cannot be opened by name: read the descriptor.
+    const fd = code === 'ENXIO' ? descriptorOf(file) : undefined;
+    if (fd !== undefined) {
+      const bytes = await readStreamAtMost(fd === 0 ? process.stdin : createReadStream('', { fd, autoClose: false }), MAX_FILE_BYTES);
+      if (!bytes) return tooBig(`more than ${MAX_FILE_BYTES / 1048576}`);
+      return decodeText(bytes, file, what);
+    }
+    if (code === 'ENOENT') return fail(MISSING[what] ?? 'no such file');
+    if (code === 'EISDIR') return fail(`this is a folder, not a ${what}`);
+    return fail(`cannot read the file (${code ?? String(err)})`);
+  }
+  try {
+    const s = await handle.stat();
     if (s.isDirectory()) fail(`this is a folder, not a ${what}`);
-    if (!s.isFile()) fail(`this is not a regular file`);
-    size = s.size;
+    // A regular file's size is known: a huge one is refused before a byte is read.
+    if (s.isFile() && s.size > MAX_FILE_BYTES) tooBig((s.size / 1048576).toFixed(1));
+    const bytes = await readAtMost(handle, MAX_FILE_BYTES);
+    if (!bytes) return tooBig(`more than ${MAX_FILE_BYTES / 1048576}`);
+    return decodeText(bytes, file, what);
   } catch (err) {
     if (err instanceof ConfigError) throw err;
     const code = (err as NodeJS.ErrnoException).code;
-    if (code === 'ENOENT') {
-      return fail(
-        what === 'config file'
-          ? 'no such file (write one, or start from the live account: sitesync export -o FILE)'
-          : 'no such file',
-      );
+    return fail(code === 'EISDIR' ? `this is a folder, not a ${what}` : `cannot read the file (${code ?? String(err)})`);
+  } finally {
+    await handle.close();
+  }
+}
+
+/** Everything up to end of file, or `undefined` once more than `limit` bytes came (pipes included). */
+async function readAtMost(handle: FileHandle, limit: number): Promise<Buffer | undefined> {
+  const chunks: Buffer[] = [];
+  let total = 0;
+  for (;;) {
+    const chunk = Buffer.allocUnsafe(Math.min(1024 * 1024, limit + 1 - total));
+    const { bytesRead } = await handle.read(chunk, 0, chunk.length, null);
+    if (bytesRead === 0) return Buffer.concat(chunks, total);
+    chunks.push(bytesRead === chunk.length ? chunk : chunk.subarray(0, bytesRead));
+    total += bytesRead;
+    if (total > limit) return undefined;
+  }
+}
+
+/** The descriptor that /dev/stdin, /dev/fd/N or /proc/self/fd/N names. */
+function descriptorOf(file: string): number | undefined {
+  if (file === '/dev/stdin') return 0;
+  const match = /^\/(?:dev|proc\/self)\/fd\/(\d+)$/.exec(file);
+  return match ? Number(match[1]) : undefined;
+}
+
+async function readStreamAtMost(stream: NodeJS.ReadableStream, limit: number): Promise<Buffer | undefined> {
+  const chunks: Buffer[] = [];
+  let total = 0;
+  for await (const chunk of stream) {
+    const bytes = typeof chunk === 'string' ? Buffer.from(chunk) : chunk;
+    chunks.push(bytes);
+    total += bytes.length;
+    if (total > limit) {
+      (stream as NodeJS.ReadableStream & { destroy?: () => void }).destroy?.();
+      return undefined;
     }
-    return fail(`cannot read the file (${code ?? String(err)})`);
   }
-  if (size > MAX_FILE_BYTES) {
-    fail(`the file is ${(size / 1048576).toFixed(1)} MiB; a ${what} may be at most ${MAX_FILE_BYTES / 1048576} MiB`);
-  }
-  let bytes: Buffer;
-  try {
-    bytes = await readFile(file);
-  } catch (err) {
-    return fail(`cannot read the file (${(err as NodeJS.ErrnoException).code ?? String(err)})`);
-  }
-  return decodeText(bytes, file, what);
+  return Buffer.concat(chunks, total);
 }
 
 /** UTF-8 text without a BOM, or a ConfigError that says where the file stops being text. */
@@ -52,9 +104,9 @@ export function decodeText(bytes: Uint8Array, file: string, what = 'config file'
       { file, line, col, message: `this is a binary file (a NUL byte), not a YAML ${what}`, severity: 'error' },
     ]);
   }
-  const bad = firstInvalidUtf8(bytes);
-  if (bad >= 0) {
-    const { line, col } = positionOf(bytes, bad);
+  // Node checks the whole file natively; only a file that fails is scanned for where.
+  if (!isUtf8(bytes)) {
+    const { line, col } = positionOf(bytes, firstInvalidUtf8(bytes));
     throw new ConfigError([
       { file, line, col, message: 'the file is not UTF-8 text (save it as UTF-8)', severity: 'error' },
     ]);

@@ -97,6 +97,37 @@ function shown(value: unknown, path: Path): string {
   return String(value);
 }
 
+/** Keys under which people write an API key: `api_key`, `apikey`, `token`, `secret`, `key`… */
+const API_KEY_LIKE = /(^|[_-])(api[_-]?)?(key|token|secret)$|^apikey$/i;
+
+/**
+ * " (drop the quotes: true)" when a quoted string would, unquoted, be a value the schema
+ * accepts: `email: "true"`, `version: "1"`. YAML reads `"true"` as text, `true` as a boolean.
+ */
+function unquoteHint(value: unknown, accepts: (v: unknown) => boolean): string {
+  if (typeof value !== 'string') return '';
+  const invisible = INVISIBLE.exec(value);
+  if (invisible) {
+    const code = invisible[0].codePointAt(0)!.toString(16).toUpperCase().padStart(4, '0');
+    return ` (it holds an invisible character, U+${code}, that YAML does not take for a blank: delete it)`;
+  }
+  let unquoted: unknown;
+  const text = value;
+  if (text === 'true' || text === 'false') unquoted = text === 'true';
+  else if (/^[-+]?[0-9]+(\.[0-9]+)?$/.test(text)) unquoted = Number(text);
+  else return '';
+  return accepts(unquoted) ? ` (drop the quotes: ${text})` : '';
+}
+
+/** Characters that look like a blank (or nothing) on screen but are text to YAML. */
+const INVISIBLE = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f-\u00a0\u1680\u2000-\u200f\u2028\u2029\u202f\u205f\u3000\ufeff]/u;
+
+function acceptsType(types: string[], v: unknown): boolean {
+  if (typeof v === 'boolean') return types.includes('boolean');
+  if (typeof v === 'number') return types.includes('number') || (types.includes('integer') && Number.isInteger(v));
+  return false;
+}
+
 const TYPE_WORDS: Record<string, string> = {
   array: 'a list',
   string: 'a string',
@@ -121,6 +152,14 @@ function describe(error: ErrorObject): ShapeIssue {
       if (path.length === 1 && path[0] === 'defaults' && (key === 'password' || key === 'favorite' || key === 'domain')) {
         return { path: keyPath, atKey: true, message: `${key} cannot be a default: set it on each website` };
       }
+      if (path.length <= 1 && (path.length === 0 || path[0] === 'api') && API_KEY_LIKE.test(key)) {
+        // The value is never repeated: it is likely a real key.
+        return {
+          path: keyPath,
+          atKey: true,
+          message: `"${key}": the API key never goes in the file; put it in SITESYNC_API_KEY or in a file named by --api-key-file, and remove it from this file (and from git history)`,
+        };
+      }
       const close = suggest(key, known);
       const hint = close ? ` (did you mean "${close}"?)` : ` (known keys: ${known.join(', ')})`;
       return { path: keyPath, atKey: true, message: `unknown key "${key}"${where}${hint}` };
@@ -135,17 +174,21 @@ function describe(error: ErrorObject): ShapeIssue {
       const words = allowed.filter((v) => typeof v !== 'number').map(String);
       const numbers = allowed.filter((v) => typeof v === 'number').map(String);
       const list = words.length && numbers.length ? `${orList(words)} (or ${numbers.join(', ')})` : orList(allowed.map(String));
-      return { path, atKey: false, message: `${name} must be ${list}, not ${shown(data, path)}` };
+      const hint = unquoteHint(data, (v) => allowed.includes(v));
+      return { path, atKey: false, message: `${name} must be ${list}, not ${shown(data, path)}${hint}` };
     }
-    case 'const':
-      return { path, atKey: false, message: `${name} must be ${JSON.stringify(error.schema)}, not ${shown(data, path)}` };
+    case 'const': {
+      const hint = unquoteHint(data, (v) => v === error.schema);
+      return { path, atKey: false, message: `${name} must be ${JSON.stringify(error.schema)}, not ${shown(data, path)}${hint}` };
+    }
     case 'type': {
       const types = ([] as string[]).concat(error.schema as string | string[]);
       const isList = types.includes('array') && types.includes('string');
       const expected = isList ? 'a list, or a string with one entry per line' : orList(types.map((t) => TYPE_WORDS[t] ?? t));
       const scalar = typeof data === 'number' || typeof data === 'boolean';
       const quote = !types.includes('string') || !scalar ? '' : path.includes('password') ? ' (quote it)' : ` (quote it: "${String(data)}")`;
-      return { path, atKey: false, message: `${name} must be ${expected}, not ${typeName(data)}${quote}` };
+      const hint = path.includes('password') ? '' : unquoteHint(data, (v) => acceptsType(types, v));
+      return { path, atKey: false, message: `${name} must be ${expected}, not ${typeName(data)}${quote}${hint}` };
     }
     case 'minLength':
       return {

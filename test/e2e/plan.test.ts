@@ -101,12 +101,22 @@ describe('sitesync plan against the emulator', () => {
     expect(JSON.parse(r.stdout).changes.map((c: { domain: string }) => c.domain)).toEqual(['new.example.com']);
   });
 
-  it('an invalid file is refused before any request', async () => {
+  it('an invalid file is refused before any write (the listing it overlapped is dropped)', async () => {
     await seeded();
     await s.write('version: 1\nwebsites:\n  - domain: https://x.example.com\n');
     const r = await s.cli(['plan']);
     expect(r.code).toBe(1);
     expect(r.stderr).toContain('sitesync.yaml:3:13: websites[0].domain: "https://x.example.com" is not a bare domain name');
+    expect(r.stdout).toBe('');
+    expect(s.emu.stats.log.filter((q) => q.method !== 'GET')).toEqual([]);
+  });
+
+  it('with the base URL only in the file, an invalid file is refused before any request', async () => {
+    await seeded();
+    await s.write(`version: 1\napi:\n  base_url: ${s.emu.url}\nwebsites:\n  - domain: https://x.example.com\n`);
+    const r = await s.cli(['plan'], { env: { SITESYNC_BASE_URL: '' } });
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain('is not a bare domain name');
     expect(s.emu.stats.requests).toBe(0);
   });
 

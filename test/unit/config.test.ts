@@ -109,6 +109,54 @@ describe('an invalid file is refused with FILE:LINE:COL: message', () => {
   });
 });
 
+describe('config messages that lead to the fix', () => {
+  it('a wrong domain does not hide the same website\'s bad exclude_ips', async () => {
+    const text = 'version: 1\nwebsites:\n  - domain: https://a.example.com/\n    exclude_ips: [10.0.0.999]\n    privacy: nope\n';
+    expect(await problemsOf(text)).toEqual([
+      'x.yaml:3:13: websites[0].domain: "https://a.example.com/" is not a bare domain name (no scheme, port or path): write "a.example.com"',
+      'x.yaml:4:19: websites[0].exclude_ips[0]: "10.0.0.999" is not an IPv4 or IPv6 address or CIDR range',
+      'x.yaml:5:14: websites[0].privacy must be public, private or password (or 0, 1, 2), not "nope"',
+    ]);
+  });
+
+  it('a website listed twice or without a domain still has its other fields checked', async () => {
+    const text = 'version: 1\nwebsites:\n  - domain: a.example.com\n  - domain: a.example.com\n    exclude_ips: [nope]\n  - exclude_ips: [nope2]\n';
+    const found = await problemsOf(text);
+    expect(found).toContain('x.yaml:5:19: websites[1].exclude_ips[0]: "nope" is not an IPv4 or IPv6 address or CIDR range');
+    expect(found).toContain('x.yaml:6:19: websites[2].exclude_ips[0]: "nope2" is not an IPv4 or IPv6 address or CIDR range');
+  });
+
+  it('api: {api_key: …} says where the key goes, without repeating it', async () => {
+    const found = await problemsOf('version: 1\napi:\n  base_url: https://a.example.com\n  api_key: sk-live-VERY-SECRET-123\nwebsites: []\n');
+    expect(found).toEqual([
+      'x.yaml:4:3: "api_key": the API key never goes in the file; put it in SITESYNC_API_KEY or in a file named by --api-key-file, and remove it from this file (and from git history)',
+    ]);
+    expect(found.join('\n')).not.toContain('VERY-SECRET');
+  });
+
+  it('a top-level token: is told the same', async () => {
+    const found = await problemsOf('version: 1\ntoken: abc-SECRET\nwebsites: []\n');
+    expect(found[0]).toMatch(/^x\.yaml:2:1: "token": the API key never goes in the file; put it in SITESYNC_API_KEY/);
+    expect(found.join('\n')).not.toContain('abc-SECRET');
+  });
+
+  it('email: "true" says to drop the quotes', async () => {
+    const text = 'version: "1"\nprune: "false"\nsafety:\n  min_existing: "5"\nwebsites:\n  - domain: a.example.com\n    email: "true"\n    privacy: "1"\n';
+    expect(await problemsOf(text)).toEqual([
+      'x.yaml:1:10: version must be 1, not "1" (drop the quotes: 1)',
+      'x.yaml:2:8: prune must be true or false, not a string (drop the quotes: false)',
+      'x.yaml:4:17: safety.min_existing must be a whole number, not a string (drop the quotes: 5)',
+      'x.yaml:7:12: websites[0].email must be true or false (or 0, 1), not "true" (drop the quotes: true)',
+      'x.yaml:8:14: websites[0].privacy must be public, private or password (or 0, 1, 2), not "1" (drop the quotes: 1)',
+    ]);
+  });
+
+  it('a quoted value the field would not take anyway gets no such hint', async () => {
+    const found = await problemsOf('version: 1\nwebsites:\n  - domain: a.example.com\n    email: "2"\n');
+    expect(found).toEqual(['x.yaml:4:12: websites[0].email must be true or false (or 0, 1), not "2"']);
+  });
+});
+
 async function problemsOf(text: string): Promise<string[]> {
   try {
     parseConfig(text, 'x.yaml', { env: {} });

@@ -1,0 +1,107 @@
+/** How the CLI reads `-c FILE` and `--baseline FILE`: pipes, size cap, and what a missing one says. */
+import { execFileSync } from 'node:child_process';
+import { createWriteStream } from 'node:fs';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { runCli } from '../helpers/cli.js';
+import { KEY, scenario, writes, type Scenario } from '../helpers/scenario.js';
+
+let s: Scenario | undefined;
+afterEach(async () => {
+  await s?.close();
+  s = undefined;
+});
+
+const CONFIG = `version: 1
+websites:
+  - domain: example.com
+    privacy: password
+    password: \${SITE_PW}
+`;
+
+async function seeded(): Promise<Scenario> {
+  s = await scenario();
+  s.emu.seed(KEY, [{ domain: 'example.com', privacy: 2, email: 0, exclude_bots: 1, password: 'old-secret-1' }]);
+  await s.write(CONFIG);
+  s.emu.resetStats();
+  return s;
+}
+
+/** A named pipe that yields `text` once a reader opens it, as `<(git show …)` does. */
+function fifoWith(dir: string, text: string): string {
+  const path = join(dir, 'baseline.fifo');
+  execFileSync('mkfifo', [path]);
+  const writer = createWriteStream(path);
+  writer.on('error', () => {});
+  writer.end(text);
+  return path;
+}
+
+describe('-c and --baseline read pipes, as plan --help shows', () => {
+  it('plan --baseline from a named pipe (process substitution) sends the changed password', async () => {
+    const sc = await seeded();
+    const baseline = fifoWith(sc.dir, CONFIG.replace('${SITE_PW}', '${OLD_SITE_PW}'));
+    const r = await sc.cli(['plan', '--baseline', baseline], { env: { SITE_PW: 'new-secret-2' } });
+    expect(r.stderr).not.toContain('not a regular file');
+    expect(r.code).toBe(0);
+    expect(r.stdout).toContain('~ update example.com (id 1)');
+    expect(r.stdout).not.toContain('new-secret-2');
+    expect(writes(sc.emu)).toEqual([]);
+  });
+
+  it('validate -c /dev/stdin reads the file from standard input', async () => {
+    const r = await runCli(['validate', '-c', '/dev/stdin'], { input: 'version: 1\nwebsites:\n  - domain: a.example.com\n' });
+    expect(r.stderr).toBe('');
+    expect(r.code).toBe(0);
+    expect(r.stdout).toContain('/dev/stdin is valid: 1 website.');
+  });
+
+  it('plan -c /dev/stdin plans the file from standard input', async () => {
+    const sc = await seeded();
+    const r = await sc.cli(['plan', '-c', '/dev/stdin'], { input: CONFIG, env: { SITE_PW: 'x-secret-3' } });
+    expect(r.code).toBe(0);
+    expect(r.stdout).toContain('(1 unchanged, 0 unmanaged)');
+  });
+
+  it('an endless device is cut off at 16 MiB while reading, not read to the end', async () => {
+    const started = Date.now();
+    const r = await runCli(['validate', '-c', '/dev/zero']);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain('/dev/zero: the file is more than 16 MiB; a config file may be at most 16 MiB');
+    expect(Date.now() - started).toBeLessThan(20_000);
+  });
+});
+
+describe('a missing file says what it should be', () => {
+  it('a missing --baseline says what a baseline is, not to export one', async () => {
+    const sc = await seeded();
+    const r = await sc.cli(['plan', '--baseline', 'base.yaml'], { env: { SITE_PW: 'x-secret-4' } });
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain('base.yaml: no such file (a baseline is the config as it was before your change');
+    expect(r.stderr).toContain('git show origin/main:sitesync.yaml');
+    expect(r.stderr).not.toContain('export');
+  });
+
+  it('a missing -c file still suggests starting from export', async () => {
+    const r = await runCli(['validate', '-c', 'nope.yaml']);
+    expect(r.stderr).toContain('nope.yaml: no such file (write one, or start from the live account: sitesync export -o FILE)');
+  });
+});
+
+describe('a hostile file gets a FILE:LINE:COL message, never an internal error', () => {
+  it('3,500 nested lists: validate points at the first level too deep', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'sitesync-deep-'));
+    try {
+      const file = join(dir, 'deep.yaml');
+      await writeFile(file, `version: 1\nwebsites:\n  - domain: a.example.com\n    exclude_params: ${'['.repeat(3500)}${']'.repeat(3500)}\n`);
+      const r = await runCli(['validate', '-c', file]);
+      expect(r.code).toBe(1);
+      expect(r.stderr).toContain(`${file}:4:82: the file nests more than 64 levels deep here; a config file needs 4`);
+      expect(r.stderr).not.toMatch(/Internal error|call stack/);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+});
