@@ -114,7 +114,7 @@ describe('config messages that lead to the fix', () => {
     const text = 'version: 1\nwebsites:\n  - domain: https://a.example.com/\n    exclude_ips: [10.0.0.999]\n    privacy: nope\n';
     expect(await problemsOf(text)).toEqual([
       'x.yaml:3:13: websites[0].domain: "https://a.example.com/" is not a bare domain name (no scheme, port or path): write "a.example.com"',
-      'x.yaml:4:19: websites[0].exclude_ips[0]: "10.0.0.999" is not an IPv4 or IPv6 address or CIDR range',
+      'x.yaml:4:19: warning: websites[0].exclude_ips[0]: "10.0.0.999" is not an IPv4 or IPv6 address or CIDR range: the service keeps it, but never matches a visitor with it',
       'x.yaml:5:14: websites[0].privacy must be public, private or password (or 0, 1, 2), not "nope"',
     ]);
   });
@@ -122,8 +122,8 @@ describe('config messages that lead to the fix', () => {
   it('a website listed twice or without a domain still has its other fields checked', async () => {
     const text = 'version: 1\nwebsites:\n  - domain: a.example.com\n  - domain: a.example.com\n    exclude_ips: [nope]\n  - exclude_ips: [nope2]\n';
     const found = await problemsOf(text);
-    expect(found).toContain('x.yaml:5:19: websites[1].exclude_ips[0]: "nope" is not an IPv4 or IPv6 address or CIDR range');
-    expect(found).toContain('x.yaml:6:19: websites[2].exclude_ips[0]: "nope2" is not an IPv4 or IPv6 address or CIDR range');
+    expect(found).toContain('x.yaml:5:19: warning: websites[1].exclude_ips[0]: "nope" is not an IPv4 or IPv6 address or CIDR range: the service keeps it, but never matches a visitor with it');
+    expect(found).toContain('x.yaml:6:19: warning: websites[2].exclude_ips[0]: "nope2" is not an IPv4 or IPv6 address or CIDR range: the service keeps it, but never matches a visitor with it');
   });
 
   it('api: {api_key: …} says where the key goes, without repeating it', async () => {
