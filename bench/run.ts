@@ -288,11 +288,19 @@ async function main(): Promise<void> {
   }
   const results = join(root, 'bench/results');
   await mkdir(results, { recursive: true });
+  // A run of some benchmarks keeps the others' last figures.
+  let previous: Figure[] = [];
+  try {
+    previous = JSON.parse(await readFile(join(results, 'latest.json'), 'utf8')).figures ?? [];
+  } catch {
+    previous = [];
+  }
+  const fresh = new Set(figures.map((f) => f.name));
   const record = {
     date: new Date().toISOString(),
     node: process.version,
     cpus: (await import('node:os')).cpus().length,
-    figures,
+    figures: [...previous.filter((f) => !fresh.has(f.name)), ...figures],
   };
   await writeFile(join(results, 'latest.json'), `${JSON.stringify(record, null, 2)}\n`);
   process.stdout.write(`Figures written to bench/results/latest.json\n`);
