@@ -9,11 +9,11 @@
  * SITESYNC_BASE_URL, else the file's `api.base_url`; the key from `apiKey`, else `apiKeyFile`,
  * else SITESYNC_API_KEY. Plain http:// only to loopback unless `insecureHttp`.
  */
-import { executePlan, type ChangeResult } from './apply/execute.js';
+import { executePlan } from './apply/execute.js';
 import { resolveSecrets } from './apply/saved-plan.js';
 import type { Env } from './config/interpolate.js';
 import { loadConfig as loadConfigFile } from './config/load.js';
-import type { Account, Config, LiveWebsite, Plan } from './model.js';
+import type { Account, Change, Config, LiveWebsite, Plan } from './model.js';
 import { planChanges, type PlanOptions as PlannerOptions } from './planner/plan.js';
 import { assertSafe } from './planner/safety.js';
 import { renderJson } from './render/json.js';
@@ -23,7 +23,6 @@ import { ServiceClient } from './service/client.js';
 import { resolveConnection } from './service/connection.js';
 
 export type { Account, Change, Config, FieldChange, LimitCheck, LiveWebsite, Plan, SafetyCheck, Summary } from './model.js';
-export type { ChangeResult } from './apply/execute.js';
 export type { Diagnostic } from './errors.js';
 export { ConfigError, SafetyError, SitesyncError } from './errors.js';
 
@@ -92,6 +91,17 @@ export interface ApplyOptions extends ConnectionOptions {
   parallelism?: number;
   /** Override the delete thresholds, as `--force`. */
   force?: boolean;
+}
+
+/** What became of one change. */
+export interface ChangeResult {
+  change: Change;
+  status: 'done' | 'failed' | 'skipped';
+  /** The service's own message, or what went wrong. */
+  error?: string;
+  /** E.g. "already deleted". */
+  note?: string;
+  ms: number;
 }
 
 export interface ApplyResult {
