@@ -6,6 +6,7 @@
  *   npm run bench              every benchmark (the throttled apply takes over three minutes)
  *   npm run bench -- --quick   all but the throttled apply
  *   npm run bench -- list plan only the named ones
+ *   npm run bench -- startup   the start-up goals: --version, validate, plan of 10, as ratios to `node -e 0`
  */
 import { spawn } from 'node:child_process';
 import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
@@ -18,7 +19,9 @@ import { bigConfig, matchingWebsites, siteDomain } from './fixtures.js';
 
 const KEY = 'bench-key-0123456789abcdef';
 const root = packageRoot();
-const launcher = join(root, 'dist/bench/measure-cli.js');
+const launcher = join(root, 'dist/dev/measure-cli.js');
+/** What users run: the published entry point and the bundle behind it. */
+const bin = join(root, 'bin/sitesync.js');
 
 interface Figure {
   name: string;
@@ -75,7 +78,74 @@ async function withEmulator<T>(options: Parameters<typeof startEmulator>[0], fn:
   }
 }
 
+/** Wall time of one process, from spawn to exit. */
+async function timeProcess(args: string[], env: Record<string, string>, cwd: string): Promise<{ ms: number; code: number | null; stderr: string }> {
+  const started = performance.now();
+  const child = spawn(process.execPath, args, {
+    cwd,
+    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ...env },
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
+  let stderr = '';
+  child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+  const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
+  return { ms: performance.now() - started, code, stderr };
+}
+
+/**
+ * Issue 14: how much sitesync adds to Node's own start, as a ratio to `node -e 0` measured in
+ * the same run, interleaved run by run so that the machine's load weighs on both alike.
+ */
+async function startupRatio(
+  name: string,
+  goal: number,
+  args: string[],
+  env: Record<string, string>,
+  dir: string,
+  expectCode = 0,
+): Promise<Figure> {
+  const runs = 15;
+  const node: number[] = [];
+  const cli: number[] = [];
+  for (let i = 0; i < runs + 1; i++) {
+    const base = await timeProcess(['-e', '0'], {}, dir);
+    const run = await timeProcess([bin, ...args], env, dir);
+    if (run.code !== expectCode) throw new Error(`sitesync ${args.join(' ')} exited ${run.code}: ${run.stderr.slice(0, 500)}`);
+    // The first pair warms the file cache (and, on Node 22+, the compile cache).
+    if (i === 0) continue;
+    node.push(base.ms);
+    cli.push(run.ms);
+  }
+  const nodeMs = median(node);
+  const ms = median(cli);
+  const ratio = ms / nodeMs;
+  return { name, goal: `≤ ${goal} × node -e 0`, met: ratio <= goal, ms: round(ms, 1), nodeMs: round(nodeMs, 1), ratio: round(ratio, 2), runs };
+}
+
 const benchmarks: Record<string, (dir: string) => Promise<Figure>> = {
+  /** Issue 14: `sitesync --version`, ≤ 1.3 × `node -e 0`. */
+  async version(dir) {
+    return startupRatio('sitesync --version (start-up)', 1.3, ['--version'], {}, dir);
+  },
+
+  /** Issue 14: validate a one-website file, ≤ 1.6 × `node -e 0`. */
+  async 'validate-one'(dir) {
+    const file = join(dir, 'one.yaml');
+    await writeFile(file, 'version: 1\nwebsites:\n  - domain: example.com\n    privacy: private\n');
+    return startupRatio('sitesync validate, one website (start-up)', 1.6, ['validate', '-c', file], {}, dir);
+  },
+
+  /** Issue 14: plan 10 websites against the emulator (no latency, nothing to change), ≤ 2 × `node -e 0`. */
+  async 'plan-ten'(dir) {
+    const file = join(dir, 'plan-10.yaml');
+    await writeFile(file, bigConfig(10));
+    return withEmulator({}, async (emu) => {
+      emu.seed(KEY, matchingWebsites(10));
+      const env = { SITESYNC_BASE_URL: emu.url, SITESYNC_API_KEY: KEY };
+      return startupRatio('sitesync plan, 10 websites vs the emulator (start-up)', 2, ['plan', '-c', file, '--detailed-exitcode'], env, dir);
+    });
+  },
+
   /** Issue 3: validate a 10,000-website file; goal under 1 s wall. */
   async validate(dir) {
     const file = join(dir, 'validate-10k.yaml');
@@ -218,11 +288,19 @@ async function main(): Promise<void> {
   }
   const results = join(root, 'bench/results');
   await mkdir(results, { recursive: true });
+  // A run of some benchmarks keeps the others' last figures.
+  let previous: Figure[] = [];
+  try {
+    previous = JSON.parse(await readFile(join(results, 'latest.json'), 'utf8')).figures ?? [];
+  } catch {
+    previous = [];
+  }
+  const fresh = new Set(figures.map((f) => f.name));
   const record = {
     date: new Date().toISOString(),
     node: process.version,
     cpus: (await import('node:os')).cpus().length,
-    figures,
+    figures: [...previous.filter((f) => !fresh.has(f.name)), ...figures],
   };
   await writeFile(join(results, 'latest.json'), `${JSON.stringify(record, null, 2)}\n`);
   process.stdout.write(`Figures written to bench/results/latest.json\n`);

@@ -120,11 +120,16 @@ export function buildParser(argv: string[], ctx: Context, setCode: (code: number
           .option('format', { choices: ['text', 'markdown', 'json'] as const, default: 'text', describe: 'Output format' })
           .option('out', { type: 'string', requiresArg: true, describe: 'Save the plan for `sitesync apply PLANFILE`' })
           .option('detailed-exitcode', { type: 'boolean', describe: 'Exit 0 when nothing changes, 2 when something would' })
+          .option('fail-unsafe', {
+            type: 'boolean',
+            describe: 'Exit 1, after printing the plan, when apply would refuse it (delete threshold, website limit)',
+          })
           .example('$0 plan', 'Compare sitesync.yaml with the live account')
           .example('$0 plan --format markdown > plan.md', 'A pull-request comment')
           .example('$0 plan --baseline <(git show origin/main:sitesync.yaml)', 'Also send write-only fields changed since main')
           .example('$0 plan --detailed-exitcode', 'Drift check: exit 2 when the account differs from the file')
-          .example('$0 plan --out plan.json', 'Save the plan to apply it later, exactly'),
+          .example('$0 plan --out plan.json', 'Save the plan to apply it later, exactly')
+          .example('$0 plan --format markdown --fail-unsafe', 'In a pull request: fail the check when apply would refuse the plan'),
       handle(run.plan),
     )
     .command(
@@ -197,7 +202,12 @@ export function buildParser(argv: string[], ctx: Context, setCode: (code: number
             c
               .option('file', { type: 'string', demandOption: true, requiresArg: true, describe: 'The markdown plan (sitesync plan --format markdown)' })
               .option('provider', { choices: ['github', 'gitlab'] as const, describe: 'Default: detected from the CI environment' })
-              .option('pr', { type: 'number', requiresArg: true, describe: 'The pull/merge request number (default: from the CI environment)' })
+              .option('pr', {
+                type: 'number',
+                requiresArg: true,
+                describe: 'The pull/merge request number (default: from the CI environment; after a merge, the pushed commit’s pull request)',
+              })
+              .option('new', { type: 'boolean', describe: 'Post FILE as a new comment (e.g. the result of apply) instead of updating the plan comment' })
               .example('$0 ci comment --file plan.md', 'In a pull-request job, with GITHUB_TOKEN set'),
           handle(run.ciComment),
         )

@@ -1,4 +1,4 @@
-/** Where sitesync's own files are, whether it runs from `src/` (tests) or `dist/src/` (built). */
+/** Where sitesync's own files are, whether it runs from `src/` (tests) or bundled in `dist/`. */
 import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';

@@ -40,6 +40,6 @@ export function planCommentBody(text: string, options: BodyOptions): string {
     marked,
     options.limit,
     (n) =>
-      `_…cut: the plan is ${n.toLocaleString('en-US')} characters, over ${options.service}'s limit of ${options.limit.toLocaleString('en-US')} for a comment. Run \`sitesync plan\` to see all of it._`,
+      `_…cut: the plan is ${n.toLocaleString('en-US')} characters, over ${options.service}'s limit of ${options.limit.toLocaleString('en-US')} for a comment. The full plan is in ${options.runUrl ? `[this run](${options.runUrl})` : "this run's page"}: its job summary and the plan artifact._`,
   );
 }

@@ -39,27 +39,46 @@ export async function githubTarget(env: Env, pr?: number): Promise<GitHubTarget>
       repository ? `GITHUB_REPOSITORY is "${repository}", not owner/name` : 'GITHUB_REPOSITORY is not set (GitHub Actions sets it: owner/name)',
     );
   }
-  const number = pr ?? (await prFromEvent(env.GITHUB_EVENT_PATH));
+  const fromEvent = pr ?? (await prFromEvent(env.GITHUB_EVENT_PATH));
+  const number =
+    typeof fromEvent === 'number' ? fromEvent : await prOfCommit(apiUrl(api, `/repos/${repository}/commits/${fromEvent.pushed}/pulls`), token);
   const server = env.GITHUB_SERVER_URL;
   const runUrl = server && env.GITHUB_RUN_ID ? `${server.replace(/\/+$/, '')}/${repository}/actions/runs/${env.GITHUB_RUN_ID}` : undefined;
   return { api, token, owner: match[1]!, repo: match[2]!, pr: number, runUrl };
 }
 
-/** `pull_request.number` (pull_request events), else `issue.number` (comments on a pull request). */
-async function prFromEvent(path: string | undefined): Promise<number> {
+/**
+ * `pull_request.number` (pull_request events), else `issue.number` (comments on a pull request),
+ * else, for a push (the apply after a merge), the commit pushed, whose pull request GitHub knows.
+ */
+async function prFromEvent(path: string | undefined): Promise<number | { pushed: string }> {
   const hint = 'run it in a pull_request workflow, or pass --pr N';
   if (!path) throw new SitesyncError(`no pull request number: GITHUB_EVENT_PATH is not set; ${hint}`);
-  let event: { pull_request?: { number?: unknown }; issue?: { number?: unknown } };
+  let event: { pull_request?: { number?: unknown }; issue?: { number?: unknown }; after?: unknown };
   try {
     event = JSON.parse(await readFile(path, 'utf8'));
   } catch (error) {
     throw new SitesyncError(`cannot read the event payload at GITHUB_EVENT_PATH (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`);
   }
   const number = event?.pull_request?.number ?? event?.issue?.number;
+  if (number === undefined && typeof event?.after === 'string' && /^[0-9a-f]{40}$/.test(event.after)) return { pushed: event.after };
   if (typeof number !== 'number' || !Number.isInteger(number) || number < 1) {
     throw new SitesyncError(`no pull request number in this event's payload; ${hint}`);
   }
   return number;
+}
+
+/** The pull request a pushed commit came from: the one it merged, else the first GitHub lists. */
+async function prOfCommit(url: URL, token: string): Promise<number> {
+  const headers = { authorization: `Bearer ${token}`, accept: 'application/vnd.github+json', 'x-github-api-version': '2022-11-28', 'user-agent': `sitesync/${packageVersion()}` };
+  const answer = await sendJson({ method: 'GET', url, headers }, { service: 'GitHub' });
+  const sha = url.pathname.split('/').at(-2);
+  const pulls = answer.status === 200 && Array.isArray(answer.body) ? (answer.body as Array<{ number?: unknown; merge_commit_sha?: unknown }>) : [];
+  const found = pulls.find((p) => p.merge_commit_sha === sha) ?? pulls[0];
+  if (typeof found?.number !== 'number') {
+    throw new SitesyncError(`no pull request found for the pushed commit ${sha?.slice(0, 12)} (GitHub answered ${answer.status}); pass --pr N`);
+  }
+  return found.number;
 }
 
 interface WireComment {

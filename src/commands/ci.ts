@@ -4,6 +4,7 @@ import { readTextFile } from '../config/read.js';
 import { ConfigError, SitesyncError, UsageError } from '../errors.js';
 import { githubTarget, GitHubThread } from '../ci/github.js';
 import { gitlabTarget, GitLabThread } from '../ci/gitlab.js';
+import { cutMarkdown } from '../ci/cut.js';
 import { appendJobSummary, summarySection } from '../ci/summary.js';
 import { upsertPlanComment, type CommentThread } from '../ci/upsert.js';
 import type { Env } from '../config/interpolate.js';
@@ -15,6 +16,7 @@ export interface CiCommentArgs {
   file: string;
   provider?: Provider;
   pr?: number;
+  new?: boolean;
 }
 
 export interface CiSummaryArgs {
@@ -30,6 +32,12 @@ export async function runCiComment(args: CiCommentArgs, ctx: Context): Promise<n
   }
   const text = await readInput(args.file, ctx);
   const thread = await threadFor(args.provider ?? detectProvider(ctx.env), args.pr, ctx);
+  if (args.new) {
+    const note = (n: number) => `_…cut: ${n.toLocaleString('en-US')} characters, over ${thread.service}'s limit; the rest is in the job log._`;
+    const comment = await thread.create(cutMarkdown(text, thread.maxBody - 1_000, note));
+    ctx.stdout.write(`Posted a comment: ${comment.url}\n`);
+    return 0;
+  }
   const { outcome, comment } = await upsertPlanComment(thread, text);
   ctx.stdout.write(`${SAID[outcome]}: ${comment.url}\n`);
   return 0;

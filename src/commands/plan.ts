@@ -2,6 +2,7 @@
 import { resolve } from 'node:path';
 import { savePlan } from '../apply/saved-plan.js';
 import type { Plan } from '../model.js';
+import { assertSafe } from '../planner/safety.js';
 import { renderJson } from '../render/json.js';
 import { renderMarkdown } from '../render/markdown.js';
 import { renderText } from '../render/text.js';
@@ -12,6 +13,8 @@ export interface PlanArgs extends PlanningArgs {
   format: 'text' | 'markdown' | 'json';
   out?: string;
   detailedExitcode?: boolean;
+  /** Exit 1 when apply (without --force) would refuse this plan. */
+  failUnsafe?: boolean;
 }
 
 export async function runPlan(args: PlanArgs, ctx: Context): Promise<number> {
@@ -22,6 +25,8 @@ export async function runPlan(args: PlanArgs, ctx: Context): Promise<number> {
     await savePlan(resolve(ctx.cwd, args.out), plan, { configFile: args.config, liveTotal: live.length });
     ctx.stderr.write(`Saved the plan to ${args.out}; apply it with: sitesync apply ${args.out}\n`);
   }
+  // After the output, so that the plan (whose warnings give the reason) is still shown.
+  if (args.failUnsafe) assertSafe(plan.safety, plan.limit, false);
   const changes = plan.changes.length > 0;
   return args.detailedExitcode && changes ? 2 : 0;
 }

@@ -6,7 +6,6 @@
 import type { Change, Plan } from '../model.js';
 import { listDelta } from '../planner/values.js';
 import {
-  accountLabel,
   DELETE_WARNING,
   formatBefore,
   formatValue,
@@ -26,8 +25,8 @@ export function renderMarkdown(plan: Plan, limit = MAX_MARKDOWN): string {
   const s = plan.summary;
   const changed = s.create + s.update + s.delete > 0;
   head.push(`### sitesync plan: ${changed ? `${s.create} to create, ${s.update} to update, ${s.delete} to delete` : 'no changes'}`);
-  const account = accountLabel(plan);
-  head.push('', `\`${plan.base_url}\`${account ? ` · account ${escape(account)}` : ''}`, '');
+  const account = accountMarkdown(plan);
+  head.push('', `\`${plan.base_url}\`${account ? ` · account ${account}` : ''}`, '');
   head.push('| create | update | delete | unchanged | unmanaged |', '|---:|---:|---:|---:|---:|');
   head.push(`| ${s.create} | ${s.update} | ${s.delete} | ${s.unchanged} | ${s.unmanaged} |`, '');
   if (plan.warnings.length) {
@@ -37,6 +36,8 @@ export function renderMarkdown(plan: Plan, limit = MAX_MARKDOWN): string {
   }
   const note = unverifiedNote(plan);
   if (note) head.push(`> [!NOTE]`, `> ${escape(note)}`, '');
+  // Said once, above the changes, rather than on every delete.
+  if (s.delete > 0) head.push('> [!CAUTION]', `> ${s.delete === 1 ? 'This plan deletes a website' : `This plan deletes ${s.delete} websites`}: ${DELETE_WARNING}.`, '');
   const foot = ['', `**${summaryLine(plan)}**`, ''];
 
   const table: string[] = changed ? ['| | website | changes |', '|---|---|---|'] : [];
@@ -58,31 +59,29 @@ export function renderMarkdown(plan: Plan, limit = MAX_MARKDOWN): string {
   if (shown < blocks.length) {
     body.push(
       '',
-      `_…and ${blocks.length - shown} more changes, cut to keep this comment under ${limit.toLocaleString('en-US')} characters. Run \`sitesync plan\` to see them all._`,
+      `_…and ${blocks.length - shown} more changes, cut to keep this comment under ${limit.toLocaleString('en-US')} characters. The JSON plan (\`--format json\`, \`--out\`) lists them all; in CI, see the run's job summary and artifacts._`,
     );
   }
   return `${[...head, ...body, ...foot].join('\n')}`;
 }
 
 function tableRow(change: Change): string {
-  const what = change.action === 'delete' ? `⚠️ ${DELETE_WARNING}` : change.fields.join(', ');
+  const what = change.action === 'delete' ? 'deleted with its statistics' : change.fields.join(', ');
   return `| ${ICON[change.action]} | \`${change.domain}\` | ${escape(what)} |`;
 }
 
 function detailBlock(change: Change): string {
   const lines = [`#### ${ICON[change.action]} \`${change.domain}\`${change.id !== null ? ` (id ${change.id})` : ''}`, ''];
-  if (change.action === 'delete') {
-    lines.push(`⚠️ ${DELETE_WARNING}.`, '');
-    return lines.join('\n');
-  }
+  if (change.action === 'delete') return lines.join('\n');
   lines.push('| field | before | after |', '|---|---|---|');
   for (const d of change.details) {
     let before = change.action === 'create' ? '' : formatBefore(d);
     let after = formatValue(d.field, d.after);
     if (change.action === 'update' && isListChange(d) && !d.write_only) {
+      // A list reads as what it gains and loses, not as two whole lists.
       const { added, removed } = listDelta(d.before, d.after);
-      before = removed.length ? removed.map((x) => `−${x}`).join(', ') : '';
-      after = added.length ? added.map((x) => `+${x}`).join(', ') : '';
+      before = removed.length ? `removed: ${removed.join(', ')}` : '';
+      after = added.length ? `added: ${added.join(', ')}` : '';
     }
     const writeOnly = change.action === 'update' ? writeOnlyNote(d) : undefined;
     const note = writeOnly ? ` _(${writeOnly})_` : '';
@@ -90,6 +89,14 @@ function detailBlock(change: Change): string {
   }
   lines.push('');
   return lines.join('\n');
+}
+
+/** `name (`e-mail`)`: the address in code, so GitHub and GitLab do not turn it into a mailto link. */
+function accountMarkdown(plan: Plan): string {
+  if (!plan.account) return '';
+  const { name, email } = plan.account;
+  const address = email ? `\`${email.replace(/`/g, '')}\`` : '';
+  return name && address ? `${escape(name)} (${address})` : name ? escape(name) : address;
 }
 
 function escape(text: string): string {

@@ -33,6 +33,13 @@ describe('the plan comment body', () => {
     expect(body).toMatch(/\| row \d+ \| x{20} \|\n\n<\/details>\n\n_…cut: the plan is [\d,]+ characters, over GitHub's limit of 65,536 for a comment\./);
   });
 
+  it('a cut comment points reviewers to the full plan in the run, not to running sitesync themselves', () => {
+    const rows = Array.from({ length: 5000 }, (_, i) => `| row ${i} | ${'x'.repeat(20)} |`).join('\n');
+    const body = planCommentBody(`${MARKER}\n${rows}\n`, { ...options, runUrl: 'https://github.com/o/r/actions/runs/9' });
+    expect(body).toContain('The full plan is in [this run](https://github.com/o/r/actions/runs/9): its job summary and the plan artifact.');
+    expect(body).not.toContain('Run `sitesync plan`');
+  });
+
   it('an empty plan file becomes a note that the plan failed', () => {
     expect(planCommentBody('  \n', { ...options, runUrl: 'https://ci/run/1' })).toBe(
       `${MARKER}\n### sitesync plan failed\n\nThis run produced no plan, so the previous one no longer applies: see the [job log](https://ci/run/1).\n`,

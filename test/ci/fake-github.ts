@@ -30,6 +30,8 @@ export interface Failure {
 
 export interface FakeGitHub {
   url: string;
+  /** What `GET /repos/…/commits/SHA/pulls` answers: the pull requests a commit belongs to. */
+  pullsOfCommit: Map<string, Array<{ number: number; merge_commit_sha: string }>>;
   requests: Recorded[];
   comments(pr: number): FakeComment[];
   seed(pr: number, comments: Array<Omit<FakeComment, 'id'>>): FakeComment[];
@@ -49,6 +51,7 @@ export async function startFakeGitHub(): Promise<FakeGitHub> {
   let nextId = 1000;
   const fake: FakeGitHub = {
     url: '',
+    pullsOfCommit: new Map(),
     requests: [],
     fail: {},
     comments: (pr) => threads.get(pr) ?? [],
@@ -83,6 +86,8 @@ export async function startFakeGitHub(): Promise<FakeGitHub> {
     const failure = fake.fail[method];
     if (failure) return send(failure.status, failure.body, failure.headers);
 
+    const pulls = /^\/repos\/([^/]+\/[^/]+)\/commits\/([0-9a-f]{40})\/pulls$/.exec(url.pathname);
+    if (pulls && method === 'GET') return pulls[1] === REPO ? send(200, fake.pullsOfCommit.get(pulls[2]!) ?? []) : send(404, { message: 'Not Found' });
     const list = /^\/repos\/([^/]+)\/([^/]+)\/issues\/(\d+)\/comments$/.exec(url.pathname);
     const one = /^\/repos\/([^/]+)\/([^/]+)\/issues\/comments\/(\d+)$/.exec(url.pathname);
     const repo = (list ?? one)?.slice(1, 3).join('/');

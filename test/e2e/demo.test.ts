@@ -5,7 +5,7 @@ import { cleanEnv, root } from '../helpers/cli.js';
 
 describe('npm run demo', () => {
   it('plans, applies and plans again against the bundled emulator, and exits 0', async () => {
-    const child = spawn(process.execPath, [join(root, 'dist/src/demo/run.js')], { cwd: root, env: cleanEnv() });
+    const child = spawn(process.execPath, [join(root, 'dist/dev/demo.js')], { cwd: root, env: cleanEnv() });
     let out = '';
     child.stdout.on('data', (d: Buffer) => (out += d.toString()));
     child.stderr.on('data', (d: Buffer) => (out += d.toString()));

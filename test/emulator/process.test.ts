@@ -1,12 +1,12 @@
 /**
  * The emulator as a separate process, started the way users start it (`node bin/sitesync.js
  * emulator`): the banner, logging, Ctrl-C, start-up errors, and SIGKILL at random moments
- * while it writes its data file. Runs the built CLI, so it builds first when dist/ is stale.
+ * while it writes its data file. Runs the bundled CLI (test/helpers/global-setup.ts builds it).
  */
-import { spawn, spawnSync, type ChildProcessWithoutNullStreams } from 'node:child_process';
+import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { dirname, join, relative } from 'node:path';
+import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadData } from '../../src/emulator/persistence.js';
@@ -18,26 +18,6 @@ const BIN = join(ROOT, 'bin', 'sitesync.js');
 const dir = mkdtempSync(join(tmpdir(), 'sitesync-emulator-process-'));
 const emus = emulators();
 const children = new Set<ChildProcessWithoutNullStreams>();
-
-/** Builds dist/ when a source file the CLI needs is newer than its compiled form. */
-function ensureBuilt(): void {
-  const sources = (folder: string): string[] =>
-    readdirSync(folder, { withFileTypes: true }).flatMap((e) =>
-      e.isDirectory() ? sources(join(folder, e.name)) : e.name.endsWith('.ts') ? [join(folder, e.name)] : [],
-    );
-  const stale = () =>
-    sources(join(ROOT, 'src')).some((src) => {
-      const out = join(ROOT, 'dist', relative(ROOT, src)).replace(/\.ts$/, '.js');
-      return !existsSync(out) || statSync(out).mtimeMs < statSync(src).mtimeMs;
-    });
-  if (!stale()) return;
-  const tsc = spawnSync(process.execPath, [join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', 'tsconfig.build.json'], {
-    cwd: ROOT,
-    encoding: 'utf8',
-  });
-  // Type errors elsewhere in the tree still emit JavaScript; only a missing output is fatal.
-  if (stale()) throw new Error(`npm run build failed:\n${tsc.stdout}${tsc.stderr}`);
-}
 
 interface Running {
   child: ChildProcessWithoutNullStreams;
@@ -77,7 +57,6 @@ async function started(r: Running, timeoutMs = 10_000): Promise<{ url: string; k
   return { url, key, emu: { url, keys: [key] } as unknown as Emulator };
 }
 
-beforeAll(() => ensureBuilt(), 60_000);
 afterAll(async () => {
   for (const child of children) child.kill('SIGKILL');
   await emus.closeAll();

@@ -1,4 +1,7 @@
-/** The e2e tests run the built CLI: rebuild it first when the sources are newer than the build. */
+/**
+ * The e2e tests run the bundled CLI, the same files users get (bin/sitesync.js → dist/cli.js):
+ * rebuild it first when the sources are newer than the build.
+ */
 import { execFileSync } from 'node:child_process';
 import { readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
@@ -18,14 +21,10 @@ function newest(dir: string): number {
 export default function setup(): void {
   let built = 0;
   try {
-    built = statSync(join(root, 'dist/src/cli.js')).mtimeMs;
+    built = Math.min(...['dist/cli.js', 'dist/types/api.d.ts', 'dist/dev/demo.js'].map((f) => statSync(join(root, f)).mtimeMs));
   } catch {
     built = 0;
   }
-  if (built < Math.max(...['src', 'bench', 'schemas', 'scripts'].map((d) => newest(join(root, d))))) {
-    execFileSync(process.execPath, [join(root, 'node_modules/typescript/bin/tsc'), '-p', join(root, 'tsconfig.build.json')], {
-      stdio: 'inherit',
-    });
-    execFileSync(process.execPath, [join(root, 'scripts/build-validator.mjs')], { stdio: 'inherit' });
-  }
+  const sources = Math.max(...['src', 'schemas', 'scripts'].map((d) => newest(join(root, d))), statSync(join(root, 'package.json')).mtimeMs);
+  if (built < sources) execFileSync(process.execPath, [join(root, 'scripts/build.mjs'), '--dev'], { stdio: 'inherit' });
 }

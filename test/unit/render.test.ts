@@ -88,3 +88,21 @@ describe('markdown for a pull request', () => {
     expect(md).toContain('**Plan: 3000 to create, 0 to update, 0 to delete (0 unchanged, 0 unmanaged).**');
   });
 });
+
+describe('the pull-request comment (markdown)', () => {
+  const md = renderMarkdown(samplePlan());
+
+  it("shows the account's e-mail in code, so that GitHub does not turn it into a mailto link", () => {
+    expect(md).toContain('account Jane Doe (`jane@example.com`)');
+    expect(md.replace(/`[^`\n]*`/g, '')).not.toContain('jane@example.com');
+  });
+
+  it('says once, above the changes, that deleting destroys the statistics', () => {
+    expect(md.split('destroys its collected statistics').length - 1).toBe(1);
+    expect(md.indexOf('destroys its collected statistics')).toBeLessThan(md.indexOf('| 🔴 delete |'));
+  });
+
+  it('shows a changed list as the entries added and removed', () => {
+    expect(md).toContain('| exclude_ips | removed: 10.0.0.1 | added: 2001:db8::/32 |');
+  });
+});

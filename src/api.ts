@@ -1,0 +1,148 @@
+/**
+ * The programmatic API (`import … from 'sitesync'`): the CLI's own steps as functions, so a team
+ * can script sitesync from its Node code. The same sequence as the CLI: load the file, read the
+ * live state (the only reads), plan (pure), render or apply. Errors are the CLI's: a
+ * `ConfigError` carries every problem of the file as `diagnostics`; a `SafetyError` means apply
+ * refused before any write.
+ *
+ * Connection settings follow the CLI's rules: the base URL from `baseUrl`, else
+ * SITESYNC_BASE_URL, else the file's `api.base_url`; the key from `apiKey`, else `apiKeyFile`,
+ * else SITESYNC_API_KEY. Plain http:// only to loopback unless `insecureHttp`.
+ */
+import { executePlan } from './apply/execute.js';
+import { resolveSecrets } from './apply/saved-plan.js';
+import type { Env } from './config/interpolate.js';
+import { loadConfig as loadConfigFile } from './config/load.js';
+import type { Account, Change, Config, LiveWebsite, Plan } from './model.js';
+import { planChanges, type PlanOptions as PlannerOptions } from './planner/plan.js';
+import { assertSafe } from './planner/safety.js';
+import { renderJson } from './render/json.js';
+import { renderMarkdown } from './render/markdown.js';
+import { renderText } from './render/text.js';
+import { ServiceClient } from './service/client.js';
+import { resolveConnection } from './service/connection.js';
+
+export type { Account, Change, Config, FieldChange, LimitCheck, LiveWebsite, Plan, SafetyCheck, Summary } from './model.js';
+export type { Diagnostic } from './errors.js';
+export { ConfigError, SafetyError, SitesyncError } from './errors.js';
+
+export interface LoadOptions {
+  /** Where `${NAME}` references are read from; default `process.env`. */
+  env?: Env;
+}
+
+/** Reads and checks a config file; throws a `ConfigError` listing every problem. */
+export function loadConfig(file: string, options: LoadOptions = {}): Promise<Config> {
+  return loadConfigFile(file, options.env ?? process.env);
+}
+
+export interface ConnectionOptions {
+  baseUrl?: string;
+  apiKey?: string;
+  apiKeyFile?: string;
+  insecureHttp?: boolean;
+  /** Where SITESYNC_BASE_URL, SITESYNC_API_KEY and secrets' `${NAME}` are read from; default `process.env`. */
+  env?: Env;
+  /** Aborts reads in progress; an apply stops starting changes. */
+  signal?: AbortSignal;
+}
+
+export interface LiveState {
+  /** The service's address as used, normalized. */
+  baseUrl: string;
+  account: Account;
+  websites: LiveWebsite[];
+}
+
+/** The account and every live website. `config` supplies `api.base_url` when nothing else does. */
+export async function readLiveState(config: Config | undefined, options: ConnectionOptions = {}): Promise<LiveState> {
+  return withClient(options, config?.baseUrl, async (client, baseUrl) => {
+    const [account, websites] = await Promise.all([client.getAccount(), client.listWebsites()]);
+    return { baseUrl, account, websites };
+  });
+}
+
+export interface PlanOptions {
+  /** As `--prune` (the file's `prune: true` counts too). */
+  prune?: boolean;
+  /** As `--target GLOB`…: only these domains. */
+  targets?: string[];
+  /** As `--baseline`: the config as it was (see loadConfig). */
+  baseline?: Config;
+  /** As `--resend-write-only`. */
+  resendWriteOnly?: boolean;
+}
+
+/** The changes that make the live state equal the file: pure, no I/O. */
+export function plan(config: Config, live: LiveState, options: PlanOptions = {}): Plan {
+  const planner: PlannerOptions = { ...options };
+  return planChanges({ config, live: live.websites, account: live.account, baseUrl: live.baseUrl, options: planner });
+}
+
+/** The plan as `sitesync plan --format …` prints it (text without colour). */
+export function renderPlan(plan: Plan, format: 'text' | 'markdown' | 'json' = 'text'): string {
+  if (format === 'json') return renderJson(plan);
+  if (format === 'markdown') return `${renderMarkdown(plan)}\n`;
+  return renderText(plan);
+}
+
+export interface ApplyOptions extends ConnectionOptions {
+  /** Changes applied at once; default 4. */
+  parallelism?: number;
+  /** Override the delete thresholds, as `--force`. */
+  force?: boolean;
+}
+
+/** What became of one change. */
+export interface ChangeResult {
+  change: Change;
+  status: 'done' | 'failed' | 'skipped';
+  /** The service's own message, or what went wrong. */
+  error?: string;
+  /** E.g. "already deleted". */
+  note?: string;
+  ms: number;
+}
+
+export interface ApplyResult {
+  created: number;
+  updated: number;
+  deleted: number;
+  failed: number;
+  /** One per change, with the service's message for a failure. */
+  results: ChangeResult[];
+}
+
+/**
+ * Applies a plan made by `plan()` to the service it was made against: the safety gate first
+ * (throws a `SafetyError` before any write), then every change; a failure does not stop the
+ * others, and applying a new plan afterwards converges.
+ */
+export async function applyPlan(plan: Plan, options: ApplyOptions = {}): Promise<ApplyResult> {
+  assertSafe(plan.safety, plan.limit, options.force === true);
+  const env = options.env ?? process.env;
+  const secrets = resolveSecrets(plan, env, 'the plan');
+  return withClient({ ...options, baseUrl: options.baseUrl ?? plan.base_url }, plan.base_url, async (client) => {
+    const { results } = await executePlan(plan, client, { parallelism: options.parallelism ?? 4, secrets, signal: options.signal });
+    const done = (action: string) => results.filter((r) => r.status === 'done' && r.change.action === action).length;
+    return {
+      created: done('create'),
+      updated: done('update'),
+      deleted: done('delete'),
+      failed: results.filter((r) => r.status !== 'done').length,
+      results,
+    };
+  });
+}
+
+async function withClient<T>(options: ConnectionOptions, fromFile: string | undefined, fn: (client: ServiceClient, baseUrl: string) => Promise<T>): Promise<T> {
+  const env = { ...(options.env ?? process.env), ...(options.apiKey !== undefined ? { SITESYNC_API_KEY: options.apiKey } : {}) };
+  const flags = { baseUrl: options.baseUrl, apiKeyFile: options.apiKey !== undefined ? undefined : options.apiKeyFile, insecureHttp: options.insecureHttp };
+  const { baseUrl, apiKey } = await resolveConnection(flags, env, fromFile);
+  const client = new ServiceClient({ baseUrl, apiKey, signal: options.signal });
+  try {
+    return await fn(client, baseUrl);
+  } finally {
+    await client.close();
+  }
+}
