@@ -96,10 +96,13 @@ export interface ApplyOptions extends ConnectionOptions {
 /** What became of one change. */
 export interface ChangeResult {
   change: Change;
-  status: 'done' | 'failed' | 'skipped';
+  /** `gone`: a delete that found the website already deleted (by another run). */
+  status: 'done' | 'gone' | 'failed' | 'skipped';
   /** The service's own message, or what went wrong. */
   error?: string;
-  /** E.g. "already deleted". */
+  /** The service refused the change (a 4xx): running it again unchanged fails the same way. */
+  refused?: boolean;
+  /** E.g. "the store's answer was lost; found it stored". */
   note?: string;
   ms: number;
 }
@@ -108,6 +111,8 @@ export interface ApplyResult {
   created: number;
   updated: number;
   deleted: number;
+  /** Deletes that found the website already gone. */
+  gone: number;
   failed: number;
   /** One per change, with the service's message for a failure. */
   results: ChangeResult[];
@@ -129,7 +134,8 @@ export async function applyPlan(plan: Plan, options: ApplyOptions = {}): Promise
       created: done('create'),
       updated: done('update'),
       deleted: done('delete'),
-      failed: results.filter((r) => r.status !== 'done').length,
+      gone: results.filter((r) => r.status === 'gone').length,
+      failed: results.filter((r) => r.status === 'failed' || r.status === 'skipped').length,
       results,
     };
   });
