@@ -70,7 +70,7 @@ describe('sitesync plan against the emulator', () => {
     expect(plan).toMatchObject({
       format_version: 1,
       base_url: s.emu.url,
-      account: { name: 'Emulator account 1', email: 'account1@emulator.local' },
+      account: { id: 1, name: 'Emulator account 1', email: 'account1@emulator.local' },
       summary: { create: 1, update: 1, delete: 1, unchanged: 1, unmanaged: 0 },
       warnings: [],
     });
