@@ -4,7 +4,7 @@
 // (ESM code splitting). No list of source files here: esbuild follows the imports from the
 // entry points.
 //
-//   node scripts/build.mjs             dist/: cli.js, api.js, schema-validator.js, chunks, types/
+//   node scripts/build.mjs             dist/: cli.js, api.js, the schema validators, chunks, types/
 //   node scripts/build.mjs --dev       also dist/dev/: the benchmarks and the demo (not packaged)
 //   node scripts/build.mjs --no-types  without tsc (the GitHub Action builds only what it runs)
 import { execFileSync } from 'node:child_process';
@@ -21,23 +21,28 @@ const args = process.argv.slice(2);
 const dist = join(root, 'dist');
 
 /**
- * The schema compiled into a standalone validator, so the CLI does not compile the schema at
- * every start (src/config/shape.ts imports `./schema-validator.js` beside its own chunk, and
- * compiles the schema itself when that is missing, as in tests run from the sources). Generated
- * from schemas/sitesync.schema.json on every build with the options shape.ts uses; ajv's few
- * runtime helpers are bundled into it.
+ * The schemas compiled into standalone validators, so the CLI does not compile a schema at
+ * every start: src/config/shape.ts imports `./schema-validator.js` and src/apply/plan-schema.ts
+ * `./plan-schema-validator.js`, beside their own chunk, and each compiles its schema itself
+ * when that is missing, as in tests run from the sources. Generated from the schemas on every
+ * build with the options those modules use; ajv's few runtime helpers are bundled into them.
  */
-function validatorSource() {
-  const schema = JSON.parse(readFileSync(join(root, 'schemas/sitesync.schema.json'), 'utf8'));
+const VALIDATORS = {
+  'schema-validator': 'schemas/sitesync.schema.json',
+  'plan-schema-validator': 'schemas/plan.schema.json',
+};
+
+function validatorSource(schemaFile) {
+  const schema = JSON.parse(readFileSync(join(root, schemaFile), 'utf8'));
   const ajv = new Ajv2020({ allErrors: true, verbose: true, strict: true, allowUnionTypes: true, code: { source: true, esm: true } });
   return standaloneCode.default(ajv, ajv.compile(schema)).replace(/^"use strict";/, '');
 }
 
-const schemaValidator = {
-  name: 'schema-validator',
+const schemaValidators = {
+  name: 'schema-validators',
   setup(b) {
-    b.onResolve({ filter: /^sitesync:schema-validator$/ }, () => ({ path: 'schema-validator', namespace: 'generated' }));
-    b.onLoad({ filter: /.*/, namespace: 'generated' }, () => ({ contents: validatorSource(), loader: 'js', resolveDir: root }));
+    b.onResolve({ filter: /^sitesync:/ }, (a) => ({ path: a.path.slice('sitesync:'.length), namespace: 'generated' }));
+    b.onLoad({ filter: /.*/, namespace: 'generated' }, (a) => ({ contents: validatorSource(VALIDATORS[a.path]), loader: 'js', resolveDir: root }));
   },
 };
 
@@ -60,9 +65,13 @@ rmSync(dist, { recursive: true, force: true });
 await build({
   ...common,
   // Chunks beside the entries: shape.ts's `./schema-validator.js` is then found from any of them.
-  entryPoints: { cli: 'src/cli.ts', api: 'src/api.ts', 'schema-validator': 'sitesync:schema-validator' },
+  entryPoints: {
+    cli: 'src/cli.ts',
+    api: 'src/api.ts',
+    ...Object.fromEntries(Object.keys(VALIDATORS).map((name) => [name, `sitesync:${name}`])),
+  },
   outdir: dist,
-  plugins: [schemaValidator],
+  plugins: [schemaValidators],
 });
 
 if (args.includes('--dev')) {

@@ -10,7 +10,7 @@
  * else SITESYNC_API_KEY. Plain http:// only to loopback unless `insecureHttp`.
  */
 import { executePlan } from './apply/execute.js';
-import { resolveSecrets } from './apply/saved-plan.js';
+import { passwordsFromConfig } from './apply/saved-plan.js';
 import type { Env } from './config/interpolate.js';
 import { loadConfig as loadConfigFile } from './config/load.js';
 import type { Account, Change, Config, LiveWebsite, Plan } from './model.js';
@@ -119,14 +119,14 @@ export interface ApplyResult {
 }
 
 /**
- * Applies a plan made by `plan()` to the service it was made against: the safety gate first
- * (throws a `SafetyError` before any write), then every change; a failure does not stop the
- * others, and applying a new plan afterwards converges.
+ * Applies a plan made by `plan()` from `config` to the service it was made against: the safety
+ * gate first (throws a `SafetyError` before any write), then every change; a failure does not
+ * stop the others, and applying a new plan afterwards converges. Passwords come from `config`,
+ * the file the plan was made from, never from the plan.
  */
-export async function applyPlan(plan: Plan, options: ApplyOptions = {}): Promise<ApplyResult> {
+export async function applyPlan(plan: Plan, config: Config, options: ApplyOptions = {}): Promise<ApplyResult> {
   assertSafe(plan.safety, plan.limit, options.force === true);
-  const env = options.env ?? process.env;
-  const secrets = resolveSecrets(plan, env, 'the plan');
+  const secrets = passwordsFromConfig(plan, config, config.file);
   return withClient({ ...options, baseUrl: options.baseUrl ?? plan.base_url }, plan.base_url, async (client) => {
     const { results } = await executePlan(plan, client, { parallelism: options.parallelism ?? 4, secrets, signal: options.signal });
     const done = (action: string) => results.filter((r) => r.status === 'done' && r.change.action === action).length;

@@ -161,8 +161,6 @@ export interface Change {
   details: FieldChange[];
   /** Where the website is in the file (creates and updates). */
   line?: number;
-  /** The `template` of each secret sent; resolved from the environment when applying. */
-  secrets?: { password?: string };
   /** A hash of the live website as the plan saw it (updates, deletes). */
   seen?: string;
 }
@@ -197,7 +195,8 @@ export interface LimitCheck {
 export interface Plan {
   format_version: 1;
   base_url: string;
-  account: { name: string; email: string } | null;
+  /** Who the plan was made for: a saved plan is applied only with a key of this account. */
+  account: { id: number | string | null; name: string; email: string } | null;
   summary: Summary;
   changes: Change[];
   warnings: string[];

@@ -23,6 +23,10 @@ export function schemaPath(): string {
   return join(packageRoot(), 'schemas', 'sitesync.schema.json');
 }
 
+export function planSchemaPath(): string {
+  return join(packageRoot(), 'schemas', 'plan.schema.json');
+}
+
 export function packageVersion(): string {
   return JSON.parse(readFileSync(join(packageRoot(), 'package.json'), 'utf8')).version as string;
 }

@@ -50,15 +50,15 @@ function describeDifference(change: Change, now: WebsiteView): string {
 
 /**
  * Reads what the plan touches, whichever way costs fewer requests: each website on its own, or
- * the whole list once.
+ * the whole list once (or not at all, when the caller has just read it).
  */
-export async function readTouched(plan: Plan, client: ServiceClient, liveTotal: number): Promise<CurrentState> {
+export async function readTouched(plan: Plan, client: ServiceClient, liveTotal: number, list?: LiveWebsite[]): Promise<CurrentState> {
   const ids = plan.changes.filter((c) => c.action !== 'create').map((c) => c.id!);
   const creates = plan.changes.filter((c) => c.action === 'create').map((c) => c.domain);
   const state: CurrentState = { byId: new Map(), byDomain: new Map() };
   const pages = Math.ceil(Math.max(liveTotal, 1) / PER_PAGE) + 1;
-  if (ids.length + creates.length > pages) {
-    for (const site of await client.listWebsites()) {
+  if (list || ids.length + creates.length > pages) {
+    for (const site of list ?? (await client.listWebsites())) {
       state.byId.set(site.id, site);
       if (!state.byDomain.has(site.domain)) state.byDomain.set(site.domain, site);
     }
@@ -85,8 +85,8 @@ export async function readTouched(plan: Plan, client: ServiceClient, liveTotal: 
   return state;
 }
 
-export async function assertFresh(plan: Plan, client: ServiceClient, liveTotal: number, file: string): Promise<void> {
-  const stale = staleChanges(plan, await readTouched(plan, client, liveTotal));
+export async function assertFresh(plan: Plan, client: ServiceClient, liveTotal: number, file: string, list?: LiveWebsite[]): Promise<void> {
+  const stale = staleChanges(plan, await readTouched(plan, client, liveTotal, list));
   if (stale.length === 0) return;
   const error = new StalePlanError(
     `${file} is stale: ${stale.length} of its ${plan.changes.length} changes no longer match the service; nothing was written`,

@@ -2,7 +2,8 @@
 import { resolve } from 'node:path';
 import { createInterface } from 'node:readline/promises';
 import { executePlan, type ChangeResult, type ExecuteResult } from '../apply/execute.js';
-import { loadSavedPlan, resolveSecrets } from '../apply/saved-plan.js';
+import { assertSameAccount, needsWholeList, recheckPlan } from '../apply/recheck.js';
+import { loadPlanConfig, loadSavedPlan, passwordsFromConfig } from '../apply/saved-plan.js';
 import { assertFresh } from '../apply/staleness.js';
 import { interruptedExitCode, NotApprovedError, SitesyncError, UsageError } from '../errors.js';
 import type { Plan } from '../model.js';
@@ -29,10 +30,10 @@ export async function runApply(args: ApplyArgs, ctx: Context): Promise<number> {
 }
 
 async function applyFresh(args: ApplyArgs, ctx: Context): Promise<number> {
-  const { plan, session } = await makePlan(args, ctx);
+  const { plan, session, config } = await makePlan(args, ctx);
   try {
     if (!showAndCheck(plan, args, ctx)) return 0;
-    const secrets = resolveSecrets(plan, ctx.env, args.config);
+    const secrets = passwordsFromConfig(plan, config, args.config);
     if (!args.autoApprove) await confirm(ctx);
     return await execute(plan, session, secrets, args, ctx);
   } finally {
@@ -49,17 +50,25 @@ async function applySaved(args: ApplyArgs, ctx: Context): Promise<number> {
     throw new UsageError(`a saved plan is applied exactly as it was made: --${narrowing.map(kebab).join(', --')} cannot change it`);
   }
   const file = args.planfile!;
-  const plan = await loadSavedPlan(resolve(ctx.cwd, file));
-  const secrets = resolveSecrets(plan, ctx.env, file);
-  for (const { password } of secrets.values()) if (password) ctx.secrets.add(password);
-  const session = await openSession(args, ctx, plan.base_url);
+  const path = resolve(ctx.cwd, file);
+  // Offline first: the whole file, then the config file it was made from and its passwords.
+  const saved = await loadSavedPlan(path, file);
+  const { config, shown } = await loadPlanConfig(saved, path, file, ctx.cwd, ctx.env);
+  for (const site of config.websites) if (site.password) ctx.secrets.add(site.password.value);
+  const secrets = passwordsFromConfig(saved, config, shown);
+  const session = await openSession(args, ctx, saved.base_url);
   try {
-    if (session.baseUrl !== plan.base_url) {
-      throw new SitesyncError(`${file} was made for ${plan.base_url}, not ${session.baseUrl}; nothing was written`);
+    if (session.baseUrl !== saved.base_url) {
+      throw new SitesyncError(`${file} was made for ${saved.base_url}, not ${session.baseUrl}; nothing was written`);
     }
+    // The account, its limit and its count now: the file's own figures are never used.
+    const [account, total] = await Promise.all([session.client.getAccount(), session.client.countWebsites()]);
+    assertSameAccount(saved, account, file);
+    const websites = needsWholeList(saved, config) ? await session.client.listWebsites() : undefined;
+    const plan = recheckPlan(saved, config, { account, total: websites?.length ?? total, websites });
     if (!showAndCheck(plan, args, ctx)) return 0;
-    ctx.stderr.write(`Checking that ${file} (made ${plan.saved.created_at}) still matches the service…\n`);
-    await assertFresh(plan, session.client, plan.saved.live_total, file);
+    ctx.stderr.write(`Checking that ${file} (made ${saved.saved.created_at}) still matches the service…\n`);
+    await assertFresh(plan, session.client, websites?.length ?? total, file, websites);
     return await execute(plan, session, secrets, args, ctx);
   } finally {
     await session.client.close();

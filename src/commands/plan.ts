@@ -18,11 +18,11 @@ export interface PlanArgs extends PlanningArgs {
 }
 
 export async function runPlan(args: PlanArgs, ctx: Context): Promise<number> {
-  const { plan, session, live } = await makePlan(args, ctx);
+  const { plan, session, live, config, configSha256 } = await makePlan(args, ctx);
   await session.client.close();
   ctx.stdout.write(render(plan, args.format, ctx));
   if (args.out) {
-    await savePlan(resolve(ctx.cwd, args.out), plan, { configFile: args.config, liveTotal: live.length });
+    await savePlan(resolve(ctx.cwd, args.out), plan, { config, configSha256, liveTotal: live.length, targets: args.target });
     ctx.stderr.write(`Saved the plan to ${args.out}; apply it with: sitesync apply ${args.out}\n`);
   }
   // After the output, so that the plan (whose warnings give the reason) is still shown.

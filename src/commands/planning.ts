@@ -1,7 +1,7 @@
 /** What `plan` and `apply` share: load the file (and baseline), read the service, plan. */
 import { setMaxListeners } from 'node:events';
 import { resolve } from 'node:path';
-import { loadConfig } from '../config/load.js';
+import { loadConfig, loadConfigAndHash } from '../config/load.js';
 import type { Account, Config, LiveWebsite, Plan } from '../model.js';
 import { planChanges } from '../planner/plan.js';
 import type { Context } from '../terminal.js';
@@ -22,6 +22,8 @@ export interface Planned {
   session: Session;
   account: Account;
   live: LiveWebsite[];
+  /** The SHA-256 of the config file's text, which a saved plan records. */
+  configSha256: string;
 }
 
 interface LiveState {
@@ -40,9 +42,10 @@ export async function makePlan(args: PlanningArgs, ctx: Context): Promise<Planne
   const reading = early ? readLive(args, { ...ctx, signal }) : undefined;
   reading?.catch(() => {}); // awaited below; an error of the file is reported before it
   let config: Config;
+  let configSha256: string;
   let baseline: Config | undefined;
   try {
-    config = await loadConfig(resolve(ctx.cwd, args.config), ctx.env);
+    ({ config, sha256: configSha256 } = await loadConfigAndHash(resolve(ctx.cwd, args.config), ctx.env));
     for (const site of config.websites) if (site.password) ctx.secrets.add(site.password.value);
     baseline = args.baseline
       ? await loadConfig(resolve(ctx.cwd, args.baseline), ctx.env, { lenientEnv: true, what: 'baseline file' })
@@ -62,7 +65,7 @@ export async function makePlan(args: PlanningArgs, ctx: Context): Promise<Planne
       baseUrl: session.baseUrl,
       options: { prune: args.prune, targets: args.target, baseline, resendWriteOnly: args.resendWriteOnly },
     });
-    return { plan, config, session, account, live };
+    return { plan, config, session, account, live, configSha256 };
   } catch (error) {
     await session.client.close();
     throw error;

@@ -25,7 +25,7 @@ interface SchemaNode {
 
 /**
  * The build compiles the schema into a standalone module next to this one (see
- * scripts/build-validator.mjs), which saves compiling it at every start. Run from the sources
+ * scripts/build.mjs), which saves compiling it at every start. Run from the sources
  * (tests), it is not there, and the schema is compiled here with the same options.
  */
 const PRECOMPILED = './schema-validator.js';

@@ -138,7 +138,7 @@ export function planChanges(input: PlanInput): Plan {
   return {
     format_version: 1,
     base_url: baseUrl,
-    account: account ? { name: account.name, email: account.email } : null,
+    account: account ? { id: account.id, name: account.name, email: account.email } : null,
     summary,
     changes,
     warnings,
@@ -181,7 +181,6 @@ function createChange(site: DesiredWebsite, values: Enforced): Change {
     details: fields.map((field) => ({ field, before: null, after: after[field as keyof typeof after] ?? null })),
     line: site.pos.line,
   };
-  if (values.password) change.secrets = { password: values.password.template };
   return change;
 }
 
@@ -267,7 +266,6 @@ function updateChange(
     line: site.pos.line,
     seen: fingerprint(before),
   };
-  if (values.password && change.fields.includes('password')) change.secrets = { password: values.password.template };
   return change;
 }
 

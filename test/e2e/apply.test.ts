@@ -1,6 +1,4 @@
 import { spawn } from 'node:child_process';
-import { readFile, writeFile } from 'node:fs/promises';
-import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
 import { afterEach, describe, expect, it } from 'vitest';
 import { main } from '../../src/cli.js';
@@ -240,85 +238,5 @@ describe('apply under faults converges', () => {
     const rerun = await s.cli(['apply', '--auto-approve']);
     expect(rerun.stdout).toContain(`Applied: ${30 - created} created`);
     await expectConverged();
-  });
-});
-
-describe('apply PLANFILE', () => {
-  const CONFIG = `version: 1\nprune: true\nwebsites:\n  - domain: a.example.com\n    privacy: password\n    password: \${SITE_PW}\n  - domain: b.example.com\n    email: true\n  - domain: c.example.com\n`;
-
-  async function saved() {
-    s = await scenario();
-    s.emu.seed(KEY, [
-      { domain: 'b.example.com', privacy: 0, email: 0, exclude_bots: 1 },
-      { domain: 'old.example.com', privacy: 0, email: 0, exclude_bots: 1 },
-    ]);
-    await s.write(CONFIG);
-    const r = await s.cli(['plan', '--out', 'plan.json'], { env: { SITE_PW: 'pw-value-123' } });
-    expect(r.code).toBe(0);
-    expect(r.stderr).toContain('Saved the plan to plan.json; apply it with: sitesync apply plan.json');
-    s.emu.resetStats();
-  }
-
-  it('a fresh saved plan with a password applies exactly, reading the password from the environment', async () => {
-    await saved();
-    const text = await readFile(join(s.dir, 'plan.json'), 'utf8');
-    expect(text).not.toContain('pw-value-123');
-    expect(text).toContain('"password": "${SITE_PW}"');
-    const r = await s.cli(['apply', 'plan.json'], { env: { SITE_PW: 'pw-value-123' } });
-    expect(r.code).toBe(0);
-    expect(r.stdout).toContain('Applied: 2 created, 1 updated, 1 deleted, 0 failed.');
-    expect(s.emu.websites(KEY).find((w) => w.domain === 'a.example.com')!.password).toBe('pw-value-123');
-    await expectConverged();
-  });
-
-  it('a missing secret is an error before any write', async () => {
-    await saved();
-    const r = await s.cli(['apply', 'plan.json']);
-    expect(r.code).toBe(1);
-    expect(r.stderr).toContain('plan.json: a.example.com: the password needs $SITE_PW, which is not set');
-    expect(writes(s.emu)).toEqual([]);
-  });
-
-  it('a stale saved plan is refused, shows what changed, and nothing is written', async () => {
-    await saved();
-    // Someone changes a website the plan touches, and creates one it would create.
-    const res = await fetch(`${s.emu.url}/api/v1/websites/1`, {
-      method: 'PATCH',
-      headers: { authorization: `Bearer ${KEY}`, accept: 'application/json', 'content-type': 'application/x-www-form-urlencoded' },
-      body: 'privacy=1',
-    });
-    expect(res.status).toBe(200);
-    s.emu.seed(KEY, [{ domain: 'c.example.com' }]);
-    s.emu.resetStats();
-    const r = await s.cli(['apply', 'plan.json'], { env: { SITE_PW: 'pw-value-123' } });
-    expect(r.code).toBe(1);
-    expect(r.stderr).toContain('plan.json is stale: 2 of its 4 changes no longer match the service; nothing was written');
-    expect(r.stderr).toContain('b.example.com (id 1): changed since the plan: privacy public → private');
-    expect(r.stderr).toMatch(/c\.example\.com: now exists at the service \(id \d+\); the plan would create it/);
-    expect(writes(s.emu)).toEqual([]);
-  });
-
-  it('a saved plan is applied exactly: flags that would change it are refused', async () => {
-    await saved();
-    const r = await s.cli(['apply', 'plan.json', '--target', 'a.*'], { env: { SITE_PW: 'x' } });
-    expect(r.code).toBe(1);
-    expect(r.stderr).toContain('a saved plan is applied exactly as it was made: --target cannot change it');
-  });
-
-  it('a damaged plan file is refused', async () => {
-    await saved();
-    await writeFile(join(s.dir, 'bad.json'), '{"format_version": 1, "saved": {}, "changes": [{"action": "update", "domain": "x"}]}');
-    const r = await s.cli(['apply', 'bad.json']);
-    expect(r.code).toBe(1);
-    expect(r.stderr).toContain('change 1 (x) is incomplete: the file was edited or truncated; make the plan again');
-  });
-
-  it('a password written in clear cannot be saved in a plan', async () => {
-    s = await scenario();
-    await s.write('version: 1\nwebsites:\n  - domain: a.example.com\n    privacy: 2\n    password: literal-pw-123\n');
-    const r = await s.cli(['plan', '--out', 'plan.json']);
-    expect(r.code).toBe(1);
-    expect(r.stderr).toContain('cannot save the plan: the password of a.example.com is written in the file');
-    expect(r.stderr).not.toContain('literal-pw-123');
   });
 });

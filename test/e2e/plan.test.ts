@@ -70,7 +70,7 @@ describe('sitesync plan against the emulator', () => {
     expect(plan).toMatchObject({
       format_version: 1,
       base_url: s.emu.url,
-      account: { name: 'Emulator account 1', email: 'account1@emulator.local' },
+      account: { id: 1, name: 'Emulator account 1', email: 'account1@emulator.local' },
       summary: { create: 1, update: 1, delete: 1, unchanged: 1, unmanaged: 0 },
       warnings: [],
     });
@@ -205,7 +205,9 @@ describe('secrets never leave', () => {
       expect(text).not.toContain(KEY);
       expect(text).not.toContain(PW);
     }
-    expect(files[0]).toContain('"password": "${SITE_PW}"');
+    // The saved plan names no secret either: apply takes it from the config file.
+    expect(files[0]).not.toContain('SITE_PW');
+    expect(files[0]).toContain('"password": "(sensitive)"');
     // The apply did send it.
     expect(s.emu.websites(KEY).find((w) => w.domain === 'example.com')!.password).toBe(PW);
   });

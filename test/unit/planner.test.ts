@@ -409,10 +409,11 @@ describe('the planner is deterministic', () => {
     ]);
   });
 
-  it('holds no password, only the reference to it', () => {
+  it('holds no password and no reference to one: only that a password is sent', () => {
     const p = plan('websites:\n  - domain: a.example.com\n    privacy: 2\n    password: ${PW}', []);
     expect(JSON.stringify(p)).not.toContain('secret-pw');
-    expect(p.changes[0]!.secrets).toEqual({ password: '${PW}' });
+    expect(JSON.stringify(p)).not.toContain('${PW}');
+    expect(p.changes[0]!.fields).toContain('password');
     expect(p.changes[0]!.after!.password).toBe('(sensitive)');
   });
 });

@@ -1,0 +1,272 @@
+/** `plan --out FILE` then `apply FILE`: a saved plan is applied exactly, and re-checked, never trusted. */
+import { readFile, rm, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { KEY, scenario, writes, type Scenario } from '../helpers/scenario.js';
+
+let s: Scenario;
+afterEach(async () => {
+  await s?.close();
+});
+
+const ENV = { SITE_PW: 'pw-value-123' };
+const OTHER_KEY = 'sk-test-ANOTHER-ACCOUNT-9876543210';
+
+function sites(n: number, prefix = 's') {
+  return Array.from({ length: n }, (_, i) => `  - domain: ${prefix}${i}.example.com`).join('\n');
+}
+
+async function readPlan(name = 'plan.json'): Promise<Record<string, any>> {
+  return JSON.parse(await readFile(join(s.dir, name), 'utf8'));
+}
+
+async function writePlan(plan: unknown, name = 'plan.json'): Promise<void> {
+  await writeFile(join(s.dir, name), JSON.stringify(plan, null, 2));
+}
+
+/** Another client of the same account creates a website. */
+async function createElsewhere(domain: string, key = KEY): Promise<void> {
+  const res = await fetch(`${s.emu.url}/api/v1/websites`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${key}`, accept: 'application/json', 'content-type': 'application/x-www-form-urlencoded' },
+    body: `domain=${domain}`,
+  });
+  expect(res.status).toBe(201);
+}
+
+async function expectConverged(): Promise<void> {
+  const again = await s.cli(['plan', '--detailed-exitcode'], { env: ENV });
+  expect(again.stdout).toMatch(/Plan: 0 to create, 0 to update, 0 to delete/);
+  expect(again.code).toBe(0);
+}
+
+describe('apply PLANFILE', () => {
+  const CONFIG = `version: 1\nprune: true\nwebsites:\n  - domain: a.example.com\n    privacy: password\n    password: \${SITE_PW}\n  - domain: b.example.com\n    email: true\n  - domain: c.example.com\n`;
+
+  async function saved(options: Parameters<typeof scenario>[0] = {}) {
+    s = await scenario(options);
+    s.emu.seed(KEY, [
+      { domain: 'b.example.com', privacy: 0, email: 0, exclude_bots: 1 },
+      { domain: 'old.example.com', privacy: 0, email: 0, exclude_bots: 1 },
+    ]);
+    await s.write(CONFIG);
+    const r = await s.cli(['plan', '--out', 'plan.json'], { env: ENV });
+    expect(r.code).toBe(0);
+    expect(r.stderr).toContain('Saved the plan to plan.json; apply it with: sitesync apply plan.json');
+    s.emu.resetStats();
+  }
+
+  it('a fresh saved plan with a password applies exactly, taking the password from the config file it was made from', async () => {
+    await saved();
+    const text = await readFile(join(s.dir, 'plan.json'), 'utf8');
+    expect(text).not.toContain('pw-value-123');
+    expect(text).not.toContain('SITE_PW');
+    const r = await s.cli(['apply', 'plan.json'], { env: ENV });
+    expect(r.code).toBe(0);
+    expect(r.stdout).toContain('Applied: 2 created, 1 updated, 1 deleted, 0 failed.');
+    expect(s.emu.websites(KEY).find((w) => w.domain === 'a.example.com')!.password).toBe('pw-value-123');
+    await expectConverged();
+  });
+
+  it('a missing secret is an error before any write', async () => {
+    await saved();
+    const r = await s.cli(['apply', 'plan.json']);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain('websites[0].password: environment variable SITE_PW is not set');
+    expect(writes(s.emu)).toEqual([]);
+  });
+
+  it('a stale saved plan is refused, shows what changed, and nothing is written', async () => {
+    await saved();
+    // Someone changes a website the plan touches, and creates one it would create.
+    const res = await fetch(`${s.emu.url}/api/v1/websites/1`, {
+      method: 'PATCH',
+      headers: { authorization: `Bearer ${KEY}`, accept: 'application/json', 'content-type': 'application/x-www-form-urlencoded' },
+      body: 'privacy=1',
+    });
+    expect(res.status).toBe(200);
+    s.emu.seed(KEY, [{ domain: 'c.example.com' }]);
+    s.emu.resetStats();
+    const r = await s.cli(['apply', 'plan.json'], { env: ENV });
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain('plan.json is stale: 2 of its 4 changes no longer match the service; nothing was written');
+    expect(r.stderr).toContain('b.example.com (id 1): changed since the plan: privacy public → private');
+    expect(r.stderr).toMatch(/c\.example\.com: now exists at the service \(id \d+\); the plan would create it/);
+    expect(writes(s.emu)).toEqual([]);
+  });
+
+  it('a saved plan is applied exactly: flags that would change it are refused', async () => {
+    await saved();
+    const r = await s.cli(['apply', 'plan.json', '--target', 'a.*'], { env: { SITE_PW: 'x' } });
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain('a saved plan is applied exactly as it was made: --target cannot change it');
+  });
+
+  it('a damaged plan file is refused', async () => {
+    await saved();
+    await writeFile(join(s.dir, 'bad.json'), '{"format_version": 1, "saved": {}, "changes": [{"action": "update", "domain": "x"}]}');
+    const r = await s.cli(['apply', 'bad.json']);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toMatch(/bad\.json: changes\[0\]: "id" is missing/);
+    expect(writes(s.emu)).toEqual([]);
+  });
+
+  it('a password written in clear cannot be saved in a plan', async () => {
+    s = await scenario();
+    await s.write('version: 1\nwebsites:\n  - domain: a.example.com\n    privacy: 2\n    password: literal-pw-123\n');
+    const r = await s.cli(['plan', '--out', 'plan.json']);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain('cannot save the plan: the password of a.example.com is written in the file');
+    expect(r.stderr).not.toContain('literal-pw-123');
+  });
+
+  it('a plan made with one account\'s key is refused with another account\'s key, and nothing is written there', async () => {
+    await saved({ keys: [KEY, OTHER_KEY] });
+    expect((await readPlan()).account).toEqual({ id: 1, name: 'Emulator account 1', email: 'account1@emulator.local' });
+    const r = await s.cli(['apply', 'plan.json'], { env: { ...ENV, SITESYNC_API_KEY: OTHER_KEY } });
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain(
+      'plan.json was made for the account Emulator account 1 <account1@emulator.local> (id 1), but the key belongs to Emulator account 2 <account2@emulator.local> (id 2); nothing was written',
+    );
+    expect(writes(s.emu)).toEqual([]);
+    expect(s.emu.websites(OTHER_KEY)).toEqual([]);
+  });
+
+  it('a secret reference edited into a saved plan is refused: the API key never becomes a website\'s password', async () => {
+    await saved();
+    const plan = await readPlan();
+    const change = plan.changes.find((c: { domain: string }) => c.domain === 'a.example.com');
+    change.secrets = { password: '${SITESYNC_API_KEY}' };
+    await writePlan(plan);
+    const r = await s.cli(['apply', 'plan.json'], { env: ENV });
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain('plan.json: changes[0]: unknown key "secrets"');
+    expect(writes(s.emu)).toEqual([]);
+    expect(r.stdout + r.stderr).not.toContain(KEY);
+  });
+
+  it('a saved plan whose config file changed since is refused, naming the file; the password never comes from elsewhere', async () => {
+    await saved();
+    // The reference in the config file is pointed at the API key after the plan was made.
+    await s.write(CONFIG.replace('${SITE_PW}', '${SITESYNC_API_KEY}'));
+    const changed = await s.cli(['apply', 'plan.json'], { env: ENV });
+    expect(changed.code).toBe(1);
+    expect(changed.stderr).toContain(
+      'sitesync.yaml changed since plan.json was made from it (its SHA-256 differs); nothing was written',
+    );
+    expect(changed.stderr).toContain('Make the plan again: sitesync plan --out plan.json');
+    await rm(join(s.dir, 'sitesync.yaml'));
+    const missing = await s.cli(['apply', 'plan.json'], { env: ENV });
+    expect(missing.code).toBe(1);
+    expect(missing.stderr).toContain('sitesync.yaml, which plan.json was made from, cannot be read');
+    expect(writes(s.emu)).toEqual([]);
+    expect(s.emu.websites(KEY).map((w) => w.password)).not.toContain(KEY);
+  });
+
+  it('a create edited to "evil..com/x" is refused before any write, with every problem of the file at once', async () => {
+    await saved();
+    const plan = await readPlan();
+    plan.changes[0].domain = 'evil..com/x';
+    plan.changes[0].after.domain = 'evil..com/x';
+    plan.changes[1].after.exclude_ips = ['10.0.0.0/8', 'office router'];
+    plan.changes[2].id = 'one';
+    await writePlan(plan);
+    const r = await s.cli(['apply', 'plan.json'], { env: ENV });
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain('4 problems found; nothing was sent to the service.');
+    expect(r.stderr).toContain('plan.json: changes[0].domain: "evil..com/x" is not a bare domain name (no scheme, port or path)');
+    expect(r.stderr).toContain('plan.json: changes[1].after.exclude_ips[1]: "office router" is not an IPv4 or IPv6 address or CIDR range');
+    // What the plan shows must be what it sends.
+    expect(r.stderr).toContain('plan.json: changes[1].details[4].after: is not the value of after.exclude_ips');
+    expect(r.stderr).toContain('plan.json: changes[2].id: must be a whole number, not "one"');
+    expect(writes(s.emu)).toEqual([]);
+  });
+
+  it('"format_version": "1" is refused, saying it is a string where the number 1 is read', async () => {
+    await saved();
+    const plan = await readPlan();
+    plan.format_version = '1';
+    await writePlan(plan);
+    const r = await s.cli(['apply', 'plan.json'], { env: ENV });
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain('plan.json: format_version is the string "1"; this sitesync reads format_version 1 (a number)');
+  });
+
+  it('"changes": [] edited into a saved plan says "No changes" and "Plan: 0 to create", and writes nothing', async () => {
+    await saved();
+    const plan = await readPlan();
+    plan.changes = [];
+    await writePlan(plan);
+    const r = await s.cli(['apply', 'plan.json'], { env: ENV });
+    expect(r.code).toBe(0);
+    expect(r.stdout).toContain('No changes');
+    expect(r.stdout).toContain('Plan: 0 to create, 0 to update, 0 to delete');
+    expect(r.stdout).toContain('Nothing to apply.');
+    expect(writes(s.emu)).toEqual([]);
+  });
+});
+
+describe('apply PLANFILE computes safety and the website limit again', () => {
+  it('a saved plan edited to "exceeded": false still cannot delete 11 of 12 websites past a 10 % threshold', async () => {
+    s = await scenario();
+    s.emu.seed(KEY, Array.from({ length: 12 }, (_, i) => ({ domain: `s${i}.example.com` })));
+    await s.write(`version: 1\nprune: true\nsafety:\n  max_delete_percent: 10\n  min_existing: 10\nwebsites:\n${sites(1)}\n`);
+    const made = await s.cli(['plan', '--out', 'plan.json']);
+    expect(made.stdout).toContain('this plan deletes 11 of 12 managed websites, 92 % > 10 %: apply will refuse without --force');
+    const plan = await readPlan();
+    plan.safety.exceeded = false;
+    plan.safety.max_delete_percent = 100;
+    plan.safety.managed = 1000;
+    plan.warnings = [];
+    await writePlan(plan);
+    s.emu.resetStats();
+    const r = await s.cli(['apply', 'plan.json']);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain('refusing to delete 11 of 12 managed websites, 92 % > 10 %; nothing was written');
+    expect(writes(s.emu)).toEqual([]);
+    expect(s.emu.websites(KEY)).toHaveLength(12);
+  });
+
+  it('a saved plan edited to delete every website of an emptied file is refused without --force', async () => {
+    s = await scenario();
+    s.emu.seed(KEY, Array.from({ length: 3 }, (_, i) => ({ domain: `s${i}.example.com` })));
+    await s.write(`version: 1\nprune: true\nwebsites: []\n`);
+    await s.cli(['plan', '--out', 'plan.json']);
+    const plan = await readPlan();
+    plan.safety.empty_file = false;
+    await writePlan(plan);
+    s.emu.resetStats();
+    const r = await s.cli(['apply', 'plan.json']);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain('the file lists no websites, and the plan would delete 3; nothing was written');
+    expect(writes(s.emu)).toEqual([]);
+  });
+
+  it('at 9 of 10 websites, one created by another client makes apply PLANFILE refuse with the limit message before any write', async () => {
+    s = await scenario({ keys: [{ key: KEY, websiteLimit: 10 }] });
+    s.emu.seed(KEY, Array.from({ length: 9 }, (_, i) => ({ domain: `s${i}.example.com` })));
+    await s.write(`version: 1\nwebsites:\n${sites(10)}\n`);
+    const made = await s.cli(['plan', '--out', 'plan.json']);
+    expect(made.stdout).toContain('Plan: 1 to create');
+    expect(made.stdout).not.toContain('apply will refuse');
+    await createElsewhere('elsewhere.example.com');
+    s.emu.resetStats();
+    const r = await s.cli(['apply', 'plan.json']);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain("the account's plan allows 10 websites, and after this plan it would hold 11; nothing was written");
+    expect(writes(s.emu)).toEqual([]);
+  });
+
+  it('a summary edited in a saved plan is not what apply shows: it counts the changes', async () => {
+    s = await scenario();
+    s.emu.seed(KEY, [{ domain: 'gone.example.com' }]);
+    await s.write(`version: 1\nprune: true\nwebsites:\n${sites(2)}\n`);
+    await s.cli(['plan', '--out', 'plan.json']);
+    const plan = await readPlan();
+    plan.summary = { create: 0, update: 0, delete: 0, unchanged: 0, unmanaged: 0 };
+    await writePlan(plan);
+    const r = await s.cli(['apply', 'plan.json']);
+    expect(r.stdout).toContain('Plan: 2 to create, 0 to update, 1 to delete');
+    expect(r.code).toBe(0);
+  });
+});
