@@ -168,14 +168,14 @@ describe('apply PLANFILE', () => {
     const plan = await readPlan();
     plan.changes[0].domain = 'evil..com/x';
     plan.changes[0].after.domain = 'evil..com/x';
-    plan.changes[1].after.exclude_ips = ['10.0.0.0/8', 'office router'];
+    plan.changes[1].after.exclude_ips = ['10.0.0.0/8', ' office-router'];
     plan.changes[2].id = 'one';
     await writePlan(plan);
     const r = await s.cli(['apply', 'plan.json'], { env: ENV });
     expect(r.code).toBe(1);
-    expect(r.stderr).toContain('4 problems found; nothing was sent to the service.');
+    expect(r.stderr).toContain('4 problems found; nothing was changed on the service.');
     expect(r.stderr).toContain('plan.json: changes[0].domain: "evil..com/x" is not a bare domain name (no scheme, port or path)');
-    expect(r.stderr).toContain('plan.json: changes[1].after.exclude_ips[1]: "office router" is not an IPv4 or IPv6 address or CIDR range');
+    expect(r.stderr).toContain('plan.json: changes[1].after.exclude_ips[1]: " office-router" has blanks around it');
     // What the plan shows must be what it sends.
     expect(r.stderr).toContain('plan.json: changes[1].details[4].after: is not the value of after.exclude_ips');
     expect(r.stderr).toContain('plan.json: changes[2].id: must be a whole number, not "one"');
