@@ -146,7 +146,7 @@ const benchmarks: Record<string, (dir: string) => Promise<Figure>> = {
     });
   },
 
-  /** Issue 3: validate a 10,000-website file; goal under 1 s wall. */
+  /** Issues 3 and 11: validate a 10,000-website file, read by the yaml package alone; goal ≤ 600 ms wall. */
   async validate(dir) {
     const file = join(dir, 'validate-10k.yaml');
     await writeFile(file, bigConfig(10_000));
@@ -154,7 +154,7 @@ const benchmarks: Record<string, (dir: string) => Promise<Figure>> = {
     for (let i = 0; i < 5; i++) runs.push(await runCli(['validate', '-c', file], {}, dir));
     if (runs.some((r) => r.code !== 0)) throw new Error(`validate failed: ${runs[0]!.stderr}`);
     const ms = median(runs.map((r) => r.ms));
-    return { name: 'validate 10,000 websites (CLI, wall)', goal: '< 1000 ms', met: ms < 1000, ms: round(ms), maxRssMiB: round(median(runs.map((r) => r.maxRssMiB))) };
+    return { name: 'validate 10,000 websites (CLI, wall)', goal: '≤ 600 ms', met: ms <= 600, ms: round(ms), maxRssMiB: round(median(runs.map((r) => r.maxRssMiB))) };
   },
 
   /** Issue 5: list 10,000 websites at 20 ms latency in-process; ≤ 102 requests and < 0.5 s. */
@@ -184,7 +184,7 @@ const benchmarks: Record<string, (dir: string) => Promise<Figure>> = {
     });
   },
 
-  /** Issue 6: plan a 10,000-website file against 10,000 matching websites at 20 ms; < 1.0 s, ≤ 102 requests. */
+  /** Issues 6 and 11: plan a 10,000-website file against 10,000 matching websites at 20 ms; ≤ 900 ms, ≤ 102 requests. */
   async plan(dir) {
     const file = join(dir, 'plan-10k.yaml');
     await writeFile(file, bigConfig(10_000));
@@ -203,8 +203,8 @@ const benchmarks: Record<string, (dir: string) => Promise<Figure>> = {
       const ms = median(runs.map((r) => r.ms));
       return {
         name: 'plan 10,000 websites vs 10,000 live at 20 ms latency (CLI, wall)',
-        goal: '< 1000 ms, ≤ 102 requests',
-        met: ms < 1000 && requests <= 102,
+        goal: '≤ 900 ms, ≤ 102 requests',
+        met: ms <= 900 && requests <= 102,
         ms: round(ms),
         requests,
         sequentialListingFloorMs: 100 * 20,

@@ -68,6 +68,8 @@ await build({
   entryPoints: {
     cli: 'src/cli.ts',
     api: 'src/api.ts',
+    // Large config files are parsed on a worker thread (src/config/load.ts finds it beside itself).
+    'config-worker': 'src/config/config-worker.ts',
     ...Object.fromEntries(Object.keys(VALIDATORS).map((name) => [name, `sitesync:${name}`])),
   },
   outdir: dist,

@@ -45,7 +45,7 @@ export async function makePlan(args: PlanningArgs, ctx: Context): Promise<Planne
   let configSha256: string;
   let baseline: Config | undefined;
   try {
-    ({ config, sha256: configSha256 } = await loadConfigAndHash(resolve(ctx.cwd, args.config), ctx.env));
+    ({ config, sha256: configSha256 } = await loadConfigAndHash(resolve(ctx.cwd, args.config), ctx.env, { offThread: early }));
     for (const site of config.websites) if (site.password) ctx.secrets.add(site.password.value);
     baseline = args.baseline
       ? await loadConfig(resolve(ctx.cwd, args.baseline), ctx.env, { lenientEnv: true, what: 'baseline file' })

@@ -105,3 +105,30 @@ describe('a hostile file gets a FILE:LINE:COL message, never an internal error',
     }
   });
 });
+
+describe('a large file is parsed beside the listing, on a worker thread', () => {
+  /** Over the size from which plan parses on a worker: about 4,000 websites. */
+  const big = (bad?: number) =>
+    `version: 1\nwebsites:\n${Array.from({ length: 4000 }, (_, i) => `  - domain: site-${i}.example.com\n    privacy: ${i === bad ? 'privat' : 'private'}\n`).join('')}`;
+
+  it('plan of a large file finds what to create, as for a small one', async () => {
+    s = await scenario();
+    s.emu.seed(KEY, [{ domain: 'site-0.example.com', privacy: 1, email: 0, exclude_bots: 1 }]);
+    await s.write(big());
+    const r = await s.cli(['plan', '--detailed-exitcode']);
+    expect(r.stderr).toBe('');
+    expect(r.code).toBe(2);
+    expect(r.stdout).toContain('Plan: 3999 to create, 0 to update, 0 to delete (1 unchanged, 0 unmanaged).');
+  });
+
+  it('an error in a large file is FILE:LINE:COL, and nothing is written', async () => {
+    s = await scenario();
+    await s.write(big(2500));
+    s.emu.resetStats();
+    const r = await s.cli(['plan']);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain(`sitesync.yaml:${3 + 2 * 2500 + 1}:14: websites[2500].privacy must be public, private or password (or 0, 1, 2), not "privat"`);
+    expect(r.stderr).not.toContain('Internal error');
+    expect(writes(s.emu)).toEqual([]);
+  });
+});
