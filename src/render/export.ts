@@ -3,7 +3,8 @@
  * service's defaults left out), passwords never exported. Planning against the export finds
  * nothing to change.
  */
-import { Document, type YAMLMap, type YAMLSeq } from 'yaml';
+import { Document, Scalar, visit, type YAMLMap, type YAMLSeq } from 'yaml';
+import { printable } from './escape.js';
 import { PRIVACY_NAMES, SERVICE_DEFAULTS, type Account, type LiveWebsite } from '../model.js';
 
 export interface ExportOptions {
@@ -36,13 +37,13 @@ export function renderExport(live: LiveWebsite[], account: Account | null, optio
 
   const doc = new Document({ version: 1, api: { base_url: options.baseUrl }, websites });
   const header = [' yaml-language-server: $schema=./schemas/sitesync.schema.json'];
-  const who = account && (account.name || account.email) ? ` (account ${account.name || account.email})` : '';
+  const who = account && (account.name || account.email) ? ` (account ${printable(account.name || account.email)})` : '';
   header.push(` Exported from ${options.baseUrl}${who}${options.generatedBy ? ` by ${options.generatedBy}` : ''}.`);
   if (needPassword.length) {
     header.push(
       ` Passwords are never exported. These websites are password-protected; to manage their`,
       ` password, add "password: \${NAME}" and set NAME in the environment:`,
-      ...needPassword.map((d) => `   - ${d}`),
+      ...needPassword.map((d) => `   - ${printable(d)}`),
     );
   }
   if (unreadableParams) {
@@ -58,5 +59,30 @@ export function renderExport(live: LiveWebsite[], account: Account | null, optio
     if (needPassword.includes(domain)) item.commentBefore = ' password-protected: add password: ${NAME} to manage its password';
   }
   if (websites.length === 0) doc.set('websites', []);
-  return doc.toString({ lineWidth: 0 });
+  return withControlsEscaped(doc);
+}
+
+/** Control characters, DEL, C1 and bidi controls: never raw in the file, which is also printed. */
+const UNPRINTABLE = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]/;
+const UNPRINTABLE_ALL = new RegExp(UNPRINTABLE.source, 'g');
+
+/**
+ * The document as text, with every value from the service that holds a control character
+ * (a domain with an ESC sequence, a list entry) written double-quoted with `\u` escapes,
+ * which YAML reads back as the same characters: the file round-trips and is safe to print.
+ */
+function withControlsEscaped(doc: Document): string {
+  let quoted = false;
+  visit(doc, {
+    Scalar(_key, node) {
+      if (typeof node.value === 'string' && (UNPRINTABLE.test(node.value) || /[\t\n]/.test(node.value))) {
+        node.type = Scalar.QUOTE_DOUBLE;
+        quoted = true;
+      }
+    },
+  });
+  const text = doc.toString({ lineWidth: 0 });
+  if (!quoted) return text;
+  // Only double-quoted scalars can still hold such a character (comments are made printable).
+  return text.replace(UNPRINTABLE_ALL, (ch) => `\\u${ch.charCodeAt(0).toString(16).padStart(4, '0')}`);
 }

@@ -5,6 +5,7 @@
  */
 import type { Change, Plan } from '../model.js';
 import { listDelta } from '../planner/values.js';
+import { markdownCode, markdownText } from './escape.js';
 import {
   accountLabel,
   DELETE_WARNING,
@@ -27,16 +28,17 @@ export function renderMarkdown(plan: Plan, limit = MAX_MARKDOWN): string {
   const changed = s.create + s.update + s.delete > 0;
   head.push(`### sitesync plan: ${changed ? `${s.create} to create, ${s.update} to update, ${s.delete} to delete` : 'no changes'}`);
   const account = accountLabel(plan);
-  head.push('', `\`${plan.base_url}\`${account ? ` · account ${escape(account)}` : ''}`, '');
+  head.push('', `${markdownCode(plan.base_url)}${account ? ` · account ${markdownText(account)}` : ''}`, '');
   head.push('| create | update | delete | unchanged | unmanaged |', '|---:|---:|---:|---:|---:|');
   head.push(`| ${s.create} | ${s.update} | ${s.delete} | ${s.unchanged} | ${s.unmanaged} |`, '');
   if (plan.warnings.length) {
     head.push('> [!WARNING]');
-    for (const w of plan.warnings) head.push(`> - ${escape(w)}`);
+    for (const w of plan.warnings) head.push(`> - ${markdownText(w)}`);
     head.push('');
   }
   const note = unverifiedNote(plan);
-  if (note) head.push(`> [!NOTE]`, `> ${escape(note)}`, '');
+  // sitesync's own sentence about field names: nothing in it to escape.
+  if (note) head.push(`> [!NOTE]`, `> ${note}`, '');
   const foot = ['', `**${summaryLine(plan)}**`, ''];
 
   const table: string[] = changed ? ['| | website | changes |', '|---|---|---|'] : [];
@@ -66,11 +68,11 @@ export function renderMarkdown(plan: Plan, limit = MAX_MARKDOWN): string {
 
 function tableRow(change: Change): string {
   const what = change.action === 'delete' ? `⚠️ ${DELETE_WARNING}` : change.fields.join(', ');
-  return `| ${ICON[change.action]} | \`${change.domain}\` | ${escape(what)} |`;
+  return `| ${ICON[change.action]} | ${markdownCode(change.domain)} | ${markdownText(what)} |`;
 }
 
 function detailBlock(change: Change): string {
-  const lines = [`#### ${ICON[change.action]} \`${change.domain}\`${change.id !== null ? ` (id ${change.id})` : ''}`, ''];
+  const lines = [`#### ${ICON[change.action]} ${markdownCode(change.domain)}${change.id !== null ? ` (id ${change.id})` : ''}`, ''];
   if (change.action === 'delete') {
     lines.push(`⚠️ ${DELETE_WARNING}.`, '');
     return lines.join('\n');
@@ -85,12 +87,8 @@ function detailBlock(change: Change): string {
       after = added.length ? added.map((x) => `+${x}`).join(', ') : '';
     }
     const note = d.write_only && change.action === 'update' ? ` _(write-only: ${WRITE_ONLY_REASONS[d.write_only]})_` : '';
-    lines.push(`| ${d.field} | ${escape(before)} | ${escape(after)}${note} |`);
+    lines.push(`| ${d.field} | ${markdownText(before)} | ${markdownText(after)}${note} |`);
   }
   lines.push('');
   return lines.join('\n');
-}
-
-function escape(text: string): string {
-  return text.replace(/\\/g, '\\\\').replace(/\|/g, '\\|').replace(/</g, '&lt;').replace(/>/g, '&gt;');
 }
