@@ -40,11 +40,11 @@ export function jsonUnicodeEscapes(json: string): string {
 
 /**
  * Characters that mean something in GitHub/GitLab markdown (emphasis, code, links, images,
- * tables, math, strike-through, HTML). Backslash escapes work for all ASCII punctuation, also in
+ * tables, math, strike-through, issue references, HTML). Backslash escapes work for all ASCII punctuation, also in
  * table cells, where the table splitter consumes `\\` and `\|` as pairs. An underscore between
  * two letters or digits never emphasises (`utm_source`), so it is left as it is.
  */
-const MARKDOWN_PUNCTUATION = /[\\`*[\]|~$!#]|(?<![A-Za-z0-9])_|_(?![A-Za-z0-9])/g;
+const MARKDOWN_PUNCTUATION = /[\\`*[\]|~$#]|(?<![A-Za-z0-9])_|_(?![A-Za-z0-9])/g;
 const HTML = /[&<>]/g;
 const ENTITY: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;' };
 
