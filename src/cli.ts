@@ -16,7 +16,9 @@ import {
 } from './errors.js';
 import { explainUnknown } from './cli-usage.js';
 import { packageVersion } from './paths.js';
-import { colorsFor, scrubbed, type Context, type Io } from './terminal.js';
+import { printable } from './render/escape.js';
+import { SecretValues } from './secrets.js';
+import { colorsFor, type Context, type Io } from './terminal.js';
 
 export const COMMANDS = ['validate', 'plan', 'apply', 'export', 'account', 'emulator', 'ci', 'completion'] as const;
 
@@ -257,12 +259,9 @@ export async function main(argv: string[], io: Io = processIo()): Promise<number
   const abort = new AbortController();
   // Every request in flight listens on it (concurrent pages, the pacer's queue): not a leak.
   setMaxListeners(0, abort.signal);
-  const secrets = new Set<string>();
   const ctx: Context = {
     ...io,
-    stdout: scrubbed(io.stdout, secrets),
-    stderr: scrubbed(io.stderr, secrets),
-    secrets,
+    secrets: new SecretValues(),
     out: colorsFor(io.stdout, io.env, flagValue(argv, 'color')),
     err: colorsFor(io.stderr, io.env, flagValue(argv, 'color')),
     verbose: argv.includes('--verbose'),
@@ -294,7 +293,7 @@ export function report(error: unknown, ctx: Context): number {
   const { stderr, err: c } = ctx;
   if (error instanceof ConfigError) {
     for (const d of error.diagnostics) {
-      const line = formatDiagnostic(d);
+      const line = printable(formatDiagnostic(d));
       stderr.write(`${d.severity === 'error' ? c.red(line) : c.yellow(line)}\n`);
     }
     const count = error.diagnostics.filter((d) => d.severity === 'error').length;
@@ -302,8 +301,9 @@ export function report(error: unknown, ctx: Context): number {
     return error.exitCode;
   }
   if (error instanceof SitesyncError) {
-    stderr.write(`${c.red(`Error: ${error.message}`)}\n`);
-    for (const line of error.details) stderr.write(`  ${line}\n`);
+    // Messages may quote what the service said, or a live domain: shown as data.
+    stderr.write(`${c.red(`Error: ${printable(error.message)}`)}\n`);
+    for (const line of error.details) stderr.write(`  ${printable(line)}\n`);
     // Only usage errors point at the help (the command's own, when known); other messages say their fix.
     if (error instanceof UsageError) {
       const command = error instanceof CommandLineError && error.command ? `${error.command} ` : '';
@@ -313,7 +313,7 @@ export function report(error: unknown, ctx: Context): number {
     return error.exitCode;
   }
   const e = error instanceof Error ? error : new Error(String(error));
-  stderr.write(`${c.red(`Internal error: ${e.message}`)}\n`);
+  stderr.write(`${c.red(`Internal error: ${printable(e.message)}`)}\n`);
   stderr.write(ctx.verbose ? `${e.stack}\n` : 'This is a bug in sitesync; run with --verbose for details and report it.\n');
   return 1;
 }

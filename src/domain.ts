@@ -178,6 +178,14 @@ export function globProblem(glob: string): string | undefined {
   return undefined;
 }
 
+/**
+ * The `protect`, `ignore` and `--target` patterns. Only a pattern is a pattern: the globs come
+ * from the file and the command line (checked by `globProblem`), and the domain tested is
+ * always plain text, character for character. A live website may be named `*.example.com`
+ * (the service stores domains as given): it is matched by the glob `*.example.com` (whose `*`
+ * matches any run of characters within a label, the `*` itself included), by no glob that
+ * would not match that text, and never acts as a wildcard itself.
+ */
 export class GlobSet {
   private readonly regexps: RegExp[];
   constructor(readonly globs: string[]) {

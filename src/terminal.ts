@@ -4,6 +4,7 @@
  */
 import pc from 'picocolors';
 import type { Env } from './config/interpolate.js';
+import type { SecretValues } from './secrets.js';
 
 export type Colors = ReturnType<typeof pc.createColors>;
 
@@ -29,29 +30,10 @@ export interface Context extends Io {
   /** Aborted on the first Ctrl-C. */
   signal: AbortSignal;
   /**
-   * Values that must never be printed (the API key, passwords). Everything written to stdout
-   * and stderr is scrubbed of them: a last line of defence, not the first.
+   * The API key, passwords and tokens of this run. Nothing sitesync writes itself holds them;
+   * text from outside (the service's messages) is cleaned of them where it enters.
    */
-  secrets: Set<string>;
-}
-
-/** A stream whose writes have every registered secret replaced by `(redacted)`. */
-export function scrubbed(stream: Stream, secrets: Set<string>): Stream {
-  return {
-    get isTTY() {
-      return stream.isTTY;
-    },
-    get columns() {
-      return stream.columns;
-    },
-    write(text: string) {
-      let out = text;
-      for (const secret of secrets) {
-        if (secret.length >= 6 && out.includes(secret)) out = out.split(secret).join('(redacted)');
-      }
-      return stream.write(out);
-    },
-  };
+  secrets: SecretValues;
 }
 
 /** `--no-color` and NO_COLOR always win; FORCE_COLOR turns colour on without a terminal. */

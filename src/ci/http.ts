@@ -5,6 +5,7 @@
  */
 import { request } from 'undici';
 import { SitesyncError } from '../errors.js';
+import { SecretValues } from '../secrets.js';
 import { isLoopback } from '../service/connection.js';
 import { classifyTransportError } from '../service/transport.js';
 
@@ -29,6 +30,8 @@ export interface HttpOptions {
   /** One line per request (`--verbose`); never the token or a body. */
   log?: (line: string) => void;
   timeoutMs?: number;
+  /** The token and other secrets: what an error answer says is cleaned of them before it is a message. */
+  secrets?: SecretValues;
 }
 
 export async function sendJson(req: JsonRequest, options: HttpOptions): Promise<Answer> {
@@ -51,7 +54,7 @@ export async function sendJson(req: JsonRequest, options: HttpOptions): Promise<
     responseHeaders = res.headers;
     text = await res.body.text();
   } catch (error) {
-    throw transportError(error, req.url, options.service);
+    throw transportError(error, req.url, options.service, options.secrets ?? new SecretValues());
   }
   options.log?.(`${options.service}: ${req.method} ${req.url.pathname}${req.url.search} → ${status}`);
   let body: unknown = undefined;
@@ -62,6 +65,8 @@ export async function sendJson(req: JsonRequest, options: HttpOptions): Promise<
       body = text;
     }
   }
+  // An error answer only ever becomes a message; it may echo what it was sent.
+  if ((status < 200 || status >= 300) && options.secrets) body = options.secrets.cleanDeep(body);
   return { status, headers: responseHeaders, body };
 }
 
@@ -155,7 +160,7 @@ export function header(headers: Answer['headers'], name: string): string | undef
   return Array.isArray(value) ? value[0] : value;
 }
 
-function transportError(error: unknown, url: URL, service: string): SitesyncError {
+function transportError(error: unknown, url: URL, service: string, secrets: SecretValues): SitesyncError {
   const { failure, code } = classifyTransportError(error);
   switch (failure) {
     case 'aborted':
@@ -168,6 +173,6 @@ function transportError(error: unknown, url: URL, service: string): SitesyncErro
     case 'dns':
       return new SitesyncError(`cannot find the host ${url.host} (DNS)`);
     default:
-      return new SitesyncError(`cannot reach ${service} at ${url.host} (${code ?? 'the connection was lost'})`);
+      return new SitesyncError(`cannot reach ${service} at ${url.host} (${secrets.clean(code ?? 'the connection was lost')})`);
   }
 }

@@ -8,6 +8,7 @@ import { assertFresh } from '../apply/staleness.js';
 import { interruptedExitCode, NotApprovedError, SitesyncError, UsageError } from '../errors.js';
 import type { Plan } from '../model.js';
 import { assertSafe } from '../planner/safety.js';
+import { printable } from '../render/escape.js';
 import { ProgressLine } from '../render/progress.js';
 import { renderText } from '../render/text.js';
 import { changeTitle } from '../render/values.js';
@@ -147,9 +148,10 @@ function resultLine(r: ChangeResult, ctx: Context): string {
   return `${c.green('✓')} ${title}${r.note ? c.dim(` (${r.note})`) : ''} ${c.dim(`${r.ms}ms`)}`;
 }
 
+/** The failure's message without the "create x.com: " that the line already says, shown as data. */
 function withoutPrefix(message: string, change: Plan['changes'][number]): string {
   const prefix = `${change.action} ${change.domain}: `;
-  return message.startsWith(prefix) ? message.slice(prefix.length) : message;
+  return printable(message.startsWith(prefix) ? message.slice(prefix.length) : message);
 }
 
 function summarize({ results, interrupted }: ExecuteResult, ctx: Context): number {

@@ -8,6 +8,7 @@ import { cutMarkdown } from '../ci/cut.js';
 import { appendJobSummary, summarySection } from '../ci/summary.js';
 import { upsertPlanComment, type CommentThread } from '../ci/upsert.js';
 import type { Env } from '../config/interpolate.js';
+import { printable } from '../render/escape.js';
 import type { Context } from '../terminal.js';
 
 type Provider = 'github' | 'gitlab';
@@ -39,7 +40,7 @@ export async function runCiComment(args: CiCommentArgs, ctx: Context): Promise<n
     return 0;
   }
   const { outcome, comment } = await upsertPlanComment(thread, text);
-  ctx.stdout.write(`${SAID[outcome]}: ${comment.url}\n`);
+  ctx.stdout.write(`${SAID[outcome]}: ${printable(comment.url)}\n`);
   return 0;
 }
 
@@ -54,7 +55,11 @@ export async function runCiSummary(args: CiSummaryArgs, ctx: Context): Promise<n
 }
 
 async function threadFor(provider: Provider, pr: number | undefined, ctx: Context): Promise<CommentThread> {
-  const http = { signal: ctx.signal, log: ctx.verbose ? (line: string) => ctx.stderr.write(`${line}\n`) : undefined };
+  const http = {
+    signal: ctx.signal,
+    secrets: ctx.secrets,
+    log: ctx.verbose ? (line: string) => ctx.stderr.write(`${printable(line)}\n`) : undefined,
+  };
   if (provider === 'github') {
     const target = await githubTarget(ctx.env, pr);
     ctx.secrets.add(target.token);

@@ -1,5 +1,6 @@
 /** Opening a connection to the service and reading the live state, as every online command does. */
 import type { Account, LiveWebsite } from '../model.js';
+import { printable } from '../render/escape.js';
 import { ProgressLine } from '../render/progress.js';
 import { ServiceClient } from '../service/client.js';
 import { resolveConnection } from '../service/connection.js';
@@ -22,8 +23,9 @@ export async function openSession(args: GlobalArgs, ctx: Context, fromFile?: str
   const client = new ServiceClient({
     baseUrl,
     apiKey,
+    secrets: ctx.secrets,
     signal: ctx.signal,
-    log: ctx.verbose ? (line) => ctx.stderr.write(`${ctx.err.dim(line)}\n`) : undefined,
+    log: ctx.verbose ? (line) => ctx.stderr.write(`${ctx.err.dim(printable(line))}\n`) : undefined,
   });
   return { client, baseUrl };
 }

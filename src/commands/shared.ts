@@ -2,10 +2,11 @@
 import { stat } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { formatDiagnostic, SitesyncError, type Diagnostic } from '../errors.js';
+import { printable } from '../render/escape.js';
 import type { Context } from '../terminal.js';
 
 export function printWarnings(warnings: Diagnostic[], ctx: Context): void {
-  for (const w of warnings) ctx.stderr.write(`${ctx.err.yellow(formatDiagnostic(w))}\n`);
+  for (const w of warnings) ctx.stderr.write(`${ctx.err.yellow(printable(formatDiagnostic(w)))}\n`);
 }
 
 /**

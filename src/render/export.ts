@@ -5,7 +5,7 @@
  * the service stores it, or left alone under `ignore` when no file entry can name it (a comment
  * says which, and why).
  */
-import { Document, type Scalar, type YAMLMap, type YAMLSeq } from 'yaml';
+import { Document, Scalar, visit, type YAMLMap, type YAMLSeq } from 'yaml';
 import { compileGlob, manageableTraits, type DomainTraits } from '../domain.js';
 import { neverMatchingReason } from '../exclude-ips.js';
 import { PRIVACY_NAMES, SERVICE_DEFAULTS, type Account, type LiveWebsite } from '../model.js';
@@ -107,7 +107,32 @@ export function renderExport(live: LiveWebsite[], account: Account | null, optio
     if (notes.length) item.commentBefore = notes.map((n) => ` ${n}`).join('\n');
   });
   if (websites.length === 0) doc.set('websites', []);
-  return doc.toString({ lineWidth: 0 });
+  return withControlsEscaped(doc);
+}
+
+/** Control characters, DEL, C1 and bidi controls: never raw in the file, which is also printed. */
+const UNPRINTABLE = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]/;
+const UNPRINTABLE_ALL = new RegExp(UNPRINTABLE.source, 'g');
+
+/**
+ * The document as text, with every value from the service that holds a control character
+ * (a domain with an ESC sequence, a list entry) written double-quoted with `\u` escapes,
+ * which YAML reads back as the same characters: the file round-trips and is safe to print.
+ */
+function withControlsEscaped(doc: Document): string {
+  let quoted = false;
+  visit(doc, {
+    Scalar(_key, node) {
+      if (typeof node.value === 'string' && (UNPRINTABLE.test(node.value) || /[\t\n]/.test(node.value))) {
+        node.type = Scalar.QUOTE_DOUBLE;
+        quoted = true;
+      }
+    },
+  });
+  const text = doc.toString({ lineWidth: 0 });
+  if (!quoted) return text;
+  // Only double-quoted scalars can still hold such a character (comments are made printable).
+  return text.replace(UNPRINTABLE_ALL, (ch) => `\\u${ch.charCodeAt(0).toString(16).padStart(4, '0')}`);
 }
 
 /**

@@ -5,6 +5,7 @@
  */
 import type { Change, Plan } from '../model.js';
 import { listDelta } from '../planner/values.js';
+import { markdownCode, markdownText } from './escape.js';
 import {
   DELETE_WARNING,
   formatBefore,
@@ -26,16 +27,17 @@ export function renderMarkdown(plan: Plan, limit = MAX_MARKDOWN): string {
   const changed = s.create + s.update + s.delete > 0;
   head.push(`### sitesync plan: ${changed ? `${s.create} to create, ${s.update} to update, ${s.delete} to delete` : 'no changes'}`);
   const account = accountMarkdown(plan);
-  head.push('', `\`${plan.base_url}\`${account ? ` · account ${account}` : ''}`, '');
+  head.push('', `${markdownCode(plan.base_url)}${account ? ` · account ${account}` : ''}`, '');
   head.push('| create | update | delete | unchanged | unmanaged |', '|---:|---:|---:|---:|---:|');
   head.push(`| ${s.create} | ${s.update} | ${s.delete} | ${s.unchanged} | ${s.unmanaged} |`, '');
   if (plan.warnings.length) {
     head.push('> [!WARNING]');
-    for (const w of plan.warnings) head.push(`> - ${escape(w)}`);
+    for (const w of plan.warnings) head.push(`> - ${markdownText(w)}`);
     head.push('');
   }
   const note = unverifiedNote(plan);
-  if (note) head.push(`> [!NOTE]`, `> ${escape(note)}`, '');
+  // sitesync's own sentence about field names: nothing in it to escape.
+  if (note) head.push(`> [!NOTE]`, `> ${note}`, '');
   // Said once, above the changes, rather than on every delete.
   if (s.delete > 0) head.push('> [!CAUTION]', `> ${s.delete === 1 ? 'This plan deletes a website' : `This plan deletes ${s.delete} websites`}: ${DELETE_WARNING}.`, '');
   const foot = ['', `**${summaryLine(plan)}**`, ''];
@@ -67,11 +69,11 @@ export function renderMarkdown(plan: Plan, limit = MAX_MARKDOWN): string {
 
 function tableRow(change: Change): string {
   const what = change.action === 'delete' ? 'deleted with its statistics' : change.fields.join(', ');
-  return `| ${ICON[change.action]} | \`${change.domain}\` | ${escape(what)} |`;
+  return `| ${ICON[change.action]} | ${markdownCode(change.domain)} | ${markdownText(what)} |`;
 }
 
 function detailBlock(change: Change): string {
-  const lines = [`#### ${ICON[change.action]} \`${change.domain}\`${change.id !== null ? ` (id ${change.id})` : ''}`, ''];
+  const lines = [`#### ${ICON[change.action]} ${markdownCode(change.domain)}${change.id !== null ? ` (id ${change.id})` : ''}`, ''];
   if (change.action === 'delete') return lines.join('\n');
   lines.push('| field | before | after |', '|---|---|---|');
   for (const d of change.details) {
@@ -85,7 +87,7 @@ function detailBlock(change: Change): string {
     }
     const writeOnly = change.action === 'update' ? writeOnlyNote(d) : undefined;
     const note = writeOnly ? ` _(${writeOnly})_` : '';
-    lines.push(`| ${d.field} | ${escape(before)} | ${escape(after)}${note} |`);
+    lines.push(`| ${d.field} | ${markdownText(before)} | ${markdownText(after)}${note} |`);
   }
   lines.push('');
   return lines.join('\n');
@@ -95,10 +97,6 @@ function detailBlock(change: Change): string {
 function accountMarkdown(plan: Plan): string {
   if (!plan.account) return '';
   const { name, email } = plan.account;
-  const address = email ? `\`${email.replace(/`/g, '')}\`` : '';
-  return name && address ? `${escape(name)} (${address})` : name ? escape(name) : address;
-}
-
-function escape(text: string): string {
-  return text.replace(/\\/g, '\\\\').replace(/\|/g, '\\|').replace(/</g, '&lt;').replace(/>/g, '&gt;');
+  const address = email ? markdownCode(email) : '';
+  return name && address ? `${markdownText(name)} (${address})` : name ? markdownText(name) : address;
 }

@@ -3,6 +3,7 @@ import pc from 'picocolors';
 import type { Change, FieldChange, Plan } from '../model.js';
 import type { Colors } from '../terminal.js';
 import { listDelta } from '../planner/values.js';
+import { printable } from './escape.js';
 import {
   accountLabel,
   changeTitle,
@@ -34,7 +35,7 @@ export function renderText(plan: Plan, colors: Colors = pc.createColors(false)):
   if (plan.changes.length === 0) lines.push('No changes: the account matches the file.', '');
   if (plan.warnings.length) {
     lines.push(c.yellow('Warnings:'));
-    for (const w of plan.warnings) lines.push(c.yellow(`  ! ${w}`));
+    for (const w of plan.warnings) lines.push(c.yellow(`  ! ${printable(w)}`));
     lines.push('');
   }
   const note = unverifiedNote(plan);
@@ -56,7 +57,7 @@ function changeBody(change: Change, c: Colors): string[] {
       out.push(`${label}${formatValue(d.field, d.after)}${extra}`);
     } else if (isListChange(d) && !d.write_only) {
       const { added, removed } = listDelta(d.before, d.after);
-      const entries = [...added.map((x) => c.green(`+ ${x}`)), ...removed.map((x) => c.red(`- ${x}`))];
+      const entries = [...added.map((x) => c.green(`+ ${printable(x)}`)), ...removed.map((x) => c.red(`- ${printable(x)}`))];
       out.push(`${label}${entries[0] ?? ''}`);
       for (const entry of entries.slice(1)) out.push(`${' '.repeat(width)}${entry}`);
     } else {

@@ -1,4 +1,8 @@
-/** How field values read in every output: names for privacy, true/false for flags, lists joined. */
+/**
+ * How field values read in every output: names for privacy, true/false for flags, lists joined.
+ * List entries and domains may come from the service: control characters in them are escaped.
+ */
+import { printable } from './escape.js';
 import { PRIVACY_NAMES, type Change, type FieldChange, type FieldValue, type Plan, type WriteOnlyReason } from '../model.js';
 
 export function formatValue(field: string, value: FieldValue | null | undefined): string {
@@ -9,8 +13,8 @@ export function formatValue(field: string, value: FieldValue | null | undefined)
   }
   if (field === 'privacy' && typeof value === 'number') return PRIVACY_NAMES[value] ?? String(value);
   if ((field === 'email' || field === 'exclude_bots') && typeof value === 'number') return value ? 'true' : 'false';
-  if (Array.isArray(value)) return value.length ? value.join(', ') : '(none)';
-  return String(value);
+  if (Array.isArray(value)) return value.length ? printable(value.join(', ')) : '(none)';
+  return printable(String(value));
 }
 
 /** The "before" side of a field change: unknown when the service does not show it. */
@@ -43,7 +47,7 @@ export function summaryLine(plan: Plan): string {
 export function accountLabel(plan: Plan): string {
   if (!plan.account) return '';
   const { name, email } = plan.account;
-  return name && email ? `${name} <${email}>` : name || email;
+  return printable(name && email ? `${name} <${email}>` : name || email);
 }
 
 export const DELETE_WARNING = 'deleting a website destroys its collected statistics';
@@ -55,7 +59,7 @@ export function isListChange(d: FieldChange): d is FieldChange & { before: strin
 
 export function changeTitle(change: Change): string {
   const id = change.id !== null ? ` (id ${change.id})` : '';
-  return `${change.action} ${change.domain}${id}`;
+  return `${change.action} ${printable(change.domain)}${id}`;
 }
 
 /** The plan's one note about fields it could not verify, or undefined. */

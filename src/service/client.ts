@@ -9,6 +9,7 @@ import { domainKey } from '../domain.js';
 import { InterruptedError } from '../errors.js';
 import type { Account, LiveWebsite } from '../model.js';
 import { packageVersion } from '../paths.js';
+import { SecretValues } from '../secrets.js';
 import { ApiError, errorForStatus, serviceMessage } from './errors.js';
 import { Pacer, realClock, type PacerClock } from './pacer.js';
 import { classifyTransportError } from './transport.js';
@@ -30,6 +31,11 @@ export const DEFAULT_RETRY: RetryPolicy = { attempts: 5, baseDelayMs: 300, maxDe
 export interface ClientOptions {
   baseUrl: string;
   apiKey: string;
+  /**
+   * Values that what the service says is cleaned of before it becomes a message (the key is
+   * always added). Shared with the caller, so that passwords registered later count too.
+   */
+  secrets?: SecretValues;
   /** Pages fetched at once while listing. */
   listConcurrency?: number;
   connectTimeoutMs?: number;
@@ -87,8 +93,11 @@ export class ServiceClient {
   private readonly retry: RetryPolicy;
   private readonly clock: PacerClock;
   private readonly headers: Record<string, string>;
+  private readonly secrets: SecretValues;
 
   constructor(private readonly options: ClientOptions) {
+    this.secrets = options.secrets ?? new SecretValues();
+    this.secrets.add(options.apiKey);
     const url = new URL(options.baseUrl);
     this.apiRoot = `${url.pathname.replace(/\/+$/, '')}/api/v1`;
     this.pool = new Pool(url.origin, {
@@ -322,10 +331,11 @@ export class ServiceClient {
         if (answer.status >= 200 && answer.status < 300) return answer;
         if (answer.status === 429) {
           this.stats.throttled++;
-          if (++throttled > this.retry.max429) throw errorForStatus(429, answer.body, spec.what);
+          if (++throttled > this.retry.max429) throw errorForStatus(429, this.secrets.cleanDeep(answer.body), spec.what);
           continue; // the pacer holds every request until the window ends
         }
-        error = this.errorFor(spec, answer);
+        // The service's words may echo the form, password included: cleaned before they are a message.
+        error = this.errorFor(spec, { ...answer, body: this.secrets.cleanDeep(answer.body) });
       } catch (e) {
         if (!(e instanceof ApiError)) throw e;
         error = e;
@@ -388,12 +398,12 @@ export class ServiceClient {
         this.stats.requests++;
         this.stats.byStatus[status] = (this.stats.byStatus[status] ?? 0) + 1;
         this.log(`${spec.method} ${path} ${status} ${this.clock.now() - ticket.sentAt}ms${attempt ? ` (retry ${attempt})` : ''}`);
-        if (status >= 300 && status < 400) throw redirectError(responseHeaders.location);
+        if (status >= 300 && status < 400) throw redirectError(responseHeaders.location, this.secrets);
         return { status, headers: responseHeaders, body: parseBody(text, status, spec.what) };
       } catch (error) {
         if (status === undefined) {
           this.stats.requests++;
-          this.log(`${spec.method} ${path} failed: ${describeTransportError(error)} after ${this.clock.now() - ticket.sentAt}ms`);
+          this.log(`${spec.method} ${path} failed: ${this.secrets.clean(describeTransportError(error))} after ${this.clock.now() - ticket.sentAt}ms`);
         }
         throw error;
       } finally {
@@ -402,7 +412,7 @@ export class ServiceClient {
     } catch (error) {
       if (error instanceof ApiError) throw error;
       if (signal?.aborted) throw new InterruptedError('interrupted');
-      throw transportError(error, this.options.baseUrl, spec.what);
+      throw transportError(error, this.options.baseUrl, spec.what, this.secrets);
     }
   }
 
@@ -443,12 +453,12 @@ function parseBody(text: string, status: number, what: string): unknown {
   }
 }
 
-function redirectError(location: string | string[] | undefined): ApiError {
+function redirectError(location: string | string[] | undefined, secrets: SecretValues): ApiError {
   const to = Array.isArray(location) ? location[0] : location;
   let where = '';
   if (to) {
     try {
-      where = ` to ${new URL(to, 'http://x').pathname}`;
+      where = ` to ${secrets.clean(new URL(to, 'http://x').pathname)}`;
     } catch {
       where = '';
     }
@@ -465,7 +475,7 @@ function describeTransportError(error: unknown): string {
   return e.code ?? e.message ?? String(error);
 }
 
-function transportError(error: unknown, baseUrl: string, what: string): ApiError {
+function transportError(error: unknown, baseUrl: string, what: string, secrets: SecretValues): ApiError {
   const origin = new URL(baseUrl).host;
   const { failure, code } = classifyTransportError(error);
   switch (failure) {
@@ -484,6 +494,6 @@ function transportError(error: unknown, baseUrl: string, what: string): ApiError
     case 'lost':
       return new ApiError('network', `${what}: the connection to ${origin} was lost`);
     default:
-      return new ApiError('network', `${what}: cannot reach ${origin} (${code ?? 'network error'})`);
+      return new ApiError('network', `${what}: cannot reach ${origin} (${secrets.clean(code ?? 'network error')})`);
   }
 }

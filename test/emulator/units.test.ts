@@ -10,6 +10,7 @@ import { PageUrls, pageWindow } from '../../src/emulator/pagination.js';
 import { normalizeDomain } from '../../src/emulator/store.js';
 import { parseRateLimit, Throttle } from '../../src/emulator/throttle.js';
 import { summarize } from '../../src/emulator/validation.js';
+import { SecretValues } from '../../src/secrets.js';
 import type { Context } from '../../src/terminal.js';
 import { call } from './helpers.js';
 
@@ -129,7 +130,7 @@ describe('runEmulator in-process', () => {
       err: pc.createColors(false),
       verbose: false,
       signal: abort.signal,
-      secrets: new Set(),
+      secrets: new SecretValues(),
     };
     return { ctx, abort, stdout: () => stdout, stderr: () => stderr };
   }

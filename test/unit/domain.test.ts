@@ -87,6 +87,31 @@ describe('domain globs', () => {
   });
 });
 
+describe('a live domain is text, never a pattern', () => {
+  it.each([
+    // [globs, live domain, matched]
+    [['*.example.com'], '*.example.com', true],
+    [['*.example.com'], 'a.example.com', true],
+    [['a.example.com'], '*.example.com', false],
+    [['*.*.com'], '*.example.com', true],
+    [['x*.example.com'], '*.example.com', false],
+    [['*.example.com'], '*.b.example.com', false],
+    [['a.example.com'], 'a|b.example.com', false],
+    [['*.example.com'], 'a|b.example.com', true],
+    [['*.example.com'], 'x](evil.example).example.com', false],
+    [['*.com'], 'a\nb.com', true],
+    [['b.com'], 'a\nb.com', false],
+  ] as const)('%j matching the live %j: %s', (globs, domain, matched) => {
+    expect(new GlobSet([...globs]).matches(domain)).toBe(matched);
+  });
+
+  it('a live "*" does not act as a wildcard: the text "*.example.com" equals only itself', () => {
+    const literal = new GlobSet(['a.example.com', 'b.example.com']);
+    expect(literal.matches('*.example.com')).toBe(false);
+    expect(new GlobSet(['*.example.com']).matches('*.example.com')).toBe(true);
+  });
+});
+
 describe('${NAME} interpolation', () => {
   it.each([
     ['plain', {}, 'plain', [], []],

@@ -1,0 +1,71 @@
+/**
+ * Text from the service is data, never markup or terminal control. The product stores domains
+ * (and lists, account names, messages) as given, so a live website can be named
+ * `a\e[2J\e[31mred.example.com` or `a|b.example.com`. These functions make such text safe to
+ * show where it lands: on a terminal or in a log (`printable`), in a markdown comment
+ * (`markdownText`, `markdownCode`). They leave ordinary text exactly as it is.
+ */
+
+/**
+ * C0 controls, DEL, C1 controls (U+009B is a CSI on some terminals), the bidirectional
+ * overrides and isolates that reorder what follows them (CVE-2021-42574), and the Unicode line
+ * and paragraph separators.
+ */
+const UNPRINTABLE = /[\u0000-\u001f\u007f-\u009f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g;
+
+const NAMED: Record<string, string> = { '\n': '\\n', '\r': '\\r', '\t': '\\t' };
+
+function escapeChar(ch: string): string {
+  const named = NAMED[ch];
+  if (named) return named;
+  const code = ch.charCodeAt(0);
+  return code <= 0xff ? `\\x${code.toString(16).padStart(2, '0')}` : `\\u${code.toString(16).padStart(4, '0')}`;
+}
+
+/** The text with every control character shown as an escape (`\x1b`, `\n`, `\u202e`), on one line. */
+export function printable(text: string): string {
+  UNPRINTABLE.lastIndex = 0;
+  return UNPRINTABLE.test(text) ? text.replace(UNPRINTABLE, escapeChar) : text;
+}
+
+/** What JSON.stringify leaves raw: it escapes C0 itself, and newlines outside strings are layout. */
+const UNPRINTABLE_IN_JSON = /[\u007f-\u009f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g;
+
+/** For JSON text: DEL, C1 and bidi controls as `\u` escapes, which JSON reads back as they were. */
+export function jsonUnicodeEscapes(json: string): string {
+  UNPRINTABLE_IN_JSON.lastIndex = 0;
+  if (!UNPRINTABLE_IN_JSON.test(json)) return json;
+  return json.replace(UNPRINTABLE_IN_JSON, (ch) => `\\u${ch.charCodeAt(0).toString(16).padStart(4, '0')}`);
+}
+
+/**
+ * Characters that mean something in GitHub/GitLab markdown (emphasis, code, links, images,
+ * tables, math, strike-through, issue references, HTML). Backslash escapes work for all ASCII punctuation, also in
+ * table cells, where the table splitter consumes `\\` and `\|` as pairs. An underscore between
+ * two letters or digits never emphasises (`utm_source`), so it is left as it is.
+ */
+const MARKDOWN_PUNCTUATION = /[\\`*[\]|~$#]|(?<![A-Za-z0-9])_|_(?![A-Za-z0-9])/g;
+const HTML = /[&<>]/g;
+const ENTITY: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;' };
+
+/**
+ * Text for a markdown paragraph or table cell, shown as written: control characters escaped
+ * visibly, `& < >` as entities (no HTML, no `<!--` comment that swallows the rest), markdown
+ * punctuation backslash-escaped (no `](` link, no code span, no `|` that splits a cell).
+ */
+export function markdownText(text: string): string {
+  return printable(text).replace(MARKDOWN_PUNCTUATION, '\\$&').replace(HTML, (ch) => ENTITY[ch]!);
+}
+
+/** Characters that cannot break a code span or a table cell. */
+const PLAIN_CODE = /^[\w.:/@+%=,-]*$/;
+
+/**
+ * Text shown as code (a domain, the base URL). Ordinary text goes in a code span as usual;
+ * anything else goes in `<code>` with its content escaped, because a code span can hold neither
+ * a control character nor, inside a table, a backslash before a `|`.
+ */
+export function markdownCode(text: string): string {
+  if (text !== '' && PLAIN_CODE.test(text)) return `\`${text}\``;
+  return `<code>${markdownText(text)}</code>`;
+}

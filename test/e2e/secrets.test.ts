@@ -1,0 +1,116 @@
+/**
+ * Secrets stay out of output by construction: sitesync's own output never holds one, so it is
+ * never scrubbed or altered; what the service says is cleaned of every secret, whatever its
+ * length, before it is shown.
+ */
+import { afterEach, describe, expect, it } from 'vitest';
+import type { FaultRequest } from '../../src/emulator/index.js';
+import { KEY, scenario, type Scenario } from '../helpers/scenario.js';
+
+let s: Scenario | undefined;
+afterEach(async () => {
+  await s?.close();
+  s = undefined;
+});
+
+const CONFIG = `version: 1
+websites:
+  - domain: new1.example.com
+    privacy: password
+    password: \${PW}
+  - domain: lab.example.com
+    privacy: password
+    password: \${PW}
+  - domain: priv.example.com
+    privacy: private
+`;
+
+/** Every output of plan (text, json, markdown) and apply (--verbose) for one password. */
+async function outputsWith(password: string): Promise<{ outputs: string[]; sent: string | null }> {
+  const sc = await scenario();
+  s = sc;
+  sc.emu.seed(KEY, [
+    { domain: 's0.com', privacy: 0, email: 0, exclude_bots: 1 },
+    { domain: 'lab.example.com', privacy: 0, email: 0, exclude_bots: 1 },
+    { domain: 'priv.example.com', privacy: 0, email: 0, exclude_bots: 1 },
+  ]);
+  await sc.write(CONFIG);
+  const env = { PW: password };
+  const runs = [
+    await sc.cli(['plan', '--prune'], { env }),
+    await sc.cli(['plan', '--prune', '--format', 'json'], { env }),
+    await sc.cli(['plan', '--prune', '--format', 'markdown'], { env }),
+    await sc.cli(['--verbose', 'apply', '--prune', '--auto-approve', '--parallelism', '1'], { env }),
+  ];
+  for (const r of runs) expect(r.code, r.stderr).toBe(0);
+  JSON.parse(runs[1]!.stdout);
+  const sent = sc.emu.websites(KEY).find((w) => w.domain === 'new1.example.com')?.password ?? null;
+  const outputs = runs.flatMap((r) => [r.stdout, r.stderr]).map((t) => t.replaceAll(sc.emu.url, 'URL').replace(/\d+ms/g, 'Nms'));
+  await sc.close();
+  s = undefined;
+  return { outputs, sent };
+}
+
+describe('passwords that are ordinary words or single characters', () => {
+  it('plan (text, json, markdown, --prune) and apply --verbose print exactly what they print with any other password', async () => {
+    const reference = await outputsWith('zz-Reference-Password-zz');
+    for (const text of reference.outputs) expect(text).not.toContain('zz-Reference-Password-zz');
+    expect(reference.outputs[0]).toContain('- delete s0.com (id 1)');
+    expect(reference.outputs[0]).toContain('privacy         public → private');
+    expect(reference.outputs[6]).toContain('Applied: 1 created, 2 updated, 1 deleted, 0 failed.');
+    for (const password of ['delete', 'private', '1', 'ab']) {
+      const { outputs, sent } = await outputsWith(password);
+      expect(sent).toBe(password);
+      outputs.forEach((text, i) => expect(text, `password ${password}, output ${i}`).toBe(reference.outputs[i]));
+    }
+  }, 60_000);
+});
+
+/** A service that echoes the form it was sent in its 422, like a careless validation rule. */
+function echoing(req: FaultRequest) {
+  if (req.method !== 'POST' && req.method !== 'PATCH') return undefined;
+  const password = req.body?.get('password') ?? '';
+  const form = req.body?.toString() ?? '';
+  return {
+    status: 422,
+    body: {
+      message: `The given data was invalid (${form}).`,
+      errors: { password: [`The password ${password} is too weak.`] },
+    },
+  };
+}
+
+describe('what the service says back', () => {
+  it.each(['ab', '1', 'delete', 'a-longer-password-value'])(
+    'a 422 that echoes the password %j shows the message without it',
+    async (password) => {
+      s = await scenario();
+      s.emu.seed(KEY, [{ domain: 'lab.example.com', privacy: 0, email: 0, exclude_bots: 1 }]);
+      await s.write(CONFIG);
+      s.emu.faults.before = echoing;
+      const r = await s.cli(['--verbose', 'apply', '--auto-approve', '--parallelism', '1'], { env: { PW: password } });
+      expect(r.code).toBe(1);
+      const shown = r.stdout + r.stderr;
+      expect(shown).toContain('✗ create new1.example.com:');
+      expect(shown).toContain('The password (redacted) is too weak.');
+      expect(shown).not.toContain(`The password ${password} is too weak`);
+      expect(shown).not.toContain(`password=${password}`);
+    },
+  );
+
+  it('the API key said back by the service (a 403 naming it, a 422 echoing it) is never shown', async () => {
+    s = await scenario();
+    await s.write(CONFIG);
+    s.emu.faults.before = (req) =>
+      req.path.endsWith('/account') ? { status: 403, body: { message: `key ${req.key} has no access to ${KEY}` } } : undefined;
+    const r = await s.cli(['--verbose', 'plan'], { env: { PW: 'x' } });
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain('key (redacted) has no access to (redacted)');
+    expect(r.stdout + r.stderr).not.toContain(KEY);
+    s.emu.faults.before = (req) => (req.method === 'POST' ? { status: 422, body: { message: `Bearer ${req.key}` } } : undefined);
+    const applied = await s.cli(['--verbose', 'apply', '--auto-approve'], { env: { PW: 'x' } });
+    expect(applied.code).toBe(1);
+    expect(applied.stderr).toContain('Bearer (redacted)');
+    expect(applied.stdout + applied.stderr).not.toContain(KEY);
+  });
+});

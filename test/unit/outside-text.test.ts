@@ -1,0 +1,80 @@
+import { describe, expect, it } from 'vitest';
+import { jsonUnicodeEscapes, markdownCode, markdownText, printable } from '../../src/render/escape.js';
+import { SecretValues } from '../../src/secrets.js';
+
+describe('what the service says is cleaned of every secret, whatever its length', () => {
+  it('a one-character password is cleaned too', () => {
+    const secrets = new SecretValues();
+    secrets.add('1');
+    expect(secrets.clean('password 1 is too short (id 21)')).toBe('password (redacted) is too short (id 2(redacted))');
+  });
+
+  it('in one pass, longest first: a secret inside another, or inside "(redacted)", is not mangled', () => {
+    const secrets = new SecretValues();
+    for (const s of ['e', 'ab', 'xabx']) secrets.add(s);
+    expect(secrets.clean('xabx ab e')).toBe('(redacted) (redacted) (redacted)');
+  });
+
+  it('characters that mean something in a regular expression are matched as they are', () => {
+    const secrets = new SecretValues();
+    secrets.add('a.b*(c|');
+    expect(secrets.clean('axb a.b*(c| end')).toBe('axb (redacted) end');
+  });
+
+  it('a parsed body is cleaned in every string, keys included; other values are kept', () => {
+    const secrets = new SecretValues();
+    secrets.add('pw');
+    const body = { message: { password: ['pw is weak'], pw: 'x' }, status: 422, list: [1, 'pw'] };
+    expect(secrets.cleanDeep(body)).toEqual({ message: { password: ['(redacted) is weak'], '(redacted)': 'x' }, status: 422, list: [1, '(redacted)'] });
+  });
+
+  it('with nothing registered, text is left exactly as it is', () => {
+    expect(new SecretValues().clean('anything')).toBe('anything');
+  });
+});
+
+describe('live text is shown as data on a terminal', () => {
+  it.each([
+    ['a\x1b[2J\x1b[31mred.example.com', 'a\\x1b[2J\\x1b[31mred.example.com'],
+    ['new\nline\r\tx', 'new\\nline\\r\\tx'],
+    ['del\x7f c1\x9b31m', 'del\\x7f c1\\x9b31m'],
+    ['bidi\u202eevil\u2066x\u200f', 'bidi\\u202eevil\\u2066x\\u200f'],
+    ['plain.example.com', 'plain.example.com'],
+    ['bücher.example ✓ → é', 'bücher.example ✓ → é'],
+  ])('%j is shown as %s', (raw, shown) => {
+    expect(printable(raw)).toBe(shown);
+  });
+
+  it('JSON keeps its values: DEL, C1 and bidi controls become \\u escapes that parse back', () => {
+    const value = { d: 'a\x7fb\x9bc\u202ed\x1be' };
+    const text = jsonUnicodeEscapes(JSON.stringify(value, null, 2));
+    expect(text).not.toMatch(/[\x7f-\x9f\u202e\x1b]/);
+    expect(JSON.parse(text)).toEqual(value);
+  });
+});
+
+describe('live text is shown as data in markdown', () => {
+  it.each([
+    ['a|b.example.com', 'a\\|b.example.com'],
+    ['`x`.example.com', '\\`x\\`.example.com'],
+    ['<b>x</b>.example.com', '&lt;b&gt;x&lt;/b&gt;.example.com'],
+    ['a<!--x.example.com', 'a&lt;!--x.example.com'],
+    ['x](evil.example).example.com', 'x\\](evil.example).example.com'],
+    ['*.example.com', '\\*.example.com'],
+    ['a\\|b', 'a\\\\\\|b'],
+    ['a&amp;b', 'a&amp;amp;b'],
+    ['_em_ utm_source $x$ ~~s~~', '\\_em\\_ utm_source \\$x\\$ \\~\\~s\\~\\~'],
+    ['a\x1b[31mb', 'a\\\\x1b\\[31mb'],
+  ])('%j as text is %s', (raw, md) => {
+    expect(markdownText(raw)).toBe(md);
+  });
+
+  it('ordinary domains stay code spans; anything else is <code> with its content escaped', () => {
+    expect(markdownCode('example.com')).toBe('`example.com`');
+    expect(markdownCode('https://analytics.example.com')).toBe('`https://analytics.example.com`');
+    expect(markdownCode('my_site.example.com')).toBe('`my_site.example.com`');
+    expect(markdownCode('`x`.example.com')).toBe('<code>\\`x\\`.example.com</code>');
+    expect(markdownCode('a|b.example.com')).toBe('<code>a\\|b.example.com</code>');
+    expect(markdownCode('a<!--x.example.com')).toBe('<code>a&lt;!--x.example.com</code>');
+  });
+});
