@@ -1,4 +1,5 @@
 /** `sitesync account`: the account that owns the key. */
+import { jsonUnicodeEscapes, printable } from '../render/escape.js';
 import type { Context } from '../terminal.js';
 import { openSession, type GlobalArgs } from './session.js';
 
@@ -20,7 +21,7 @@ export async function runAccount(args: AccountArgs, ctx: Context): Promise<numbe
         website_limit: account.websiteLimit ?? -1,
         websites: used,
       };
-      ctx.stdout.write(`${JSON.stringify(out, null, 2)}\n`);
+      ctx.stdout.write(`${jsonUnicodeEscapes(JSON.stringify(out, null, 2))}\n`);
       return 0;
     }
     const c = ctx.out;
@@ -31,7 +32,8 @@ export async function runAccount(args: AccountArgs, ctx: Context): Promise<numbe
       ['Websites', limit],
       ['Service', session.baseUrl],
     ];
-    for (const [k, v] of rows) ctx.stdout.write(`${c.bold(k.padEnd(9))} ${v}\n`);
+    // The name, e-mail and plan come from the service: shown as data.
+    for (const [k, v] of rows) ctx.stdout.write(`${c.bold(k.padEnd(9))} ${printable(v)}\n`);
     return 0;
   } finally {
     await session.client.close();

@@ -124,6 +124,14 @@ describe('odd live domains in every output', () => {
     expect(sc.emu.websites(KEY).map((w) => w.domain).sort()).toEqual([ESC_DOMAIN, 'keep.example.com'].sort());
   });
 
+  it('account shows the name the service holds with its control characters escaped', async () => {
+    const sc = await oddAccount();
+    const r = await sc.cli(['account']);
+    expect(r.code).toBe(0);
+    expect(r.stdout).not.toMatch(RAW_CONTROL);
+    expect(r.stdout).toContain('Evil \\x1b[2J <b>|name|</b> <e`@x.example>');
+  });
+
   it('export writes valid YAML that reads back to the same domains, with nothing raw in it', async () => {
     const sc = await oddAccount();
     sc.emu.seed(KEY, [{ domain: 'pw\x1b[2j.example.com', privacy: 2, password: 'x', email: 0, exclude_bots: 1 }]);
