@@ -8,6 +8,7 @@
 import { Document, Scalar, visit, type YAMLMap, type YAMLSeq } from 'yaml';
 import { compileGlob, manageableTraits, type DomainTraits } from '../domain.js';
 import { neverMatchingReason } from '../exclude-ips.js';
+import { printable as shownAsData } from './escape.js';
 import { PRIVACY_NAMES, SERVICE_DEFAULTS, type Account, type LiveWebsite } from '../model.js';
 
 /** Where editors find the schema when sitesync is installed in the config repository. */
@@ -200,6 +201,6 @@ function leftAloneNote(alone: LeftAlone): string {
  * end the comment or drive the terminal that shows the file.
  */
 function printable(text: string, quote = true): string {
-  const escaped = text.replace(/[\u0000-\u001f\u007f-\u009f\u2028\u2029]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+  const escaped = shownAsData(text);
   return quote ? `"${escaped.replace(/"/g, '\\"')}"` : escaped;
 }

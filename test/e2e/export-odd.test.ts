@@ -74,7 +74,7 @@ describe('export → validate → plan is clean for an account holding odd domai
     expect(out).toMatch(/ignore:\n(?:.*\n)*? {2}- a b\.example\.com\n/);
     expect(out).toContain('# "a b.example.com" (id 1) is no host name a file entry can hold: left alone, never updated or deleted');
     // (The service lower-cases what it stores, escape sequences included.)
-    expect(out).toContain('# "a\\u001b[2j\\u001b[31mred.example.com" (id 6) is no host name');
+    expect(out).toContain('# "a\\x1b[2j\\x1b[31mred.example.com" (id 6) is no host name');
     expect(out).toContain('  - "a\\e[2j\\e[31mred.example.com"\n');
     // A "*" pattern would also match the listed shop.example.com: protected instead.
     expect(out).toMatch(/protect:\n(?:.*\n)*? {2}- "\*\.example\.com"\n/);

@@ -139,10 +139,12 @@ describe('odd live domains in every output', () => {
     expect(r.code, r.stderr).toBe(0);
     const text = await readFile(join(sc.dir, 'out.yaml'), 'utf8');
     expect(text).not.toMatch(RAW_CONTROL);
-    const doc = parse(text) as { websites: { domain: string; exclude_ips?: string[] }[] };
-    expect(doc.websites.map((w) => w.domain).sort()).toEqual([...ODD, 'keep.example.com', 'pw\x1b[2j.example.com'].sort());
+    const doc = parse(text) as { websites: { domain: string; exclude_ips?: string[] }[]; ignore?: string[]; protect?: string[] };
+    // Every live website reads back as stored: listed, or left alone under ignore/protect.
+    const named = [...doc.websites.map((w) => w.domain), ...(doc.ignore ?? []), ...(doc.protect ?? [])];
+    expect(named.sort()).toEqual([...ODD, 'keep.example.com', 'pw\x1b[2j.example.com'].sort());
     expect(doc.websites.find((w) => w.domain === 'keep.example.com')!.exclude_ips).toEqual(['10.0.0.1', '\x1b[31mevil|`x`']);
-    expect(text).toContain('#   - pw\\x1b[2j.example.com');
+    expect(text).toContain('# "pw\\x1b[2j.example.com" (id');
   });
 });
 

@@ -56,7 +56,7 @@ describe('passwords that are ordinary words or single characters', () => {
     const reference = await outputsWith('zz-Reference-Password-zz');
     for (const text of reference.outputs) expect(text).not.toContain('zz-Reference-Password-zz');
     expect(reference.outputs[0]).toContain('- delete s0.com (id 1)');
-    expect(reference.outputs[0]).toContain('privacy         public → private');
+    expect(reference.outputs[0]).toContain('~ update priv.example.com (id 3)  (line 9)\n    privacy   public → private');
     expect(reference.outputs[6]).toContain('Applied: 1 created, 2 updated, 1 deleted, 0 failed.');
     for (const password of ['delete', 'private', '1', 'ab']) {
       const { outputs, sent } = await outputsWith(password);
