@@ -16,6 +16,7 @@ import { ConfigError, SitesyncError } from '../errors.js';
 import { writeAtomic } from '../files.js';
 import type { Change, Config, Plan } from '../model.js';
 import { packageVersion } from '../paths.js';
+import { configProblems } from './plan-config.js';
 import { ruleProblems } from './plan-rules.js';
 import { schemaProblems } from './plan-schema.js';
 
@@ -31,6 +32,8 @@ export interface SavedPlan extends Plan {
     live_total: number;
     /** The `--target` patterns the plan was made with. */
     targets: string[];
+    /** Made with `--prune`: deletes are allowed even where the config file does not prune. */
+    prune?: boolean;
   };
 }
 
@@ -39,6 +42,8 @@ export interface SaveMeta {
   configSha256: string;
   liveTotal: number;
   targets?: string[];
+  /** `--prune`. */
+  prune?: boolean;
   now?: Date;
 }
 
@@ -64,6 +69,7 @@ export async function savePlan(file: string, plan: Plan, meta: SaveMeta): Promis
       config_sha256: meta.configSha256,
       live_total: meta.liveTotal,
       targets: meta.targets ?? [],
+      prune: meta.prune === true,
     },
   };
   await writeAtomic(file, `${JSON.stringify(saved, null, 2)}\n`);
@@ -132,6 +138,7 @@ function byChange(a: string, b: string): number {
 /**
  * The config file a saved plan was made from, re-read: it must be there and unchanged (same
  * SHA-256), and it is loaded with the normal loader, `${NAME}` taken from the environment now.
+ * Every change of the plan must be one that file asks for.
  */
 export async function loadPlanConfig(
   plan: SavedPlan,
@@ -157,7 +164,13 @@ export async function loadPlanConfig(
     refuse(`${shown}, which ${shownPlan} was made from, cannot be read: ${error.diagnostics[0]?.message ?? error.message}`);
   }
   if (read!.sha256 !== plan.saved.config_sha256) refuse(`${shown} changed since ${shownPlan} was made from it (its SHA-256 differs)`);
-  return { config: parseConfig(read!.text, file, { env }), shown };
+  const config = parseConfig(read!.text, file, { env });
+  // The file is unchanged, so every change must be one it asks for: nothing edited in.
+  const problems = configProblems(plan, config, shown);
+  if (problems.length) {
+    throw new ConfigError(problems.map((message) => ({ file: shownPlan, line: 0, col: 0, message, severity: 'error' as const })));
+  }
+  return { config, shown };
 }
 
 /**

@@ -22,7 +22,7 @@ export async function runPlan(args: PlanArgs, ctx: Context): Promise<number> {
   await session.client.close();
   ctx.stdout.write(render(plan, args.format, ctx));
   if (args.out) {
-    await savePlan(resolve(ctx.cwd, args.out), plan, { config, configSha256, liveTotal: live.length, targets: args.target });
+    await savePlan(resolve(ctx.cwd, args.out), plan, { config, configSha256, liveTotal: live.length, targets: args.target, prune: args.prune });
     ctx.stderr.write(`Saved the plan to ${args.out}; apply it with: sitesync apply ${args.out}\n`);
   }
   // After the output, so that the plan (whose warnings give the reason) is still shown.

@@ -2,6 +2,7 @@
 import { readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import { fingerprint } from '../../src/planner/values.js';
 import { KEY, scenario, writes, type Scenario } from '../helpers/scenario.js';
 
 let s: Scenario;
@@ -268,5 +269,61 @@ describe('apply PLANFILE computes safety and the website limit again', () => {
     const r = await s.cli(['apply', 'plan.json']);
     expect(r.stdout).toContain('Plan: 2 to create, 0 to update, 1 to delete');
     expect(r.code).toBe(0);
+  });
+});
+
+describe('apply PLANFILE does only what the config file it was made from asks for', () => {
+  it('a saved plan edited to delete a protected website is refused before any write, and the website stays', async () => {
+    s = await scenario();
+    s.emu.seed(KEY, [{ domain: 'a.example.com' }, { domain: 'keep.example.com' }, { domain: 'old.example.com' }]);
+    await s.write('version: 1\nprune: true\nprotect: ["keep.*.com"]\nwebsites:\n  - domain: a.example.com\n');
+    const made = await s.cli(['plan', '--out', 'plan.json']);
+    expect(made.stdout).toContain('Plan: 0 to create, 0 to update, 1 to delete');
+    const plan = await readPlan();
+    const keep = s.emu.websites(KEY).find((w) => w.domain === 'keep.example.com')!;
+    const before = { ...plan.changes[0].before, domain: 'keep.example.com' };
+    plan.changes.push({ ...plan.changes[0], domain: 'keep.example.com', id: keep.id, before, seen: fingerprint(before) });
+    await writePlan(plan);
+    s.emu.resetStats();
+    const r = await s.cli(['apply', 'plan.json']);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain('plan.json: changes[1]: deletes keep.example.com, but sitesync.yaml protects it ("keep.*.com")');
+    expect(writes(s.emu)).toEqual([]);
+    expect(s.emu.websites(KEY).map((w) => w.domain)).toContain('keep.example.com');
+  });
+
+  it('a saved plan edited to create a website the file does not list and to exclude every visitor is refused before any write, each change named', async () => {
+    s = await scenario();
+    s.emu.seed(KEY, [{ domain: 'b.example.com', privacy: 0, email: 0, exclude_bots: 1 }]);
+    await s.write('version: 1\nwebsites:\n  - domain: b.example.com\n    email: true\n  - domain: c.example.com\n');
+    await s.cli(['plan', '--out', 'plan.json']);
+    const plan = await readPlan();
+    expect(plan.changes.map((c: { action: string; domain: string }) => `${c.action} ${c.domain}`)).toEqual(['create c.example.com', 'update b.example.com']);
+    plan.changes[0].domain = 'unlisted.example.com';
+    plan.changes[0].after.domain = 'unlisted.example.com';
+    const update = plan.changes[1];
+    update.after.exclude_ips = ['0.0.0.0/0'];
+    update.fields.push('exclude_ips');
+    update.details.push({ field: 'exclude_ips', before: update.before.exclude_ips ?? null, after: ['0.0.0.0/0'] });
+    await writePlan(plan);
+    s.emu.resetStats();
+    const r = await s.cli(['apply', 'plan.json']);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain('2 problems found; nothing was changed on the service.');
+    expect(r.stderr).toContain('plan.json: changes[0]: creates unlisted.example.com, but sitesync.yaml does not list it');
+    expect(r.stderr).toContain('plan.json: changes[1].after.exclude_ips: sends 0.0.0.0/0, but sitesync.yaml sets (none) for b.example.com');
+    expect(writes(s.emu)).toEqual([]);
+  });
+
+  it('a plan saved with --prune deletes on apply though the file itself does not prune', async () => {
+    s = await scenario();
+    s.emu.seed(KEY, [{ domain: 'a.example.com' }, { domain: 'old.example.com' }]);
+    await s.write('version: 1\nwebsites:\n  - domain: a.example.com\n');
+    await s.cli(['plan', '--prune', '--out', 'plan.json']);
+    expect((await readPlan()).saved.prune).toBe(true);
+    const r = await s.cli(['apply', 'plan.json']);
+    expect(r.stdout).toContain('Applied: 0 created, 0 updated, 1 deleted, 0 failed.');
+    expect(r.code).toBe(0);
+    expect(s.emu.websites(KEY).map((w) => w.domain)).toEqual(['a.example.com']);
   });
 });

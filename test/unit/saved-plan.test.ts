@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { configProblems } from '../../src/apply/plan-config.js';
 import { ruleProblems } from '../../src/apply/plan-rules.js';
 import { schemaProblems } from '../../src/apply/plan-schema.js';
 import { assertSameAccount, recheckPlan } from '../../src/apply/recheck.js';
@@ -31,11 +32,11 @@ const live: LiveWebsite[] = [
   { id: 4, domain: 'a.staging.example.com', privacy: 0, email: 0, exclude_bots: 1, exclude_ips: [], password: false },
 ];
 
-function saved(): SavedPlan {
-  const plan = planChanges({ config, live, account, baseUrl: 'https://analytics.example.com' });
+function saved(from = config, prune = false): SavedPlan {
+  const plan = planChanges({ config: from, live, account, baseUrl: 'https://analytics.example.com', options: { prune } });
   const out = {
     ...plan,
-    saved: { created_at: '2026-01-01T00:00:00.000Z', sitesync_version: '0.1.0', config_file: 'sitesync.yaml', config_sha256: 'a'.repeat(64), live_total: 4, targets: [] },
+    saved: { created_at: '2026-01-01T00:00:00.000Z', sitesync_version: '0.1.0', config_file: 'sitesync.yaml', config_sha256: 'a'.repeat(64), live_total: 4, targets: [], prune },
   };
   return JSON.parse(JSON.stringify(out)) as SavedPlan;
 }
@@ -99,5 +100,46 @@ describe('what a saved plan says of itself is computed again', () => {
     );
     plan.account!.id = null;
     expect(() => assertSameAccount(plan, { ...account, id: null, email: 'other@example.com' }, 'plan.json')).toThrow(/the key belongs to Jane <other@example.com>;/);
+  });
+});
+
+describe('a saved plan does only what the config file it was made from asks for', () => {
+  const unpruned = parseConfig(yaml
+      .replace('prune: true\n', '')
+      .replace('  exclude_params: [utm_source]\n', '  email: false\n')
+      .replace('  - domain: same.example.com\n', '  - domain: same.example.com\n    exclude_params: [utm_source]\n'), '/repo/sitesync.yaml', { env: { PW: 'pw-VALUE-1' } });
+
+  it('what plan --out writes follows its file, --prune included', () => {
+    expect(configProblems(saved(), config, 'sitesync.yaml')).toEqual([]);
+    const pruned = saved(unpruned, true);
+    expect(pruned.changes.map((c) => c.action)).toEqual(['create', 'update', 'delete']);
+    expect(configProblems(pruned, unpruned, 'sitesync.yaml')).toEqual([]);
+    pruned.saved.prune = false;
+    expect(configProblems(pruned, unpruned, 'sitesync.yaml')).toEqual([
+      'changes[2]: deletes old.example.com, but neither sitesync.yaml (prune: true) nor the plan (--prune) prunes',
+    ]);
+  });
+
+  it('deletes of a listed, ignored or untargeted website, an update of one not listed, another value and an unread field the file does not set are each named', () => {
+    const plan = saved(unpruned, true);
+    const remove = plan.changes[2]!;
+    plan.changes.push({ ...remove, domain: 'same.example.com', id: 2 }, { ...remove, domain: 'a.staging.example.com', id: 4 });
+    plan.changes.push({ ...plan.changes[1]!, domain: 'elsewhere.example.com', id: 9 });
+    const update = plan.changes[1]!;
+    update.after = { ...update.after!, privacy: 1, favorite: true };
+    // live example.com does not show exclude_params, and this file does not set it
+    update.fields.push('exclude_params');
+    expect(configProblems(plan, unpruned, 'sitesync.yaml')).toEqual([
+      'changes[1].after.privacy: sends private, but sitesync.yaml sets password for example.com',
+      'changes[1].after.favorite: sends true, but sitesync.yaml does not set favorite for example.com',
+      'changes[1].fields: sends exclude_params, which the service does not show and sitesync.yaml does not set for example.com',
+      'changes[3]: deletes same.example.com, but sitesync.yaml lists it',
+      'changes[4]: deletes a.staging.example.com, but sitesync.yaml ignores it ("*.staging.example.com")',
+      'changes[5]: updates elsewhere.example.com, but sitesync.yaml does not list it',
+    ]);
+    plan.saved.targets = ['example.com'];
+    expect(configProblems(plan, unpruned, 'sitesync.yaml')).toContain(
+      'changes[0]: creates new.example.com, but no --target of the plan (example.com) matches it',
+    );
   });
 });
