@@ -19,6 +19,7 @@
  *
  * Its time and its one timer come from `PacerClock`, so tests drive it with a fake clock.
  */
+import { setTimeout as sleep } from 'node:timers/promises';
 
 export interface PacerClock {
   now(): number;
@@ -27,19 +28,7 @@ export interface PacerClock {
 
 export const realClock: PacerClock = {
   now: () => Date.now(),
-  sleep: (ms, signal) =>
-    new Promise((resolve, reject) => {
-      if (signal?.aborted) return reject(signal.reason);
-      const timer = setTimeout(() => {
-        signal?.removeEventListener('abort', onAbort);
-        resolve();
-      }, ms);
-      const onAbort = () => {
-        clearTimeout(timer);
-        reject(signal?.reason);
-      };
-      signal?.addEventListener('abort', onAbort, { once: true });
-    }),
+  sleep: (ms, signal) => sleep(ms, undefined, { signal }),
 };
 
 /** Requests sent before any answer says what the limits are: enough for the account and page 1. */

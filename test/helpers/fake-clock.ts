@@ -8,7 +8,7 @@ import type { PacerClock } from '../../src/service/pacer.js';
 interface Sleeper {
   at: number;
   order: number;
-  wake: () => void;
+  wake: (value: void) => void;
 }
 
 export class FakeClock implements PacerClock {
@@ -25,22 +25,12 @@ export class FakeClock implements PacerClock {
   }
 
   sleep(ms: number, signal?: AbortSignal): Promise<void> {
+    if (signal?.aborted) return Promise.reject(signal.reason);
     return new Promise((resolve, reject) => {
-      if (signal?.aborted) return reject(signal.reason);
-      const sleeper: Sleeper = {
-        at: this.time + Math.max(0, ms),
-        order: this.order++,
-        wake: () => {
-          signal?.removeEventListener('abort', onAbort);
-          resolve();
-        },
-      };
-      const onAbort = () => {
-        this.sleepers = this.sleepers.filter((s) => s !== sleeper);
-        reject(signal?.reason);
-      };
-      signal?.addEventListener('abort', onAbort, { once: true });
+      const sleeper = { at: this.time + Math.max(0, ms), order: this.order++, wake: resolve };
       this.sleepers.push(sleeper);
+      // A timer called off never fires (the pacer replaces its timer with an earlier one).
+      signal?.addEventListener('abort', () => ((this.sleepers = this.sleepers.filter((s) => s !== sleeper)), reject(signal.reason)), { once: true });
     });
   }
 

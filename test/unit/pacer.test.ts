@@ -149,50 +149,33 @@ describe('the pacer, on a fake clock', () => {
     expect(elapsed).toBeLessThan(70_000 + 8 * 1_200);
   });
 
-  it('a window that grows mid-run costs one more 429, which teaches the new length', async () => {
+  /** A throttle of `start` that takes the settings of `change` at its `atHit`th request. */
+  function driveChanging(start: { limit: number; windowMs: number }, { atHit, ...change }: { atHit: number; limit?: number; windowMs?: number }, load: { callers: number; total: number }) {
     const clock = new FakeClock();
-    const service = new ChangingThrottle(5, 10_000);
-    const { hits } = await drive(clock, new Pacer(clock), (now) => service.hit(now), {
-      callers: 3,
-      total: 60,
-      // Once three windows are known, the service's windows become twice as long.
-      onHit: (seen) => {
-        if (seen.length === 16) service.windowMs = 20_000;
-      },
-    });
+    const service = new ChangingThrottle(start.limit, start.windowMs);
+    const onHit = (seen: Hit[]) => seen.length === atHit && Object.assign(service, change);
+    return drive(clock, new Pacer(clock), (now) => service.hit(now), { ...load, onHit });
+  }
+
+  it('a window that grows mid-run costs one more 429, which teaches the new length', async () => {
+    // Once three windows are known, the service's windows become twice as long.
+    const { hits } = await driveChanging({ limit: 5, windowMs: 10_000 }, { atHit: 16, windowMs: 20_000 }, { callers: 3, total: 60 });
     expect(throttled(hits)).toBe(2);
-    const late = gaps(openings(hits)).slice(-4);
-    for (const gap of late) {
+    for (const gap of gaps(openings(hits)).slice(-4)) {
       expect(gap).toBeGreaterThanOrEqual(20_000);
       expect(gap).toBeLessThanOrEqual(20_000 + 1_000 + 200);
     }
   });
 
-  it('a lower limit is obeyed from the answer that says it, with no 429', async () => {
-    const clock = new FakeClock();
-    const service = new ChangingThrottle(10, 10_000);
-    const { hits } = await drive(clock, new Pacer(clock), (now) => service.hit(now), {
-      callers: 10,
-      total: 60,
-      // While the pacer waits for the second window's end, the service halves its limit.
-      onHit: (seen) => {
-        if (seen.length === 21) service.limit = 4;
-      },
-    });
-    expect(throttled(hits)).toBe(1); // the one that taught the window
+  it('a lower limit is obeyed from the answer that says it: no 429 but the one that taught the window', async () => {
+    // While the pacer waits for the second window's end, the service lowers its limit.
+    const { hits } = await driveChanging({ limit: 10, windowMs: 10_000 }, { atHit: 21, limit: 4 }, { callers: 10, total: 60 });
+    expect(throttled(hits)).toBe(1);
     expect(hits.filter((h) => h.headers['x-ratelimit-limit'] === '4').length).toBeGreaterThan(30);
   });
 
   it('a higher limit is used from the next window', async () => {
-    const clock = new FakeClock();
-    const service = new ChangingThrottle(3, 10_000);
-    const { hits, elapsed } = await drive(clock, new Pacer(clock), (now) => service.hit(now), {
-      callers: 10,
-      total: 6 + 60,
-      onHit: (seen) => {
-        if (seen.length === 7) service.limit = 6;
-      },
-    });
+    const { hits, elapsed } = await driveChanging({ limit: 3, windowMs: 10_000 }, { atHit: 7, limit: 6 }, { callers: 10, total: 6 + 60 });
     expect(throttled(hits)).toBe(1);
     // 6 at 3 a window, then 60 at 6 a window: the twelfth window opens after 11 windows.
     expect(elapsed).toBeLessThan(11 * (10_000 + 1_200));
