@@ -49,8 +49,8 @@ export interface CiService {
 }
 
 /** The API's root from its variable, by the rule every address a secret goes to follows. */
-export function apiRoot(raw: string, service: Pick<CiService, 'addressVariable' | 'example'>): URL {
-  return checkedAddress(raw, service.addressVariable, { secret: 'the token', example: service.example });
+export function apiRoot(raw: string, service: Pick<CiService, 'addressVariable' | 'tokenVariable' | 'example'>): URL {
+  return checkedAddress(raw, service.addressVariable, { secret: 'the token', secretFrom: service.tokenVariable, example: service.example });
 }
 
 /** `base` + `path` (which starts with `/`), keeping the base's path prefix (GitHub Enterprise's /api/v3). */

@@ -20,6 +20,14 @@ export interface Connection {
   apiKey: string;
 }
 
+/** The address rule for the service's base URL, wherever it is written. */
+export const BASE_URL_RULE: AddressRule = {
+  secret: 'the API key',
+  secretFrom: 'SITESYNC_API_KEY or --api-key-file',
+  example: 'https://analytics.example.com',
+  insecureHint: 'pass --insecure-http if you must',
+};
+
 export function resolveBaseUrl(flags: ConnectionFlags, env: Env, fromFile?: string): string {
   const [raw, source] =
     flags.baseUrl !== undefined
@@ -32,12 +40,7 @@ export function resolveBaseUrl(flags: ConnectionFlags, env: Env, fromFile?: stri
   if (raw === undefined || raw.trim() === '') {
     throw new SitesyncError('no base URL: pass --base-url URL, set SITESYNC_BASE_URL, or write api.base_url in the file');
   }
-  const url = checkedAddress(raw, source, {
-    secret: 'the API key',
-    example: 'https://analytics.example.com',
-    insecureHttp: flags.insecureHttp,
-    insecureHint: 'pass --insecure-http if you must',
-  });
+  const url = checkedAddress(raw, source, { ...BASE_URL_RULE, insecureHttp: flags.insecureHttp });
   const path = url.pathname.replace(/\/+$/, '').replace(/\/api\/v1$/, '');
   return `${url.origin}${path}`;
 }
@@ -48,8 +51,9 @@ export function resolveBaseUrl(flags: ConnectionFlags, env: Env, fromFile?: stri
  * when the user says so; a plain address, with no credentials, query or fragment in it.
  */
 export interface AddressRule {
-  /** What is sent there, for the message: "the API key", "the token". */
+  /** What is sent there, and where it comes from, for the messages: "the API key", "SITESYNC_API_KEY". */
   secret: string;
+  secretFrom: string;
   /** The address written right, for the message. */
   example: string;
   /** Plain http:// to another machine is allowed (--insecure-http). */
@@ -67,7 +71,7 @@ export function addressProblem(text: string, rule: AddressRule): string | undefi
     return `"${text}" is not a URL (write it like ${rule.example})`;
   }
   if (url.protocol !== 'https:' && url.protocol !== 'http:') return `must start with https:// (not ${url.protocol})`;
-  if (url.username || url.password) return 'must not hold credentials (user:password@)';
+  if (url.username || url.password) return `must not hold credentials (user:password@): ${rule.secret} comes from ${rule.secretFrom}`;
   const extras = [url.search && 'a query (?…)', url.hash && 'a fragment (#…)'].filter(Boolean);
   if (extras.length) return `must be a plain address, without ${extras.join(' or ')}`;
   if (url.protocol === 'http:' && !isLoopback(url.hostname) && !rule.insecureHttp) {

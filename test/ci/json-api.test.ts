@@ -1,8 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { apiRoot, JsonApi, nextLink, type CiService } from '../../src/ci/http.js';
+import { parseConfig } from '../../src/config/parse.js';
 import { resolveBaseUrl } from '../../src/service/connection.js';
 
-const GITHUB = { addressVariable: 'GITHUB_API_URL', example: 'https://api.github.com' };
+const GITHUB = { addressVariable: 'GITHUB_API_URL', tokenVariable: 'GITHUB_TOKEN', example: 'https://api.github.com' };
 
 /** The same address, checked as the service's base URL and as a CI API's root: one verdict. */
 function verdicts(address: string): { service: string; ci: string } {
@@ -39,6 +40,27 @@ describe('one rule for every address a secret is sent to: the base URL and the C
     }
     expect(ci).toContain(`GITHUB_API_URL: ${expected}`);
     expect(service).toContain(`--base-url: ${expected.replace('the token', 'the API key')}`);
+    if (expected.includes('credentials')) {
+      expect(ci).toContain('the token comes from GITHUB_TOKEN');
+      expect(service).toContain('the API key comes from SITESYNC_API_KEY or --api-key-file');
+    }
+  });
+
+  it('api.base_url in the file is held to the same rule, with its line and column', () => {
+    const problems = (address: string) => {
+      try {
+        parseConfig(`version: 1\napi:\n  base_url: ${address}\nwebsites: []\n`, 'x.yaml', { env: {} });
+        return 'ok';
+      } catch (error) {
+        return (error as Error).message;
+      }
+    };
+    expect(problems('https://me:pw@analytics.example.com')).toBe(
+      'x.yaml:3:13: api.base_url must not hold credentials (user:password@): the API key comes from SITESYNC_API_KEY or --api-key-file',
+    );
+    expect(problems('https://analytics.example.com/?team=1')).toBe('x.yaml:3:13: api.base_url must be a plain address, without a query (?…)');
+    // Plain http:// waits for the connection, where --insecure-http is known.
+    expect(problems('http://analytics.example.com')).toBe('ok');
   });
 
   it('a credential in the address is never repeated in the message', () => {
