@@ -53,14 +53,6 @@ export function apiRoot(raw: string, service: Pick<CiService, 'addressVariable' 
   return checkedAddress(raw, service.addressVariable, { secret: 'the token', secretFrom: service.tokenVariable, example: service.example });
 }
 
-/** `base` + `path` (which starts with `/`), keeping the base's path prefix (GitHub Enterprise's /api/v3). */
-export function apiUrl(base: URL, path: string, query: Record<string, string> = {}): URL {
-  const url = new URL(base.href);
-  url.pathname = `${base.pathname.replace(/\/+$/, '')}${path}`;
-  for (const [k, v] of Object.entries(query)) url.searchParams.set(k, v);
-  return url;
-}
-
 /** One API, one token, one thing acted on (`where`: "pull request #7 of octo/config"). */
 export class JsonApi {
   constructor(
@@ -71,8 +63,12 @@ export class JsonApi {
     private readonly options: HttpOptions = {},
   ) {}
 
-  url(path: string, query?: Record<string, string>): URL {
-    return apiUrl(this.root, path, query);
+  /** The root + `path` (which starts with `/`), keeping the root's path prefix (GitHub Enterprise's /api/v3). */
+  url(path: string, query: Record<string, string> = {}): URL {
+    const url = new URL(this.root.href);
+    url.pathname = `${this.root.pathname.replace(/\/+$/, '')}${path}`;
+    for (const [k, v] of Object.entries(query)) url.searchParams.set(k, v);
+    return url;
   }
 
   /** A request whose answer must be a success (or a status in `allowed`); else an error that says `action` `where`. */
