@@ -71,8 +71,3 @@ export type StopSignal = keyof typeof STOP_SIGNALS;
 export function interruptedExitCode(signal: AbortSignal): number {
   return signal.reason === 'SIGTERM' ? STOP_SIGNALS.SIGTERM : STOP_SIGNALS.SIGINT;
 }
-
-/** Not built yet. */
-export class NotImplementedError extends SitesyncError {
-  override name = 'NotImplementedError';
-}

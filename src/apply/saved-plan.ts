@@ -7,7 +7,7 @@
 import { existsSync } from 'node:fs';
 import { dirname, relative, resolve, sep } from 'node:path';
 import type { Env } from '../config/interpolate.js';
-import { hasReference } from '../config/interpolate.js';
+import { interpolate } from '../config/interpolate.js';
 import { readConfigText } from '../config/load.js';
 import { parseConfig } from '../config/parse.js';
 import { readTextFile } from '../config/read.js';
@@ -51,7 +51,7 @@ export async function savePlan(file: string, plan: Plan, meta: SaveMeta): Promis
   const sites = new Map(meta.config.websites.map((w) => [w.domain, w]));
   const literal = plan.changes.filter((c) => {
     const password = sites.get(c.domain)?.password;
-    return c.fields.includes('password') && password !== undefined && !hasReference(password.template);
+    return c.fields.includes('password') && password !== undefined && !interpolate(password.template, {}).referenced;
   });
   if (literal.length) {
     const error = new SitesyncError(

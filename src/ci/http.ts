@@ -1,13 +1,16 @@
 /**
- * JSON over HTTP for the CI helpers (GitHub and GitLab APIs): one request, no retries, no
- * redirects, and a pagination helper that never leaves the API's origin, so the token is never
- * sent to another host.
+ * The JSON APIs of GitHub and GitLab, as the CI helpers use them: one request, no retries, no
+ * redirects; an error answer read the same way for both, with each one's own advice; lists read
+ * page by page without ever leaving the API's origin, so the token is never sent to another host.
  */
+import LinkHeader from 'http-link-header';
 import { request } from 'undici';
 import { SitesyncError } from '../errors.js';
 import { SecretValues } from '../secrets.js';
-import { isLoopback } from '../service/connection.js';
+import { serviceMessage } from '../service/errors.js';
+import { checkedAddress } from '../service/connection.js';
 import { classifyTransportError } from '../service/transport.js';
+import type { CommentThread, ThreadComment } from './upsert.js';
 
 export interface Answer {
   status: number;
@@ -16,16 +19,9 @@ export interface Answer {
   body: unknown;
 }
 
-export interface JsonRequest {
-  method: 'GET' | 'POST' | 'PATCH' | 'PUT';
-  url: URL;
-  headers: Record<string, string>;
-  json?: unknown;
-}
+export type Method = 'GET' | 'POST' | 'PATCH' | 'PUT';
 
 export interface HttpOptions {
-  /** "GitHub", "GitLab": names the service in messages. */
-  service: string;
   signal?: AbortSignal;
   /** One line per request (`--verbose`); never the token or a body. */
   log?: (line: string) => void;
@@ -34,124 +30,225 @@ export interface HttpOptions {
   secrets?: SecretValues;
 }
 
-export async function sendJson(req: JsonRequest, options: HttpOptions): Promise<Answer> {
-  const timeout = options.timeoutMs ?? 30_000;
-  const headers = { ...req.headers };
-  if (req.json !== undefined) headers['content-type'] = 'application/json';
-  let status: number;
-  let responseHeaders: Answer['headers'];
-  let text: string;
-  try {
-    const res = await request(req.url, {
-      method: req.method,
-      headers,
-      body: req.json === undefined ? undefined : JSON.stringify(req.json),
-      signal: options.signal,
-      headersTimeout: timeout,
-      bodyTimeout: timeout,
-    });
-    status = res.statusCode;
-    responseHeaders = res.headers;
-    text = await res.body.text();
-  } catch (error) {
-    throw transportError(error, req.url, options.service, options.secrets ?? new SecretValues());
+/** What GitHub and GitLab differ in: their names, and what to tell the user when they refuse. */
+export interface CiService {
+  /** "GitHub", "GitLab". */
+  name: string;
+  /** The variables that hold the API's address and the token. */
+  addressVariable: string;
+  tokenVariable: string;
+  /** The public API's address. */
+  example: string;
+  /** Follows "did not accept TOKEN (401: …): ". */
+  unauthorized: (api: URL) => string;
+  /** Follow "the token cannot ACTION (403: …): ". */
+  cannotWrite: string;
+  cannotRead: string;
+  /** Follows "… has no THING, or the token cannot see it (404: …): ". */
+  notFound: string;
+}
+
+/** The API's root from its variable, by the rule every address a secret goes to follows. */
+export function apiRoot(raw: string, service: Pick<CiService, 'addressVariable' | 'tokenVariable' | 'example'>): URL {
+  return checkedAddress(raw, service.addressVariable, { secret: 'the token', secretFrom: service.tokenVariable, example: service.example });
+}
+
+/** One API, one token, one thing acted on (`where`: "pull request #7 of octo/config"). */
+export class JsonApi {
+  constructor(
+    readonly root: URL,
+    readonly service: CiService,
+    private readonly headers: Record<string, string>,
+    private readonly where: string,
+    private readonly options: HttpOptions = {},
+  ) {}
+
+  /** The root + `path` (which starts with `/`), keeping the root's path prefix (GitHub Enterprise's /api/v3). */
+  url(path: string, query: Record<string, string> = {}): URL {
+    const url = new URL(this.root.href);
+    url.pathname = `${this.root.pathname.replace(/\/+$/, '')}${path}`;
+    for (const [k, v] of Object.entries(query)) url.searchParams.set(k, v);
+    return url;
   }
-  options.log?.(`${options.service}: ${req.method} ${req.url.pathname}${req.url.search} → ${status}`);
-  let body: unknown = undefined;
-  if (text.trim() !== '') {
-    try {
-      body = JSON.parse(text);
-    } catch {
-      body = text;
+
+  /** A request whose answer must be a success (or a status in `allowed`); else an error that says `action` `where`. */
+  async call(method: Method, url: URL, action: string, { json, allowed = [] }: { json?: unknown; allowed?: number[] } = {}): Promise<Answer> {
+    const answer = await this.send(method, url, json);
+    if ((answer.status >= 200 && answer.status < 300) || allowed.includes(answer.status)) return answer;
+    throw this.failure(answer, action, method !== 'GET');
+  }
+
+  /**
+   * Every item of a list, page by page: `next` says where the next page is (by default the
+   * `Link` header). Bounded, so a server that links in a circle cannot keep it going.
+   */
+  async list(first: URL, action: string, next: (answer: Answer) => URL | undefined = (a) => this.linkedNext(a), maxPages = 200): Promise<unknown[]> {
+    const what = `${action} ${this.where}`;
+    const items: unknown[] = [];
+    let url: URL | undefined = first;
+    for (let page = 1; url; page++) {
+      if (page > maxPages) throw new SitesyncError(`${this.service.name} sent more than ${maxPages} pages to ${what}; stopped listing`);
+      const answer = await this.call('GET', url, action);
+      if (!Array.isArray(answer.body)) throw new SitesyncError(`${this.service.name} did not answer with a list to ${what}`);
+      items.push(...answer.body);
+      url = next(answer);
     }
+    return items;
   }
-  // An error answer only ever becomes a message; it may echo what it was sent.
-  if ((status < 200 || status >= 300) && options.secrets) body = options.secrets.cleanDeep(body);
-  return { status, headers: responseHeaders, body };
+
+  /**
+   * The `Link` header's next page, if the API may be followed there with the token: on its own
+   * origin. Anything else is an error rather than the end of the list, because stopping early
+   * would miss the plan comment on a later page and post a second one.
+   */
+  linkedNext(answer: Answer): URL | undefined {
+    const next = nextLink(answer.headers.link, this.service.name);
+    if (next === undefined) return undefined;
+    const { name, addressVariable } = this.service;
+    let url: URL;
+    try {
+      url = new URL(next, this.root);
+    } catch {
+      throw new SitesyncError(`${name} sent a next-page link that is not a URL; stopped listing`);
+    }
+    if (url.origin !== this.root.origin) {
+      throw new SitesyncError(
+        `${name} sent a next-page link to another host (${url.host}); the token is only sent to ${this.root.host}, so listing stopped. Is ${addressVariable} the API's public address?`,
+      );
+    }
+    return url;
+  }
+
+  /** One request, whatever it answers; a network failure is an error that says what happened. */
+  async send(method: Method, url: URL, json?: unknown): Promise<Answer> {
+    const { name } = this.service;
+    const timeout = this.options.timeoutMs ?? 30_000;
+    const headers = { ...this.headers };
+    if (json !== undefined) headers['content-type'] = 'application/json';
+    let status: number;
+    let responseHeaders: Answer['headers'];
+    let text: string;
+    try {
+      const res = await request(url, {
+        method,
+        headers,
+        body: json === undefined ? undefined : JSON.stringify(json),
+        signal: this.options.signal,
+        headersTimeout: timeout,
+        bodyTimeout: timeout,
+      });
+      status = res.statusCode;
+      responseHeaders = res.headers;
+      text = await res.body.text();
+    } catch (error) {
+      throw transportError(error, url, name, this.options.secrets ?? new SecretValues());
+    }
+    this.options.log?.(`${name}: ${method} ${url.pathname}${url.search} → ${status}`);
+    let body: unknown = undefined;
+    if (text.trim() !== '') {
+      try {
+        body = JSON.parse(text);
+      } catch {
+        body = text;
+      }
+    }
+    // An error answer only ever becomes a message; it may echo what it was sent.
+    if ((status < 200 || status >= 300) && this.options.secrets) body = this.options.secrets.cleanDeep(body);
+    return { status, headers: responseHeaders, body };
+  }
+
+  /** An error answer as a message: what was refused, the service's own words, and what to do. */
+  failure(answer: Answer, action: string, writing: boolean): SitesyncError {
+    const { name, tokenVariable, addressVariable, example } = this.service;
+    const what = `${action} ${this.where}`;
+    const { status } = answer;
+    // GitLab says why in `message`, or in `error` (OAuth-style answers such as insufficient_scope).
+    const said = serviceMessage(answer.body) ?? serviceMessage({ message: (answer.body as { error?: unknown } | undefined)?.error });
+    const detail = `${status}${said ? `: ${said}` : ''}`;
+    const rateLimited =
+      status === 429 || (status === 403 && (header(answer.headers, 'x-ratelimit-remaining') === '0' || /rate limit/i.test(said ?? '')));
+    if (status === 401) return new SitesyncError(`${name} did not accept ${tokenVariable} (${detail}): ${this.service.unauthorized(this.root)}`);
+    if (rateLimited) return new SitesyncError(`${name}'s API rate limit is used up (${detail}); try again later`);
+    if (status === 403) {
+      return new SitesyncError(`the token cannot ${what} (${detail}): ${writing ? this.service.cannotWrite : this.service.cannotRead}`);
+    }
+    if (status === 404) return new SitesyncError(`${name} has no ${this.where}, or the token cannot see it (${detail}): ${this.service.notFound}`);
+    if (status === 400 || status === 422) return new SitesyncError(`${name} refused to ${what} (${detail})`);
+    if (status >= 300 && status < 400) {
+      return new SitesyncError(`${name} answered with a redirect (${status}): ${addressVariable} should be the API's address, e.g. ${example}`);
+    }
+    return new SitesyncError(`${name} could not ${what} (${detail})`);
+  }
 }
 
-/**
- * The API root from an environment variable: https, or http only to this machine (the tests'
- * fakes), without credentials, query or fragment.
- */
-export function apiRoot(raw: string, variable: string): URL {
-  let url: URL;
+/** Where a provider keeps a thread's comments, and how it writes one: all that GitHub and GitLab differ in. */
+export interface CommentRoutes<Wire> {
+  /** The first page of the comments; the next page after each answer (the `Link` header when not said). */
+  list: URL;
+  nextPage?: (answer: Answer) => URL | undefined;
+  create: [Method, URL];
+  update: (id: number) => [Method, URL];
+  /** "comment", "note": in messages. */
+  noun: string;
+  /** A comment as the provider sends it (its id checked). */
+  read: (wire: Wire) => ThreadComment;
+  /** Entries of the list that are no one's comment (GitLab's system notes). */
+  skip?: (wire: Wire) => boolean;
+  /** The login the token writes as, when the provider can say. */
+  whoAmI?: () => Promise<string | undefined>;
+}
+
+/** The comments of one pull/merge request over its provider's JSON API. */
+export class ApiThread<Wire extends { id: number }> implements CommentThread {
+  readonly service: string;
+
+  constructor(
+    private readonly api: JsonApi,
+    private readonly routes: CommentRoutes<Wire>,
+    readonly maxBody: number,
+    readonly runUrl?: string,
+  ) {
+    this.service = api.service.name;
+  }
+
+  async whoAmI(): Promise<string | undefined> {
+    return this.routes.whoAmI?.();
+  }
+
+  async list(): Promise<ThreadComment[]> {
+    const items = (await this.api.list(this.routes.list, `read the ${this.routes.noun}s of`, this.routes.nextPage)) as Wire[];
+    return items.filter((wire) => !this.routes.skip?.(wire)).map((wire) => this.comment(wire));
+  }
+
+  async create(body: string): Promise<ThreadComment> {
+    const [method, url] = this.routes.create;
+    const answer = await this.api.call(method, url, `write a ${this.routes.noun} on`, { json: { body } });
+    return this.comment(answer.body);
+  }
+
+  async update(id: number, body: string): Promise<ThreadComment | undefined> {
+    const [method, url] = this.routes.update(id);
+    const answer = await this.api.call(method, url, `update a ${this.routes.noun} on`, { json: { body }, allowed: [404] });
+    return answer.status === 404 ? undefined : this.comment(answer.body);
+  }
+
+  private comment(wire: unknown): ThreadComment {
+    if (typeof (wire as { id?: unknown } | null | undefined)?.id !== 'number') {
+      throw new SitesyncError(`${this.service} answered with a ${this.routes.noun} that has no id`);
+    }
+    return this.routes.read(wire as Wire);
+  }
+}
+
+/** The `rel="next"` URL of a `Link` header (RFC 8288), if any; a header that cannot be read is an error. */
+export function nextLink(header: string | string[] | undefined, service = 'the API'): string | undefined {
+  const value = Array.isArray(header) ? header.join(', ') : header;
+  if (!value?.trim()) return undefined;
   try {
-    url = new URL(raw.trim());
+    return LinkHeader.parse(value).rel('next')[0]?.uri;
   } catch {
-    throw new SitesyncError(`${variable}: "${raw}" is not a URL`);
+    throw new SitesyncError(`${service} sent a Link header that cannot be read; stopped listing rather than miss a page`);
   }
-  if (url.protocol !== 'https:' && !(url.protocol === 'http:' && isLoopback(url.hostname))) {
-    throw new SitesyncError(`${variable}: ${url.origin} is not https://; the token is only sent over https`);
-  }
-  if (url.username || url.password || url.search || url.hash) {
-    throw new SitesyncError(`${variable}: the API address must be a plain URL, without credentials, query or fragment`);
-  }
-  return url;
-}
-
-/** `base` + `path` (which starts with `/`), keeping the base's path prefix (GitHub Enterprise's /api/v3). */
-export function apiUrl(base: URL, path: string, query: Record<string, string> = {}): URL {
-  const url = new URL(base.href);
-  url.pathname = `${base.pathname.replace(/\/+$/, '')}${path}`;
-  for (const [k, v] of Object.entries(query)) url.searchParams.set(k, v);
-  return url;
-}
-
-/** The `rel="next"` URL of a `Link` header, if any. */
-export function nextLink(header: string | string[] | undefined): string | undefined {
-  const value = Array.isArray(header) ? header.join(',') : header;
-  if (!value) return undefined;
-  for (const part of value.split(/,(?=\s*<)/)) {
-    const match = /^\s*<([^>]*)>(.*)$/.exec(part);
-    if (!match) continue;
-    const rel = match[2]!.split(';').map((p) => /^\s*rel\s*=\s*"?([^"]*)"?\s*$/i.exec(p)?.[1]).find((r) => r !== undefined);
-    if (rel?.toLowerCase().split(/\s+/).includes('next')) return match[1];
-  }
-  return undefined;
-}
-
-/**
- * A next-page URL that the client may follow with its token: on the API's own origin. Anything
- * else is an error rather than the end of the list, because stopping early would miss the plan
- * comment on a later page and post a second one.
- */
-export function pinnedNext(next: string, base: URL, service: string, variable: string): URL {
-  let url: URL;
-  try {
-    url = new URL(next, base);
-  } catch {
-    throw new SitesyncError(`${service} sent a next-page link that is not a URL; stopped listing`);
-  }
-  if (url.origin !== base.origin) {
-    throw new SitesyncError(
-      `${service} sent a next-page link to another host (${url.host}); the token is only sent to ${base.host}, so listing stopped. Is ${variable} the API's public address?`,
-    );
-  }
-  return url;
-}
-
-/**
- * Every item of a paginated list: reads `first`, then whatever `next` says, until it says
- * nothing. Bounded, so a server that links in a circle cannot keep it going.
- */
-export async function readAllPages(
-  first: URL,
-  read: (url: URL) => Promise<Answer>,
-  next: (answer: Answer) => URL | undefined,
-  what: string,
-  maxPages = 200,
-): Promise<unknown[]> {
-  const items: unknown[] = [];
-  let url: URL | undefined = first;
-  for (let page = 1; url; page++) {
-    if (page > maxPages) throw new SitesyncError(`more than ${maxPages} pages of ${what}; stopped listing`);
-    const answer = await read(url);
-    if (!Array.isArray(answer.body)) throw new SitesyncError(`the answer for ${what} is not a list`);
-    items.push(...answer.body);
-    url = next(answer);
-  }
-  return items;
 }
 
 /** `headers[name]` as one string. */
@@ -160,6 +257,7 @@ export function header(headers: Answer['headers'], name: string): string | undef
   return Array.isArray(value) ? value[0] : value;
 }
 
+/** What went wrong below HTTP, in the words `classifyTransportError` gives every client sitesync has. */
 function transportError(error: unknown, url: URL, service: string, secrets: SecretValues): SitesyncError {
   const { failure, code } = classifyTransportError(error);
   switch (failure) {

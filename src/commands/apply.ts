@@ -13,7 +13,7 @@ import { ProgressLine } from '../render/progress.js';
 import { renderText } from '../render/text.js';
 import { changeTitle } from '../render/values.js';
 import type { Context } from '../terminal.js';
-import { makePlan, type PlanningArgs } from './planning.js';
+import { makePlan, type PlanningArgs } from './make-plan.js';
 import { openSession, type Session } from './session.js';
 
 export interface ApplyArgs extends PlanningArgs {

@@ -2,8 +2,8 @@
 import { resolve } from 'node:path';
 import { readTextFile } from '../config/read.js';
 import { ConfigError, SitesyncError, UsageError } from '../errors.js';
-import { githubTarget, GitHubThread } from '../ci/github.js';
-import { gitlabTarget, GitLabThread } from '../ci/gitlab.js';
+import { githubTarget, githubThread } from '../ci/github.js';
+import { gitlabTarget, gitlabThread } from '../ci/gitlab.js';
 import { cutMarkdown } from '../ci/cut.js';
 import { appendJobSummary, summarySection } from '../ci/summary.js';
 import { upsertPlanComment, type CommentThread } from '../ci/upsert.js';
@@ -61,13 +61,13 @@ async function threadFor(provider: Provider, pr: number | undefined, ctx: Contex
     log: ctx.verbose ? (line: string) => ctx.stderr.write(`${printable(line)}\n`) : undefined,
   };
   if (provider === 'github') {
-    const target = await githubTarget(ctx.env, pr);
+    const target = await githubTarget(ctx.env, pr, http);
     ctx.secrets.add(target.token);
-    return new GitHubThread(target, http);
+    return githubThread(target, http);
   }
   const target = gitlabTarget(ctx.env, pr);
   ctx.secrets.add(target.token);
-  return new GitLabThread(target, http);
+  return gitlabThread(target, http);
 }
 
 function detectProvider(env: Env): Provider {

@@ -7,7 +7,7 @@ import { renderJson } from '../render/json.js';
 import { renderMarkdown } from '../render/markdown.js';
 import { renderText } from '../render/text.js';
 import type { Context } from '../terminal.js';
-import { makePlan, type PlanningArgs } from './planning.js';
+import { makePlan, type PlanningArgs } from './make-plan.js';
 
 export interface PlanArgs extends PlanningArgs {
   format: 'text' | 'markdown' | 'json';

@@ -40,8 +40,3 @@ export function interpolate(text: string, env: Env): Interpolated {
   });
   return result;
 }
-
-/** Whether a string holds at least one `${NAME}` reference (as opposed to only literal text). */
-export function hasReference(text: string): boolean {
-  return interpolate(text, {}).referenced;
-}

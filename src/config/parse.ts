@@ -6,6 +6,7 @@ import { isMap, isSeq, type Document } from 'yaml';
 import { ConfigError, type Diagnostic } from '../errors.js';
 import { globProblem, GlobSet, parseDomainInput } from '../domain.js';
 import { neverMatchingReason } from '../exclude-ips.js';
+import { addressProblem, BASE_URL_RULE } from '../service/connection.js';
 import {
   DEFAULT_SAFETY,
   PRIVACY_NAMES,
@@ -165,7 +166,8 @@ function normalize(data: Raw, templates: (string | undefined)[], file: string, a
 
   const api = data.api as Raw | undefined;
   if (api && typeof api.base_url === 'string') {
-    const problem = baseUrlProblem(api.base_url);
+    // Plain http:// is checked when connecting, where --insecure-http is known.
+    const problem = addressProblem(api.base_url, { ...BASE_URL_RULE, insecureHttp: true });
     if (problem) error(at.value(['api', 'base_url']), `api.base_url ${problem}`);
     else config.baseUrl = api.base_url;
   }
@@ -302,18 +304,5 @@ export function listValue(value: unknown): { value: string; index?: number }[] |
       .map((s: string, index) => ({ value: s.trim(), index }))
       .filter((e) => e.value !== '');
   }
-  return undefined;
-}
-
-function baseUrlProblem(text: string): string | undefined {
-  let url: URL;
-  try {
-    url = new URL(text);
-  } catch {
-    return `"${text}" is not a URL (write it like https://analytics.example.com)`;
-  }
-  if (url.protocol !== 'https:' && url.protocol !== 'http:') return `must start with https:// (not ${url.protocol})`;
-  if (url.search || url.hash) return 'must not have a query or fragment';
-  if (url.username || url.password) return 'must not hold credentials (the key comes from SITESYNC_API_KEY)';
   return undefined;
 }

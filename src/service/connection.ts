@@ -20,6 +20,14 @@ export interface Connection {
   apiKey: string;
 }
 
+/** The address rule for the service's base URL, wherever it is written. */
+export const BASE_URL_RULE: AddressRule = {
+  secret: 'the API key',
+  secretFrom: 'SITESYNC_API_KEY or --api-key-file',
+  example: 'https://analytics.example.com',
+  insecureHint: 'pass --insecure-http if you must',
+};
+
 export function resolveBaseUrl(flags: ConnectionFlags, env: Env, fromFile?: string): string {
   const [raw, source] =
     flags.baseUrl !== undefined
@@ -32,25 +40,52 @@ export function resolveBaseUrl(flags: ConnectionFlags, env: Env, fromFile?: stri
   if (raw === undefined || raw.trim() === '') {
     throw new SitesyncError('no base URL: pass --base-url URL, set SITESYNC_BASE_URL, or write api.base_url in the file');
   }
-  let url: URL;
-  try {
-    url = new URL(raw.trim());
-  } catch {
-    throw new SitesyncError(`${source}: "${raw}" is not a URL (write it like https://analytics.example.com)`);
-  }
-  if (url.protocol !== 'https:' && url.protocol !== 'http:') {
-    throw new SitesyncError(`${source}: the base URL must start with https:// (not ${url.protocol})`);
-  }
-  if (url.username || url.password || url.search || url.hash) {
-    throw new SitesyncError(`${source}: the base URL must be a plain address, without credentials, query or fragment`);
-  }
-  if (url.protocol === 'http:' && !isLoopback(url.hostname) && !flags.insecureHttp) {
-    throw new SitesyncError(
-      `refusing to send the API key over plain http:// to ${url.host}: use https://, or pass --insecure-http if you must`,
-    );
-  }
+  const url = checkedAddress(raw, source, { ...BASE_URL_RULE, insecureHttp: flags.insecureHttp });
   const path = url.pathname.replace(/\/+$/, '').replace(/\/api\/v1$/, '');
   return `${url.origin}${path}`;
+}
+
+/**
+ * The one rule for an address sitesync sends a secret to (the service's base URL, the GitHub and
+ * GitLab APIs): https://, or plain http:// only to this machine (the emulator, tests' fakes) or
+ * when the user says so; a plain address, with no credentials, query or fragment in it.
+ */
+export interface AddressRule {
+  /** What is sent there, and where it comes from, for the messages: "the API key", "SITESYNC_API_KEY". */
+  secret: string;
+  secretFrom: string;
+  /** The address written right, for the message. */
+  example: string;
+  /** Plain http:// to another machine is allowed (--insecure-http). */
+  insecureHttp?: boolean;
+  /** How to allow plain http:// anyway, where there is a way. */
+  insecureHint?: string;
+}
+
+/** What is wrong with `text` as such an address, worded to follow its name; undefined when nothing is. */
+export function addressProblem(text: string, rule: AddressRule): string | undefined {
+  let url: URL;
+  try {
+    url = new URL(text.trim());
+  } catch {
+    return `"${text}" is not a URL (write it like ${rule.example})`;
+  }
+  if (url.protocol !== 'https:' && url.protocol !== 'http:') return `must start with https:// (not ${url.protocol})`;
+  if (url.username || url.password) return `must not hold credentials (user:password@): ${rule.secret} comes from ${rule.secretFrom}`;
+  const extras = [url.search && 'a query (?…)', url.hash && 'a fragment (#…)'].filter(Boolean);
+  if (extras.length) return `must be a plain address, without ${extras.join(' or ')}`;
+  if (url.protocol === 'http:' && !isLoopback(url.hostname) && !rule.insecureHttp) {
+    const allowed = rule.insecureHint ? `, or ${rule.insecureHint}` : ' (plain http:// only to this machine)';
+    return `refusing to send ${rule.secret} over plain http:// to ${url.host}: use https://${allowed}`;
+  }
+  return undefined;
+}
+
+/** `raw` as a URL if it passes the rule; else an error that names where it came from (`where`). */
+export function checkedAddress(raw: string, where: string, rule: AddressRule): URL {
+  const problem = addressProblem(raw, rule);
+  if (problem) throw new SitesyncError(`${where}: ${problem}`);
+  return new URL(raw.trim());
 }
 
 export function isLoopback(hostname: string): boolean {

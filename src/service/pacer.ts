@@ -10,8 +10,16 @@
  *   - lets requests go while the window has room (remaining − in flight > 0),
  *   - notes when a window opened (an answer with remaining = limit − 1),
  *   - learns the window's length from the first 429 (its end minus its opening),
- * and from then on waits for each window's end instead of probing it with a 429.
+ * and from then on waits for each window's end instead of probing it with a 429. When a window
+ * it predicted is over, one request goes first to confirm that a new one opened: a window that
+ * has grown then costs that one 429 (which teaches the new length), not one per request in
+ * flight. The service may change its limit at any time: every answer's headers are taken as
+ * they come. A window that shrinks is not noticed (nothing probes early): the pace stays at the
+ * longer window's, slower but without 429s.
+ *
+ * Its time and its one timer come from `PacerClock`, so tests drive it with a fake clock.
  */
+import { setTimeout as sleep } from 'node:timers/promises';
 
 export interface PacerClock {
   now(): number;
@@ -20,19 +28,7 @@ export interface PacerClock {
 
 export const realClock: PacerClock = {
   now: () => Date.now(),
-  sleep: (ms, signal) =>
-    new Promise((resolve, reject) => {
-      if (signal?.aborted) return reject(signal.reason);
-      const timer = setTimeout(() => {
-        signal?.removeEventListener('abort', onAbort);
-        resolve();
-      }, ms);
-      const onAbort = () => {
-        clearTimeout(timer);
-        reject(signal?.reason);
-      };
-      signal?.addEventListener('abort', onAbort, { once: true });
-    }),
+  sleep: (ms, signal) => sleep(ms, undefined, { signal }),
 };
 
 /** Requests sent before any answer says what the limits are: enough for the account and page 1. */
@@ -55,11 +51,12 @@ export class Pacer {
   private windowMs?: number;
   private windowEnd?: number;
   private probing = false;
+  /** A predicted window is over: one request goes first, to see a new one open (or get a 429). */
+  private confirming = false;
   /** Whether any answer has arrived: until then, one request at a time finds out the limits. */
   private answered = false;
   private waiters: (() => void)[] = [];
-  private timer?: NodeJS.Timeout;
-  private timerAt?: number;
+  private timer?: { at: number; cancel: AbortController };
 
   constructor(private readonly clock: PacerClock = realClock) {}
 
@@ -81,6 +78,7 @@ export class Pacer {
     this.inFlight = Math.max(0, this.inFlight - 1);
     if (this.probing) this.probing = false;
     if (status !== undefined) this.answered = true;
+    if (status !== undefined && status !== 429) this.confirming = false;
     const now = this.clock.now();
     const limit = intHeader(headers['x-ratelimit-limit']);
     const remaining = intHeader(headers['x-ratelimit-remaining']);
@@ -101,6 +99,8 @@ export class Pacer {
       if (until !== undefined) {
         this.blockedUntil = Math.max(this.blockedUntil, until);
         this.windowEnd = until;
+        // The window still open is the last one seen to open (a predicted one that did not end
+        // is the same window): its length is from that opening to this end.
         if (this.windowOpenedAt !== undefined && this.windowOpenedAt < until) {
           this.windowMs = until - this.windowOpenedAt;
         }
@@ -112,22 +112,19 @@ export class Pacer {
     this.wake();
   }
 
-  /** For --verbose and tests: what the pacer believes. */
-  describe(): { limit?: number; remaining?: number; windowMs?: number } {
-    return { limit: this.limit, remaining: this.remaining, windowMs: this.windowMs };
-  }
-
   private waitTime(): number {
     const now = this.clock.now();
     if (now < this.blockedUntil) return this.blockedUntil - now;
     if (!this.answered) return this.inFlight < FIRST_REQUESTS ? 0 : -1;
     if (this.limit === undefined || this.remaining === undefined) return 0;
     if (this.windowEnd !== undefined && now >= this.windowEnd + WINDOW_MARGIN_MS) {
-      // The window we knew of is over: a fresh one has the full limit.
+      // The window we knew of is over: a fresh one has the full limit, once one request has
+      // seen it open. Its opening time is kept until then: a 429 instead means the window grew.
       this.remaining = this.limit;
       this.windowEnd = undefined;
-      this.windowOpenedAt = undefined;
+      this.confirming = true;
     }
+    if (this.confirming) return this.inFlight === 0 ? 0 : -1;
     if (this.remaining - this.inFlight > 0) return 0;
     if (this.windowEnd !== undefined) return this.windowEnd + WINDOW_MARGIN_MS - now;
     // Full, and its end unknown: one request may probe (a 429 tells the end); the rest wait for it.
@@ -155,16 +152,19 @@ export class Pacer {
     });
   }
 
-  /** One timer, for the earliest moment any waiter needs. */
+  /** One timer, for the earliest moment any waiter needs; a later one is replaced by it. */
   private schedule(at: number): void {
-    if (this.timer && this.timerAt !== undefined && this.timerAt <= at) return;
-    if (this.timer) clearTimeout(this.timer);
-    this.timerAt = at;
-    this.timer = setTimeout(() => {
-      this.timer = undefined;
-      this.timerAt = undefined;
-      this.wake();
-    }, Math.max(1, at - this.clock.now()));
+    if (this.timer && this.timer.at <= at) return;
+    this.timer?.cancel.abort();
+    const timer = { at, cancel: new AbortController() };
+    this.timer = timer;
+    this.clock.sleep(Math.max(1, at - this.clock.now()), timer.cancel.signal).then(
+      () => {
+        if (this.timer === timer) this.timer = undefined;
+        this.wake();
+      },
+      () => {}, // replaced by an earlier timer
+    );
   }
 
   private wake(): void {

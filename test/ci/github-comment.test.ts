@@ -227,7 +227,7 @@ describe('sitesync ci comment on GitHub', () => {
   it('refuses to send the token over plain http to another host', async () => {
     const r = await comment([], { GITHUB_API_URL: 'http://github.example.com/api/v3' });
     expect(r.code).toBe(1);
-    expect(r.stderr).toContain('GITHUB_API_URL: http://github.example.com is not https://');
+    expect(r.stderr).toContain('GITHUB_API_URL: refusing to send the token over plain http:// to github.example.com: use https://');
   });
 
   it('asks for --provider outside GitHub Actions and GitLab CI', async () => {

@@ -1,4 +1,4 @@
-/** What `plan` and `apply` share: load the file (and baseline), read the service, plan. */
+/** What `plan` and `apply` share: load the file (and baseline), read the service, make the plan. */
 import { setMaxListeners } from 'node:events';
 import { resolve } from 'node:path';
 import { loadConfig, loadConfigAndHash } from '../config/load.js';
