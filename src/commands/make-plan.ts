@@ -39,13 +39,16 @@ export async function makePlan(args: PlanningArgs, ctx: Context): Promise<Planne
   const stop = new AbortController();
   const signal = AbortSignal.any([ctx.signal, stop.signal]);
   setMaxListeners(0, signal); // one listener per request in flight, as on ctx.signal
+  // The file first: a large one goes to a worker thread at once, and the listing runs beside it.
+  const loading = loadConfigAndHash(resolve(ctx.cwd, args.config), ctx.env, { offThread: early });
+  loading.catch(() => {}); // awaited below
   const reading = early ? readLive(args, { ...ctx, signal }) : undefined;
   reading?.catch(() => {}); // awaited below; an error of the file is reported before it
   let config: Config;
   let configSha256: string;
   let baseline: Config | undefined;
   try {
-    ({ config, sha256: configSha256 } = await loadConfigAndHash(resolve(ctx.cwd, args.config), ctx.env, { offThread: early }));
+    ({ config, sha256: configSha256 } = await loading);
     for (const site of config.websites) if (site.password) ctx.secrets.add(site.password.value);
     baseline = args.baseline
       ? await loadConfig(resolve(ctx.cwd, args.baseline), ctx.env, { lenientEnv: true, what: 'baseline file' })
