@@ -126,9 +126,9 @@ export interface ApplyResult {
  */
 export async function applyPlan(plan: Plan, config: Config, options: ApplyOptions = {}): Promise<ApplyResult> {
   assertSafe(plan.safety, plan.limit, options.force === true);
-  const secrets = passwordsFromConfig(plan, config, config.file);
+  const passwordFor = passwordsFromConfig(plan, config, config.file);
   return withClient({ ...options, baseUrl: options.baseUrl ?? plan.base_url }, plan.base_url, async (client) => {
-    const { results } = await executePlan(plan, client, { parallelism: options.parallelism ?? 4, secrets, signal: options.signal });
+    const { results } = await executePlan(plan, client, { parallelism: options.parallelism ?? 4, passwordFor, signal: options.signal });
     const done = (action: string) => results.filter((r) => r.status === 'done' && r.change.action === action).length;
     return {
       created: done('create'),

@@ -25,7 +25,7 @@ export function staleChanges(plan: Plan, now: CurrentState): string[] {
       if (existing) out.push(`${change.domain}: now exists at the service (id ${existing.id}); the plan would create it`);
       continue;
     }
-    const current = now.byId.get(change.id!);
+    const current = now.byId.get(change.id);
     if (!current || current.domain !== change.domain) {
       out.push(`${change.domain} (id ${change.id}): no longer exists at the service`);
       continue;
@@ -53,7 +53,7 @@ function describeDifference(change: Change, now: WebsiteView): string {
  * the whole list once (or not at all, when the caller has just read it).
  */
 export async function readTouched(plan: Plan, client: ServiceClient, liveTotal: number, list?: LiveWebsite[]): Promise<CurrentState> {
-  const ids = plan.changes.filter((c) => c.action !== 'create').map((c) => c.id!);
+  const ids = plan.changes.flatMap((c) => (c.action === 'create' ? [] : [c.id]));
   const creates = plan.changes.filter((c) => c.action === 'create').map((c) => c.domain);
   const state: CurrentState = { byId: new Map(), byDomain: new Map() };
   const pages = Math.ceil(Math.max(liveTotal, 1) / PER_PAGE) + 1;

@@ -1,7 +1,7 @@
 /** `sitesync apply [PLANFILE]`: plan (or load a saved plan), check, ask, apply, summarize. */
 import { resolve } from 'node:path';
 import { createInterface } from 'node:readline/promises';
-import { executePlan, type ChangeResult, type ExecuteResult } from '../apply/execute.js';
+import { assertNoKeyAsPassword, executePlan, type ChangeResult, type ExecuteResult } from '../apply/execute.js';
 import { assertSameAccount, needsWholeList, recheckPlan } from '../apply/recheck.js';
 import { loadPlanConfig, loadSavedPlan, passwordsFromConfig } from '../apply/saved-plan.js';
 import { assertFresh } from '../apply/staleness.js';
@@ -34,9 +34,10 @@ async function applyFresh(args: ApplyArgs, ctx: Context): Promise<number> {
   const { plan, session, config } = await makePlan(args, ctx);
   try {
     if (!showAndCheck(plan, args, ctx)) return 0;
-    const secrets = passwordsFromConfig(plan, config, args.config);
+    const passwordFor = passwordsFromConfig(plan, config, args.config);
+    assertNoKeyAsPassword(plan, session.client, passwordFor);
     if (!args.autoApprove) await confirm(ctx);
-    return await execute(plan, session, secrets, args, ctx);
+    return await execute(plan, session, passwordFor, args, ctx);
   } finally {
     await session.client.close();
   }
@@ -56,7 +57,7 @@ async function applySaved(args: ApplyArgs, ctx: Context): Promise<number> {
   const saved = await loadSavedPlan(path, file);
   const { config, shown } = await loadPlanConfig(saved, path, file, ctx.cwd, ctx.env);
   for (const site of config.websites) if (site.password) ctx.secrets.add(site.password.value);
-  const secrets = passwordsFromConfig(saved, config, shown);
+  const passwordFor = passwordsFromConfig(saved, config, shown);
   const session = await openSession(args, ctx, saved.base_url);
   try {
     if (session.baseUrl !== saved.base_url) {
@@ -70,7 +71,7 @@ async function applySaved(args: ApplyArgs, ctx: Context): Promise<number> {
     if (!showAndCheck(plan, args, ctx)) return 0;
     ctx.stderr.write(`Checking that ${file} (made ${saved.saved.created_at}) still matches the service…\n`);
     await assertFresh(plan, session.client, websites?.length ?? total, file, websites);
-    return await execute(plan, session, secrets, args, ctx);
+    return await execute(plan, session, passwordFor, args, ctx);
   } finally {
     await session.client.close();
   }
@@ -116,7 +117,7 @@ async function confirm(ctx: Context): Promise<void> {
 async function execute(
   plan: Plan,
   session: Session,
-  secrets: Map<Plan['changes'][number], { password?: string }>,
+  passwordFor: (domain: string) => string | undefined,
   args: ApplyArgs,
   ctx: Context,
 ): Promise<number> {
@@ -127,7 +128,7 @@ async function execute(
   try {
     outcome = await executePlan(plan, session.client, {
       parallelism: args.parallelism,
-      secrets,
+      passwordFor,
       signal: ctx.signal,
       onResult: (result, counts) => {
         if (!tty || result.status === 'failed') progress.log(resultLine(result, ctx));

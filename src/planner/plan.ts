@@ -8,12 +8,14 @@ import type {
   Account,
   Change,
   Config,
+  CreateChange,
   DefaultSettings,
   DesiredWebsite,
   FieldChange,
   FieldName,
   LiveWebsite,
   Plan,
+  UpdateChange,
   WriteOnlyReason,
 } from '../model.js';
 import { checkLimit, checkSafety, safetyWarnings } from './safety.js';
@@ -103,8 +105,11 @@ export function planChanges(input: PlanInput): Plan {
     const was = baselineSites?.get(site.domain);
     const old: FileWebsite | null | undefined = baseline ? (was ? { ...was, defaults: baseline.defaults } : null) : undefined;
     const file = { site, values, defaults: config.defaults };
-    const update = updateChange(file, current, old, options.resendWriteOnly === true, unverified, { problems, warnings });
-    if (update) changes.push(update);
+    const found = updateChange(file, current, old, options.resendWriteOnly === true);
+    problems.push(...found.problems);
+    warnings.push(...found.warnings);
+    for (const field of found.unverified) unverified.add(field);
+    if (found.change) changes.push(found.change);
     else unchanged++;
   }
 
@@ -165,13 +170,13 @@ function twinWarning(domain: string, group: LiveWebsite[], chosen: LiveWebsite):
   return `the service holds ${domain} ${times}; sitesync manages id ${chosen.id} and leaves id ${others.join(', ')} alone`;
 }
 
-function createChange(site: DesiredWebsite, values: Enforced): Change {
+function createChange(site: DesiredWebsite, values: Enforced): CreateChange {
   const after = desiredView(site.domain, values);
   const fields: FieldName[] = ['privacy', 'email', 'exclude_bots', 'exclude_params', 'exclude_ips'];
   if (values.password) fields.splice(1, 0, 'password');
   // favorite cannot be set on create: apply stores the website, then updates it.
   if (values.favorite === true) fields.push('favorite');
-  const change: Change = {
+  return {
     action: 'create',
     domain: site.domain,
     id: null,
@@ -181,7 +186,6 @@ function createChange(site: DesiredWebsite, values: Enforced): Change {
     details: fields.map((field) => ({ field, before: null, after: after[field as keyof typeof after] ?? null })),
     line: site.pos.line,
   };
-  return change;
 }
 
 /** A website as a file (the config or the baseline) has it: what it sets, and the values enforced. */
@@ -191,15 +195,25 @@ interface FileWebsite {
   defaults: DefaultSettings;
 }
 
+/** What comparing one listed website with its live twin found. */
+interface UpdateFindings {
+  /** Undefined when the website already is as the file wants it. */
+  change?: UpdateChange;
+  /** Reasons the plan cannot be made. */
+  problems: string[];
+  warnings: string[];
+  /** Fields sent whose live value could not be read. */
+  unverified: FieldName[];
+}
+
 function updateChange(
   { site, values, defaults }: FileWebsite,
   current: LiveWebsite,
   /** Undefined without --baseline; null when the baseline lacks the website. */
   old: FileWebsite | null | undefined,
   resend: boolean,
-  unverified: Set<FieldName>,
-  report: { problems: string[]; warnings: string[] },
-): Change | undefined {
+): UpdateFindings {
+  const report: UpdateFindings = { problems: [], warnings: [], unverified: [] };
   const before = liveView(current);
   const after = desiredView(site.domain, values);
   const differing: FieldChange[] = [];
@@ -213,7 +227,7 @@ function updateChange(
       // cannot know the value, would wipe it on the next update).
       if (fileSets(site, defaults, field)) {
         writeOnly.push(field);
-        unverified.add(field);
+        report.unverified.push(field);
       } else if (old && fileSets(old.site, old.defaults, field)) {
         const clear = field === 'exclude_params' || field === 'exclude_ips' ? `; write "${field}: []" to clear it` : '';
         report.warnings.push(
@@ -226,7 +240,7 @@ function updateChange(
   }
   if (values.password) {
     writeOnly.push('password');
-    unverified.add('password');
+    report.unverified.push('password');
   }
 
   // Why each write-only field would be sent on its own account.
@@ -245,7 +259,7 @@ function updateChange(
     }
   }
 
-  if (differing.length === 0 && reasons.size === 0) return undefined;
+  if (differing.length === 0 && reasons.size === 0) return report;
   const sent: FieldChange[] = [...differing];
   for (const field of writeOnly) {
     const reason = reasons.get(field) ?? 'with-update';
@@ -255,7 +269,7 @@ function updateChange(
     sent.push(detail);
   }
   sent.sort((a, b) => fieldOrder(a.field) - fieldOrder(b.field) || REASON_RANK[a.write_only ?? 'create'] - REASON_RANK[b.write_only ?? 'create']);
-  const change: Change = {
+  report.change = {
     action: 'update',
     domain: site.domain,
     id: current.id,
@@ -266,7 +280,7 @@ function updateChange(
     line: site.pos.line,
     seen: fingerprint(before),
   };
-  return change;
+  return report;
 }
 
 function same(field: Compared, current: LiveWebsite, values: Enforced): boolean {

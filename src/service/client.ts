@@ -117,6 +117,11 @@ export class ServiceClient {
     };
   }
 
+  /** Whether `value` is this client's API key (compared here, so the key stays inside). */
+  usesKey(value: string): boolean {
+    return value === this.options.apiKey;
+  }
+
   async close(): Promise<void> {
     await this.pool.close();
   }
