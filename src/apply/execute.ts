@@ -8,7 +8,6 @@ import { SitesyncError } from '../errors.js';
 import type { Change, Plan } from '../model.js';
 import type { ServiceClient } from '../service/client.js';
 import { ApiError } from '../service/errors.js';
-import { toForm } from '../service/wire.js';
 
 export interface ChangeResult {
   change: Change;
@@ -105,20 +104,11 @@ async function applyChange(
 ): Promise<{ status: 'done' | 'gone'; note?: string }> {
   switch (change.action) {
     case 'create': {
-      const fields = change.fields.filter((f) => f !== 'favorite');
-      const { website, recovered } = await client.createWebsite(change.domain, toForm(change.after, fields, password));
-      // favorite cannot be set on create: store, then update.
-      if (change.fields.includes('favorite')) {
-        try {
-          await client.updateWebsite(website.id, change.domain, toForm(change.after, ['favorite']));
-        } catch (error) {
-          throw new ApiError('server', `created (id ${website.id}), but marking it favorite failed: ${messageOf(error)}`);
-        }
-      }
+      const { website, recovered } = await client.storeWebsite(change.domain, change.after, change.fields, password);
       return recovered ? { status: 'done', note: `the store's answer was lost; found it stored (id ${website.id})` } : { status: 'done' };
     }
     case 'update':
-      await client.updateWebsite(change.id, change.domain, toForm(change.after, change.fields, password));
+      await client.changeWebsite(change.id, change.domain, change.after, change.fields, password);
       return { status: 'done' };
     case 'delete':
       // 404 on the first attempt: someone else (another run) deleted it; this run did not.

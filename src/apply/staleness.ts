@@ -8,8 +8,6 @@ import { FIELDS, type Change, type LiveWebsite, type Plan, type WebsiteView } fr
 import { fingerprint, liveView } from '../planner/values.js';
 import { formatValue } from '../render/values.js';
 import type { ServiceClient } from '../service/client.js';
-import { ApiError } from '../service/errors.js';
-import { PER_PAGE } from '../service/client.js';
 
 export interface CurrentState {
   byId: Map<number, LiveWebsite>;
@@ -56,7 +54,7 @@ export async function readTouched(plan: Plan, client: ServiceClient, liveTotal: 
   const ids = plan.changes.flatMap((c) => (c.action === 'create' ? [] : [c.id]));
   const creates = plan.changes.filter((c) => c.action === 'create').map((c) => c.domain);
   const state: CurrentState = { byId: new Map(), byDomain: new Map() };
-  const pages = Math.ceil(Math.max(liveTotal, 1) / PER_PAGE) + 1;
+  const pages = client.pagesFor(liveTotal) + 1;
   if (list || ids.length + creates.length > pages) {
     for (const site of list ?? (await client.listWebsites())) {
       state.byId.set(site.id, site);
@@ -68,11 +66,8 @@ export async function readTouched(plan: Plan, client: ServiceClient, liveTotal: 
   await Promise.all([
     ...ids.map((id) =>
       limit(async () => {
-        try {
-          state.byId.set(id, await client.getWebsite(id));
-        } catch (error) {
-          if (!(error instanceof ApiError && error.kind === 'not-found')) throw error;
-        }
+        const found = await client.lookupWebsite(id);
+        if (found) state.byId.set(id, found);
       }),
     ),
     ...creates.map((domain) =>
