@@ -8,27 +8,9 @@ import type { Diagnostic } from './errors.js';
 export type Privacy = 0 | 1 | 2;
 export type Flag = 0 | 1;
 
-/** The website fields that sitesync manages, in the order they are shown. */
-export const FIELDS = [
-  'privacy',
-  'password',
-  'email',
-  'exclude_bots',
-  'exclude_params',
-  'exclude_ips',
-  'favorite',
-] as const;
-export type FieldName = (typeof FIELDS)[number];
+/** The website fields that sitesync manages: `fields.ts` holds what each one means, in order. */
+export type FieldName = 'privacy' | 'password' | 'email' | 'exclude_bots' | 'exclude_params' | 'exclude_ips' | 'favorite';
 export type ListField = 'exclude_params' | 'exclude_ips';
-
-/** What the service applies on create when a field is not sent. */
-export const SERVICE_DEFAULTS = {
-  privacy: 0,
-  email: 0,
-  exclude_bots: 1,
-  exclude_params: [] as string[],
-  exclude_ips: [] as string[],
-} as const;
 
 export const PRIVACY_NAMES = ['public', 'private', 'password'] as const;
 

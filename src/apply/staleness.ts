@@ -4,7 +4,8 @@
  */
 import pLimit from 'p-limit';
 import { StalePlanError } from '../errors.js';
-import { FIELDS, type Change, type LiveWebsite, type Plan, type WebsiteView } from '../model.js';
+import { FIELD_NAMES } from '../fields.js';
+import type { Change, LiveWebsite, Plan, WebsiteView } from '../model.js';
 import { fingerprint, liveView } from '../planner/values.js';
 import { formatValue } from '../render/values.js';
 import type { ServiceClient } from '../service/client.js';
@@ -37,7 +38,7 @@ export function staleChanges(plan: Plan, now: CurrentState): string[] {
 function describeDifference(change: Change, now: WebsiteView): string {
   const before = change.before ?? { domain: change.domain };
   const parts: string[] = [];
-  for (const field of FIELDS) {
+  for (const field of FIELD_NAMES) {
     const a = before[field];
     const b = now[field];
     const same = Array.isArray(a) && Array.isArray(b) ? [...a].sort().join('\n') === [...b].sort().join('\n') : a === b;

@@ -3,6 +3,7 @@
  * I/O, no clock, the same inputs give the same plan, byte for byte.
  */
 import { GlobSet, parseDomainInput } from '../domain.js';
+import { FIELD, FIELDS, fieldOrder, sameSecret, sameValue } from '../fields.js';
 import { SitesyncError } from '../errors.js';
 import type {
   Account,
@@ -19,7 +20,7 @@ import type {
   WriteOnlyReason,
 } from '../model.js';
 import { checkLimit, checkSafety, safetyWarnings } from './safety.js';
-import { desiredView, enforcedValues, fileSets, fingerprint, liveView, sameList, type Enforced } from './values.js';
+import { desiredView, enforcedValues, fileSets, fingerprint, liveView, type Enforced } from './values.js';
 
 export interface PlanOptions {
   /** `--prune` (the file's `prune: true` counts too). */
@@ -45,8 +46,8 @@ export class PlanningError extends SitesyncError {
   override name = 'PlanningError';
 }
 
-const COMPARED = ['privacy', 'email', 'exclude_bots', 'exclude_params', 'exclude_ips', 'favorite'] as const;
-type Compared = (typeof COMPARED)[number];
+/** The fields whose live value the service may show, compared with what the file enforces. */
+const COMPARED = FIELDS.filter((f) => !f.writeOnly);
 
 const REASON_RANK: Record<WriteOnlyReason, number> = { create: 0, missing: 1, baseline: 2, resend: 3, 'with-update': 4 };
 
@@ -172,10 +173,12 @@ function twinWarning(domain: string, group: LiveWebsite[], chosen: LiveWebsite):
 
 function createChange(site: DesiredWebsite, values: Enforced): CreateChange {
   const after = desiredView(site.domain, values);
-  const fields: FieldName[] = ['privacy', 'email', 'exclude_bots', 'exclude_params', 'exclude_ips'];
-  if (values.password) fields.splice(1, 0, 'password');
-  // favorite cannot be set on create: apply stores the website, then updates it.
-  if (values.favorite === true) fields.push('favorite');
+  // Every enforced field. One the service cannot take on create (favorite) only when it differs
+  // from the service's default: apply stores the website, then updates it.
+  const fields = FIELDS.filter((f) => {
+    const value = values[f.name];
+    return value !== undefined && (f.onCreate || value !== f.serviceDefault);
+  }).map((f) => f.name);
   return {
     action: 'create',
     domain: site.domain,
@@ -219,8 +222,10 @@ function updateChange(
   const differing: FieldChange[] = [];
   const writeOnly: FieldName[] = [];
 
-  for (const field of COMPARED) {
-    if (field === 'favorite' && values.favorite === undefined) continue;
+  for (const spec of COMPARED) {
+    const field = spec.name;
+    // A field enforced only where the website sets it, and it does not.
+    if (!spec.inDefaults && values[field] === undefined) continue;
     if (current[field] === undefined) {
       // The service does not show this field. Only a value the file itself sets may be sent:
       // the service default would silently replace what the website holds (an export, which
@@ -229,18 +234,20 @@ function updateChange(
         writeOnly.push(field);
         report.unverified.push(field);
       } else if (old && fileSets(old.site, old.defaults, field)) {
-        const clear = field === 'exclude_params' || field === 'exclude_ips' ? `; write "${field}: []" to clear it` : '';
+        const clear = spec.compare === 'set' ? `; write "${field}: []" to clear it` : '';
         report.warnings.push(
           `${site.domain} (line ${site.pos.line}): ${field} is no longer in the file, so the service keeps the value it holds, which sitesync cannot read${clear}`,
         );
       }
       continue;
     }
-    if (!same(field, current, values)) differing.push({ field, before: before[field] ?? null, after: after[field] ?? null });
+    if (!sameValue(spec, current[field], values[field])) differing.push({ field, before: before[field] ?? null, after: after[field] ?? null });
   }
-  if (values.password) {
-    writeOnly.push('password');
-    report.unverified.push('password');
+  // A field the service never shows (the password) is sent wherever the file sets it.
+  for (const spec of FIELDS) {
+    if (!spec.writeOnly || values[spec.name] === undefined) continue;
+    writeOnly.push(spec.name);
+    report.unverified.push(spec.name);
   }
 
   // Why each write-only field would be sent on its own account.
@@ -283,31 +290,10 @@ function updateChange(
   return report;
 }
 
-function same(field: Compared, current: LiveWebsite, values: Enforced): boolean {
-  switch (field) {
-    case 'exclude_params':
-    case 'exclude_ips':
-      return sameList(current[field] ?? [], values[field]);
-    default:
-      return current[field] === values[field];
-  }
-}
-
+/** Whether two files enforce the same value of a field. */
 function sameEnforced(field: FieldName, a: Enforced, b: Enforced): boolean {
-  switch (field) {
-    case 'password':
-      return a.password?.value === b.password?.value;
-    case 'exclude_params':
-    case 'exclude_ips':
-      return sameList(a[field], b[field]);
-    default:
-      return a[field] === b[field];
-  }
-}
-
-const FIELD_ORDER: FieldName[] = ['privacy', 'password', 'email', 'exclude_bots', 'exclude_params', 'exclude_ips', 'favorite'];
-function fieldOrder(field: FieldName): number {
-  return FIELD_ORDER.indexOf(field);
+  const spec = FIELD[field];
+  return spec.compare === 'secret' ? sameSecret(a.password, b.password) : sameValue(spec, a[spec.name], b[spec.name]);
 }
 
 /**

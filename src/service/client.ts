@@ -6,6 +6,7 @@
 import pLimit from 'p-limit';
 import { Pool } from 'undici';
 import { domainKey } from '../domain.js';
+import { FIELD } from '../fields.js';
 import { InterruptedError } from '../errors.js';
 import type { Account, FieldName, LiveWebsite, WebsiteView } from '../model.js';
 import { packageVersion } from '../paths.js';
@@ -241,10 +242,11 @@ export class ServiceClient {
     fields: readonly FieldName[],
     password?: string,
   ): Promise<{ website: LiveWebsite; recovered: boolean }> {
-    const stored = await this.createWebsite(domain, toForm(values, fields.filter((f) => f !== 'favorite'), password));
-    if (fields.includes('favorite')) {
+    const stored = await this.createWebsite(domain, toForm(values, fields.filter((f) => FIELD[f].onCreate), password));
+    const afterwards = fields.filter((f) => !FIELD[f].onCreate);
+    if (afterwards.length) {
       try {
-        await this.updateWebsite(stored.website.id, domain, toForm(values, ['favorite']));
+        await this.updateWebsite(stored.website.id, domain, toForm(values, afterwards));
       } catch (error) {
         const message = error instanceof Error ? error.message : String(error);
         throw new ApiError('server', `created (id ${stored.website.id}), but marking it favorite failed: ${message}`);
