@@ -2,6 +2,7 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { FIELD_NAMES, FIELDS } from '../../src/fields.js';
+import type { WebsiteView } from '../../src/model.js';
 import { planSchemaPath } from '../../src/paths.js';
 import { toForm, toLiveWebsite } from '../../src/service/wire.js';
 
@@ -13,7 +14,7 @@ describe('the table of website fields', () => {
   });
 
   it('a value sent in the form is read back the same from the record the service returns', () => {
-    const view = { domain: 'x.example.com', privacy: 2 as const, email: 1 as const, exclude_bots: 0 as const, exclude_params: ['a', 'b'], exclude_ips: ['10.0.0.1'], favorite: true };
+    const view: WebsiteView = { domain: 'x.example.com', privacy: 2, email: 1, exclude_bots: 0, exclude_params: ['a', 'b'], exclude_ips: ['10.0.0.1'], favorite: true };
     const readable = FIELDS.filter((f) => !f.writeOnly).map((f) => f.name);
     const form = toForm(view, readable);
     const live = toLiveWebsite({ id: 1, domain: 'x.example.com', ...form });
