@@ -10,7 +10,6 @@ export type Flag = 0 | 1;
 
 /** The website fields that sitesync manages: `fields.ts` holds what each one means, in order. */
 export type FieldName = 'privacy' | 'password' | 'email' | 'exclude_bots' | 'exclude_params' | 'exclude_ips' | 'favorite';
-export type ListField = 'exclude_params' | 'exclude_ips';
 
 export const PRIVACY_NAMES = ['public', 'private', 'password'] as const;
 
