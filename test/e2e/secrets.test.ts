@@ -133,5 +133,14 @@ websites:
     expect(r.stderr).toContain('nothing was written');
     expect(writes(s.emu)).toEqual([]);
     expect(r.stdout + r.stderr).not.toContain(KEY);
+
+    // The same from a saved plan: it names the password only as ${SITESYNC_API_KEY}, so it saves.
+    const saved = await s.cli(['plan', '--out', 'plan.json']);
+    expect(saved.code, saved.stderr).toBe(0);
+    const fromFile = await s.cli(['apply', 'plan.json']);
+    expect(fromFile.code, fromFile.stderr).toBe(1);
+    expect(fromFile.stderr).toContain('the password of lab.example.com is the API key');
+    expect(writes(s.emu)).toEqual([]);
+    expect(fromFile.stdout + fromFile.stderr).not.toContain(KEY);
   });
 });
