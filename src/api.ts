@@ -22,7 +22,7 @@ import { renderText } from './render/text.js';
 import { ServiceClient } from './service/client.js';
 import { resolveConnection } from './service/connection.js';
 
-export type { Account, Change, Config, FieldChange, LimitCheck, LiveWebsite, Plan, SafetyCheck, Summary } from './model.js';
+export type { Account, Change, Config, CreateChange, DeleteChange, FieldChange, LimitCheck, LiveWebsite, Plan, SafetyCheck, Summary, UpdateChange } from './model.js';
 export type { Diagnostic } from './errors.js';
 export { ConfigError, SafetyError, SitesyncError } from './errors.js';
 
@@ -126,9 +126,9 @@ export interface ApplyResult {
  */
 export async function applyPlan(plan: Plan, config: Config, options: ApplyOptions = {}): Promise<ApplyResult> {
   assertSafe(plan.safety, plan.limit, options.force === true);
-  const secrets = passwordsFromConfig(plan, config, config.file);
+  const passwordFor = passwordsFromConfig(plan, config, config.file);
   return withClient({ ...options, baseUrl: options.baseUrl ?? plan.base_url }, plan.base_url, async (client) => {
-    const { results } = await executePlan(plan, client, { parallelism: options.parallelism ?? 4, secrets, signal: options.signal });
+    const { results } = await executePlan(plan, client, { parallelism: options.parallelism ?? 4, passwordFor, signal: options.signal });
     const done = (action: string) => results.filter((r) => r.status === 'done' && r.change.action === action).length;
     return {
       created: done('create'),

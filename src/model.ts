@@ -8,27 +8,8 @@ import type { Diagnostic } from './errors.js';
 export type Privacy = 0 | 1 | 2;
 export type Flag = 0 | 1;
 
-/** The website fields that sitesync manages, in the order they are shown. */
-export const FIELDS = [
-  'privacy',
-  'password',
-  'email',
-  'exclude_bots',
-  'exclude_params',
-  'exclude_ips',
-  'favorite',
-] as const;
-export type FieldName = (typeof FIELDS)[number];
-export type ListField = 'exclude_params' | 'exclude_ips';
-
-/** What the service applies on create when a field is not sent. */
-export const SERVICE_DEFAULTS = {
-  privacy: 0,
-  email: 0,
-  exclude_bots: 1,
-  exclude_params: [] as string[],
-  exclude_ips: [] as string[],
-} as const;
+/** The website fields that sitesync manages: `fields.ts` holds what each one means, in order. */
+export type FieldName = 'privacy' | 'password' | 'email' | 'exclude_bots' | 'exclude_params' | 'exclude_ips' | 'favorite';
 
 export const PRIVACY_NAMES = ['public', 'private', 'password'] as const;
 
@@ -149,21 +130,49 @@ export interface FieldChange {
 
 export type Action = 'create' | 'update' | 'delete';
 
-export interface Change {
-  action: Action;
+interface ChangeCommon {
   domain: string;
-  id: number | null;
-  before: WebsiteView | null;
-  after: WebsiteView | null;
   /** The fields this change sends (create: every enforced field). */
   fields: FieldName[];
   /** Per-field detail for renderers (update: what differs; create: what is sent). */
   details: FieldChange[];
   /** Where the website is in the file (creates and updates). */
   line?: number;
-  /** A hash of the live website as the plan saw it (updates, deletes). */
-  seen?: string;
 }
+
+/** A website the file lists and the service lacks: stored with every enforced field. */
+export interface CreateChange extends ChangeCommon {
+  action: 'create';
+  id: null;
+  before: null;
+  after: WebsiteView;
+}
+
+/** A website both have, with fields that differ or write-only fields sent. */
+export interface UpdateChange extends ChangeCommon {
+  action: 'update';
+  id: number;
+  before: WebsiteView;
+  after: WebsiteView;
+  /** A hash of the live website as the plan saw it: apply refuses when it changed. */
+  seen: string;
+}
+
+/** A website the service holds and the file does not list, pruned. Sends no field. */
+export interface DeleteChange extends ChangeCommon {
+  action: 'delete';
+  id: number;
+  before: WebsiteView;
+  after: null;
+  /** A hash of the live website as the plan saw it: apply refuses when it changed. */
+  seen: string;
+}
+
+/**
+ * One change of a plan, typed by what it does (the saved-plan schema holds the same rules, so a
+ * loaded plan has these shapes too).
+ */
+export type Change = CreateChange | UpdateChange | DeleteChange;
 
 export interface Summary {
   create: number;

@@ -1,9 +1,12 @@
 /**
- * What a command may touch of the outside world besides the service: its streams, environment
- * and whether a person is watching. `cli.ts` builds it from the process; tests may build their own.
+ * What a command may touch of the outside world besides the service: its streams, environment,
+ * whether a person is watching, and the one question sitesync asks (apply's "Apply?"). `cli.ts`
+ * builds the context from the process; tests may build their own.
  */
+import { createInterface } from 'node:readline/promises';
 import pc from 'picocolors';
 import type { Env } from './config/interpolate.js';
+import { NotApprovedError } from './errors.js';
 import type { SecretValues } from './secrets.js';
 
 export type Colors = ReturnType<typeof pc.createColors>;
@@ -42,4 +45,31 @@ export function colorsFor(stream: Stream, env: Env, flag: boolean | undefined): 
   const force = env.FORCE_COLOR;
   if (force !== undefined && force !== '' && force !== '0' && force !== 'false') return pc.createColors(true);
   return pc.createColors(Boolean(stream.isTTY) && env.TERM !== 'dumb');
+}
+
+/**
+ * Asks "Apply?" on the terminal; only "yes" goes on. Throws (nothing written) on any other
+ * answer, Ctrl-C, the input ending, or when there is no terminal to ask on.
+ */
+export async function confirmApply(ctx: Context): Promise<void> {
+  if (!ctx.stdin.isTTY) {
+    throw new NotApprovedError(
+      'apply asks before it writes, and there is no terminal to ask on: pass --auto-approve (e.g. in CI), or run it in a terminal; nothing was written',
+    );
+  }
+  const rl = createInterface({ input: ctx.stdin, output: ctx.stdout as NodeJS.WritableStream, terminal: false });
+  let onAbort = () => undefined as void;
+  try {
+    const answer = await new Promise<string>((resolveAnswer, reject) => {
+      onAbort = () => reject(new NotApprovedError('apply was cancelled; nothing was written'));
+      ctx.signal.addEventListener('abort', onAbort, { once: true });
+      rl.question(`\n${ctx.out.bold('Apply?')} Only "yes" applies these changes. (yes/no) `).then(resolveAnswer, reject);
+      // The input ended (Ctrl-D) without an answer.
+      rl.once('close', () => resolveAnswer(''));
+    });
+    if (answer.trim() !== 'yes') throw new NotApprovedError('apply was cancelled; nothing was written');
+  } finally {
+    ctx.signal.removeEventListener('abort', onAbort);
+    rl.close();
+  }
 }

@@ -4,10 +4,10 @@
  * aborts (Ctrl-C) and lets those in flight finish.
  */
 import pLimit from 'p-limit';
+import { SitesyncError } from '../errors.js';
 import type { Change, Plan } from '../model.js';
 import type { ServiceClient } from '../service/client.js';
 import { ApiError } from '../service/errors.js';
-import { toForm } from '../service/wire.js';
 
 export interface ChangeResult {
   change: Change;
@@ -24,8 +24,11 @@ export interface ChangeResult {
 
 export interface ExecuteOptions {
   parallelism: number;
-  /** The value of each change's secrets, resolved from the environment. */
-  secrets: Map<Change, { password?: string }>;
+  /**
+   * The password a change of this website sends, resolved from the config file's `${NAME}`.
+   * Keyed by domain, not by change object: a copied plan finds its passwords all the same.
+   */
+  passwordFor: (domain: string) => string | undefined;
   signal?: AbortSignal;
   onResult?: (result: ChangeResult, counts: { done: number; failed: number; total: number }) => void;
 }
@@ -35,7 +38,11 @@ export interface ExecuteResult {
   interrupted: boolean;
 }
 
+/** Shown when a change sends a password and none resolves: it fails, nothing is sent for it. */
+export const NO_PASSWORD = 'it sends a password, but no value for it resolved from the config file; nothing was sent for it';
+
 export async function executePlan(plan: Plan, client: ServiceClient, options: ExecuteOptions): Promise<ExecuteResult> {
+  assertNoKeyAsPassword(plan, client, options.passwordFor);
   const limit = pLimit(Math.max(1, options.parallelism));
   const counts = { done: 0, failed: 0, total: plan.changes.length };
   const results = await Promise.all(
@@ -44,8 +51,16 @@ export async function executePlan(plan: Plan, client: ServiceClient, options: Ex
         if (options.signal?.aborted) return { change, status: 'skipped', ms: 0 };
         const started = Date.now();
         let result: ChangeResult;
+        const password = change.fields.includes('password') ? options.passwordFor(change.domain) : undefined;
+        if (change.fields.includes('password') && password === undefined) {
+          // Sending the change without it would store the website without the password it was planned with.
+          result = { change, status: 'failed', error: NO_PASSWORD, ms: 0 };
+          counts.failed++;
+          options.onResult?.(result, counts);
+          return result;
+        }
         try {
-          const outcome = await applyChange(change, client, options.secrets.get(change)?.password);
+          const outcome = await applyChange(change, client, password);
           result = { change, status: outcome.status, ms: Date.now() - started, ...(outcome.note ? { note: outcome.note } : {}) };
           counts.done++;
         } catch (error) {
@@ -61,6 +76,27 @@ export async function executePlan(plan: Plan, client: ServiceClient, options: Ex
   return { results, interrupted: Boolean(options.signal?.aborted) && results.some((r) => r.status === 'skipped') };
 }
 
+/**
+ * Refuses, before any write, a website password that is the API key itself (a config
+ * `password: ${SITESYNC_API_KEY}`): the service would store the key where others can use it
+ * to open the website.
+ */
+export function assertNoKeyAsPassword(plan: Plan, client: ServiceClient, passwordFor: (domain: string) => string | undefined): void {
+  const domains = plan.changes
+    .filter((c) => c.fields.includes('password'))
+    .map((c) => c.domain)
+    .filter((domain) => {
+      const password = passwordFor(domain);
+      return password !== undefined && client.usesKey(password);
+    });
+  if (domains.length === 0) return;
+  const error = new SitesyncError(
+    `the password of ${domains.join(', ')} is the API key: the service would store the key as a website password; nothing was written`,
+  );
+  error.details = ['Give the website a password of its own (password: ${NAME}, NAME set to another value).'];
+  throw error;
+}
+
 async function applyChange(
   change: Change,
   client: ServiceClient,
@@ -68,24 +104,15 @@ async function applyChange(
 ): Promise<{ status: 'done' | 'gone'; note?: string }> {
   switch (change.action) {
     case 'create': {
-      const fields = change.fields.filter((f) => f !== 'favorite');
-      const { website, recovered } = await client.createWebsite(change.domain, toForm(change.after!, fields, password));
-      // favorite cannot be set on create: store, then update.
-      if (change.fields.includes('favorite')) {
-        try {
-          await client.updateWebsite(website.id, change.domain, toForm(change.after!, ['favorite']));
-        } catch (error) {
-          throw new ApiError('server', `created (id ${website.id}), but marking it favorite failed: ${messageOf(error)}`);
-        }
-      }
+      const { website, recovered } = await client.storeWebsite(change.domain, change.after, change.fields, password);
       return recovered ? { status: 'done', note: `the store's answer was lost; found it stored (id ${website.id})` } : { status: 'done' };
     }
     case 'update':
-      await client.updateWebsite(change.id!, change.domain, toForm(change.after!, change.fields, password));
+      await client.changeWebsite(change.id, change.domain, change.after, change.fields, password);
       return { status: 'done' };
     case 'delete':
       // 404 on the first attempt: someone else (another run) deleted it; this run did not.
-      return (await client.deleteWebsite(change.id!, change.domain))
+      return (await client.deleteWebsite(change.id, change.domain))
         ? { status: 'done' }
         : { status: 'gone', note: 'already gone: deleted elsewhere since the plan was made' };
   }

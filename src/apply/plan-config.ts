@@ -6,8 +6,9 @@
  * delete a protected website, create one the file never named, or send another value. Pure.
  */
 import { GlobSet } from '../domain.js';
-import { FIELDS, type Config, type FieldName, type WebsiteView } from '../model.js';
-import { desiredView, enforcedValues, fileSets, sameList } from '../planner/values.js';
+import { FIELD, FIELDS, sameValue } from '../fields.js';
+import type { Config, FieldName, WebsiteView } from '../model.js';
+import { desiredView, enforcedValues, fileSets } from '../planner/values.js';
 import { formatValue } from '../render/values.js';
 import type { SavedPlan } from './saved-plan.js';
 
@@ -50,9 +51,10 @@ export function configProblems(plan: SavedPlan, config: Config, shownConfig: str
 
     // What is sent is `after`: it must be what the file sets, value for value.
     const wanted = desiredView(site.domain, enforcedValues(site, config.defaults));
-    for (const field of FIELDS) {
+    for (const spec of FIELDS) {
+      const field = spec.name;
       const sent = change.after?.[field];
-      if (!sameValue(field, sent, wanted[field])) {
+      if (!sameValue(spec, sent, wanted[field])) {
         const sets = wanted[field] === undefined ? `does not set ${field}` : `sets ${formatValue(field, wanted[field])}`;
         out.push(`${at}.after.${field}: sends ${formatValue(field, sent)}, but ${shownConfig} ${sets} for ${domain}`);
       }
@@ -71,12 +73,5 @@ export function configProblems(plan: SavedPlan, config: Config, shownConfig: str
 }
 
 function unread(before: WebsiteView | null, field: FieldName): boolean {
-  return field === 'password' || before?.[field] === undefined;
-}
-
-function sameValue(field: FieldName, a: WebsiteView[FieldName], b: WebsiteView[FieldName]): boolean {
-  if (field === 'exclude_params' || field === 'exclude_ips') {
-    return Array.isArray(a) && Array.isArray(b) ? sameList(a, b) : a === b;
-  }
-  return a === b;
+  return FIELD[field].writeOnly || before?.[field] === undefined;
 }

@@ -5,6 +5,7 @@
  */
 import { listValue } from '../config/parse.js';
 import { parseDomainInput } from '../domain.js';
+import { FIELD, FIELDS } from '../fields.js';
 import type { Change, WebsiteView } from '../model.js';
 import { fingerprint } from '../planner/values.js';
 
@@ -41,7 +42,9 @@ export function ruleProblems(changes: readonly Change[]): string[] {
     if (change.after) out.push(...listProblems(change.after, `${at}.after`));
 
     for (const field of change.fields) {
-      if (field === 'password' ? change.after?.password !== '(sensitive)' : change.after?.[field] === undefined) {
+      // A secret is sent from the config file; `after` holds only `(sensitive)` for it.
+      const value = change.after?.[field];
+      if (FIELD[field].compare === 'secret' ? value !== '(sensitive)' : value === undefined) {
         problem('.fields', `sends ${field}, but "after" holds no value for it`);
       }
     }
@@ -64,8 +67,10 @@ export function ruleProblems(changes: readonly Change[]): string[] {
 /** The config's list rules: entries as the config's reader leaves them, IP entries valid. */
 function listProblems(view: WebsiteView, at: string): string[] {
   const out: string[] = [];
-  for (const field of ['exclude_params', 'exclude_ips'] as const) {
-    view[field]?.forEach((entry, k) => {
+  for (const { name: field } of FIELDS.filter((f) => f.compare === 'set')) {
+    const entries = view[field];
+    if (!Array.isArray(entries)) continue;
+    entries.forEach((entry, k) => {
       const where = `${at}.${field}[${k}]`;
       // exclude_ips entries are not checked further: the service stores any, and the config
       // accepts one that never matches with a warning, so a plan may carry it too.

@@ -14,7 +14,7 @@ import { readTextFile } from '../config/read.js';
 import { globProblem } from '../domain.js';
 import { ConfigError, SitesyncError } from '../errors.js';
 import { writeAtomic } from '../files.js';
-import type { Change, Config, Plan } from '../model.js';
+import type { Config, Plan } from '../model.js';
 import { packageVersion } from '../paths.js';
 import { configProblems } from './plan-config.js';
 import { ruleProblems } from './plan-rules.js';
@@ -176,17 +176,12 @@ export async function loadPlanConfig(
 /**
  * The password each change sends, from the config it was planned from: the website's own
  * `${NAME}` there, resolved when the file was loaded. Never from a name written in a plan.
+ * Refuses, before any write, a plan that sends a password the file does not set.
  */
-export function passwordsFromConfig(plan: Plan, config: Config, shownConfig: string): Map<Change, { password?: string }> {
+export function passwordsFromConfig(plan: Plan, config: Config, shownConfig: string): (domain: string) => string | undefined {
   const sites = new Map(config.websites.map((w) => [w.domain, w]));
-  const resolved = new Map<Change, { password?: string }>();
-  const missing: string[] = [];
-  for (const change of plan.changes) {
-    if (!change.fields.includes('password')) continue;
-    const password = sites.get(change.domain)?.password;
-    if (password === undefined) missing.push(change.domain);
-    else resolved.set(change, { password: password.value });
-  }
+  const passwordFor = (domain: string) => sites.get(domain)?.password?.value;
+  const missing = plan.changes.filter((c) => c.fields.includes('password') && passwordFor(c.domain) === undefined).map((c) => c.domain);
   if (missing.length) {
     const error = new SitesyncError(
       `the plan sends a password for ${missing.join(', ')}, but ${shownConfig} sets none for ${missing.length === 1 ? 'it' : 'them'}; nothing was written`,
@@ -194,5 +189,5 @@ export function passwordsFromConfig(plan: Plan, config: Config, shownConfig: str
     error.details = ['Make the plan again from the file.'];
     throw error;
   }
-  return resolved;
+  return passwordFor;
 }

@@ -4,12 +4,11 @@
  */
 import pLimit from 'p-limit';
 import { StalePlanError } from '../errors.js';
-import { FIELDS, type Change, type LiveWebsite, type Plan, type WebsiteView } from '../model.js';
+import { FIELD_NAMES } from '../fields.js';
+import type { Change, LiveWebsite, Plan, WebsiteView } from '../model.js';
 import { fingerprint, liveView } from '../planner/values.js';
 import { formatValue } from '../render/values.js';
 import type { ServiceClient } from '../service/client.js';
-import { ApiError } from '../service/errors.js';
-import { PER_PAGE } from '../service/client.js';
 
 export interface CurrentState {
   byId: Map<number, LiveWebsite>;
@@ -25,7 +24,7 @@ export function staleChanges(plan: Plan, now: CurrentState): string[] {
       if (existing) out.push(`${change.domain}: now exists at the service (id ${existing.id}); the plan would create it`);
       continue;
     }
-    const current = now.byId.get(change.id!);
+    const current = now.byId.get(change.id);
     if (!current || current.domain !== change.domain) {
       out.push(`${change.domain} (id ${change.id}): no longer exists at the service`);
       continue;
@@ -39,7 +38,7 @@ export function staleChanges(plan: Plan, now: CurrentState): string[] {
 function describeDifference(change: Change, now: WebsiteView): string {
   const before = change.before ?? { domain: change.domain };
   const parts: string[] = [];
-  for (const field of FIELDS) {
+  for (const field of FIELD_NAMES) {
     const a = before[field];
     const b = now[field];
     const same = Array.isArray(a) && Array.isArray(b) ? [...a].sort().join('\n') === [...b].sort().join('\n') : a === b;
@@ -53,10 +52,10 @@ function describeDifference(change: Change, now: WebsiteView): string {
  * the whole list once (or not at all, when the caller has just read it).
  */
 export async function readTouched(plan: Plan, client: ServiceClient, liveTotal: number, list?: LiveWebsite[]): Promise<CurrentState> {
-  const ids = plan.changes.filter((c) => c.action !== 'create').map((c) => c.id!);
+  const ids = plan.changes.flatMap((c) => (c.action === 'create' ? [] : [c.id]));
   const creates = plan.changes.filter((c) => c.action === 'create').map((c) => c.domain);
   const state: CurrentState = { byId: new Map(), byDomain: new Map() };
-  const pages = Math.ceil(Math.max(liveTotal, 1) / PER_PAGE) + 1;
+  const pages = client.pagesFor(liveTotal) + 1;
   if (list || ids.length + creates.length > pages) {
     for (const site of list ?? (await client.listWebsites())) {
       state.byId.set(site.id, site);
@@ -68,11 +67,8 @@ export async function readTouched(plan: Plan, client: ServiceClient, liveTotal: 
   await Promise.all([
     ...ids.map((id) =>
       limit(async () => {
-        try {
-          state.byId.set(id, await client.getWebsite(id));
-        } catch (error) {
-          if (!(error instanceof ApiError && error.kind === 'not-found')) throw error;
-        }
+        const found = await client.lookupWebsite(id);
+        if (found) state.byId.set(id, found);
       }),
     ),
     ...creates.map((domain) =>

@@ -3,21 +3,24 @@
  * I/O, no clock, the same inputs give the same plan, byte for byte.
  */
 import { GlobSet, parseDomainInput } from '../domain.js';
+import { FIELD, FIELDS, fieldOrder, sameSecret, sameValue } from '../fields.js';
 import { SitesyncError } from '../errors.js';
 import type {
   Account,
   Change,
   Config,
+  CreateChange,
   DefaultSettings,
   DesiredWebsite,
   FieldChange,
   FieldName,
   LiveWebsite,
   Plan,
+  UpdateChange,
   WriteOnlyReason,
 } from '../model.js';
 import { checkLimit, checkSafety, safetyWarnings } from './safety.js';
-import { desiredView, enforcedValues, fileSets, fingerprint, liveView, sameList, type Enforced } from './values.js';
+import { desiredView, enforcedValues, fileSets, fingerprint, liveView, type Enforced } from './values.js';
 
 export interface PlanOptions {
   /** `--prune` (the file's `prune: true` counts too). */
@@ -43,8 +46,8 @@ export class PlanningError extends SitesyncError {
   override name = 'PlanningError';
 }
 
-const COMPARED = ['privacy', 'email', 'exclude_bots', 'exclude_params', 'exclude_ips', 'favorite'] as const;
-type Compared = (typeof COMPARED)[number];
+/** The fields whose live value the service may show, compared with what the file enforces. */
+const COMPARED = FIELDS.filter((f) => !f.writeOnly);
 
 const REASON_RANK: Record<WriteOnlyReason, number> = { create: 0, missing: 1, baseline: 2, resend: 3, 'with-update': 4 };
 
@@ -103,8 +106,11 @@ export function planChanges(input: PlanInput): Plan {
     const was = baselineSites?.get(site.domain);
     const old: FileWebsite | null | undefined = baseline ? (was ? { ...was, defaults: baseline.defaults } : null) : undefined;
     const file = { site, values, defaults: config.defaults };
-    const update = updateChange(file, current, old, options.resendWriteOnly === true, unverified, { problems, warnings });
-    if (update) changes.push(update);
+    const found = updateChange(file, current, old, options.resendWriteOnly === true);
+    problems.push(...found.problems);
+    warnings.push(...found.warnings);
+    for (const field of found.unverified) unverified.add(field);
+    if (found.change) changes.push(found.change);
     else unchanged++;
   }
 
@@ -165,13 +171,15 @@ function twinWarning(domain: string, group: LiveWebsite[], chosen: LiveWebsite):
   return `the service holds ${domain} ${times}; sitesync manages id ${chosen.id} and leaves id ${others.join(', ')} alone`;
 }
 
-function createChange(site: DesiredWebsite, values: Enforced): Change {
+function createChange(site: DesiredWebsite, values: Enforced): CreateChange {
   const after = desiredView(site.domain, values);
-  const fields: FieldName[] = ['privacy', 'email', 'exclude_bots', 'exclude_params', 'exclude_ips'];
-  if (values.password) fields.splice(1, 0, 'password');
-  // favorite cannot be set on create: apply stores the website, then updates it.
-  if (values.favorite === true) fields.push('favorite');
-  const change: Change = {
+  // Every enforced field. One the service cannot take on create (favorite) only when it differs
+  // from the service's default: apply stores the website, then updates it.
+  const fields = FIELDS.filter((f) => {
+    const value = values[f.name];
+    return value !== undefined && (f.onCreate || value !== f.serviceDefault);
+  }).map((f) => f.name);
+  return {
     action: 'create',
     domain: site.domain,
     id: null,
@@ -181,7 +189,6 @@ function createChange(site: DesiredWebsite, values: Enforced): Change {
     details: fields.map((field) => ({ field, before: null, after: after[field as keyof typeof after] ?? null })),
     line: site.pos.line,
   };
-  return change;
 }
 
 /** A website as a file (the config or the baseline) has it: what it sets, and the values enforced. */
@@ -191,42 +198,56 @@ interface FileWebsite {
   defaults: DefaultSettings;
 }
 
+/** What comparing one listed website with its live twin found. */
+interface UpdateFindings {
+  /** Undefined when the website already is as the file wants it. */
+  change?: UpdateChange;
+  /** Reasons the plan cannot be made. */
+  problems: string[];
+  warnings: string[];
+  /** Fields sent whose live value could not be read. */
+  unverified: FieldName[];
+}
+
 function updateChange(
   { site, values, defaults }: FileWebsite,
   current: LiveWebsite,
   /** Undefined without --baseline; null when the baseline lacks the website. */
   old: FileWebsite | null | undefined,
   resend: boolean,
-  unverified: Set<FieldName>,
-  report: { problems: string[]; warnings: string[] },
-): Change | undefined {
+): UpdateFindings {
+  const report: UpdateFindings = { problems: [], warnings: [], unverified: [] };
   const before = liveView(current);
   const after = desiredView(site.domain, values);
   const differing: FieldChange[] = [];
   const writeOnly: FieldName[] = [];
 
-  for (const field of COMPARED) {
-    if (field === 'favorite' && values.favorite === undefined) continue;
+  for (const spec of COMPARED) {
+    const field = spec.name;
+    // A field enforced only where the website sets it, and it does not.
+    if (!spec.inDefaults && values[field] === undefined) continue;
     if (current[field] === undefined) {
       // The service does not show this field. Only a value the file itself sets may be sent:
       // the service default would silently replace what the website holds (an export, which
       // cannot know the value, would wipe it on the next update).
       if (fileSets(site, defaults, field)) {
         writeOnly.push(field);
-        unverified.add(field);
+        report.unverified.push(field);
       } else if (old && fileSets(old.site, old.defaults, field)) {
-        const clear = field === 'exclude_params' || field === 'exclude_ips' ? `; write "${field}: []" to clear it` : '';
+        const clear = spec.compare === 'set' ? `; write "${field}: []" to clear it` : '';
         report.warnings.push(
           `${site.domain} (line ${site.pos.line}): ${field} is no longer in the file, so the service keeps the value it holds, which sitesync cannot read${clear}`,
         );
       }
       continue;
     }
-    if (!same(field, current, values)) differing.push({ field, before: before[field] ?? null, after: after[field] ?? null });
+    if (!sameValue(spec, current[field], values[field])) differing.push({ field, before: before[field] ?? null, after: after[field] ?? null });
   }
-  if (values.password) {
-    writeOnly.push('password');
-    unverified.add('password');
+  // A field the service never shows (the password) is sent wherever the file sets it.
+  for (const spec of FIELDS) {
+    if (!spec.writeOnly || values[spec.name] === undefined) continue;
+    writeOnly.push(spec.name);
+    report.unverified.push(spec.name);
   }
 
   // Why each write-only field would be sent on its own account.
@@ -245,7 +266,7 @@ function updateChange(
     }
   }
 
-  if (differing.length === 0 && reasons.size === 0) return undefined;
+  if (differing.length === 0 && reasons.size === 0) return report;
   const sent: FieldChange[] = [...differing];
   for (const field of writeOnly) {
     const reason = reasons.get(field) ?? 'with-update';
@@ -255,7 +276,7 @@ function updateChange(
     sent.push(detail);
   }
   sent.sort((a, b) => fieldOrder(a.field) - fieldOrder(b.field) || REASON_RANK[a.write_only ?? 'create'] - REASON_RANK[b.write_only ?? 'create']);
-  const change: Change = {
+  report.change = {
     action: 'update',
     domain: site.domain,
     id: current.id,
@@ -266,34 +287,13 @@ function updateChange(
     line: site.pos.line,
     seen: fingerprint(before),
   };
-  return change;
+  return report;
 }
 
-function same(field: Compared, current: LiveWebsite, values: Enforced): boolean {
-  switch (field) {
-    case 'exclude_params':
-    case 'exclude_ips':
-      return sameList(current[field] ?? [], values[field]);
-    default:
-      return current[field] === values[field];
-  }
-}
-
+/** Whether two files enforce the same value of a field. */
 function sameEnforced(field: FieldName, a: Enforced, b: Enforced): boolean {
-  switch (field) {
-    case 'password':
-      return a.password?.value === b.password?.value;
-    case 'exclude_params':
-    case 'exclude_ips':
-      return sameList(a[field], b[field]);
-    default:
-      return a[field] === b[field];
-  }
-}
-
-const FIELD_ORDER: FieldName[] = ['privacy', 'password', 'email', 'exclude_bots', 'exclude_params', 'exclude_ips', 'favorite'];
-function fieldOrder(field: FieldName): number {
-  return FIELD_ORDER.indexOf(field);
+  const spec = FIELD[field];
+  return spec.compare === 'secret' ? sameSecret(a.password, b.password) : sameValue(spec, a[spec.name], b[spec.name]);
 }
 
 /**

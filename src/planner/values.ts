@@ -3,17 +3,8 @@
  * compared: one place, so that a difference is never an artefact of representation.
  */
 import { createHash } from 'node:crypto';
-import {
-  SERVICE_DEFAULTS,
-  type DefaultSettings,
-  type DesiredWebsite,
-  type FieldName,
-  type Flag,
-  type LiveWebsite,
-  type Privacy,
-  type Secret,
-  type WebsiteView,
-} from '../model.js';
+import { FIELD, FIELDS } from '../fields.js';
+import type { DefaultSettings, DesiredWebsite, FieldName, Flag, LiveWebsite, Privacy, Secret, WebsiteView } from '../model.js';
 
 export interface Enforced {
   privacy: Privacy;
@@ -27,18 +18,18 @@ export interface Enforced {
   password?: Secret;
 }
 
-/** The website's own value, else `defaults`, else the service's create default. */
+/**
+ * The website's own value, else `defaults`, else the service's create default; a field that
+ * `defaults` may not carry (favorite, password) only where the website sets it.
+ */
 export function enforcedValues(site: DesiredWebsite, defaults: DefaultSettings): Enforced {
-  const values: Enforced = {
-    privacy: site.privacy ?? defaults.privacy ?? SERVICE_DEFAULTS.privacy,
-    email: site.email ?? defaults.email ?? SERVICE_DEFAULTS.email,
-    exclude_bots: site.exclude_bots ?? defaults.exclude_bots ?? SERVICE_DEFAULTS.exclude_bots,
-    exclude_params: site.exclude_params ?? defaults.exclude_params ?? [...SERVICE_DEFAULTS.exclude_params],
-    exclude_ips: site.exclude_ips ?? defaults.exclude_ips ?? [...SERVICE_DEFAULTS.exclude_ips],
-  };
-  if (site.favorite !== undefined) values.favorite = site.favorite;
-  if (site.password !== undefined) values.password = site.password;
-  return values;
+  const values: Record<string, unknown> = {};
+  for (const field of FIELDS) {
+    const own = site[field.name];
+    const value = own !== undefined || !field.inDefaults ? own : (defaults[field.name as keyof DefaultSettings] ?? field.serviceDefault);
+    if (value !== undefined) values[field.name] = Array.isArray(value) ? [...value] : value;
+  }
+  return values as unknown as Enforced;
 }
 
 /**
@@ -47,22 +38,7 @@ export function enforcedValues(site: DesiredWebsite, defaults: DefaultSettings):
  * never overwrite a value that sitesync cannot read back.
  */
 export function fileSets(site: DesiredWebsite, defaults: DefaultSettings, field: FieldName): boolean {
-  switch (field) {
-    case 'password':
-    case 'favorite':
-      return site[field] !== undefined;
-    default:
-      return site[field] !== undefined || defaults[field] !== undefined;
-  }
-}
-
-/** Lists compare as sets of trimmed entries. */
-export function sameList(a: readonly string[], b: readonly string[]): boolean {
-  const left = new Set(a.map((s) => s.trim()).filter(Boolean));
-  const right = new Set(b.map((s) => s.trim()).filter(Boolean));
-  if (left.size !== right.size) return false;
-  for (const item of left) if (!right.has(item)) return false;
-  return true;
+  return site[field] !== undefined || (FIELD[field].inDefaults && defaults[field as keyof DefaultSettings] !== undefined);
 }
 
 /** What was added to and removed from a list, in the order of each side. */
@@ -74,30 +50,27 @@ export function listDelta(before: readonly string[], after: readonly string[]): 
 
 /** A live website as a plan shows it; fields the service does not return are left out. */
 export function liveView(site: LiveWebsite): WebsiteView {
-  const view: WebsiteView = { domain: site.domain };
-  if (site.privacy !== undefined) view.privacy = site.privacy;
-  if (site.password !== undefined) view.password = site.password;
-  if (site.email !== undefined) view.email = site.email;
-  if (site.exclude_bots !== undefined) view.exclude_bots = site.exclude_bots;
-  if (site.exclude_params !== undefined) view.exclude_params = [...site.exclude_params];
-  if (site.exclude_ips !== undefined) view.exclude_ips = [...site.exclude_ips];
-  if (site.favorite !== undefined) view.favorite = site.favorite;
-  return view;
+  const view: Record<string, unknown> = { domain: site.domain };
+  for (const { name } of FIELDS) {
+    const value = site[name];
+    if (value !== undefined) view[name] = Array.isArray(value) ? [...value] : value;
+  }
+  return view as unknown as WebsiteView;
 }
 
-/** The enforced values as a plan shows them: the password only as `(sensitive)`. */
+/**
+ * The enforced values as a plan shows them: the password only as `(sensitive)`. The fields
+ * every website enforces come first, then those enforced only where set: the key order of
+ * `after` in JSON plans and saved plans.
+ */
 export function desiredView(domain: string, values: Enforced): WebsiteView {
-  const view: WebsiteView = {
-    domain,
-    privacy: values.privacy,
-    email: values.email,
-    exclude_bots: values.exclude_bots,
-    exclude_params: [...values.exclude_params],
-    exclude_ips: [...values.exclude_ips],
-  };
-  if (values.password !== undefined) view.password = '(sensitive)';
-  if (values.favorite !== undefined) view.favorite = values.favorite;
-  return view;
+  const view: Record<string, unknown> = { domain };
+  for (const field of [...FIELDS.filter((f) => f.inDefaults), ...FIELDS.filter((f) => !f.inDefaults)]) {
+    const value = values[field.name];
+    if (value === undefined) continue;
+    view[field.name] = field.compare === 'secret' ? '(sensitive)' : Array.isArray(value) ? [...value] : value;
+  }
+  return view as unknown as WebsiteView;
 }
 
 /**
@@ -105,15 +78,10 @@ export function desiredView(domain: string, values: Enforced): WebsiteView {
  * them (list order, `\r\n`, ints as strings are gone after reading).
  */
 export function fingerprint(view: WebsiteView): string {
-  const canonical = {
-    domain: view.domain,
-    privacy: view.privacy ?? null,
-    password: view.password ?? null,
-    email: view.email ?? null,
-    exclude_bots: view.exclude_bots ?? null,
-    exclude_params: view.exclude_params ? [...view.exclude_params].sort() : null,
-    exclude_ips: view.exclude_ips ? [...view.exclude_ips].sort() : null,
-    favorite: view.favorite ?? null,
-  };
+  const canonical: Record<string, unknown> = { domain: view.domain };
+  for (const field of FIELDS) {
+    const value = view[field.name];
+    canonical[field.name] = value === undefined ? null : field.compare === 'set' && Array.isArray(value) ? [...value].sort() : value;
+  }
   return createHash('sha256').update(JSON.stringify(canonical)).digest('hex').slice(0, 16);
 }

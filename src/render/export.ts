@@ -9,7 +9,8 @@ import { Document, Scalar, visit, type YAMLMap, type YAMLSeq } from 'yaml';
 import { compileGlob, manageableTraits, type DomainTraits } from '../domain.js';
 import { neverMatchingReason } from '../exclude-ips.js';
 import { printable as shownAsData } from './escape.js';
-import { PRIVACY_NAMES, SERVICE_DEFAULTS, type Account, type LiveWebsite } from '../model.js';
+import { FIELD } from '../fields.js';
+import { PRIVACY_NAMES, type Account, type LiveWebsite } from '../model.js';
 
 /** Where editors find the schema when sitesync is installed in the config repository. */
 export const INSTALLED_SCHEMA = './node_modules/sitesync/schemas/sitesync.schema.json';
@@ -44,9 +45,9 @@ export function renderExport(live: LiveWebsite[], account: Account | null, optio
     const domain = stored(site);
     const entry: Record<string, unknown> = { domain };
     const notes = traitNotes(site, manageableTraits(domain)!);
-    if (site.privacy !== undefined && site.privacy !== SERVICE_DEFAULTS.privacy) entry.privacy = PRIVACY_NAMES[site.privacy];
-    if (site.email !== undefined && site.email !== SERVICE_DEFAULTS.email) entry.email = true;
-    if (site.exclude_bots !== undefined && site.exclude_bots !== SERVICE_DEFAULTS.exclude_bots) entry.exclude_bots = false;
+    if (site.privacy !== undefined && site.privacy !== FIELD.privacy.serviceDefault) entry.privacy = PRIVACY_NAMES[site.privacy];
+    if (site.email !== undefined && site.email !== FIELD.email.serviceDefault) entry.email = true;
+    if (site.exclude_bots !== undefined && site.exclude_bots !== FIELD.exclude_bots.serviceDefault) entry.exclude_bots = false;
     if (site.exclude_params === undefined) unreadableParams = true;
     else if (site.exclude_params.length) entry.exclude_params = site.exclude_params;
     if (site.exclude_ips?.length) {

@@ -8,7 +8,12 @@ import { jsonUnicodeEscapes } from './escape.js';
 export function renderJson(plan: Plan): string {
   const out = {
     ...plan,
-    changes: plan.changes.map(({ seen: _f, ...change }) => change),
+    // `seen` belongs to saved plans only.
+    changes: plan.changes.map((change) => {
+      if (change.action === 'create') return change;
+      const { seen: _seen, ...shown } = change;
+      return shown;
+    }),
   };
   // JSON already escapes C0; DEL, C1 and bidi controls too, so the file is safe to `cat`.
   return `${jsonUnicodeEscapes(JSON.stringify(out, null, 2))}\n`;

@@ -1,5 +1,6 @@
 /** The plan for a terminal or a log: one block per change, then the summary line. */
 import pc from 'picocolors';
+import { FIELD } from '../fields.js';
 import type { Change, FieldChange, Plan } from '../model.js';
 import type { Colors } from '../terminal.js';
 import { listDelta } from '../planner/values.js';
@@ -53,7 +54,7 @@ function changeBody(change: Change, c: Colors): string[] {
     const writeOnly = change.action === 'update' ? writeOnlyNote(d) : undefined;
     const note = writeOnly ? c.dim(`  (${writeOnly})`) : '';
     if (change.action === 'create') {
-      const extra = d.field === 'favorite' ? c.dim('  (set by an update after the store)') : '';
+      const extra = !FIELD[d.field].onCreate ? c.dim('  (set by an update after the store)') : '';
       out.push(`${label}${formatValue(d.field, d.after)}${extra}`);
     } else if (isListChange(d) && !d.write_only) {
       const { added, removed } = listDelta(d.before, d.after);

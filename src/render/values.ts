@@ -3,23 +3,22 @@
  * List entries and domains may come from the service: control characters in them are escaped.
  */
 import { printable } from './escape.js';
-import { PRIVACY_NAMES, type Change, type FieldChange, type FieldValue, type Plan, type WriteOnlyReason } from '../model.js';
+import { FIELD, fieldOf } from '../fields.js';
+import type { Change, FieldChange, FieldValue, Plan, WriteOnlyReason } from '../model.js';
 
+/** A value as its field's row shows it (`domain` and other names: as text). */
 export function formatValue(field: string, value: FieldValue | null | undefined): string {
-  if (value === null || value === undefined) return field === 'password' ? '(not set)' : '(unknown)';
-  if (field === 'password') {
-    if (value === '(sensitive)') return '(sensitive)';
-    return value ? '(set)' : '(not set)';
-  }
-  if (field === 'privacy' && typeof value === 'number') return PRIVACY_NAMES[value] ?? String(value);
-  if ((field === 'email' || field === 'exclude_bots') && typeof value === 'number') return value ? 'true' : 'false';
+  const row = fieldOf(field);
+  if (value === null || value === undefined) return row?.unset ?? '(unknown)';
+  const shown = row?.show?.(value);
+  if (shown !== undefined) return shown;
   if (Array.isArray(value)) return value.length ? printable(value.join(', ')) : '(none)';
   return printable(String(value));
 }
 
 /** The "before" side of a field change: unknown when the service does not show it. */
 export function formatBefore(d: FieldChange): string {
-  if (d.write_only && d.field !== 'password') return '(not shown by the service)';
+  if (d.write_only && !FIELD[d.field].writeOnly) return '(not shown by the service)';
   return formatValue(d.field, d.before);
 }
 
@@ -65,6 +64,6 @@ export function changeTitle(change: Change): string {
 /** The plan's one note about fields it could not verify, or undefined. */
 export function unverifiedNote(plan: Plan): string | undefined {
   if (plan.unverified.length === 0) return undefined;
-  const fields = plan.unverified.map((f) => (f === 'password' ? 'password (write-only)' : `${f} (not returned by this service)`));
+  const fields = plan.unverified.map((f) => (FIELD[f].writeOnly ? `${f} (write-only)` : `${f} (not returned by this service)`));
   return `not verifiable: ${fields.join(', ')}. sitesync sends them only where the file sets them: on create, with other updates, when they differ from --baseline, and with --resend-write-only.`;
 }

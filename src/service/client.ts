@@ -6,14 +6,15 @@
 import pLimit from 'p-limit';
 import { Pool } from 'undici';
 import { domainKey } from '../domain.js';
+import { FIELD } from '../fields.js';
 import { InterruptedError } from '../errors.js';
-import type { Account, LiveWebsite } from '../model.js';
+import type { Account, FieldName, LiveWebsite, WebsiteView } from '../model.js';
 import { packageVersion } from '../paths.js';
 import { SecretValues } from '../secrets.js';
 import { ApiError, errorForStatus, serviceMessage } from './errors.js';
 import { Pacer, realClock, type PacerClock } from './pacer.js';
 import { classifyTransportError } from './transport.js';
-import { readPage, toAccount, toLiveWebsite, unwrap, type Form, type Page } from './wire.js';
+import { readPage, toAccount, toForm, toLiveWebsite, unwrap, type Form, type Page } from './wire.js';
 
 export interface RetryPolicy {
   /** Attempts for a request that fails with 5xx or a network error (the first one included). */
@@ -117,6 +118,11 @@ export class ServiceClient {
     };
   }
 
+  /** Whether `value` is this client's API key (compared here, so the key stays inside). */
+  usesKey(value: string): boolean {
+    return value === this.options.apiKey;
+  }
+
   async close(): Promise<void> {
     await this.pool.close();
   }
@@ -209,6 +215,49 @@ export class ServiceClient {
     const page = readPage(answer.body, 1);
     if (page.total !== undefined) return page.total;
     return (await this.listWebsites()).length;
+  }
+
+  /** How many pages reading the whole list takes for an account of `total` websites. */
+  pagesFor(total: number): number {
+    return Math.ceil(Math.max(total, 1) / PER_PAGE);
+  }
+
+  /** The website with this id; undefined when the service has none (404). */
+  async lookupWebsite(id: number): Promise<LiveWebsite | undefined> {
+    try {
+      return await this.getWebsite(id);
+    } catch (error) {
+      if (error instanceof ApiError && error.kind === 'not-found') return undefined;
+      throw error;
+    }
+  }
+
+  /**
+   * Stores a website with the `fields` of `values` (a password from `password`, never from a
+   * view). The service ignores favorite on create: it is stored first, then set by an update.
+   */
+  async storeWebsite(
+    domain: string,
+    values: WebsiteView,
+    fields: readonly FieldName[],
+    password?: string,
+  ): Promise<{ website: LiveWebsite; recovered: boolean }> {
+    const stored = await this.createWebsite(domain, toForm(values, fields.filter((f) => FIELD[f].onCreate), password));
+    const afterwards = fields.filter((f) => !FIELD[f].onCreate);
+    if (afterwards.length) {
+      try {
+        await this.updateWebsite(stored.website.id, domain, toForm(values, afterwards));
+      } catch (error) {
+        const message = error instanceof Error ? error.message : String(error);
+        throw new ApiError('server', `created (id ${stored.website.id}), but marking it favorite failed: ${message}`);
+      }
+    }
+    return stored;
+  }
+
+  /** Sends the `fields` of `values` to a stored website (a password from `password`). */
+  async changeWebsite(id: number, domain: string, values: WebsiteView, fields: readonly FieldName[], password?: string): Promise<void> {
+    await this.updateWebsite(id, domain, toForm(values, fields, password));
   }
 
   async getWebsite(id: number): Promise<LiveWebsite> {

@@ -4,38 +4,10 @@
  * (every value as the form field the service validates).
  */
 import { domainKey } from '../domain.js';
-import type { Account, Flag, LiveWebsite, Privacy, WebsiteView } from '../model.js';
+import { FIELD, FIELDS } from '../fields.js';
+import type { Account, FieldName, LiveWebsite, WebsiteView } from '../model.js';
 import { ApiError } from './errors.js';
-
-type Raw = Record<string, unknown>;
-
-function toInt(value: unknown): number | undefined {
-  if (typeof value === 'number' && Number.isInteger(value)) return value;
-  if (typeof value === 'string' && /^-?\d+$/.test(value.trim())) return Number(value.trim());
-  if (typeof value === 'boolean') return value ? 1 : 0;
-  return undefined;
-}
-
-function readEnum<T extends number>(record: Raw, key: string, allowed: readonly T[], fallback: T): T | undefined {
-  if (!(key in record)) return undefined;
-  const value = record[key];
-  if (value === null || value === '') return fallback;
-  const n = toInt(value);
-  return n !== undefined && (allowed as readonly number[]).includes(n) ? (n as T) : fallback;
-}
-
-/** A newline list as the service returns it: `\r\n` or `\n`, stray blanks, or (some versions) an array. */
-export function readList(value: unknown): string[] {
-  if (value === null || value === undefined) return [];
-  const items = Array.isArray(value) ? value.map(String) : String(value).split(/\r?\n|\r/);
-  return items.map((s) => s.trim()).filter((s) => s !== '');
-}
-
-/** PHP-truthy, as the service stores it: true, 1, "1" … */
-function readBool(value: unknown): boolean {
-  if (typeof value === 'string') return value !== '' && value !== '0' && value.toLowerCase() !== 'false';
-  return Boolean(value);
-}
+import { toInt, type Raw } from './read-values.js';
 
 export function toLiveWebsite(raw: unknown): LiveWebsite {
   if (!raw || typeof raw !== 'object') throw new ApiError('protocol', 'the service sent a website that is not an object');
@@ -50,16 +22,12 @@ export function toLiveWebsite(raw: unknown): LiveWebsite {
   // never survive the service's own normalization, so they do not count.
   const spelled = r.domain.trim().toLowerCase().replace(/^www\./, '');
   if (spelled !== site.domain) site.stored = spelled;
-  const privacy = readEnum<Privacy>(r, 'privacy', [0, 1, 2], 0);
-  if (privacy !== undefined) site.privacy = privacy;
-  const email = readEnum<Flag>(r, 'email', [0, 1], 0);
-  if (email !== undefined) site.email = email;
-  const bots = readEnum<Flag>(r, 'exclude_bots', [0, 1], 1);
-  if (bots !== undefined) site.exclude_bots = bots;
-  if ('exclude_params' in r) site.exclude_params = readList(r.exclude_params);
-  if ('exclude_ips' in r) site.exclude_ips = readList(r.exclude_ips);
-  if ('favorite' in r) site.favorite = readBool(r.favorite);
-  if ('password' in r) site.password = readBool(r.password);
+  // Each field as its row reads it; one the record lacks stays undefined (write-only here).
+  const fields = site as unknown as Record<string, unknown>;
+  for (const field of FIELDS) {
+    const value = field.read(r);
+    if (value !== undefined) fields[field.name] = value;
+  }
   return site;
 }
 
@@ -115,29 +83,15 @@ export function readPage(body: unknown, requested: number): Page {
 export type Form = Record<string, string>;
 
 /**
- * The form fields for the values of a website view. `favorite` as 1/0: the service reads any
- * PHP-truthy value as true, so the string "false" would set it.
+ * The form fields for the values of a website view, each written as its row says. A password
+ * comes from `password`, never from the view (which holds only `(sensitive)`).
  */
-export function toForm(values: WebsiteView, fields: readonly string[], password?: string): Form {
+export function toForm(values: WebsiteView, fields: readonly FieldName[], password?: string): Form {
   const form: Form = {};
-  for (const field of fields) {
-    switch (field) {
-      case 'password':
-        if (password !== undefined) form.password = password;
-        break;
-      case 'privacy':
-      case 'email':
-      case 'exclude_bots':
-        if (values[field] !== undefined) form[field] = String(values[field]);
-        break;
-      case 'exclude_params':
-      case 'exclude_ips':
-        if (values[field] !== undefined) form[field] = values[field].join('\n');
-        break;
-      case 'favorite':
-        if (values.favorite !== undefined) form.favorite = values.favorite ? '1' : '0';
-        break;
-    }
+  for (const name of fields) {
+    const field = FIELD[name];
+    const value = field.writeOnly ? password : values[name];
+    if (value !== undefined) form[name] = field.write(value);
   }
   return form;
 }

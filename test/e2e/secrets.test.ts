@@ -5,7 +5,7 @@
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import type { FaultRequest } from '../../src/emulator/index.js';
-import { KEY, scenario, type Scenario } from '../helpers/scenario.js';
+import { KEY, scenario, writes, type Scenario } from '../helpers/scenario.js';
 
 let s: Scenario | undefined;
 afterEach(async () => {
@@ -112,5 +112,35 @@ describe('what the service says back', () => {
     expect(applied.code).toBe(1);
     expect(applied.stderr).toContain('Bearer (redacted)');
     expect(applied.stdout + applied.stderr).not.toContain(KEY);
+  });
+});
+
+describe('a website password that is the API key', () => {
+  it('apply refuses it before any write, naming the website, never the key', async () => {
+    s = await scenario();
+    s.emu.seed(KEY, [{ domain: 'lab.example.com', privacy: 0, email: 0, exclude_bots: 1 }]);
+    await s.write(`version: 1
+websites:
+  - domain: lab.example.com
+    privacy: password
+    password: \${SITESYNC_API_KEY}
+  - domain: new1.example.com
+`);
+    s.emu.resetStats();
+    const r = await s.cli(['apply', '--auto-approve']);
+    expect(r.code, r.stderr).toBe(1);
+    expect(r.stderr).toContain('the password of lab.example.com is the API key');
+    expect(r.stderr).toContain('nothing was written');
+    expect(writes(s.emu)).toEqual([]);
+    expect(r.stdout + r.stderr).not.toContain(KEY);
+
+    // The same from a saved plan: it names the password only as ${SITESYNC_API_KEY}, so it saves.
+    const saved = await s.cli(['plan', '--out', 'plan.json']);
+    expect(saved.code, saved.stderr).toBe(0);
+    const fromFile = await s.cli(['apply', 'plan.json']);
+    expect(fromFile.code, fromFile.stderr).toBe(1);
+    expect(fromFile.stderr).toContain('the password of lab.example.com is the API key');
+    expect(writes(s.emu)).toEqual([]);
+    expect(fromFile.stdout + fromFile.stderr).not.toContain(KEY);
   });
 });

@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { parseConfig } from '../../src/config/parse.js';
 import type { LiveWebsite, Plan } from '../../src/model.js';
 import { planChanges } from '../../src/planner/plan.js';
+import { renderApplySummary, resultLine } from '../../src/render/apply-result.js';
 import { renderJson } from '../../src/render/json.js';
 import { MARKER, renderMarkdown } from '../../src/render/markdown.js';
 import { renderText } from '../../src/render/text.js';
@@ -104,5 +105,39 @@ describe('the pull-request comment (markdown)', () => {
 
   it('shows a changed list as the entries added and removed', () => {
     expect(md).toContain('| exclude_ips | removed: 10.0.0.1 | added: 2001:db8::/32 |');
+  });
+});
+
+describe('what apply prints when it is done', () => {
+  const colors = pc.createColors(false);
+  const [create, update] = planChanges({
+    config: parseConfig('version: 1\nwebsites:\n  - domain: a.example.com\n  - domain: b.example.com\n    email: true\n', '/r/sitesync.yaml', { env: {} }),
+    live: [{ id: 7, domain: 'b.example.com', privacy: 0, email: 0, exclude_bots: 1 }],
+    account: null,
+    baseUrl: 'http://127.0.0.1:1',
+  }).changes;
+
+  it('a refused change is listed without the repeated "create a.example.com: ", and the user is told it fails the same way again', () => {
+    const text = renderApplySummary(
+      {
+        interrupted: false,
+        results: [
+          { change: create!, status: 'failed', error: 'create a.example.com: The domain is invalid.', refused: true, ms: 3 },
+          { change: update!, status: 'done', ms: 4 },
+        ],
+      },
+      colors,
+    );
+    expect(text).toContain('Failed (1):\n  ✗ create a.example.com: The domain is invalid.\n');
+    expect(text).toContain('Applied: 0 created, 1 updated, 0 deleted, 1 failed.');
+    expect(text).toContain('The service refused the change marked above');
+    expect(text).not.toContain('Run sitesync apply again');
+  });
+
+  it('a failure on the way asks for a re-run, and each line while running says done, gone or failed', () => {
+    const text = renderApplySummary({ interrupted: false, results: [{ change: create!, status: 'failed', error: 'network', ms: 3 }] }, colors);
+    expect(text).toContain('Run sitesync apply again to finish');
+    expect(resultLine({ change: update!, status: 'done', ms: 4 }, colors)).toBe('✓ update b.example.com (id 7) 4ms');
+    expect(resultLine({ change: create!, status: 'failed', error: 'create a.example.com: boom', ms: 4 }, colors)).toBe('✗ create a.example.com: boom');
   });
 });

@@ -5,7 +5,7 @@ import { schemaProblems } from '../../src/apply/plan-schema.js';
 import { assertSameAccount, recheckPlan } from '../../src/apply/recheck.js';
 import type { SavedPlan } from '../../src/apply/saved-plan.js';
 import { parseConfig } from '../../src/config/parse.js';
-import type { Account, LiveWebsite } from '../../src/model.js';
+import type { Account, DeleteChange, LiveWebsite, UpdateChange } from '../../src/model.js';
 import { planChanges } from '../../src/planner/plan.js';
 
 const yaml = `version: 1
@@ -122,11 +122,11 @@ describe('a saved plan does only what the config file it was made from asks for'
 
   it('deletes of a listed, ignored or untargeted website, an update of one not listed, another value and an unread field the file does not set are each named', () => {
     const plan = saved(unpruned, true);
-    const remove = plan.changes[2]!;
+    const remove = plan.changes[2] as DeleteChange;
     plan.changes.push({ ...remove, domain: 'same.example.com', id: 2 }, { ...remove, domain: 'a.staging.example.com', id: 4 });
-    plan.changes.push({ ...plan.changes[1]!, domain: 'elsewhere.example.com', id: 9 });
-    const update = plan.changes[1]!;
-    update.after = { ...update.after!, privacy: 1, favorite: true };
+    const update = plan.changes[1] as UpdateChange;
+    plan.changes.push({ ...update, domain: 'elsewhere.example.com', id: 9 });
+    update.after = { ...update.after, privacy: 1, favorite: true };
     // live example.com does not show exclude_params, and this file does not set it
     update.fields.push('exclude_params');
     expect(configProblems(plan, unpruned, 'sitesync.yaml')).toEqual([

@@ -1,0 +1,46 @@
+/**
+ * What apply prints as it goes and when it is done: one line per change, then the failures, the
+ * counts and what to do next. Pure: results in, text out.
+ */
+import type { ChangeResult, ExecuteResult } from '../apply/execute.js';
+import type { Change } from '../model.js';
+import type { Colors } from '../terminal.js';
+import { printable } from './escape.js';
+import { changeTitle } from './values.js';
+
+/** One change's outcome, as it is logged while apply runs (no newline). */
+export function resultLine(r: ChangeResult, c: Colors): string {
+  const title = changeTitle(r.change);
+  if (r.status === 'failed') return c.red(`✗ ${title}: ${withoutPrefix(r.error ?? 'failed', r.change)}`);
+  if (r.status === 'gone') return `${c.dim('·')} ${title}: ${r.note ?? 'already gone'} ${c.dim(`${r.ms}ms`)}`;
+  return `${c.green('✓')} ${title}${r.note ? c.dim(` (${r.note})`) : ''} ${c.dim(`${r.ms}ms`)}`;
+}
+
+/** The failure's message without the "create x.com: " that the line already says, shown as data. */
+export function withoutPrefix(message: string, change: Change): string {
+  const prefix = `${change.action} ${change.domain}: `;
+  return printable(message.startsWith(prefix) ? message.slice(prefix.length) : message);
+}
+
+/** The failures, the counts, and how to finish: what apply prints when it is done. */
+export function renderApplySummary({ results }: ExecuteResult, c: Colors): string {
+  const done = (action: string) => results.filter((r) => r.status === 'done' && r.change.action === action).length;
+  const failed = results.filter((r) => r.status === 'failed');
+  const skipped = results.filter((r) => r.status === 'skipped').length;
+  const gone = results.filter((r) => r.status === 'gone').length;
+  let out = '';
+  if (failed.length) {
+    out += `\n${c.red(`Failed (${failed.length}):`)}\n`;
+    for (const r of failed) out += c.red(`  ✗ ${changeTitle(r.change)}: ${withoutPrefix(r.error ?? 'failed', r.change)}\n`);
+  }
+  const line = `Applied: ${done('create')} created, ${done('update')} updated, ${done('delete')} deleted${gone ? `, ${gone} already gone` : ''}, ${failed.length} failed${skipped ? `, ${skipped} not started (interrupted)` : ''}.`;
+  out += `\n${failed.length || skipped ? c.bold(c.red(line)) : c.bold(c.green(line))}\n`;
+  // A re-run finishes what failed on the way (5xx, network, interrupted), never what was refused.
+  const refused = failed.filter((r) => r.refused).length;
+  if (failed.length > refused || skipped) out += 'Run sitesync apply again to finish: it picks up where this run stopped.\n';
+  if (refused) {
+    const what = refused === 1 ? 'the change' : `the ${refused} changes`;
+    out += `The service refused ${what} marked above: applying again as is fails the same way. Change what its message names (the listed fields in the file, or the domain), then run sitesync plan.\n`;
+  }
+  return out;
+}
