@@ -9,7 +9,7 @@
  * SITESYNC_BASE_URL, else the file's `api.base_url`; the key from `apiKey`, else `apiKeyFile`,
  * else SITESYNC_API_KEY. Plain http:// only to loopback unless `insecureHttp`.
  */
-import { executePlan } from './apply/execute.js';
+import { executePlan, type ChangeResult } from './apply/execute.js';
 import { passwordsFromConfig } from './apply/saved-plan.js';
 import type { Env } from './config/interpolate.js';
 import { loadConfig as loadConfigFile } from './config/load.js';
@@ -24,6 +24,7 @@ import { resolveConnection } from './service/connection.js';
 
 export type { Account, Change, Config, CreateChange, DeleteChange, FieldChange, LimitCheck, LiveWebsite, Plan, SafetyCheck, Summary, UpdateChange } from './model.js';
 export type { Diagnostic } from './errors.js';
+export type { ChangeResult } from './apply/execute.js';
 export { ConfigError, SafetyError, SitesyncError } from './errors.js';
 
 export interface LoadOptions {
@@ -91,20 +92,6 @@ export interface ApplyOptions extends ConnectionOptions {
   parallelism?: number;
   /** Override the delete thresholds, as `--force`. */
   force?: boolean;
-}
-
-/** What became of one change. */
-export interface ChangeResult {
-  change: Change;
-  /** `gone`: a delete that found the website already deleted (by another run). */
-  status: 'done' | 'gone' | 'failed' | 'skipped';
-  /** The service's own message, or what went wrong. */
-  error?: string;
-  /** The service refused the change (a 4xx): running it again unchanged fails the same way. */
-  refused?: boolean;
-  /** E.g. "the store's answer was lost; found it stored". */
-  note?: string;
-  ms: number;
 }
 
 export interface ApplyResult {
