@@ -38,6 +38,22 @@ export interface Field {
 const flag = (value: NonNullable<FieldValue>) => (typeof value === 'number' ? (value ? 'true' : 'false') : undefined);
 const list = (value: unknown) => (value as string[]).join('\n');
 
+/** A newline-separated list the service keeps as text: compared as a set of trimmed entries. */
+function listField(name: 'exclude_params' | 'exclude_ips'): Field {
+  return {
+    name,
+    read: (r) => (name in r ? readList(r[name]) : undefined),
+    write: list,
+    compare: 'set',
+    unset: '(unknown)',
+    writeOnly: false,
+    onCreate: true,
+    onUpdate: true,
+    serviceDefault: [],
+    inDefaults: true,
+  };
+}
+
 export const FIELDS: readonly Field[] = [
   {
     name: 'privacy',
@@ -90,30 +106,8 @@ export const FIELDS: readonly Field[] = [
     serviceDefault: 1,
     inDefaults: true,
   },
-  {
-    name: 'exclude_params',
-    read: (r) => ('exclude_params' in r ? readList(r.exclude_params) : undefined),
-    write: list,
-    compare: 'set',
-    unset: '(unknown)',
-    writeOnly: false,
-    onCreate: true,
-    onUpdate: true,
-    serviceDefault: [],
-    inDefaults: true,
-  },
-  {
-    name: 'exclude_ips',
-    read: (r) => ('exclude_ips' in r ? readList(r.exclude_ips) : undefined),
-    write: list,
-    compare: 'set',
-    unset: '(unknown)',
-    writeOnly: false,
-    onCreate: true,
-    onUpdate: true,
-    serviceDefault: [],
-    inDefaults: true,
-  },
+  listField('exclude_params'),
+  listField('exclude_ips'),
   {
     name: 'favorite',
     read: (r) => ('favorite' in r ? readBool(r.favorite) : undefined),
