@@ -18,8 +18,9 @@ export function withStatus(p: Presenter, body: Record<string, unknown>, status: 
   return p.profile === 'deployed' ? { ...body, status } : body;
 }
 
-export function websiteRecord(p: Presenter, row: WebsiteRow): Record<string, unknown> {
-  const record: Record<string, unknown> = {
+/** The columns every website answer starts with, as stored (the password only as set or not). */
+function storedColumns(row: WebsiteRow): Record<string, unknown> {
+  return {
     id: row.id,
     domain: row.domain,
     privacy: row.privacy,
@@ -27,6 +28,10 @@ export function websiteRecord(p: Presenter, row: WebsiteRow): Record<string, unk
     password: row.password !== null && row.password !== '',
     exclude_bots: row.exclude_bots,
   };
+}
+
+export function websiteRecord(p: Presenter, row: WebsiteRow): Record<string, unknown> {
+  const record = storedColumns(row);
   if (p.profile === 'full') record.exclude_params = row.exclude_params;
   record.exclude_ips = row.exclude_ips;
   record.favorite = row.favorite;
@@ -49,12 +54,7 @@ export function databaseTime(iso: string | null): string | null {
  */
 export function updateEcho(p: Presenter, row: WebsiteRow, input: Input): Record<string, unknown> {
   const record: Record<string, unknown> = {
-    id: row.id,
-    domain: row.domain,
-    privacy: row.privacy,
-    email: row.email,
-    password: row.password !== null && row.password !== '',
-    exclude_bots: row.exclude_bots,
+    ...storedColumns(row),
     exclude_ips: row.exclude_ips,
     favorite: row.favorite,
     favorited_at: row.favorited_at,
