@@ -20,8 +20,12 @@ export interface Field {
    * parser resolves its `${NAME}`.
    */
   fromFile?(value: unknown): Privacy | Flag | boolean | string[] | undefined;
+  /** The value as an exported file writes it (what `fromFile` reads back); undefined: never exported. */
+  toFile?(value: NonNullable<FieldValue>): unknown;
   /** Why a list entry the file holds is suspect: warned about with its line, kept all the same. */
   entryWarning?(entry: string): string | undefined;
+  /** The same for an exported entry, as a comment beside the website (`shown`: the entry as printed). */
+  entryNote?(entry: string, shown: string): string | undefined;
   /** The form value sent for a value (a password: its value, never a view's `(sensitive)`). */
   write(value: unknown): string;
   /** How two values compare: as they are, as sets of trimmed entries, or (a secret) by value. */
@@ -50,17 +54,31 @@ const SETTING = { unset: '(unknown)', writeOnly: false, onCreate: true, onUpdate
 /** A 0/1 setting: `true`/`false` (or 1/0) in the file, 0/1 on the wire, true/false in outputs. */
 function flagField(name: FieldName, serviceDefault: Flag): Field {
   const show = (value: NonNullable<FieldValue>) => (typeof value === 'number' ? (value ? 'true' : 'false') : undefined);
-  return { ...SETTING, name, read: (r) => readEnum(r, name, [0, 1], serviceDefault), fromFile: fileFlag, write: String, compare: 'scalar', show, serviceDefault };
+  return {
+    ...SETTING,
+    name,
+    read: (r) => readEnum(r, name, [0, 1], serviceDefault),
+    fromFile: fileFlag,
+    toFile: (value) => value === 1,
+    write: String,
+    compare: 'scalar',
+    show,
+    serviceDefault,
+  };
 }
 
+/** What a list field may say about its entries, in the file and in an export. */
+type EntryChecks = Pick<Field, 'entryWarning' | 'entryNote'>;
+
 /** A list: one entry per line on the wire, compared as a set of trimmed entries, empty by default. */
-function listField(name: FieldName, entryWarning?: (entry: string) => string | undefined): Field {
+function listField(name: FieldName, checks: EntryChecks = {}): Field {
   return {
     ...SETTING,
     name,
     read: (r) => (name in r ? readList(r[name]) : undefined),
     fromFile: (value) => listValue(value)?.map((e) => e.value),
-    ...(entryWarning ? { entryWarning } : {}),
+    toFile: (value) => value,
+    ...checks,
     write: (value) => (value as string[]).join('\n'),
     compare: 'set',
     serviceDefault: [],
@@ -73,6 +91,7 @@ export const FIELDS: readonly Field[] = [
     name: 'privacy',
     read: (r) => readEnum(r, 'privacy', [0, 1, 2], 0),
     fromFile: filePrivacy,
+    toFile: (value) => PRIVACY_NAMES[value as Privacy],
     write: String,
     compare: 'scalar',
     show: (value) => (typeof value === 'number' ? (PRIVACY_NAMES[value] ?? String(value)) : undefined),
@@ -92,12 +111,17 @@ export const FIELDS: readonly Field[] = [
   flagField('email', 0),
   flagField('exclude_bots', 1),
   listField('exclude_params'),
-  listField('exclude_ips', neverMatchingReason),
+  listField('exclude_ips', {
+    entryWarning: neverMatchingReason,
+    entryNote: (entry, shown) =>
+      neverMatchingReason(entry) ? `exclude_ips ${shown} never matches a visitor (not an address or CIDR range); kept as the service holds it` : undefined,
+  }),
   {
     ...SETTING,
     name: 'favorite',
     read: (r) => ('favorite' in r ? readBool(r.favorite) : undefined),
     fromFile: fileBoolean,
+    toFile: (value) => value,
     // 1/0: the service reads any PHP-truthy value as true, so the string "false" would set it.
     write: (value) => (value ? '1' : '0'),
     compare: 'scalar',

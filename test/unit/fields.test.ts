@@ -21,6 +21,14 @@ describe('the table of website fields', () => {
     for (const name of readable) expect(live[name], name).toEqual(view[name]);
   });
 
+  it('an exported setting reads back from the file as the value the service holds', () => {
+    const live = { privacy: 1, email: 1, exclude_bots: 0, exclude_params: ['a', 'b'], exclude_ips: ['10.0.0.1'], favorite: true } as const;
+    for (const field of FIELDS.filter((f) => f.toFile)) {
+      const value = live[field.name as keyof typeof live];
+      expect(field.fromFile?.(field.toFile?.(value)), field.name).toEqual(value);
+    }
+  });
+
   it('the service defaults are what a record of nulls reads as', () => {
     const record = Object.fromEntries(FIELDS.map((f) => [f.name, null]));
     const live = toLiveWebsite({ id: 1, domain: 'x.example.com', ...record });
