@@ -22,7 +22,7 @@ import { renderText } from './render/text.js';
 import { ServiceClient } from './service/client.js';
 import { resolveConnection } from './service/connection.js';
 
-export type { Account, Change, Config, CreateChange, DeleteChange, FieldChange, LimitCheck, LiveWebsite, Plan, SafetyCheck, Summary, UpdateChange } from './model.js';
+export type { Account, Change, Config, CreateChange, DeleteChange, FieldChange, LimitCheck, LiveWebsite, Plan, SafetyCheck, Settings, Summary, UpdateChange } from './model.js';
 export type { Diagnostic } from './errors.js';
 export type { ChangeResult } from './apply/execute.js';
 export { ConfigError, SafetyError, SitesyncError } from './errors.js';

@@ -3,16 +3,29 @@
  * read from a service record, written to the form, compared, shown, whether the service ever
  * returns it, when it may be sent, the service's default, and whether `defaults` may carry it.
  * The planner, the wire translation, the renderers and the saved-plan checks read this table;
- * adding a field is one row here, plus the file's schema (and parse.ts) and the emulator.
+ * adding a field is one row here, plus the two schemas (the file's and saved plans') and the emulator.
  */
-import { PRIVACY_NAMES, type FieldName, type FieldValue } from './model.js';
-import { printable } from './render/escape.js';
+import { fileBoolean, fileFlag, filePrivacy, listValue } from './config/file-values.js';
+import { neverMatchingReason } from './exclude-ips.js';
+import { PRIVACY_NAMES, type FieldName, type FieldValue, type Flag, type Privacy } from './model.js';
 import { readBool, readEnum, readList, type Raw } from './service/read-values.js';
 
 export interface Field {
   name: FieldName;
   /** The value a service record holds; undefined when the record does not have the field. */
   read(record: Raw): string[] | number | boolean | undefined;
+  /**
+   * The value the config file gives it, as the schema let it through (`private`, `true`, one
+   * string per line…); undefined when the file does not set it. A secret has none here: the
+   * parser resolves its `${NAME}`.
+   */
+  fromFile?(value: unknown): Privacy | Flag | boolean | string[] | undefined;
+  /** The value as an exported file writes it (what `fromFile` reads back); undefined: never exported. */
+  toFile?(value: NonNullable<FieldValue>): unknown;
+  /** Why a list entry the file holds is suspect: warned about with its line, kept all the same. */
+  entryWarning?(entry: string): string | undefined;
+  /** The same for an exported entry, as a comment beside the website (`shown`: the entry as printed). */
+  entryNote?(entry: string, shown: string): string | undefined;
   /** The form value sent for a value (a password: its value, never a view's `(sensitive)`). */
   write(value: unknown): string;
   /** How two values compare: as they are, as sets of trimmed entries, or (a secret) by value. */
@@ -35,40 +48,57 @@ export interface Field {
   inDefaults: boolean;
 }
 
-const flag = (value: NonNullable<FieldValue>) => (typeof value === 'number' ? (value ? 'true' : 'false') : undefined);
-const list = (value: unknown) => (value as string[]).join('\n');
+/** What most fields share: shown by the service, settable always, enforced everywhere. */
+const SETTING = { unset: '(unknown)', writeOnly: false, onCreate: true, onUpdate: true, inDefaults: true } as const;
 
-/** A newline-separated list the service keeps as text: compared as a set of trimmed entries. */
-function listField(name: 'exclude_params' | 'exclude_ips'): Field {
+/** A 0/1 setting: `true`/`false` (or 1/0) in the file, 0/1 on the wire, true/false in outputs. */
+function flagField(name: FieldName, serviceDefault: Flag): Field {
+  const show = (value: NonNullable<FieldValue>) => (typeof value === 'number' ? (value ? 'true' : 'false') : undefined);
   return {
+    ...SETTING,
+    name,
+    read: (r) => readEnum(r, name, [0, 1], serviceDefault),
+    fromFile: fileFlag,
+    toFile: (value) => value === 1,
+    write: String,
+    compare: 'scalar',
+    show,
+    serviceDefault,
+  };
+}
+
+/** What a list field may say about its entries, in the file and in an export. */
+type EntryChecks = Pick<Field, 'entryWarning' | 'entryNote'>;
+
+/** A list: one entry per line on the wire, compared as a set of trimmed entries, empty by default. */
+function listField(name: FieldName, checks: EntryChecks = {}): Field {
+  return {
+    ...SETTING,
     name,
     read: (r) => (name in r ? readList(r[name]) : undefined),
-    write: list,
+    fromFile: (value) => listValue(value)?.map((e) => e.value),
+    toFile: (value) => value,
+    ...checks,
+    write: (value) => (value as string[]).join('\n'),
     compare: 'set',
-    unset: '(unknown)',
-    writeOnly: false,
-    onCreate: true,
-    onUpdate: true,
     serviceDefault: [],
-    inDefaults: true,
   };
 }
 
 export const FIELDS: readonly Field[] = [
   {
+    ...SETTING,
     name: 'privacy',
     read: (r) => readEnum(r, 'privacy', [0, 1, 2], 0),
+    fromFile: filePrivacy,
+    toFile: (value) => PRIVACY_NAMES[value as Privacy],
     write: String,
     compare: 'scalar',
     show: (value) => (typeof value === 'number' ? (PRIVACY_NAMES[value] ?? String(value)) : undefined),
-    unset: '(unknown)',
-    writeOnly: false,
-    onCreate: true,
-    onUpdate: true,
     serviceDefault: 0,
-    inDefaults: true,
   },
   {
+    ...SETTING,
     name: 'password',
     read: (r) => ('password' in r ? readBool(r.password) : undefined),
     write: String,
@@ -76,48 +106,26 @@ export const FIELDS: readonly Field[] = [
     show: (value) => (value === '(sensitive)' ? '(sensitive)' : value ? '(set)' : '(not set)'),
     unset: '(not set)',
     writeOnly: true,
-    onCreate: true,
-    onUpdate: true,
     inDefaults: false,
   },
-  {
-    name: 'email',
-    read: (r) => readEnum(r, 'email', [0, 1], 0),
-    write: String,
-    compare: 'scalar',
-    show: flag,
-    unset: '(unknown)',
-    writeOnly: false,
-    onCreate: true,
-    onUpdate: true,
-    serviceDefault: 0,
-    inDefaults: true,
-  },
-  {
-    name: 'exclude_bots',
-    read: (r) => readEnum(r, 'exclude_bots', [0, 1], 1),
-    write: String,
-    compare: 'scalar',
-    show: flag,
-    unset: '(unknown)',
-    writeOnly: false,
-    onCreate: true,
-    onUpdate: true,
-    serviceDefault: 1,
-    inDefaults: true,
-  },
+  flagField('email', 0),
+  flagField('exclude_bots', 1),
   listField('exclude_params'),
-  listField('exclude_ips'),
+  listField('exclude_ips', {
+    entryWarning: neverMatchingReason,
+    entryNote: (entry, shown) =>
+      neverMatchingReason(entry) ? `exclude_ips ${shown} never matches a visitor (not an address or CIDR range); kept as the service holds it` : undefined,
+  }),
   {
+    ...SETTING,
     name: 'favorite',
     read: (r) => ('favorite' in r ? readBool(r.favorite) : undefined),
+    fromFile: fileBoolean,
+    toFile: (value) => value,
     // 1/0: the service reads any PHP-truthy value as true, so the string "false" would set it.
     write: (value) => (value ? '1' : '0'),
     compare: 'scalar',
-    unset: '(unknown)',
-    writeOnly: false,
     onCreate: false,
-    onUpdate: true,
     serviceDefault: false,
     inDefaults: false,
   },

@@ -8,8 +8,22 @@ import type { Diagnostic } from './errors.js';
 export type Privacy = 0 | 1 | 2;
 export type Flag = 0 | 1;
 
-/** The website fields that sitesync manages: `fields.ts` holds what each one means, in order. */
-export type FieldName = 'privacy' | 'password' | 'email' | 'exclude_bots' | 'exclude_params' | 'exclude_ips' | 'favorite';
+/**
+ * The value of each website setting, the same in the file, on the service and in plans.
+ * `fields.ts` holds what each one means, one row each, in order; the password, a secret, is
+ * typed where it is held (a `Secret` in the file, whether one is set on the service).
+ */
+export interface Settings {
+  privacy: Privacy;
+  email: Flag;
+  exclude_bots: Flag;
+  exclude_params: string[];
+  exclude_ips: string[];
+  favorite: boolean;
+}
+
+/** The website fields that sitesync manages. */
+export type FieldName = keyof Settings | 'password';
 
 export const PRIVACY_NAMES = ['public', 'private', 'password'] as const;
 
@@ -24,22 +38,15 @@ export interface Secret {
   value: string;
 }
 
-/** Settings that `defaults` may carry. */
-export interface DefaultSettings {
-  privacy?: Privacy;
-  email?: Flag;
-  exclude_bots?: Flag;
-  exclude_params?: string[];
-  exclude_ips?: string[];
-}
+/** Settings that `defaults` may carry (every one but those enforced only where a website sets them). */
+export type DefaultSettings = Partial<Omit<Settings, 'favorite'>>;
 
-export interface DesiredWebsite extends DefaultSettings {
+export interface DesiredWebsite extends Partial<Settings> {
   /** Normalized: lower case, ASCII (punycode), no leading `www.`. */
   domain: string;
   /** As written in the file, for messages. */
   written: string;
   pos: Position;
-  favorite?: boolean;
   password?: Secret;
 }
 
@@ -71,7 +78,7 @@ export interface Config {
  * A website as read from the service, normalized. A field that is `undefined` was not in the
  * record: the service does not return it, so sitesync treats it as write-only.
  */
-export interface LiveWebsite {
+export interface LiveWebsite extends Partial<Settings> {
   id: number;
   /** The domain's key (`domainKey`): what the file's domains are matched against. */
   domain: string;
@@ -80,12 +87,6 @@ export interface LiveWebsite {
    * trailing dot, unicode): exported and named in warnings as the service has it.
    */
   stored?: string;
-  privacy?: Privacy;
-  email?: Flag;
-  exclude_bots?: Flag;
-  exclude_params?: string[];
-  exclude_ips?: string[];
-  favorite?: boolean;
   /** Whether a password is set (the service never returns its value). */
   password?: boolean;
 }
@@ -100,16 +101,10 @@ export interface Account {
 }
 
 /** How a website looks in a plan: live values before, enforced values after. */
-export interface WebsiteView {
+export interface WebsiteView extends Partial<Settings> {
   domain: string;
-  privacy?: Privacy;
   /** Before: whether one is set. After: `(sensitive)` when sitesync sends one. */
   password?: boolean | '(sensitive)';
-  email?: Flag;
-  exclude_bots?: Flag;
-  exclude_params?: string[];
-  exclude_ips?: string[];
-  favorite?: boolean;
 }
 
 export type FieldValue = WebsiteView[keyof WebsiteView];

@@ -3,7 +3,7 @@
  * for what would be sent, and agreement between the parts of each change, so that what a
  * reviewer sees is what is sent. Pure; every problem is reported, each with its JSON path.
  */
-import { listValue } from '../config/parse.js';
+import { listValue } from '../config/file-values.js';
 import { parseDomainInput } from '../domain.js';
 import { FIELD, FIELDS } from '../fields.js';
 import type { Change, WebsiteView } from '../model.js';

@@ -5,23 +5,25 @@
 import { isMap, isSeq, type Document } from 'yaml';
 import { ConfigError, type Diagnostic } from '../errors.js';
 import { globProblem, GlobSet, parseDomainInput } from '../domain.js';
-import { neverMatchingReason } from '../exclude-ips.js';
+import { FIELDS, type Field } from '../fields.js';
 import { addressProblem, BASE_URL_RULE } from '../service/connection.js';
 import {
   DEFAULT_SAFETY,
-  PRIVACY_NAMES,
   type Config,
   type DefaultSettings,
   type DesiredWebsite,
-  type Flag,
   type Position,
-  type Privacy,
   type Secret,
 } from '../model.js';
+import { listValue } from './file-values.js';
 import { interpolate, type Env } from './interpolate.js';
 import { MAX_DEPTH, readDocument, readDocumentYielding, type ReadDocument } from './document.js';
 import { Locator, type Path, type Positions } from './locate.js';
 import { checkShape, pathName } from './shape.js';
+
+/** The fields `defaults` may carry, and those a website entry sets from the file (a secret: by its `${NAME}`, below). */
+const IN_DEFAULTS = FIELDS.filter((f) => f.inDefaults);
+const FROM_FILE = FIELDS.filter((f) => f.fromFile);
 
 /** Each alias may be expanded at most this often: enough for real files, fatal to alias bombs. */
 const MAX_ALIAS_COUNT = 100;
@@ -191,7 +193,7 @@ function normalize(data: Raw, templates: (string | undefined)[], file: string, a
 
   const defaults = data.defaults as Raw | undefined;
   if (defaults && typeof defaults === 'object') {
-    config.defaults = settings(defaults, ['defaults'], at, error, warn);
+    config.defaults = settings(defaults, ['defaults'], at, warn, IN_DEFAULTS) as DefaultSettings;
   }
 
   const websites = data.websites;
@@ -204,7 +206,7 @@ function normalize(data: Raw, templates: (string | undefined)[], file: string, a
     const entry = site as Raw;
     const path = ['websites', i];
     // Every field is checked whatever is wrong with the domain: all of a website's problems at once.
-    const checked = settings(entry, path, at, error, warn);
+    const checked = settings(entry, path, at, warn, FROM_FILE) as Omit<DesiredWebsite, 'domain' | 'written' | 'pos'>;
     if (typeof entry.domain !== 'string') return;
     const pos = domainPositions[i] ?? at.value([...path, 'domain']);
     const parsed = parseDomainInput(entry.domain);
@@ -235,7 +237,6 @@ function normalize(data: Raw, templates: (string | undefined)[], file: string, a
       pos,
       ...checked,
     };
-    if (typeof entry.favorite === 'boolean') website.favorite = entry.favorite;
     const template = templates[i];
     if (typeof entry.password === 'string' && template !== undefined) {
       const secret: Secret = { template, value: entry.password };
@@ -253,56 +254,22 @@ function normalize(data: Raw, templates: (string | undefined)[], file: string, a
   return config;
 }
 
-function settings(entry: Raw, path: Path, at: Positions, error: Report, warn: Report): DefaultSettings {
-  const out: DefaultSettings = {};
-  const privacy = privacyValue(entry.privacy);
-  if (privacy !== undefined) out.privacy = privacy;
-  const email = flagValue(entry.email);
-  if (email !== undefined) out.email = email;
-  const bots = flagValue(entry.exclude_bots);
-  if (bots !== undefined) out.exclude_bots = bots;
-  const params = listValue(entry.exclude_params);
-  if (params !== undefined) out.exclude_params = params.map((p) => p.value);
-  const ips = listValue(entry.exclude_ips);
-  if (ips !== undefined) {
-    for (const { value, index } of ips) {
-      const reason = neverMatchingReason(value);
-      if (reason) {
-        const where = index === undefined ? [...path, 'exclude_ips'] : [...path, 'exclude_ips', index];
+/** The settings of `entry` the rows of `which` read, each as its row reads the file; list entries a row suspects are warned about. */
+function settings(entry: Raw, path: Path, at: Positions, warn: Report, which: readonly Field[]): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const field of which) {
+    const written = entry[field.name];
+    const value = field.fromFile?.(written);
+    if (value === undefined) continue;
+    if (field.entryWarning) {
+      for (const { value: item, index } of listValue(written) ?? []) {
+        const reason = field.entryWarning(item);
+        if (!reason) continue;
+        const where = index === undefined ? [...path, field.name] : [...path, field.name, index];
         warn(at.value(where), `${pathName(where)}: ${reason}`);
       }
     }
-    out.exclude_ips = ips.map((p) => p.value);
+    out[field.name] = value;
   }
   return out;
-}
-
-function privacyValue(value: unknown): Privacy | undefined {
-  if (value === 0 || value === 1 || value === 2) return value;
-  const index = PRIVACY_NAMES.indexOf(value as (typeof PRIVACY_NAMES)[number]);
-  return index >= 0 ? (index as Privacy) : undefined;
-}
-
-function flagValue(value: unknown): Flag | undefined {
-  if (value === true || value === 1) return 1;
-  if (value === false || value === 0) return 0;
-  return undefined;
-}
-
-/** A list, or a string with one entry per line; entries trimmed, blanks dropped. */
-export function listValue(value: unknown): { value: string; index?: number }[] | undefined {
-  if (value === null) return [];
-  if (typeof value === 'string') {
-    return value
-      .split(/\r?\n/)
-      .map((s) => s.trim())
-      .filter((s) => s !== '')
-      .map((s) => ({ value: s }));
-  }
-  if (Array.isArray(value) && value.every((v) => typeof v === 'string')) {
-    return value
-      .map((s: string, index) => ({ value: s.trim(), index }))
-      .filter((e) => e.value !== '');
-  }
-  return undefined;
 }

@@ -5,6 +5,7 @@
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import type { ErrorObject, ValidateFunction } from 'ajv/dist/2020.js';
+import { fieldOf } from '../fields.js';
 import { schemaPath } from '../paths.js';
 import { suggest } from './suggest.js';
 import type { Path } from './locate.js';
@@ -149,7 +150,7 @@ function describe(error: ErrorObject): ShapeIssue {
       const known = Object.keys(parent?.properties ?? {}).filter((k) => k !== '$schema');
       const keyPath = [...path, key];
       const where = path.length ? ` in ${name}` : '';
-      if (path.length === 1 && path[0] === 'defaults' && (key === 'password' || key === 'favorite' || key === 'domain')) {
+      if (path.length === 1 && path[0] === 'defaults' && (key === 'domain' || fieldOf(key)?.inDefaults === false)) {
         return { path: keyPath, atKey: true, message: `${key} cannot be a default: set it on each website` };
       }
       if (path.length <= 1 && (path.length === 0 || path[0] === 'api') && API_KEY_LIKE.test(key)) {

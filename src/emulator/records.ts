@@ -18,8 +18,11 @@ export function withStatus(p: Presenter, body: Record<string, unknown>, status: 
   return p.profile === 'deployed' ? { ...body, status } : body;
 }
 
-/** The columns every website answer starts with, as stored (the password only as set or not). */
-function storedColumns(row: WebsiteRow): Record<string, unknown> {
+/**
+ * The stored row as the product's model serializes it: the password only as whether one is set,
+ * and `exclude_params` only where the model shows it (the full profile).
+ */
+function modelRecord(row: WebsiteRow, withParams: boolean): Record<string, unknown> {
   return {
     id: row.id,
     domain: row.domain,
@@ -27,18 +30,19 @@ function storedColumns(row: WebsiteRow): Record<string, unknown> {
     email: row.email,
     password: row.password !== null && row.password !== '',
     exclude_bots: row.exclude_bots,
+    ...(withParams ? { exclude_params: row.exclude_params } : {}),
+    exclude_ips: row.exclude_ips,
+    favorite: row.favorite,
+    favorited_at: row.favorited_at,
+    created_at: row.created_at,
+    updated_at: row.updated_at,
   };
 }
 
 export function websiteRecord(p: Presenter, row: WebsiteRow): Record<string, unknown> {
-  const record = storedColumns(row);
-  if (p.profile === 'full') record.exclude_params = row.exclude_params;
-  record.exclude_ips = row.exclude_ips;
-  record.favorite = row.favorite;
+  const record = modelRecord(row, p.profile === 'full');
   // The product's show and list give the database's own format ("2026-11-22 22:08:58").
-  record.favorited_at = p.profile === 'deployed' ? databaseTime(row.favorited_at) : row.favorited_at;
-  record.created_at = row.created_at;
-  record.updated_at = row.updated_at;
+  if (p.profile === 'deployed') record.favorited_at = databaseTime(row.favorited_at);
   return applyFaults(p.faults, record);
 }
 
@@ -47,21 +51,17 @@ export function databaseTime(iso: string | null): string | null {
   return iso === null ? null : iso.slice(0, 19).replace('T', ' ');
 }
 
+/** The fields a deployed store or update answer echoes as the form sent them. */
+const ECHOED = ['privacy', 'email', 'exclude_bots', 'exclude_ips'] as const;
+
 /**
  * A deployed update answer: the model after `fill($request)`, so the fields the form sent are
  * the form's values as sent (`"privacy": "1"`), the others as stored, and `favorited_at` in
  * Laravel's JSON form (ISO with microseconds), as the model was just saved.
  */
 export function updateEcho(p: Presenter, row: WebsiteRow, input: Input): Record<string, unknown> {
-  const record: Record<string, unknown> = {
-    ...storedColumns(row),
-    exclude_ips: row.exclude_ips,
-    favorite: row.favorite,
-    favorited_at: row.favorited_at,
-    created_at: row.created_at,
-    updated_at: row.updated_at,
-  };
-  for (const field of ['privacy', 'email', 'exclude_bots', 'exclude_ips']) {
+  const record = modelRecord(row, false);
+  for (const field of ECHOED) {
     const sent = input.get(field);
     if (sent !== undefined) record[field] = sent;
   }
@@ -74,23 +74,11 @@ export function updateEcho(p: Presenter, row: WebsiteRow, input: Input): Record<
  * fills with a default. The stored row itself is typed.
  */
 export function storeEcho(p: Presenter, row: WebsiteRow, input: Input): Record<string, unknown> {
-  const sent = (field: string): InputValue => {
-    const v = input.get(field);
-    return v === undefined ? null : v;
-  };
-  const record: Record<string, unknown> = {
-    id: row.id,
-    domain: row.domain,
-    privacy: sent('privacy'),
-    email: sent('email'),
-    password: row.password !== null && row.password !== '',
-    exclude_bots: sent('exclude_bots'),
-    exclude_ips: sent('exclude_ips'),
-    favorite: row.favorite,
-    favorited_at: row.favorited_at,
-    created_at: row.created_at,
-    updated_at: row.updated_at,
-  };
+  const record = modelRecord(row, false);
+  for (const field of ECHOED) {
+    const sent: InputValue | undefined = input.get(field);
+    record[field] = sent === undefined ? null : sent;
+  }
   return applyFaults(p.faults, record);
 }
 

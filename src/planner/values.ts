@@ -4,19 +4,10 @@
  */
 import { createHash } from 'node:crypto';
 import { FIELD, FIELDS } from '../fields.js';
-import type { DefaultSettings, DesiredWebsite, FieldName, Flag, LiveWebsite, Privacy, Secret, WebsiteView } from '../model.js';
+import type { DefaultSettings, DesiredWebsite, FieldName, LiveWebsite, WebsiteView } from '../model.js';
 
-export interface Enforced {
-  privacy: Privacy;
-  email: Flag;
-  exclude_bots: Flag;
-  exclude_params: string[];
-  exclude_ips: string[];
-  /** Only where the file sets it. */
-  favorite?: boolean;
-  /** Only where the file sets it. */
-  password?: Secret;
-}
+/** Every setting `defaults` may carry; favorite and the password only where the file sets them. */
+export type Enforced = Required<DefaultSettings> & Pick<DesiredWebsite, 'favorite' | 'password'>;
 
 /**
  * The website's own value, else `defaults`, else the service's create default; a field that

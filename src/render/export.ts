@@ -7,10 +7,9 @@
  */
 import { Document, Scalar, visit, type YAMLMap, type YAMLSeq } from 'yaml';
 import { compileGlob, manageableTraits, type DomainTraits } from '../domain.js';
-import { neverMatchingReason } from '../exclude-ips.js';
 import { printable as shownAsData } from './escape.js';
-import { FIELD } from '../fields.js';
-import { PRIVACY_NAMES, type Account, type LiveWebsite } from '../model.js';
+import { FIELDS, sameValue } from '../fields.js';
+import type { Account, LiveWebsite } from '../model.js';
 
 /** Where editors find the schema when sitesync is installed in the config repository. */
 export const INSTALLED_SCHEMA = './node_modules/sitesync/schemas/sitesync.schema.json';
@@ -40,23 +39,30 @@ export function renderExport(live: LiveWebsite[], account: Account | null, optio
   const { listed, leftAlone, twins } = sortOut(live);
   const websites: Listed[] = [];
   const needPassword: string[] = [];
-  let unreadableParams = false;
+  const unreadable = new Set<string>();
   for (const site of listed) {
     const domain = stored(site);
     const entry: Record<string, unknown> = { domain };
     const notes = traitNotes(site, manageableTraits(domain)!);
-    if (site.privacy !== undefined && site.privacy !== FIELD.privacy.serviceDefault) entry.privacy = PRIVACY_NAMES[site.privacy];
-    if (site.email !== undefined && site.email !== FIELD.email.serviceDefault) entry.email = true;
-    if (site.exclude_bots !== undefined && site.exclude_bots !== FIELD.exclude_bots.serviceDefault) entry.exclude_bots = false;
-    if (site.exclude_params === undefined) unreadableParams = true;
-    else if (site.exclude_params.length) entry.exclude_params = site.exclude_params;
-    if (site.exclude_ips?.length) {
-      entry.exclude_ips = site.exclude_ips;
-      for (const ip of site.exclude_ips) {
-        if (neverMatchingReason(ip)) notes.push(`exclude_ips ${printable(ip)} never matches a visitor (not an address or CIDR range); kept as the service holds it`);
+    // Every setting the service shows (never the password), favorite only when asked for.
+    for (const field of FIELDS) {
+      if (!field.toFile || (field.name === 'favorite' && !options.includeFavorite)) continue;
+      const value = site[field.name];
+      if (value === undefined) {
+        // A list the service does not return: sitesync cannot know its entries, and says so once.
+        if (field.compare === 'set') unreadable.add(field.name);
+        continue;
+      }
+      // Only what differs from the service's default: a value the file leaves out is that default.
+      if (sameValue(field, value, field.serviceDefault)) continue;
+      entry[field.name] = field.toFile(value);
+      if (Array.isArray(value) && field.entryNote) {
+        for (const item of value) {
+          const note = field.entryNote(item, printable(item));
+          if (note) notes.push(note);
+        }
       }
     }
-    if (options.includeFavorite && site.favorite) entry.favorite = true;
     if (site.privacy === 2) {
       needPassword.push(domain);
       notes.push('password-protected: add password: ${NAME} to manage its password');
@@ -82,9 +88,9 @@ export function renderExport(live: LiveWebsite[], account: Account | null, optio
       ...needPassword.map((d) => `   - ${printable(d, false)}`),
     );
   }
-  if (unreadableParams) {
+  if (unreadable.size) {
     header.push(
-      ' This service does not return exclude_params: they could not be exported. Add them here;',
+      ` This service does not return ${[...unreadable].join(', ')}: they could not be exported. Add them here;`,
       ' sitesync sends the file\'s value (empty if unset) with every update it makes to a website.',
     );
   }

@@ -39,6 +39,7 @@ const invalid: [string, string][] = [
   ['password-number', 'password-number.yaml:5:15: websites[0].password must be a string, not a number (quote it)'],
   ['password-too-long', 'password-too-long.yaml:5:15: websites[0].password must be at most 128 characters'],
   ['password-in-defaults', 'password-in-defaults.yaml:3:3: password cannot be a default: set it on each website'],
+  ['favorite-in-defaults', 'favorite-in-defaults.yaml:3:3: favorite cannot be a default: set it on each website'],
   ['missing-env-var', 'missing-env-var.yaml:5:15: websites[0].password: environment variable SITESYNC_TEST_UNSET_VARIABLE is not set'],
   ['malformed-reference', 'malformed-reference.yaml:4:22: websites[0].exclude_params[0]: "${1BAD}" is not a valid reference (use ${NAME}; write $${ for a literal "${")'],
   ['domain-with-scheme', 'domain-with-scheme.yaml:3:13: websites[0].domain: "https://example.com/" is not a bare domain name (no scheme, port or path): write "example.com"'],

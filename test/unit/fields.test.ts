@@ -2,7 +2,7 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { FIELD_NAMES, FIELDS } from '../../src/fields.js';
-import type { WebsiteView } from '../../src/model.js';
+import type { Settings, WebsiteView } from '../../src/model.js';
 import { planSchemaPath } from '../../src/paths.js';
 import { toForm, toLiveWebsite } from '../../src/service/wire.js';
 
@@ -19,6 +19,14 @@ describe('the table of website fields', () => {
     const form = toForm(view, readable);
     const live = toLiveWebsite({ id: 1, domain: 'x.example.com', ...form });
     for (const name of readable) expect(live[name], name).toEqual(view[name]);
+  });
+
+  it('an exported setting reads back from the file as the value the service holds', () => {
+    const live: Settings = { privacy: 1, email: 1, exclude_bots: 0, exclude_params: ['a', 'b'], exclude_ips: ['10.0.0.1'], favorite: true };
+    for (const field of FIELDS.filter((f) => f.toFile)) {
+      const value = live[field.name as keyof Settings];
+      expect(field.fromFile?.(field.toFile?.(value)), field.name).toEqual(value);
+    }
   });
 
   it('the service defaults are what a record of nulls reads as', () => {
