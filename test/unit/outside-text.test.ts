@@ -28,6 +28,15 @@ describe('what the service says is cleaned of every secret, whatever its length'
     expect(secrets.cleanDeep(body)).toEqual({ message: { password: ['(redacted) is weak'], '(redacted)': 'x' }, status: 422, list: [1, '(redacted)'] });
   });
 
+  it('a password said back percent-encoded, form-encoded or inside a JSON string is cleaned in each spelling', () => {
+    const secrets = new SecretValues();
+    secrets.add('p@ss w&rd"');
+    expect(secrets.clean('raw p@ss w&rd" form password=p%40ss+w%26rd%22 path /p%40ss%20w%26rd%22 json {"password":"p@ss w&rd\\""}')).toBe(
+      'raw (redacted) form password=(redacted) path /(redacted) json {"password":"(redacted)"}',
+    );
+    expect(secrets.size).toBe(1);
+  });
+
   it('with nothing registered, text is left exactly as it is', () => {
     expect(new SecretValues().clean('anything')).toBe('anything');
   });
