@@ -50,6 +50,10 @@ describe('live text is shown as data on a terminal', () => {
     ['bidi\u202eevil\u2066x\u200f', 'bidi\\u202eevil\\u2066x\\u200f'],
     ['plain.example.com', 'plain.example.com'],
     ['bücher.example ✓ → é', 'bücher.example ✓ → é'],
+    // A backslash that would read as an escape is doubled: the text \x1b never looks like an ESC.
+    ['lit\\x1b[2j.example.com', 'lit\\\\x1b[2j.example.com'],
+    ['a\\\x1b', 'a\\\\\\x1b'],
+    ['C:\\Users\\me', 'C:\\Users\\me'],
   ])('%j is shown as %s', (raw, shown) => {
     expect(printable(raw)).toBe(shown);
   });
@@ -74,6 +78,7 @@ describe('live text is shown as data in markdown', () => {
     ['a&amp;b', 'a&amp;amp;b'],
     ['_em_ utm_source $x$ ~~s~~', '\\_em\\_ utm_source \\$x\\$ \\~\\~s\\~\\~'],
     ['a\x1b[31mb', 'a\\\\x1b\\[31mb'],
+    ['a\\x1b[31mb', 'a\\\\\\\\x1b\\[31mb'],
   ])('%j as text is %s', (raw, md) => {
     expect(markdownText(raw)).toBe(md);
   });
