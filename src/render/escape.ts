@@ -65,12 +65,23 @@ const HTML = /[&<>]/g;
 const ENTITY: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;' };
 
 /**
+ * A mention (`@team`) or an issue reference (`#12`, `org/repo#12`). GitHub and GitLab link them,
+ * and notify whom they name, after markdown is parsed, so a backslash does not stop them; a
+ * zero-width space after the sign does, and shows nothing.
+ */
+const REFERENCE = /(?<![A-Za-z0-9])@(?=[A-Za-z0-9])|#(?=\d)/g;
+
+/**
  * Text for a markdown paragraph or table cell, shown as written: control characters escaped
  * visibly, `& < >` as entities (no HTML, no `<!--` comment that swallows the rest), markdown
- * punctuation backslash-escaped (no `](` link, no code span, no `|` that splits a cell).
+ * punctuation backslash-escaped (no `](` link, no code span, no `|` that splits a cell), no
+ * mention or issue reference that would notify anyone.
  */
 export function markdownText(text: string): string {
-  return printable(text).replace(MARKDOWN_PUNCTUATION, '\\$&').replace(HTML, (ch) => ENTITY[ch]!);
+  return printable(text)
+    .replace(MARKDOWN_PUNCTUATION, '\\$&')
+    .replace(HTML, (ch) => ENTITY[ch]!)
+    .replace(REFERENCE, '$&&#8203;');
 }
 
 /** Characters that cannot break a code span or a table cell. */

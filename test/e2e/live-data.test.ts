@@ -148,6 +148,18 @@ describe('odd live domains in every output', () => {
   });
 });
 
+describe('live text in the pull-request comment', () => {
+  it('mentions and issue references from the service neither link nor notify anyone', async () => {
+    s = await scenario({ profile: 'full' }); // a service that returns exclude_params
+    s.emu.seed(KEY, [{ domain: 'keep.example.com', privacy: 0, email: 0, exclude_bots: 1, exclude_params: '@acme/everyone\n#1\nref' }]);
+    await s.write('version: 1\nwebsites:\n  - domain: keep.example.com\n    exclude_params: [ref]\n');
+    const r = await s.cli(['plan', '--format', 'markdown']);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout).toContain('| exclude_params | removed: @&#8203;acme/everyone, \\#&#8203;1 |');
+    expect(r.stdout).not.toMatch(/@acme|#1/);
+  });
+});
+
 describe('a domain holding the text "\\x1b" and one holding an ESC', () => {
   const LITERAL = 'lit\\x1b[2j.example.com'; // a backslash, then x1b: no control character
   const REAL = 'lit\x1b[2j.example.com';

@@ -79,6 +79,8 @@ describe('live text is shown as data in markdown', () => {
     ['_em_ utm_source $x$ ~~s~~', '\\_em\\_ utm_source \\$x\\$ \\~\\~s\\~\\~'],
     ['a\x1b[31mb', 'a\\\\x1b\\[31mb'],
     ['a\\x1b[31mb', 'a\\\\\\\\x1b\\[31mb'],
+    // Mentions and issue references neither link nor notify; an e-mail address is no mention.
+    ['@org/team, #12, org/repo#3, ops@example.com', '@&#8203;org/team, \\#&#8203;12, org/repo\\#&#8203;3, ops@example.com'],
   ])('%j as text is %s', (raw, md) => {
     expect(markdownText(raw)).toBe(md);
   });
