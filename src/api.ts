@@ -19,6 +19,7 @@ import { assertSafe } from './planner/safety.js';
 import { renderJson } from './render/json.js';
 import { renderMarkdown } from './render/markdown.js';
 import { renderText } from './render/text.js';
+import { SecretValues } from './secrets.js';
 import { ServiceClient } from './service/client.js';
 import { resolveConnection } from './service/connection.js';
 
@@ -57,7 +58,7 @@ export interface LiveState {
 
 /** The account and every live website. `config` supplies `api.base_url` when nothing else does. */
 export async function readLiveState(config: Config | undefined, options: ConnectionOptions = {}): Promise<LiveState> {
-  return withClient(options, config?.baseUrl, async (client, baseUrl) => {
+  return withClient(options, config?.baseUrl, new SecretValues(), async (client, baseUrl) => {
     const [account, websites] = await Promise.all([client.getAccount(), client.listWebsites()]);
     return { baseUrl, account, websites };
   });
@@ -114,7 +115,10 @@ export interface ApplyResult {
 export async function applyPlan(plan: Plan, config: Config, options: ApplyOptions = {}): Promise<ApplyResult> {
   assertSafe(plan.safety, plan.limit, options.force === true);
   const passwordFor = passwordsFromConfig(plan, config, config.file);
-  return withClient({ ...options, baseUrl: options.baseUrl ?? plan.base_url }, plan.base_url, async (client) => {
+  // A refusal may echo the form it was sent: its message is cleaned of the passwords before it is a result.
+  const secrets = new SecretValues();
+  for (const site of config.websites) if (site.password) secrets.add(site.password.value);
+  return withClient({ ...options, baseUrl: options.baseUrl ?? plan.base_url }, plan.base_url, secrets, async (client) => {
     const { results } = await executePlan(plan, client, { parallelism: options.parallelism ?? 4, passwordFor, signal: options.signal });
     const done = (action: string) => results.filter((r) => r.status === 'done' && r.change.action === action).length;
     return {
@@ -128,11 +132,16 @@ export async function applyPlan(plan: Plan, config: Config, options: ApplyOption
   });
 }
 
-async function withClient<T>(options: ConnectionOptions, fromFile: string | undefined, fn: (client: ServiceClient, baseUrl: string) => Promise<T>): Promise<T> {
+async function withClient<T>(
+  options: ConnectionOptions,
+  fromFile: string | undefined,
+  secrets: SecretValues,
+  fn: (client: ServiceClient, baseUrl: string) => Promise<T>,
+): Promise<T> {
   const env = { ...(options.env ?? process.env), ...(options.apiKey !== undefined ? { SITESYNC_API_KEY: options.apiKey } : {}) };
   const flags = { baseUrl: options.baseUrl, apiKeyFile: options.apiKey !== undefined ? undefined : options.apiKeyFile, insecureHttp: options.insecureHttp };
   const { baseUrl, apiKey } = await resolveConnection(flags, env, fromFile);
-  const client = new ServiceClient({ baseUrl, apiKey, signal: options.signal });
+  const client = new ServiceClient({ baseUrl, apiKey, secrets, signal: options.signal });
   try {
     return await fn(client, baseUrl);
   } finally {

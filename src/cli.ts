@@ -313,8 +313,12 @@ export function report(error: unknown, ctx: Context): number {
     return error.exitCode;
   }
   const e = error instanceof Error ? error : new Error(String(error));
-  stderr.write(`${c.red(`Internal error: ${printable(e.message)}`)}\n`);
-  stderr.write(ctx.verbose ? `${e.stack}\n` : 'This is a bug in sitesync; run with --verbose for details and report it.\n');
+  // An unexpected error's text may hold anything (a library quoting what it read from a
+  // response): cleaned of the secrets and shown as data, like any text from outside.
+  const shown = (text: string) => printable(ctx.secrets.clean(text));
+  stderr.write(`${c.red(`Internal error: ${shown(e.message)}`)}\n`);
+  const stack = (e.stack ?? e.message).split('\n').map(shown).join('\n');
+  stderr.write(ctx.verbose ? `${stack}\n` : 'This is a bug in sitesync; run with --verbose for details and report it.\n');
   return 1;
 }
 

@@ -12,17 +12,26 @@
 export const REDACTED = '(redacted)';
 
 export class SecretValues {
+  private readonly secrets = new Set<string>();
+  /** Every spelling of every secret: what text is cleaned of. */
   private readonly values = new Set<string>();
   private pattern: RegExp | null = null;
 
+  /**
+   * Registers a secret with the spellings in which a service may say it back: as it is, as the
+   * form sent it (`p%40ss+w%26rd`), percent-encoded in a path or query (`p%40ss%20w%26rd`), and
+   * inside a JSON string (`\"`), since an echoed body or URL is not always decoded first.
+   */
   add(value: string | undefined): void {
-    if (!value || this.values.has(value)) return;
-    this.values.add(value);
+    if (!value || this.secrets.has(value)) return;
+    this.secrets.add(value);
+    for (const spelling of spellingsOf(value)) this.values.add(spelling);
     this.pattern = null;
   }
 
+  /** How many secrets are registered. */
   get size(): number {
-    return this.values.size;
+    return this.secrets.size;
   }
 
   /** `text` with every registered secret replaced by `(redacted)`, in one pass, longest first. */
@@ -48,4 +57,15 @@ export class SecretValues {
     }
     return value;
   }
+}
+
+function spellingsOf(value: string): string[] {
+  const spellings = [value];
+  try {
+    spellings.push(encodeURIComponent(value));
+  } catch {
+    // A lone surrogate cannot be percent-encoded, so it is never sent that way either.
+  }
+  spellings.push(new URLSearchParams({ v: value }).toString().slice(2), JSON.stringify(value).slice(1, -1));
+  return spellings;
 }

@@ -36,7 +36,7 @@ export async function runCiComment(args: CiCommentArgs, ctx: Context): Promise<n
   if (args.new) {
     const note = (n: number) => `_…cut: ${n.toLocaleString('en-US')} characters, over ${thread.service}'s limit; the rest is in the job log._`;
     const comment = await thread.create(cutMarkdown(text, thread.maxBody - 1_000, note));
-    ctx.stdout.write(`Posted a comment: ${comment.url}\n`);
+    ctx.stdout.write(`Posted a comment: ${printable(comment.url)}\n`);
     return 0;
   }
   const { outcome, comment } = await upsertPlanComment(thread, text);

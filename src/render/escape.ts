@@ -22,10 +22,26 @@ function escapeChar(ch: string): string {
   return code <= 0xff ? `\\x${code.toString(16).padStart(2, '0')}` : `\\u${code.toString(16).padStart(4, '0')}`;
 }
 
-/** The text with every control character shown as an escape (`\x1b`, `\n`, `\u202e`), on one line. */
+/** The class of characters `printable` escapes, without its brackets. */
+const UNPRINTABLE_CLASS = UNPRINTABLE.source.slice(1, -1);
+
+/**
+ * What `printable` rewrites: a control character, or a backslash that would read as the start of
+ * an escape (before `x u n r t " \\` or before a control character, which becomes one). Such a
+ * backslash is doubled, so a domain holding the four characters `\x1b` never looks like one
+ * holding an ESC; any other backslash (`C:\Users`) stays as it is, since it cannot be misread.
+ */
+const TO_ESCAPE = new RegExp(`\\\\(?=[\\\\"xunrt${UNPRINTABLE_CLASS}])|[${UNPRINTABLE_CLASS}]`, 'g');
+
+/**
+ * The text with every control character shown as an escape (`\x1b`, `\n`, `\u202e`), on one
+ * line, and a literal backslash that would read as an escape doubled, so what is shown reads
+ * back to exactly one text. Applied once, where the text is written (a second pass would double
+ * the first one's escapes): values and messages travel raw until then.
+ */
 export function printable(text: string): string {
-  UNPRINTABLE.lastIndex = 0;
-  return UNPRINTABLE.test(text) ? text.replace(UNPRINTABLE, escapeChar) : text;
+  TO_ESCAPE.lastIndex = 0;
+  return TO_ESCAPE.test(text) ? text.replace(TO_ESCAPE, (ch) => (ch === '\\' ? '\\\\' : escapeChar(ch))) : text;
 }
 
 /** What JSON.stringify leaves raw: it escapes C0 itself, and newlines outside strings are layout. */
@@ -49,12 +65,23 @@ const HTML = /[&<>]/g;
 const ENTITY: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;' };
 
 /**
+ * A mention (`@team`) or an issue reference (`#12`, `org/repo#12`). GitHub and GitLab link them,
+ * and notify whom they name, after markdown is parsed, so a backslash does not stop them; a
+ * zero-width space after the sign does, and shows nothing.
+ */
+const REFERENCE = /(?<![A-Za-z0-9])@(?=[A-Za-z0-9])|#(?=\d)/g;
+
+/**
  * Text for a markdown paragraph or table cell, shown as written: control characters escaped
  * visibly, `& < >` as entities (no HTML, no `<!--` comment that swallows the rest), markdown
- * punctuation backslash-escaped (no `](` link, no code span, no `|` that splits a cell).
+ * punctuation backslash-escaped (no `](` link, no code span, no `|` that splits a cell), no
+ * mention or issue reference that would notify anyone.
  */
 export function markdownText(text: string): string {
-  return printable(text).replace(MARKDOWN_PUNCTUATION, '\\$&').replace(HTML, (ch) => ENTITY[ch]!);
+  return printable(text)
+    .replace(MARKDOWN_PUNCTUATION, '\\$&')
+    .replace(HTML, (ch) => ENTITY[ch]!)
+    .replace(REFERENCE, '$&&#8203;');
 }
 
 /** Characters that cannot break a code span or a table cell. */

@@ -55,7 +55,7 @@ function changeBody(change: Change, c: Colors): string[] {
     const note = writeOnly ? c.dim(`  (${writeOnly})`) : '';
     if (change.action === 'create') {
       const extra = !FIELD[d.field].onCreate ? c.dim('  (set by an update after the store)') : '';
-      out.push(`${label}${formatValue(d.field, d.after)}${extra}`);
+      out.push(`${label}${printable(formatValue(d.field, d.after))}${extra}`);
     } else if (isListChange(d) && !d.write_only) {
       const { added, removed } = listDelta(d.before, d.after);
       const entries = [...added.map((x) => c.green(`+ ${printable(x)}`)), ...removed.map((x) => c.red(`- ${printable(x)}`))];
@@ -69,5 +69,5 @@ function changeBody(change: Change, c: Colors): string[] {
 }
 
 function arrow(d: FieldChange, c: Colors): string {
-  return `${formatBefore(d)} ${c.dim('→')} ${formatValue(d.field, d.after)}`;
+  return `${printable(formatBefore(d))} ${c.dim('→')} ${printable(formatValue(d.field, d.after))}`;
 }

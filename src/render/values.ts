@@ -1,19 +1,21 @@
 /**
  * How field values read in every output: names for privacy, true/false for flags, lists joined.
- * List entries and domains may come from the service: control characters in them are escaped.
+ * List entries and domains may come from the service. Values stay raw here (messages quote them
+ * too) and each output escapes them once, where it writes them: `printable` on a terminal,
+ * `markdownText` in a comment. Titles and labels, written only to a terminal, are escaped here.
  */
 import { printable } from './escape.js';
 import { FIELD, fieldOf } from '../fields.js';
 import type { Change, FieldChange, FieldValue, Plan, WriteOnlyReason } from '../model.js';
 
-/** A value as its field's row shows it (`domain` and other names: as text). */
+/** A value as its field's row shows it (`domain` and other names: as text), not yet escaped. */
 export function formatValue(field: string, value: FieldValue | null | undefined): string {
   const row = fieldOf(field);
   if (value === null || value === undefined) return row?.unset ?? '(unknown)';
   const shown = row?.show?.(value);
   if (shown !== undefined) return shown;
-  if (Array.isArray(value)) return value.length ? printable(value.join(', ')) : '(none)';
-  return printable(String(value));
+  if (Array.isArray(value)) return value.length ? value.join(', ') : '(none)';
+  return String(value);
 }
 
 /** The "before" side of a field change: unknown when the service does not show it. */

@@ -148,6 +148,44 @@ describe('odd live domains in every output', () => {
   });
 });
 
+describe('live text in the pull-request comment', () => {
+  it('mentions and issue references from the service neither link nor notify anyone', async () => {
+    s = await scenario({ profile: 'full' }); // a service that returns exclude_params
+    s.emu.seed(KEY, [{ domain: 'keep.example.com', privacy: 0, email: 0, exclude_bots: 1, exclude_params: '@acme/everyone\n#1\nref' }]);
+    await s.write('version: 1\nwebsites:\n  - domain: keep.example.com\n    exclude_params: [ref]\n');
+    const r = await s.cli(['plan', '--format', 'markdown']);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout).toContain('| exclude_params | removed: @&#8203;acme/everyone, \\#&#8203;1 |');
+    expect(r.stdout).not.toMatch(/@acme|#1/);
+  });
+});
+
+describe('a domain holding the text "\\x1b" and one holding an ESC', () => {
+  const LITERAL = 'lit\\x1b[2j.example.com'; // a backslash, then x1b: no control character
+  const REAL = 'lit\x1b[2j.example.com';
+
+  it('read differently in the text plan, the markdown comment, apply lines and the export', async () => {
+    s = await scenario();
+    s.emu.seed(KEY, [LITERAL, REAL, 'keep.example.com'].map((domain) => ({ domain, privacy: 0, email: 0, exclude_bots: 1 })));
+    await s.write('version: 1\nprune: true\nsafety: {max_delete_percent: 100}\nwebsites:\n  - domain: keep.example.com\n');
+    const text = (await s.cli(['plan'])).stdout;
+    expect(text).toContain('- delete lit\\\\x1b[2j.example.com (id 1)');
+    expect(text).toContain('- delete lit\\x1b[2j.example.com (id 2)');
+    const md = (await s.cli(['plan', '--format', 'markdown'])).stdout;
+    expect(md).toContain('<code>lit\\\\\\\\x1b\\[2j.example.com</code>'); // renders lit\\x1b[2j…
+    expect(md).toContain('<code>lit\\\\x1b\\[2j.example.com</code>'); // renders lit\x1b[2j…
+    const exported = await s.cli(['export', '-o', 'out.yaml']);
+    expect(exported.code, exported.stderr).toBe(0);
+    const yaml = await readFile(join(s.dir, 'out.yaml'), 'utf8');
+    expect(yaml).toContain('"lit\\\\x1b[2j.example.com" (id 1)');
+    expect(yaml).toContain('"lit\\x1b[2j.example.com" (id 2)');
+    const applied = await s.cli(['apply', '--auto-approve', '--parallelism', '1']);
+    expect(applied.code, applied.stderr).toBe(0);
+    expect(applied.stderr).toContain('✓ delete lit\\\\x1b[2j.example.com (id 1)');
+    expect(applied.stderr).toContain('✓ delete lit\\x1b[2j.example.com (id 2)');
+  });
+});
+
 describe('a live "*" is a character, not a wildcard', () => {
   async function starAccount(yaml: string): Promise<Scenario> {
     s = await scenario();

@@ -4,6 +4,7 @@
  * length, before it is shown.
  */
 import { afterEach, describe, expect, it } from 'vitest';
+import { applyPlan, loadConfig, plan, readLiveState } from '../../src/api.js';
 import type { FaultRequest } from '../../src/emulator/index.js';
 import { KEY, scenario, writes, type Scenario } from '../helpers/scenario.js';
 
@@ -97,6 +98,48 @@ describe('what the service says back', () => {
       expect(shown).not.toContain(`password=${password}`);
     },
   );
+
+  it('a 422 that echoes the form as sent (percent-encoded, or as JSON) shows no spelling of a password with spaces and symbols', async () => {
+    const password = 'p@ss w&rd/é+"1';
+    s = await scenario();
+    s.emu.seed(KEY, [{ domain: 'lab.example.com', privacy: 0, email: 0, exclude_bots: 1 }]);
+    await s.write(CONFIG);
+    s.emu.faults.before = (req) =>
+      req.method === 'POST'
+        ? {
+            status: 422,
+            body: {
+              message: 'The given data was invalid.',
+              errors: { password: [`form ${req.body?.toString()}`, `input was ${JSON.stringify(Object.fromEntries(req.body ?? []))}`, `path /x/${encodeURIComponent(req.body?.get('password') ?? '')}`] },
+            },
+          }
+        : undefined;
+    const r = await s.cli(['--verbose', 'apply', '--auto-approve', '--parallelism', '1'], { env: { PW: password } });
+    expect(r.code).toBe(1);
+    const shown = r.stdout + r.stderr;
+    expect(shown).toContain('form domain=new1.example.com&');
+    expect(shown).toContain('password=(redacted)');
+    expect(shown).toContain('"password":"(redacted)"');
+    expect(shown).toContain('path /x/(redacted)');
+    const spellings = [password, encodeURIComponent(password), new URLSearchParams({ p: password }).toString().slice(2), JSON.stringify(password).slice(1, -1)];
+    for (const spelling of spellings) expect(shown, spelling).not.toContain(spelling);
+  });
+
+  it('applyPlan (the library) never returns an echoed password in its results', async () => {
+    const password = 'lib-secret-pw';
+    s = await scenario();
+    s.emu.seed(KEY, [{ domain: 'lab.example.com', privacy: 0, email: 0, exclude_bots: 1 }]);
+    const file = await s.write(CONFIG);
+    const options = { baseUrl: s.emu.url, apiKey: KEY, env: { PW: password } };
+    const config = await loadConfig(file, options);
+    const live = await readLiveState(config, options);
+    s.emu.faults.before = echoing;
+    const result = await applyPlan(plan(config, live), config, { ...options, parallelism: 1 });
+    expect(result.failed).toBeGreaterThan(0);
+    const failure = result.results.find((r) => r.status === 'failed')!;
+    expect(failure.error).toContain('The password (redacted) is too weak.');
+    expect(JSON.stringify(result)).not.toContain(password);
+  });
 
   it('the API key said back by the service (a 403 naming it, a 422 echoing it) is never shown', async () => {
     s = await scenario();

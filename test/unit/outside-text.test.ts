@@ -28,6 +28,15 @@ describe('what the service says is cleaned of every secret, whatever its length'
     expect(secrets.cleanDeep(body)).toEqual({ message: { password: ['(redacted) is weak'], '(redacted)': 'x' }, status: 422, list: [1, '(redacted)'] });
   });
 
+  it('a password said back percent-encoded, form-encoded or inside a JSON string is cleaned in each spelling', () => {
+    const secrets = new SecretValues();
+    secrets.add('p@ss w&rd"');
+    expect(secrets.clean('raw p@ss w&rd" form password=p%40ss+w%26rd%22 path /p%40ss%20w%26rd%22 json {"password":"p@ss w&rd\\""}')).toBe(
+      'raw (redacted) form password=(redacted) path /(redacted) json {"password":"(redacted)"}',
+    );
+    expect(secrets.size).toBe(1);
+  });
+
   it('with nothing registered, text is left exactly as it is', () => {
     expect(new SecretValues().clean('anything')).toBe('anything');
   });
@@ -41,6 +50,10 @@ describe('live text is shown as data on a terminal', () => {
     ['bidi\u202eevil\u2066x\u200f', 'bidi\\u202eevil\\u2066x\\u200f'],
     ['plain.example.com', 'plain.example.com'],
     ['bücher.example ✓ → é', 'bücher.example ✓ → é'],
+    // A backslash that would read as an escape is doubled: the text \x1b never looks like an ESC.
+    ['lit\\x1b[2j.example.com', 'lit\\\\x1b[2j.example.com'],
+    ['a\\\x1b', 'a\\\\\\x1b'],
+    ['C:\\Users\\me', 'C:\\Users\\me'],
   ])('%j is shown as %s', (raw, shown) => {
     expect(printable(raw)).toBe(shown);
   });
@@ -65,6 +78,9 @@ describe('live text is shown as data in markdown', () => {
     ['a&amp;b', 'a&amp;amp;b'],
     ['_em_ utm_source $x$ ~~s~~', '\\_em\\_ utm_source \\$x\\$ \\~\\~s\\~\\~'],
     ['a\x1b[31mb', 'a\\\\x1b\\[31mb'],
+    ['a\\x1b[31mb', 'a\\\\\\\\x1b\\[31mb'],
+    // Mentions and issue references neither link nor notify; an e-mail address is no mention.
+    ['@org/team, #12, org/repo#3, ops@example.com', '@&#8203;org/team, \\#&#8203;12, org/repo\\#&#8203;3, ops@example.com'],
   ])('%j as text is %s', (raw, md) => {
     expect(markdownText(raw)).toBe(md);
   });

@@ -1,0 +1,39 @@
+/** An unexpected error is a bug report: it still never shows a secret or drives the terminal. */
+import pc from 'picocolors';
+import { describe, expect, it } from 'vitest';
+import { report } from '../../src/cli.js';
+import { SecretValues } from '../../src/secrets.js';
+import type { Context } from '../../src/terminal.js';
+
+function context(verbose: boolean): { ctx: Context; stderr: () => string } {
+  let text = '';
+  const stream = { write: (t: string) => (text += t) };
+  const secrets = new SecretValues();
+  secrets.add('pw');
+  const colors = pc.createColors(false);
+  const ctx: Context = {
+    stdout: stream,
+    stderr: stream,
+    stdin: process.stdin,
+    env: {},
+    cwd: '/',
+    out: colors,
+    err: colors,
+    verbose,
+    signal: new AbortController().signal,
+    secrets,
+  };
+  return { ctx, stderr: () => text };
+}
+
+describe('an internal error', () => {
+  it.each([false, true])('quoting what a library read shows neither a password nor a raw escape sequence (--verbose %s)', (verbose) => {
+    const { ctx, stderr } = context(verbose);
+    const code = report(new SyntaxError('Unexpected token \x1b[2J in "password=pw&x" is not valid JSON'), ctx);
+    expect(code).toBe(1);
+    expect(stderr()).toContain('Internal error: Unexpected token \\x1b[2J in "password=(redacted)&x" is not valid JSON');
+    expect(stderr()).not.toContain('pw');
+    expect(stderr()).not.toContain('\x1b');
+    if (verbose) expect(stderr()).toContain('SyntaxError: Unexpected token \\x1b[2J in "password=(redacted)&x"');
+  });
+});
