@@ -19,6 +19,7 @@ import { packageVersion } from '../paths.js';
 import { configProblems } from './plan-config.js';
 import { ruleProblems } from './plan-rules.js';
 import { schemaProblems } from './plan-schema.js';
+import { jsonUnicodeEscapes } from '../render/escape.js';
 
 export interface SavedPlan extends Plan {
   saved: {
@@ -72,7 +73,8 @@ export async function savePlan(file: string, plan: Plan, meta: SaveMeta): Promis
       prune: meta.prune === true,
     },
   };
-  await writeAtomic(file, `${JSON.stringify(saved, null, 2)}\n`);
+  // As the JSON output: live text with DEL, C1 or bidi controls is escaped, so `cat plan.json` is safe.
+  await writeAtomic(file, `${jsonUnicodeEscapes(JSON.stringify(saved, null, 2))}\n`);
 }
 
 /**

@@ -97,8 +97,11 @@ describe('odd live domains in every output', () => {
     expect(md.match(/<\/details>/g)).toHaveLength(1);
   });
 
-  it('--format json holds every domain exactly, and no raw control character', async () => {
+  it('--format json and a saved plan hold every domain exactly, and no raw control character', async () => {
     const sc = await oddAccount();
+    const saved = await sc.cli(['plan', '--out', 'plan.json']);
+    expect(saved.code, saved.stderr).toBe(0);
+    expect(await readFile(join(sc.dir, 'plan.json'), 'utf8')).not.toMatch(RAW_CONTROL);
     const r = await sc.cli(['plan', '--format', 'json']);
     expect(r.stdout).not.toMatch(RAW_CONTROL);
     const plan = JSON.parse(r.stdout);
