@@ -117,7 +117,7 @@ export async function applyPlan(plan: Plan, config: Config, options: ApplyOption
   const passwordFor = passwordsFromConfig(plan, config, config.file);
   // A refusal may echo the form it was sent: its message is cleaned of the passwords before it is a result.
   const secrets = new SecretValues();
-  for (const site of config.websites) if (site.password) secrets.add(site.password.value);
+  secrets.addPasswordsOf(config);
   return withClient({ ...options, baseUrl: options.baseUrl ?? plan.base_url }, plan.base_url, secrets, async (client) => {
     const { results } = await executePlan(plan, client, { parallelism: options.parallelism ?? 4, passwordFor, signal: options.signal });
     const done = (action: string) => results.filter((r) => r.status === 'done' && r.change.action === action).length;

@@ -8,6 +8,7 @@
  * says is another matter: a 422 may echo the form it was sent, password included. Such text is
  * cleaned where it enters sitesync, of every registered secret whatever its length.
  */
+import type { Config } from './model.js';
 
 export const REDACTED = '(redacted)';
 
@@ -22,6 +23,11 @@ export class SecretValues {
    * form sent it (`p%40ss+w%26rd`), percent-encoded in a path or query (`p%40ss%20w%26rd`), and
    * inside a JSON string (`\"`), since an echoed body or URL is not always decoded first.
    */
+  /** Every website password of a config file, as read from the environment. */
+  addPasswordsOf(config: Config): void {
+    for (const site of config.websites) this.add(site.password?.value);
+  }
+
   add(value: string | undefined): void {
     if (!value || this.secrets.has(value)) return;
     this.secrets.add(value);

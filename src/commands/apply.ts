@@ -54,7 +54,7 @@ async function applySaved(args: ApplyArgs, ctx: Context): Promise<number> {
   // Offline first: the whole file, then the config file it was made from and its passwords.
   const saved = await loadSavedPlan(path, file);
   const { config, shown } = await loadPlanConfig(saved, path, file, ctx.cwd, ctx.env);
-  for (const site of config.websites) if (site.password) ctx.secrets.add(site.password.value);
+  ctx.secrets.addPasswordsOf(config);
   const passwordFor = passwordsFromConfig(saved, config, shown);
   const session = await openSession(args, ctx, saved.base_url);
   try {

@@ -49,7 +49,7 @@ export async function makePlan(args: PlanningArgs, ctx: Context): Promise<Planne
   let baseline: Config | undefined;
   try {
     ({ config, sha256: configSha256 } = await loading);
-    for (const site of config.websites) if (site.password) ctx.secrets.add(site.password.value);
+    ctx.secrets.addPasswordsOf(config);
     baseline = args.baseline
       ? await loadConfig(resolve(ctx.cwd, args.baseline), ctx.env, { lenientEnv: true, what: 'baseline file' })
       : undefined;

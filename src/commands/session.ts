@@ -19,11 +19,10 @@ export interface Session {
 
 export async function openSession(args: GlobalArgs, ctx: Context, fromFile?: string): Promise<Session> {
   const { baseUrl, apiKey } = await resolveConnection(args, ctx.env, fromFile);
-  ctx.secrets.add(apiKey);
   const client = new ServiceClient({
     baseUrl,
     apiKey,
-    secrets: ctx.secrets,
+    secrets: ctx.secrets, // the client registers its key here, so every message is cleaned of it
     signal: ctx.signal,
     log: ctx.verbose ? (line) => ctx.stderr.write(`${ctx.err.dim(printable(line))}\n`) : undefined,
   });
