@@ -47,6 +47,8 @@ export interface DesiredWebsite extends Partial<Settings> {
   /** As written in the file, for messages. */
   written: string;
   pos: Position;
+  /** The included file the entry is in (absolute), when it is not the main config file; `pos` is in it. */
+  file?: string;
   password?: Secret;
 }
 
@@ -64,6 +66,8 @@ export const DEFAULT_SAFETY: Safety = { max_delete_percent: 30, min_existing: 10
 
 export interface Config {
   file: string;
+  /** In a many-account file: which account this is and where its key comes from. */
+  account?: AccountSource;
   baseUrl?: string;
   defaults: DefaultSettings;
   prune: boolean;
@@ -72,6 +76,34 @@ export interface Config {
   safety: Safety;
   websites: DesiredWebsite[];
   warnings: Diagnostic[];
+}
+
+/** An account of a many-account file (`accounts: NAME: …`). */
+export interface AccountSource {
+  name: string;
+  /** The NAME of the environment variable that holds the account's API key (never the key). */
+  apiKeyEnv: string;
+  /** Where the account's name is written in the main file. */
+  pos: Position;
+}
+
+/**
+ * What one config file describes: one account (a single-account file) or several (an
+ * `accounts:` file), with every file it includes already read.
+ */
+export interface Workspace {
+  /** The main config file (absolute). */
+  file: string;
+  /** The file holds `accounts:`; false for a single-account file, whose one config has no `account`. */
+  multi: boolean;
+  /** One per account, in the file's order. */
+  configs: Config[];
+  /** Every warning, from every file read. */
+  warnings: Diagnostic[];
+  /** SHA-256 of the main file's text and every included file's (what a saved plan is bound to). */
+  sha256: string;
+  /** Every file read (absolute): the main file first, then included files in the order read. */
+  files: string[];
 }
 
 /**

@@ -4,7 +4,7 @@ import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import { ConfigError, SitesyncError } from '../errors.js';
-import type { Config } from '../model.js';
+import type { Config, Workspace } from '../model.js';
 import type { ParseReply, ParseRequest } from './config-worker.js';
 import type { Env } from './interpolate.js';
 import { parseConfigYielding, type ParseOptions } from './parse.js';
@@ -23,6 +23,15 @@ export interface LoadOptions {
 
 export async function loadConfig(file: string, env: Env, options: LoadOptions = {}): Promise<Config> {
   return (await loadConfigAndHash(file, env, options)).config;
+}
+
+/**
+ * Every account a config file describes, with the files it includes. (Stub until the
+ * many-account reader lands: a single-account file, as loadConfigAndHash reads it.)
+ */
+export async function loadWorkspace(file: string, env: Env, options: LoadOptions = {}): Promise<Workspace> {
+  const { config, sha256 } = await loadConfigAndHash(file, env, options);
+  return { file, multi: false, configs: [config], warnings: config.warnings, sha256, files: [file] };
 }
 
 /** The config and the SHA-256 of the text it was parsed from, which binds a saved plan to it. */
