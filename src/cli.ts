@@ -57,6 +57,19 @@ const configOption = {
   requiresArg: true,
 } as const;
 
+const accountOption = {
+  type: 'string',
+  array: true,
+  requiresArg: true,
+  describe: 'In a file with accounts: only the account NAME (repeatable)',
+} as const;
+
+/** export and account read the config file only when asked to (for its accounts). */
+const accountsFileOptions = (y: Argv) =>
+  y
+    .option('config', { ...configOption, default: undefined, describe: 'A config file with accounts: work on its accounts (default with --account: sitesync.yaml)' })
+    .option('account', accountOption);
+
 const planningOptions = (y: Argv) =>
   y
     .option('config', configOption)
@@ -67,6 +80,13 @@ const planningOptions = (y: Argv) =>
       requiresArg: true,
       describe: 'Only plan websites whose domain matches GLOB (repeatable; * matches within a label)',
     })
+    .option('exclude', {
+      type: 'string',
+      array: true,
+      requiresArg: true,
+      describe: 'Leave out websites whose domain matches GLOB (repeatable; the inverse of --target)',
+    })
+    .option('account', accountOption)
     .option('baseline', {
       type: 'string',
       requiresArg: true,
@@ -131,6 +151,7 @@ export function buildParser(argv: string[], ctx: Context, setCode: (code: number
           .example('$0 plan --baseline <(git show origin/main:sitesync.yaml)', 'Also send write-only fields changed since main')
           .example('$0 plan --detailed-exitcode', 'Drift check: exit 2 when the account differs from the file')
           .example('$0 plan --out plan.json', 'Save the plan to apply it later, exactly')
+          .example('$0 plan --account acme --exclude "*.test"', 'In a file with accounts: one account, without its test websites')
           .example('$0 plan --format markdown --fail-unsafe', 'In a pull request: fail the check when apply would refuse the plan'),
       handle(run.plan),
     )
@@ -152,21 +173,23 @@ export function buildParser(argv: string[], ctx: Context, setCode: (code: number
       'export',
       'Write the live account as a config file',
       (y) =>
-        y
+        accountsFileOptions(y)
           .option('output', { alias: 'o', type: 'string', requiresArg: true, describe: 'Write here instead of stdout' })
           .option('include-favorite', { type: 'boolean', describe: 'Also export the favorite flags' })
           .option('force', { type: 'boolean', describe: 'Overwrite the --output file if it exists (without it, an existing file is refused)' })
           .example('$0 export -o sitesync.yaml', 'Start managing an existing account')
-          .example('$0 export -o sitesync.yaml --force', 'Replace an earlier export'),
+          .example('$0 export -o sitesync.yaml --force', 'Replace an earlier export')
+          .example('$0 export -c sitesync.yaml --account acme', 'One account of a file with accounts, in the accounts: form'),
       handle(run.export),
     )
     .command(
       'account',
       'Show the account that owns the API key',
       (y) =>
-        y
+        accountsFileOptions(y)
           .option('format', { choices: ['text', 'json'] as const, default: 'text', describe: 'Output format' })
-          .example('$0 account', 'Check the key and see the website limit'),
+          .example('$0 account', 'Check the key and see the website limit')
+          .example('$0 account -c sitesync.yaml', 'Every account of a file with accounts: checks each key'),
       handle(run.account),
     )
     .command(

@@ -18,6 +18,7 @@ export function configProblems(plan: SavedPlan, config: Config, shownConfig: str
   const ignore = new GlobSet(config.ignore.map((p) => p.glob));
   const protect = new GlobSet(config.protect.map((p) => p.glob));
   const targets = plan.saved.targets.length ? new GlobSet(plan.saved.targets) : undefined;
+  const excludes = new GlobSet(plan.saved.excludes ?? []);
   const prune = config.prune || plan.saved.prune === true;
   const sites = new Map(config.websites.map((w) => [w.domain, w]));
 
@@ -29,6 +30,8 @@ export function configProblems(plan: SavedPlan, config: Config, shownConfig: str
       const ignoredBy = ignore.indexOf(change.domain);
       if (ignoredBy >= 0) return `${shownConfig} ignores it ("${config.ignore[ignoredBy]!.glob}")`;
       if (targets && !targets.matches(change.domain)) return `no --target of the plan (${plan.saved.targets.join(', ')}) matches it`;
+      const excludedBy = excludes.indexOf(change.domain);
+      if (excludedBy >= 0) return `the plan's --exclude "${excludes.globs[excludedBy]}" matches it`;
       return undefined;
     };
 

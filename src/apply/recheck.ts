@@ -39,7 +39,7 @@ export interface LiveNow {
 
 /** Whether the managed websites can only be counted from the whole list. */
 export function needsWholeList(plan: SavedPlan, config: Config): boolean {
-  return config.ignore.length > 0 || plan.saved.targets.length > 0;
+  return config.ignore.length > 0 || plan.saved.targets.length > 0 || (plan.saved.excludes?.length ?? 0) > 0;
 }
 
 /**
@@ -49,7 +49,8 @@ export function needsWholeList(plan: SavedPlan, config: Config): boolean {
 export function recheckPlan(plan: SavedPlan, config: Config, now: LiveNow): Plan {
   const ignore = new GlobSet(config.ignore.map((p) => p.glob));
   const targets = plan.saved.targets.length ? new GlobSet(plan.saved.targets) : undefined;
-  const inScope = (domain: string) => !ignore.matches(domain) && (!targets || targets.matches(domain));
+  const excludes = new GlobSet(plan.saved.excludes ?? []);
+  const inScope = (domain: string) => !ignore.matches(domain) && (!targets || targets.matches(domain)) && !excludes.matches(domain);
 
   const count = { create: 0, update: 0, delete: 0 };
   for (const change of plan.changes) count[change.action]++;

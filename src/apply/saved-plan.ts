@@ -8,13 +8,12 @@ import { existsSync } from 'node:fs';
 import { dirname, relative, resolve, sep } from 'node:path';
 import type { Env } from '../config/interpolate.js';
 import { interpolate } from '../config/interpolate.js';
-import { readConfigText } from '../config/load.js';
-import { parseConfig } from '../config/parse.js';
+import { loadWorkspace } from '../config/load.js';
 import { readTextFile } from '../config/read.js';
 import { globProblem } from '../domain.js';
 import { ConfigError, SitesyncError } from '../errors.js';
 import { writeAtomic } from '../files.js';
-import type { Config, Plan } from '../model.js';
+import type { Config, Plan, Workspace } from '../model.js';
 import { packageVersion } from '../paths.js';
 import { configProblems } from './plan-config.js';
 import { ruleProblems } from './plan-rules.js';
@@ -33,6 +32,8 @@ export interface SavedPlan extends Plan {
     live_total: number;
     /** The `--target` patterns the plan was made with. */
     targets: string[];
+    /** The `--exclude` patterns the plan was made with. */
+    excludes?: string[];
     /** Made with `--prune`: deletes are allowed even where the config file does not prune. */
     prune?: boolean;
   };
@@ -43,13 +44,21 @@ export interface SaveMeta {
   configSha256: string;
   liveTotal: number;
   targets?: string[];
+  excludes?: string[];
   /** `--prune`. */
   prune?: boolean;
   now?: Date;
 }
 
 export async function savePlan(file: string, plan: Plan, meta: SaveMeta): Promise<void> {
-  const sites = new Map(meta.config.websites.map((w) => [w.domain, w]));
+  assertNoLiteralPasswords(plan, meta.config);
+  // As the JSON output: live text with DEL, C1 or bidi controls is escaped, so `cat plan.json` is safe.
+  await writeAtomic(file, `${jsonUnicodeEscapes(JSON.stringify(savedPlanOf(file, plan, meta), null, 2))}\n`);
+}
+
+/** A saved plan never holds a password in clear: one written literally in the file cannot be saved. */
+function assertNoLiteralPasswords(plan: Plan, config: Config): void {
+  const sites = new Map(config.websites.map((w) => [w.domain, w]));
   const literal = plan.changes.filter((c) => {
     const password = sites.get(c.domain)?.password;
     return c.fields.includes('password') && password !== undefined && !interpolate(password.template, {}).referenced;
@@ -61,7 +70,10 @@ export async function savePlan(file: string, plan: Plan, meta: SaveMeta): Promis
     error.details = ['Write it as password: ${NAME} and set NAME in the environment, then plan again.'];
     throw error;
   }
-  const saved: SavedPlan = {
+}
+
+function savedPlanOf(file: string, plan: Plan, meta: SaveMeta): SavedPlan {
+  return {
     ...plan,
     saved: {
       created_at: (meta.now ?? new Date()).toISOString(),
@@ -70,11 +82,41 @@ export async function savePlan(file: string, plan: Plan, meta: SaveMeta): Promis
       config_sha256: meta.configSha256,
       live_total: meta.liveTotal,
       targets: meta.targets ?? [],
+      ...(meta.excludes?.length ? { excludes: meta.excludes } : {}),
       prune: meta.prune === true,
     },
   };
-  // As the JSON output: live text with DEL, C1 or bidi controls is escaped, so `cat plan.json` is safe.
-  await writeAtomic(file, `${jsonUnicodeEscapes(JSON.stringify(saved, null, 2))}\n`);
+}
+
+/** A saved plan of a many-account file: one saved plan per account, made from one config file. */
+export interface SavedAccountsPlan {
+  format_version: 1;
+  saved: Pick<SavedPlan['saved'], 'created_at' | 'sitesync_version' | 'config_file' | 'config_sha256'>;
+  accounts: { name: string; plan: SavedPlan }[];
+}
+
+export type LoadedPlan = { multi: false; plan: SavedPlan } | { multi: true; plan: SavedAccountsPlan };
+
+/** Saves the plan of every account of a many-account run, each as a saved plan of its own. */
+export async function saveAccountsPlan(
+  file: string,
+  run: { workspace: Workspace; accounts: { name: string; config: Config; planned?: { plan: Plan; live: unknown[] } }[] },
+  meta: Pick<SaveMeta, 'targets' | 'excludes' | 'prune' | 'now'>,
+): Promise<void> {
+  const now = meta.now ?? new Date();
+  const accounts = run.accounts.map((a) => {
+    if (!a.planned) throw new SitesyncError(`the plan was not saved: ${a.name} could not be planned`);
+    assertNoLiteralPasswords(a.planned.plan, a.config);
+    const saved = savedPlanOf(file, a.planned.plan, { ...meta, now, config: { ...a.config, file: run.workspace.file }, configSha256: run.workspace.sha256, liveTotal: a.planned.live.length });
+    return { name: a.name, plan: saved };
+  });
+  const first = accounts[0]!.plan.saved;
+  const out: SavedAccountsPlan = {
+    format_version: 1,
+    saved: { created_at: first.created_at, sitesync_version: first.sitesync_version, config_file: first.config_file, config_sha256: first.config_sha256 },
+    accounts,
+  };
+  await writeAtomic(file, `${jsonUnicodeEscapes(JSON.stringify(out, null, 2))}\n`);
 }
 
 /**
@@ -83,6 +125,15 @@ export async function savePlan(file: string, plan: Plan, meta: SaveMeta): Promis
  * `shown` is the file's name as the user wrote it, for messages.
  */
 export async function loadSavedPlan(file: string, shown: string): Promise<SavedPlan> {
+  const loaded = await loadAnySavedPlan(file, shown);
+  if (loaded.multi) {
+    throw new ConfigError([{ file: shown, line: 0, col: 0, message: 'this saved plan covers several accounts; apply it with sitesync apply', severity: 'error' }]);
+  }
+  return loaded.plan;
+}
+
+/** A saved plan of either form, every part checked as `loadSavedPlan` checks one. */
+export async function loadAnySavedPlan(file: string, shown: string): Promise<LoadedPlan> {
   const text = await readTextFile(file, 'saved plan');
   const fail = (messages: string[]): never => {
     throw new ConfigError(messages.map((message) => ({ file: shown, line: 0, col: 0, message, severity: 'error' as const })));
@@ -93,12 +144,50 @@ export async function loadSavedPlan(file: string, shown: string): Promise<SavedP
   } catch {
     return fail(['this is not a saved plan (not JSON): make one with sitesync plan --out FILE']);
   }
-  if (!data || typeof data !== 'object' || Array.isArray(data) || !('saved' in data) || !('changes' in data)) {
+  if (!data || typeof data !== 'object' || Array.isArray(data) || !('saved' in data) || !('changes' in data || 'accounts' in data)) {
     return fail(['this is not a saved plan: make one with sitesync plan --out FILE']);
   }
   const version = (data as { format_version?: unknown }).format_version;
   if (version !== 1) fail([formatVersionProblem(version)]);
+  if (!('accounts' in data)) {
+    const problems = await planProblems(data);
+    if (problems.length) fail(problems);
+    return { multi: false, plan: data as SavedPlan };
+  }
 
+  const multi = data as SavedAccountsPlan;
+  const problems: string[] = [];
+  const extra = Object.keys(multi).filter((k) => !['format_version', 'saved', 'accounts'].includes(k));
+  for (const key of extra) problems.push(`${key}: not a key of a saved plan of several accounts`);
+  const top = multi.saved as unknown;
+  if (!top || typeof top !== 'object' || typeof multi.saved.config_file !== 'string' || typeof multi.saved.config_sha256 !== 'string') {
+    problems.push('saved: must hold config_file and config_sha256');
+  }
+  if (!Array.isArray(multi.accounts) || multi.accounts.length === 0) {
+    problems.push('accounts: must be a list of the accounts planned');
+    return fail(problems);
+  }
+  const names = new Set<string>();
+  for (const [i, entry] of multi.accounts.entries()) {
+    const at = `accounts[${i}]`;
+    if (!entry || typeof entry !== 'object' || typeof entry.name !== 'string' || !entry.plan || typeof entry.plan !== 'object') {
+      problems.push(`${at}: must be { name, plan }`);
+      continue;
+    }
+    if (names.has(entry.name)) problems.push(`${at}: the account ${entry.name} is there twice`);
+    names.add(entry.name);
+    const own = entry.plan.saved as SavedPlan['saved'] | undefined;
+    if (own && (own.config_file !== multi.saved?.config_file || own.config_sha256 !== multi.saved?.config_sha256)) {
+      problems.push(`${at}.plan.saved: names another config file than the plan's`);
+    }
+    for (const p of await planProblems(entry.plan)) problems.push(`${at} (${entry.name}).plan.${p}`);
+  }
+  if (problems.length) fail(problems);
+  return { multi: true, plan: multi };
+}
+
+/** Every problem of one account's saved plan: its schema, the rules of its changes, its patterns. */
+async function planProblems(data: unknown): Promise<string[]> {
   const schema = await schemaProblems(data);
   const plan = data as SavedPlan;
   // The rules read only changes whose shape is right; the others already have their messages.
@@ -107,15 +196,16 @@ export async function loadSavedPlan(file: string, shown: string): Promise<SavedP
   const rules = ruleProblems(changes.filter((_, i) => wellFormed[i])).map((p) =>
     p.replace(/^changes\[(\d+)\]/, (_, k: string) => `changes[${indexAmong(wellFormed, Number(k))}]`),
   );
-  const targets = Array.isArray(plan.saved?.targets) ? plan.saved.targets : [];
-  targets.forEach((glob, k) => {
-    const problem = typeof glob === 'string' ? globProblem(glob) : undefined;
-    if (problem) rules.push(`saved.targets[${k}]: ${problem}`);
-  });
+  for (const key of ['targets', 'excludes'] as const) {
+    const list = plan.saved?.[key];
+    (Array.isArray(list) ? list : []).forEach((glob, k) => {
+      const problem = typeof glob === 'string' ? globProblem(glob) : undefined;
+      if (problem) rules.push(`saved.${key}[${k}]: ${problem}`);
+    });
+  }
   const problems = [...schema, ...rules].sort(byChange);
-  if (problems.length) fail(problems);
-  plan.saved.targets = targets;
-  return plan;
+  if (!problems.length && plan.saved && !Array.isArray(plan.saved.targets)) plan.saved.targets = [];
+  return problems;
 }
 
 function formatVersionProblem(version: unknown): string {
@@ -138,18 +228,18 @@ function byChange(a: string, b: string): number {
 }
 
 /**
- * The config file a saved plan was made from, re-read: it must be there and unchanged (same
- * SHA-256), and it is loaded with the normal loader, `${NAME}` taken from the environment now.
- * Every change of the plan must be one that file asks for.
+ * The config file a saved plan was made from, re-read with every file it includes: they must be
+ * there and unchanged (same SHA-256), and are loaded with the normal loader, `${NAME}` taken
+ * from the environment now.
  */
-export async function loadPlanConfig(
-  plan: SavedPlan,
+export async function loadPlanWorkspace(
+  saved: Pick<SavedPlan['saved'], 'config_file' | 'config_sha256'>,
   planFile: string,
   shownPlan: string,
   cwd: string,
   env: Env,
-): Promise<{ config: Config; shown: string }> {
-  const file = resolve(dirname(planFile), plan.saved.config_file);
+): Promise<{ workspace: Workspace; shown: string }> {
+  const file = resolve(dirname(planFile), saved.config_file);
   const shown = relative(cwd, file) || file;
   const again = `Make the plan again: sitesync plan${shown === 'sitesync.yaml' ? '' : ` -c ${shown}`} --out ${shownPlan}`;
   const refuse = (message: string): never => {
@@ -157,22 +247,42 @@ export async function loadPlanConfig(
     error.details = [`A saved plan takes its passwords only from the config file it was made from. ${again}`];
     throw error;
   };
-  let read: { text: string; sha256: string } | undefined;
+  if (!existsSync(file)) refuse(`${shown}, which ${shownPlan} was made from, cannot be read: no such file`);
+  let workspace: Workspace | undefined;
   try {
-    if (!existsSync(file)) refuse(`${shown}, which ${shownPlan} was made from, cannot be read: no such file`);
-    read = await readConfigText(file);
+    workspace = await loadWorkspace(file, env);
   } catch (error) {
     if (!(error instanceof ConfigError)) throw error;
-    refuse(`${shown}, which ${shownPlan} was made from, cannot be read: ${error.diagnostics[0]?.message ?? error.message}`);
+    const first = error.diagnostics[0];
+    refuse(`${shown}, which ${shownPlan} was made from, cannot be read: ${first?.message ?? error.message}`);
   }
-  if (read!.sha256 !== plan.saved.config_sha256) refuse(`${shown} changed since ${shownPlan} was made from it (its SHA-256 differs)`);
-  const config = parseConfig(read!.text, file, { env });
-  // The file is unchanged, so every change must be one it asks for: nothing edited in.
+  if (workspace!.sha256 !== saved.config_sha256) {
+    refuse(`${shown}${workspace!.files.length > 1 ? ' or a file it includes' : ''} changed since ${shownPlan} was made from it (its SHA-256 differs)`);
+  }
+  return { workspace: workspace!, shown };
+}
+
+/** A one-account saved plan's config: the file unchanged, and every change one it asks for. */
+export async function loadPlanConfig(
+  plan: SavedPlan,
+  planFile: string,
+  shownPlan: string,
+  cwd: string,
+  env: Env,
+): Promise<{ config: Config; shown: string }> {
+  const { workspace, shown } = await loadPlanWorkspace(plan.saved, planFile, shownPlan, cwd, env);
+  if (workspace.multi) throw new SitesyncError(`${shownPlan} was made for one account, and ${shown} holds accounts; nothing was written`);
+  const config = workspace.configs[0]!;
+  assertPlanMatchesConfig(plan, config, shown, shownPlan);
+  return { config, shown };
+}
+
+/** The file is unchanged, so every change must be one it asks for: nothing edited in. */
+export function assertPlanMatchesConfig(plan: SavedPlan, config: Config, shown: string, shownPlan: string, prefix = ''): void {
   const problems = configProblems(plan, config, shown);
   if (problems.length) {
-    throw new ConfigError(problems.map((message) => ({ file: shownPlan, line: 0, col: 0, message, severity: 'error' as const })));
+    throw new ConfigError(problems.map((message) => ({ file: shownPlan, line: 0, col: 0, message: `${prefix}${message}`, severity: 'error' as const })));
   }
-  return { config, shown };
 }
 
 /**

@@ -2,7 +2,8 @@
 import { resolve } from 'node:path';
 import { assertNoKeyAsPassword, executePlan, type ExecuteResult } from '../apply/execute.js';
 import { assertSameAccount, needsWholeList, recheckPlan } from '../apply/recheck.js';
-import { loadPlanConfig, loadSavedPlan, passwordsFromConfig } from '../apply/saved-plan.js';
+import { loadAnySavedPlan, loadPlanConfig, passwordsFromConfig } from '../apply/saved-plan.js';
+import { applyAccounts, applySavedAccounts } from './apply-accounts.js';
 import { assertFresh } from '../apply/staleness.js';
 import { interruptedExitCode, SitesyncError, UsageError } from '../errors.js';
 import type { Plan } from '../model.js';
@@ -29,7 +30,9 @@ export async function runApply(args: ApplyArgs, ctx: Context): Promise<number> {
 }
 
 async function applyFresh(args: ApplyArgs, ctx: Context): Promise<number> {
-  const { plan, session, config } = await makePlan(args, ctx);
+  const planned = await makePlan(args, ctx);
+  if (planned.multi) return applyAccounts(planned, args, ctx);
+  const { plan, session, config } = planned;
   try {
     if (!showAndCheck(plan, args, ctx)) return 0;
     const passwordFor = passwordsFromConfig(plan, config, args.config);
@@ -42,7 +45,7 @@ async function applyFresh(args: ApplyArgs, ctx: Context): Promise<number> {
 }
 
 async function applySaved(args: ApplyArgs, ctx: Context): Promise<number> {
-  const narrowing = ['target', 'prune', 'baseline', 'resendWriteOnly'].filter((k) => {
+  const narrowing = ['target', 'exclude', 'account', 'prune', 'baseline', 'resendWriteOnly'].filter((k) => {
     const v = args[k as keyof ApplyArgs];
     return Array.isArray(v) ? v.length > 0 : v !== undefined && v !== false;
   });
@@ -52,7 +55,9 @@ async function applySaved(args: ApplyArgs, ctx: Context): Promise<number> {
   const file = args.planfile!;
   const path = resolve(ctx.cwd, file);
   // Offline first: the whole file, then the config file it was made from and its passwords.
-  const saved = await loadSavedPlan(path, file);
+  const loaded = await loadAnySavedPlan(path, file);
+  if (loaded.multi) return applySavedAccounts(loaded.plan, path, file, args, ctx);
+  const saved = loaded.plan;
   const { config, shown } = await loadPlanConfig(saved, path, file, ctx.cwd, ctx.env);
   ctx.secrets.addPasswordsOf(config);
   const passwordFor = passwordsFromConfig(saved, config, shown);

@@ -2,12 +2,14 @@
 import { dirname, isAbsolute, relative, resolve, sep } from 'node:path';
 import { writeAtomic } from '../files.js';
 import { packageVersion, schemaPath } from '../paths.js';
-import { renderExport } from '../render/export.js';
+import { SitesyncError } from '../errors.js';
+import { renderAccountsExport, renderExport } from '../render/export.js';
+import { accountName, failureLines, onEachAccount, workspaceFor, type FileAccountArgs } from './accounts.js';
 import type { Context } from '../terminal.js';
 import { openSession, readLiveState, type GlobalArgs } from './session.js';
 import { assertOutputFile, writeFailure } from './shared.js';
 
-export interface ExportArgs extends GlobalArgs {
+export interface ExportArgs extends GlobalArgs, FileAccountArgs {
   output?: string;
   includeFavorite?: boolean;
   force?: boolean;
@@ -17,21 +19,49 @@ export async function runExport(args: ExportArgs, ctx: Context): Promise<number>
   const file = args.output === undefined ? undefined : resolve(ctx.cwd, args.output);
   // Before reading the account: a run that cannot write its file should fail at once.
   if (file) await assertOutputFile(file, args.output!, '--output', args.force === true);
-  const session = await openSession(args, ctx);
+  const generatedBy = `sitesync ${packageVersion()} on ${new Date().toISOString().slice(0, 10)}`;
+  const schema = schemaReference(args.output ? dirname(resolve(ctx.cwd, args.output)) : ctx.cwd);
+  const fromFile = await workspaceFor(args, ctx);
   let text: string;
   let count: number;
+  if (fromFile?.workspace.multi) {
+    // Every account or none: a file with an account missing would, with prune, plan its websites away.
+    const outcomes = await onEachAccount(fromFile.workspace, fromFile.shown, args, ctx, async (session, config) => ({
+      name: accountName(config),
+      apiKeyEnv: config.account!.apiKeyEnv,
+      baseUrl: session.baseUrl,
+      // No progress line per account: several are read at once.
+      account: await session.client.getAccount(),
+      live: await session.client.listWebsites(),
+    }));
+    const failed = outcomes.filter((o) => !o.ok);
+    if (failed.length) {
+      const error = new SitesyncError(`nothing was exported: ${failed.length} of ${outcomes.length} accounts could not be read`);
+      error.details = failed.flatMap((o) => failureLines((o as { error: unknown }).error, ctx).map((l, i) => (i ? `  ${l}` : `${accountName(o.config)}: ${l}`)));
+      throw error;
+    }
+    const accounts = outcomes.flatMap((o) => (o.ok ? [o.value] : []));
+    count = accounts.reduce((n, a) => n + a.live.length, 0);
+    text = renderAccountsExport(accounts, { includeFavorite: args.includeFavorite, generatedBy, schema });
+    return write(file, text, count, args, ctx);
+  }
+  const session = await openSession(args, ctx, fromFile?.workspace.configs[0]?.baseUrl);
   try {
     const { account, live } = await readLiveState(session, ctx);
     count = live.length;
     text = renderExport(live, account, {
       baseUrl: session.baseUrl,
       includeFavorite: args.includeFavorite,
-      generatedBy: `sitesync ${packageVersion()} on ${new Date().toISOString().slice(0, 10)}`,
-      schema: schemaReference(args.output ? dirname(resolve(ctx.cwd, args.output)) : ctx.cwd),
+      generatedBy,
+      schema,
     });
   } finally {
     await session.client.close();
   }
+  return write(file, text, count, args, ctx);
+}
+
+async function write(file: string | undefined, text: string, count: number, args: ExportArgs, ctx: Context): Promise<number> {
   if (!file) {
     ctx.stdout.write(text);
     return 0;

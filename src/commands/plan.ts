@@ -1,13 +1,16 @@
-/** `sitesync plan`: read the live account, print the plan; never writes to the service. */
+/** `sitesync plan`: read the live account(s), print the plan; never writes to the service. */
 import { resolve } from 'node:path';
-import { savePlan } from '../apply/saved-plan.js';
+import { saveAccountsPlan, savePlan } from '../apply/saved-plan.js';
+import { SitesyncError } from '../errors.js';
 import type { Plan } from '../model.js';
 import { assertSafe } from '../planner/safety.js';
+import { renderAccountsJson, renderAccountsMarkdown, renderAccountsText, type AccountSection } from '../render/accounts.js';
 import { renderJson } from '../render/json.js';
 import { renderMarkdown } from '../render/markdown.js';
 import { renderText } from '../render/text.js';
 import type { Context } from '../terminal.js';
-import { makePlan, type PlanningArgs } from './make-plan.js';
+import { failureLines } from './accounts.js';
+import { closeAll, makePlan, type PlannedAccounts, type PlanningArgs } from './make-plan.js';
 
 export interface PlanArgs extends PlanningArgs {
   format: 'text' | 'markdown' | 'json';
@@ -18,11 +21,13 @@ export interface PlanArgs extends PlanningArgs {
 }
 
 export async function runPlan(args: PlanArgs, ctx: Context): Promise<number> {
-  const { plan, session, live, config, configSha256 } = await makePlan(args, ctx);
+  const planned = await makePlan(args, ctx);
+  if (planned.multi) return planAccounts(planned, args, ctx);
+  const { plan, session, live, config, configSha256 } = planned;
   await session.client.close();
   ctx.stdout.write(render(plan, args.format, ctx));
   if (args.out) {
-    await savePlan(resolve(ctx.cwd, args.out), plan, { config, configSha256, liveTotal: live.length, targets: args.target, prune: args.prune });
+    await savePlan(resolve(ctx.cwd, args.out), plan, { config, configSha256, liveTotal: live.length, targets: args.target, excludes: args.exclude, prune: args.prune });
     ctx.stderr.write(`Saved the plan to ${args.out}; apply it with: sitesync apply ${args.out}\n`);
   }
   // After the output, so that the plan (whose warnings give the reason) is still shown.
@@ -39,5 +44,59 @@ export function render(plan: Plan, format: PlanArgs['format'], ctx: Context): st
       return `${renderMarkdown(plan)}\n`;
     default:
       return renderText(plan, ctx.out);
+  }
+}
+
+async function planAccounts(planned: PlannedAccounts, args: PlanArgs, ctx: Context): Promise<number> {
+  await closeAll(planned.accounts);
+  const sections = sectionsOf(planned, ctx);
+  ctx.stdout.write(renderSections(sections, args.format, ctx));
+  const failed = sections.filter((s) => !s.plan).map((s) => s.name);
+  if (args.out) {
+    if (failed.length) {
+      throw new SitesyncError(`the plan was not saved: it must cover every account, and ${failed.join(', ')} could not be planned`);
+    }
+    await saveAccountsPlan(resolve(ctx.cwd, args.out), planned, { targets: args.target, excludes: args.exclude, prune: args.prune });
+    ctx.stderr.write(`Saved the plan of ${sections.length} accounts to ${args.out}; apply it with: sitesync apply ${args.out}\n`);
+  }
+  const unsafe: string[] = [];
+  if (args.failUnsafe) {
+    for (const s of sections) {
+      try {
+        if (s.plan) assertSafe(s.plan.safety, s.plan.limit, false);
+      } catch (error) {
+        unsafe.push(`${s.name}: ${(error as Error).message}`);
+      }
+    }
+  }
+  if (failed.length || unsafe.length) {
+    const lines = [
+      ...(failed.length ? [`${failed.length} of ${sections.length} accounts could not be planned: ${failed.join(', ')}`] : []),
+      ...(unsafe.length ? [`apply would refuse ${unsafe.length === 1 ? 'one account' : `${unsafe.length} accounts`}:`, ...unsafe.map((u) => `  ${u}`)] : []),
+    ];
+    ctx.stderr.write(`${ctx.err.red(`Error: ${lines[0]}`)}\n${lines.slice(1).map((l) => `  ${l}\n`).join('')}`);
+    return 1;
+  }
+  const changes = sections.some((s) => s.plan!.changes.length > 0);
+  return args.detailedExitcode && changes ? 2 : 0;
+}
+
+export function sectionsOf(planned: PlannedAccounts, ctx: Context): AccountSection[] {
+  return planned.accounts.map((a) => ({
+    name: a.name,
+    baseUrl: a.baseUrl,
+    plan: a.planned?.plan,
+    failure: a.planned ? undefined : failureLines(a.error, ctx),
+  }));
+}
+
+export function renderSections(sections: AccountSection[], format: PlanArgs['format'], ctx: Context): string {
+  switch (format) {
+    case 'json':
+      return renderAccountsJson(sections);
+    case 'markdown':
+      return `${renderAccountsMarkdown(sections)}\n`;
+    default:
+      return renderAccountsText(sections, ctx.out);
   }
 }

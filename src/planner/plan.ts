@@ -27,6 +27,13 @@ export interface PlanOptions {
   prune?: boolean;
   /** `--target GLOB`…: only these domains. */
   targets?: string[];
+  /** `--exclude GLOB`…: not these domains (left alone, as if ignored). */
+  excludes?: string[];
+  /**
+   * Check here that every --target and --exclude matches some website (default). A many-account
+   * run checks across all its accounts instead: a pattern need only match in one of them.
+   */
+  checkPatterns?: boolean;
   /** `--baseline OLDFILE`: the config as it was. */
   baseline?: Config;
   /** `--resend-write-only`. */
@@ -57,7 +64,9 @@ export function planChanges(input: PlanInput): Plan {
   const ignore = new GlobSet(config.ignore.map((p) => p.glob));
   const protect = new GlobSet(config.protect.map((p) => p.glob));
   const targets = options.targets?.length ? new GlobSet(options.targets) : undefined;
-  const inScope = (domain: string) => !ignore.matches(domain) && (!targets || targets.matches(domain));
+  const excludes = options.excludes?.length ? new GlobSet(options.excludes) : undefined;
+  const inScope = (domain: string) =>
+    !ignore.matches(domain) && (!targets || targets.matches(domain)) && !excludes?.matches(domain);
   const warnings: string[] = [];
   const problems: string[] = [];
 
@@ -77,7 +86,9 @@ export function planChanges(input: PlanInput): Plan {
     liveTwins.set(domain, chosen);
     if (group.length > 1) warnings.push(twinWarning(domain, group, chosen));
   }
-  if (targets) assertTargetsMatch(targets, config, live);
+  if (options.checkPatterns !== false) {
+    assertPatternsMatch(options, [config.websites.map((w) => w.domain), live.map((w) => w.domain)], 'in the file or the account');
+  }
   const baseline = options.baseline;
   const baselineSites = baseline
     ? new Map(baseline.websites.map((w) => [w.domain, { values: enforcedValues(w, baseline.defaults), site: w }]))
@@ -297,23 +308,30 @@ function sameEnforced(field: FieldName, a: Enforced, b: Enforced): boolean {
 }
 
 /**
- * Every --target must match a website of the file or of the account: a typo would otherwise
- * narrow the plan to nothing, and a drift check with it would always pass.
+ * Every --target and --exclude must match a website of the file or of the account: a typo would
+ * otherwise narrow the plan to nothing (or leave out nothing), and a drift check with it would
+ * always pass. `where` says where they were looked for, for the message.
  */
-function assertTargetsMatch(targets: GlobSet, config: Config, live: LiveWebsite[]): void {
-  let pending = targets.globs.map((glob) => ({ glob, set: new GlobSet([glob]) }));
-  for (const domain of [...config.websites.map((w) => w.domain), ...live.map((w) => w.domain)]) {
-    if (pending.length === 0) return;
-    pending = pending.filter((t) => !t.set.matches(domain));
+export function assertPatternsMatch(options: Pick<PlanOptions, 'targets' | 'excludes'>, domains: Iterable<string>[], where: string): void {
+  const lines: string[] = [];
+  const flags = new Set<string>();
+  for (const [flag, globs] of [['--target', options.targets ?? []], ['--exclude', options.excludes ?? []]] as const) {
+    let pending = globs.map((glob) => ({ glob, set: new GlobSet([glob]) }));
+    for (const list of domains) {
+      for (const domain of list) {
+        if (pending.length === 0) break;
+        pending = pending.filter((t) => !t.set.matches(domain));
+      }
+    }
+    for (const { glob } of pending) {
+      // A URL or host:port is a common slip: say which bare domain was meant.
+      const problem = /[:/]/.test(glob) ? parseDomainInput(glob).problem : undefined;
+      flags.add(flag);
+      lines.push(`${flag} "${glob}" matches no website ${where}${problem ? `; ${problem}` : ''}`);
+    }
   }
-  const unmatched = pending.map((t) => t.glob);
-  if (unmatched.length === 0) return;
-  const lines = unmatched.map((glob) => {
-    // A URL or host:port is a common slip: say which bare domain was meant.
-    const problem = /[:/]/.test(glob) ? parseDomainInput(glob).problem : undefined;
-    return `--target "${glob}" matches no website in the file or the account${problem ? `; ${problem}` : ''}`;
-  });
-  const error = new PlanningError(lines.length === 1 ? lines[0]! : `${lines.length} --target patterns match no website in the file or the account`);
+  if (lines.length === 0) return;
+  const error = new PlanningError(lines.length === 1 ? lines[0]! : `${lines.length} ${flags.size === 1 ? `${[...flags][0]} ` : ''}patterns match no website ${where}`);
   if (lines.length > 1) error.details = lines;
   throw error;
 }

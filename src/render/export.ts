@@ -36,6 +36,42 @@ interface LeftAlone {
 }
 
 export function renderExport(live: LiveWebsite[], account: Account | null, options: ExportOptions): string {
+  return withControlsEscaped(exportDocument(live, account, options));
+}
+
+/** One account of a file with accounts: its key's variable, as the file names it. */
+export interface ExportedAccount {
+  name: string;
+  apiKeyEnv: string;
+  baseUrl: string;
+  live: LiveWebsite[];
+  account: Account | null;
+}
+
+/**
+ * Several accounts as one file in the `accounts:` form: each account as `renderExport` writes
+ * one, with `base_url` and `api_key_env` (the NAME of the key's variable, never a key) instead
+ * of `api:`, and its notes above its name.
+ */
+export function renderAccountsExport(accounts: ExportedAccount[], options: Omit<ExportOptions, 'baseUrl'>): string {
+  const doc = new Document({ version: 1, accounts: {} });
+  const map = doc.get('accounts', true) as YAMLMap;
+  for (const a of accounts) {
+    const one = exportDocument(a.live, a.account, { ...options, baseUrl: a.baseUrl });
+    const body = one.contents as YAMLMap;
+    body.delete('version');
+    body.delete('api');
+    body.items.unshift(doc.createPair('base_url', a.baseUrl), doc.createPair('api_key_env', a.apiKeyEnv));
+    const key = doc.createNode(a.name) as Scalar;
+    // The account's notes, without the schema line that heads the whole file.
+    key.commentBefore = (one.commentBefore ?? '').split('\n').slice(1).join('\n');
+    map.items.push(doc.createPair(key, body));
+  }
+  doc.commentBefore = ` yaml-language-server: $schema=${options.schema ?? INSTALLED_SCHEMA}`;
+  return withControlsEscaped(doc);
+}
+
+function exportDocument(live: LiveWebsite[], account: Account | null, options: ExportOptions): Document {
   const { listed, leftAlone, twins } = sortOut(live);
   const websites: Listed[] = [];
   const needPassword: string[] = [];
@@ -115,7 +151,7 @@ export function renderExport(live: LiveWebsite[], account: Account | null, optio
     if (notes.length) item.commentBefore = notes.map((n) => ` ${n}`).join('\n');
   });
   if (websites.length === 0) doc.set('websites', []);
-  return withControlsEscaped(doc);
+  return doc;
 }
 
 /** Control characters, DEL, C1 and bidi controls: never raw in the file, which is also printed. */

@@ -6,7 +6,13 @@ import type { Plan } from '../model.js';
 import { jsonUnicodeEscapes } from './escape.js';
 
 export function renderJson(plan: Plan): string {
-  const out = {
+  // JSON already escapes C0; DEL, C1 and bidi controls too, so the file is safe to `cat`.
+  return `${jsonUnicodeEscapes(JSON.stringify(jsonPlan(plan), null, 2))}\n`;
+}
+
+/** The plan as the JSON output holds it. */
+export function jsonPlan(plan: Plan): object {
+  return {
     ...plan,
     // `seen` belongs to saved plans only.
     changes: plan.changes.map((change) => {
@@ -15,6 +21,4 @@ export function renderJson(plan: Plan): string {
       return shown;
     }),
   };
-  // JSON already escapes C0; DEL, C1 and bidi controls too, so the file is safe to `cat`.
-  return `${jsonUnicodeEscapes(JSON.stringify(out, null, 2))}\n`;
 }

@@ -21,11 +21,19 @@ export const MAX_MARKDOWN = 60_000;
 
 const ICON = { create: '🟢 create', update: '🟡 update', delete: '🔴 delete' } as const;
 
-export function renderMarkdown(plan: Plan, limit = MAX_MARKDOWN): string {
-  const head: string[] = [MARKER];
+export interface MarkdownOptions {
+  /** One account's section of a many-account comment: its name heads it, and no marker. */
+  section?: string;
+  /** The whole comment's limit, for the cut note (a section gets a share of it as `limit`). */
+  commentLimit?: number;
+}
+
+export function renderMarkdown(plan: Plan, limit = MAX_MARKDOWN, options: MarkdownOptions = {}): string {
+  const head: string[] = options.section === undefined ? [MARKER] : [];
   const s = plan.summary;
   const changed = s.create + s.update + s.delete > 0;
-  head.push(`### sitesync plan: ${changed ? `${s.create} to create, ${s.update} to update, ${s.delete} to delete` : 'no changes'}`);
+  const counts = changed ? `${s.create} to create, ${s.update} to update, ${s.delete} to delete` : 'no changes';
+  head.push(options.section === undefined ? `### sitesync plan: ${counts}` : `### Account ${markdownCode(options.section)}: ${counts}`);
   const account = accountMarkdown(plan);
   head.push('', `${markdownCode(plan.base_url)}${account ? ` · account ${account}` : ''}`, '');
   head.push('| create | update | delete | unchanged | unmanaged |', '|---:|---:|---:|---:|---:|');
@@ -61,7 +69,7 @@ export function renderMarkdown(plan: Plan, limit = MAX_MARKDOWN): string {
   if (shown < blocks.length) {
     body.push(
       '',
-      `_…and ${blocks.length - shown} more changes, cut to keep this comment under ${limit.toLocaleString('en-US')} characters. The JSON plan (\`--format json\`, \`--out\`) lists them all; in CI, see the run's job summary and artifacts._`,
+      `_…and ${blocks.length - shown} more changes, cut to keep this comment under ${(options.commentLimit ?? limit).toLocaleString('en-US')} characters. The JSON plan (\`--format json\`, \`--out\`) lists them all; in CI, see the run's job summary and artifacts._`,
     );
   }
   return `${[...head, ...body, ...foot].join('\n')}`;

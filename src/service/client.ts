@@ -46,6 +46,11 @@ export interface ClientOptions {
   /** One line per request (`--verbose`). Never receives the key or a body. */
   log?: (line: string) => void;
   clock?: PacerClock;
+  /**
+   * The pacer to share: one per installation (origin), since its throttle may count every key
+   * from this address in one budget (service-behaviour.md). Default: the client's own.
+   */
+  pacer?: Pacer;
   /** Aborts reads in progress (Ctrl-C during plan). Writes are never cut off half way. */
   signal?: AbortSignal;
 }
@@ -109,7 +114,7 @@ export class ServiceClient {
       keepAliveTimeout: 10_000,
     });
     this.clock = options.clock ?? realClock;
-    this.pacer = new Pacer(this.clock);
+    this.pacer = options.pacer ?? new Pacer(this.clock);
     this.retry = { ...DEFAULT_RETRY, ...options.retry };
     this.headers = {
       authorization: `Bearer ${options.apiKey}`,
