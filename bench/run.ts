@@ -122,7 +122,8 @@ async function startupRatio(
   return { name, goal: `≤ ${goal} × node -e 0`, met: ratio <= goal, ms: round(ms, 1), nodeMs: round(nodeMs, 1), ratio: round(ratio, 2), runs };
 }
 
-const benchmarks: Record<string, (dir: string) => Promise<Figure>> = {
+const benchmarks: Record<string, (dir: string) => Promise<Figure | Figure[]>> = {
+  accounts: accountsBench,
   /** Issue 14: `sitesync --version`, ≤ 1.3 × `node -e 0`. */
   async version(dir) {
     return startupRatio('sitesync --version (start-up)', 1.3, ['--version'], {}, dir);
@@ -269,6 +270,109 @@ const benchmarks: Record<string, (dir: string) => Promise<Figure>> = {
   },
 };
 
+/**
+ * Issue 15: two installations, 5 accounts each, 50 updates per account, each installation
+ * throttled to 10 requests a second (counted per client address, as the product does). Apply
+ * goal: ≤ 1.15 × the floor of the busiest installation (they run side by side), ≤ 1 % 429s.
+ * Plan goal: ≤ 1.2 × the plan of one account of the same size (500 websites) on one such installation.
+ */
+async function accountsBench(dir: string): Promise<Figure[]> {
+  const perAccount = 50;
+  const accounts = 5;
+  const limit = 10;
+  const windowMs = 1000;
+  const keyOf = (inst: number, a: number) => `bench-key-${inst}-${a}-0123456789abcdef`;
+  const site = (inst: number, a: number, i: number) => `s${i}.a${a}.i${inst}.example.com`;
+  const emus = await Promise.all(
+    [0, 1].map((inst) =>
+      startEmulator({ keys: Array.from({ length: accounts }, (_, a) => keyOf(inst, a)), rateLimit: { limit, windowMs }, profile: 'deployed' }),
+    ),
+  );
+  try {
+    const env: Record<string, string> = {};
+    const lines = ['version: 1', 'accounts:'];
+    emus.forEach((emu, inst) => {
+      for (let a = 0; a < accounts; a++) {
+        env[`KEY_${inst}_${a}`] = keyOf(inst, a);
+        lines.push(`  i${inst}a${a}:`, `    base_url: ${emu.url}`, `    api_key_env: KEY_${inst}_${a}`, '    websites:');
+        for (let i = 0; i < perAccount; i++) lines.push(`      - domain: ${site(inst, a, i)}`, '        email: true');
+      }
+    });
+    const file = join(dir, 'accounts.yaml');
+    await writeFile(file, `${lines.join('\n')}\n`);
+    const seed = () =>
+      emus.forEach((emu, inst) => {
+        for (let a = 0; a < accounts; a++) {
+          const key = keyOf(inst, a);
+          const existing = emu.websites(key).length;
+          if (existing === 0) emu.seed(key, Array.from({ length: perAccount }, (_, i) => ({ domain: site(inst, a, i), privacy: 0, email: 0, exclude_bots: 1 })));
+        }
+        emu.resetStats();
+      });
+    seed();
+    // Let the throttles' windows pass between runs.
+    const pause = () => new Promise((r) => setTimeout(r, windowMs + 100));
+
+    // Plan of all ten accounts, against one account's plan of the same size (500 websites).
+    const plans: number[] = [];
+    for (let i = 0; i < 3; i++) {
+      await pause();
+      const run = await runCli(['plan', '-c', file], env, dir);
+      if (run.code !== 0) throw new Error(`plan failed: ${run.stderr.slice(-500)}`);
+      plans.push(run.ms);
+    }
+    const single = join(dir, 'one-account.yaml');
+    const n = accounts * perAccount * 2;
+    await writeFile(single, `version: 1\nwebsites:\n${Array.from({ length: n }, (_, i) => `  - domain: ${siteDomain(i)}`).join('\n')}\n`);
+    const singles = await withEmulator({ rateLimit: { limit, windowMs } }, async (emu) => {
+      emu.seed(KEY, Array.from({ length: n }, (_, i) => ({ domain: siteDomain(i), privacy: 0, email: 0, exclude_bots: 1 })));
+      const out: number[] = [];
+      for (let i = 0; i < 3; i++) {
+        await pause();
+        const run = await runCli(['plan', '-c', single], { SITESYNC_BASE_URL: emu.url, SITESYNC_API_KEY: KEY }, dir);
+        if (run.code !== 0) throw new Error(`plan failed: ${run.stderr.slice(-500)}`);
+        out.push(run.ms);
+      }
+      return out;
+    });
+    const planMs = median(plans);
+    const singleMs = median(singles);
+
+    await pause();
+    seed();
+    const run = await runCli(['apply', '-c', file, '--auto-approve'], env, dir);
+    if (run.code !== 0) throw new Error(`apply failed: ${run.stderr.slice(-500)}`);
+    const per = emus.map((emu) => ({ answered: emu.stats.requests, throttled: emu.stats.byStatus[429] ?? 0 }));
+    const floors = per.map(({ answered, throttled }) => Math.floor((answered - throttled - 1) / limit) * windowMs);
+    const floor = Math.max(...floors);
+    const answered = per.reduce((s, p) => s + p.answered, 0);
+    const throttled = per.reduce((s, p) => s + p.throttled, 0);
+    return [
+      {
+        name: 'apply 2 installations × 5 accounts × 50 updates at 10 requests/s each (CLI, wall)',
+        goal: `≤ 1.15 × ${floor} ms (the busiest installation), ≤ 1 % of requests 429`,
+        met: run.ms <= floor * 1.15 && throttled <= answered * 0.01,
+        ms: round(run.ms),
+        floorMs: floor,
+        ratio: round(run.ms / floor, 3),
+        requests: answered,
+        throttled429: throttled,
+        floorsMs: floors,
+      },
+      {
+        name: 'plan 2 installations × 5 accounts × 50 websites vs one account of 500, at 10 requests/s (CLI, wall)',
+        goal: '≤ 1.2 × one account',
+        met: planMs <= singleMs * 1.2,
+        ms: round(planMs),
+        oneAccountMs: round(singleMs),
+        ratio: round(planMs / singleMs, 2),
+      },
+    ];
+  } finally {
+    await Promise.all(emus.map((e) => e.close()));
+  }
+}
+
 async function main(): Promise<void> {
   const args = process.argv.slice(2);
   const quick = args.includes('--quick');
@@ -279,9 +383,11 @@ async function main(): Promise<void> {
   try {
     for (const name of selected) {
       process.stderr.write(`bench: ${name}…\n`);
-      const figure = await benchmarks[name]!(dir);
-      figures.push(figure);
-      process.stdout.write(`${figure.met ? 'MET ' : 'MISS'}  ${figure.name}: ${JSON.stringify(figure, (k, v) => (k === 'name' || k === 'met' ? undefined : v))}\n`);
+      const result = await benchmarks[name]!(dir);
+      for (const figure of Array.isArray(result) ? result : [result]) {
+        figures.push(figure);
+        process.stdout.write(`${figure.met ? 'MET ' : 'MISS'}  ${figure.name}: ${JSON.stringify(figure, (k, v) => (k === 'name' || k === 'met' ? undefined : v))}\n`);
+      }
     }
   } finally {
     await rm(dir, { recursive: true, force: true });
