@@ -1,12 +1,12 @@
 /**
  * The README's quick start, run as a reader runs it: its shell block, taken from the README,
  * line by line, in a folder holding the starter file. Two things differ, both forced by the test
- * machine: the emulator listens on a free port (the README's 8080 is replaced by it everywhere),
+ * machine: each emulator listens on a free port (the README's 8080 and 8081 are replaced by them everywhere),
  * and `npx sitesync` is this checkout's CLI. The apply step runs on a real pseudo-terminal
  * (script(1)) and is answered "yes", as a person would.
  */
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
-import { copyFile, mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { cp, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -20,46 +20,65 @@ function quickStart(): string {
   return /```sh\n([\s\S]*?)\n```/.exec(section)![1]!;
 }
 
-let emulator: ChildProcessWithoutNullStreams | undefined;
+const emulators: ChildProcessWithoutNullStreams[] = [];
 let dir = '';
 afterAll(async () => {
-  emulator?.kill('SIGKILL');
+  for (const emulator of emulators) emulator.kill('SIGKILL');
   if (dir) await rm(dir, { recursive: true, force: true });
 });
 
+/** Starts `npx sitesync emulator …` as "another terminal" would, on a free port; resolves to that port. */
+async function startEmulatorLine(line: string): Promise<string> {
+  const args = line.replace(/^npx sitesync /, '').replace(/--port \d+/, '--port 0').split(/\s+/);
+  const emulator = spawn(process.execPath, [bin, ...args], { cwd: dir, env: cleanEnv({ NO_COLOR: '1' }) });
+  emulators.push(emulator);
+  let banner = '';
+  emulator.stdout.setEncoding('utf8').on('data', (d: string) => (banner += d));
+  return new Promise<string>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`the emulator did not start: ${banner}`)), 10_000);
+    emulator.stdout.on('data', () => {
+      const m = /http:\/\/127\.0\.0\.1:(\d+)/.exec(banner);
+      if (m) {
+        clearTimeout(timer);
+        resolve(m[1]!);
+      }
+    });
+  });
+}
+
 describe('the README quick start', () => {
-  it('runs as written: account, validate, plan, apply answered "yes", a clean second plan, export', async () => {
-    const lines = quickStart()
+  it('runs as written: account, validate, plan, apply answered "yes", a clean second plan, export, many accounts', async () => {
+    const all = quickStart()
       .split('\n')
       .filter((l) => l.trim() && !l.trim().startsWith('#'));
-    const start = lines.shift()!;
-    expect(start).toMatch(/^npx sitesync emulator --port 8080 --key demo-key\b/);
+    expect(all[0]).toMatch(/^npx sitesync emulator --port 8080 --key demo-key\b/);
 
     dir = await mkdtemp(join(tmpdir(), 'sitesync-quick-start-'));
-    await mkdir(join(dir, 'examples'));
-    await copyFile(join(root, 'examples/sitesync.yaml'), join(dir, 'examples/sitesync.yaml'));
+    await cp(join(root, 'examples'), join(dir, 'examples'), { recursive: true });
 
-    // Step 1, in "a second terminal": the emulator, on a free port instead of 8080.
-    const args = start.replace(/^npx sitesync /, '').replace('--port 8080', '--port 0').split(/\s+/);
-    emulator = spawn(process.execPath, [bin, ...args], { cwd: dir, env: cleanEnv({ NO_COLOR: '1' }) });
-    let banner = '';
-    emulator.stdout.setEncoding('utf8').on('data', (d: string) => (banner += d));
-    const port = await new Promise<string>((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error(`the emulator did not start: ${banner}`)), 10_000);
-      emulator!.stdout.on('data', () => {
-        const m = /http:\/\/127\.0\.0\.1:(\d+)/.exec(banner);
-        if (m) {
-          clearTimeout(timer);
-          resolve(m[1]!);
-        }
-      });
-    });
+    // Each emulator, in "another terminal", on a free port instead of the README's.
+    const ports = new Map<string, string>();
+    const lines: string[] = [];
+    for (const line of all.map((l) => l.trim())) {
+      if (!line.startsWith('npx sitesync emulator')) {
+        lines.push(line);
+        continue;
+      }
+      const written = /--port (\d+)/.exec(line)![1]!;
+      ports.set(written, await startEmulatorLine(line));
+    }
+    expect([...ports.keys()]).toEqual(['8080', '8081']);
+    const withPorts = (l: string) => [...ports].reduce((text, [from, to]) => text.replaceAll(`127.0.0.1:${from}`, `127.0.0.1:${to}`), l);
+    // The files the commands read name the README's ports too.
+    for (const file of ['examples/sitesync.yaml', 'examples/accounts/sitesync.yaml']) {
+      await writeFile(join(dir, file), withPorts(await readFile(join(dir, file), 'utf8')));
+    }
 
     // Steps 2 to 5, in the reader's own shell, stopping at the first command that fails.
     const script = [
       'set -e',
       `npx() { if [ "$1" = sitesync ]; then shift; "${process.execPath}" "${bin}" "$@"; else command npx "$@"; fi; }`,
-      ...lines.map((l) => l.replaceAll('8080', port)),
+      ...lines.map(withPorts),
       'echo "quick start: done"',
     ].join('\n');
     await writeFile(join(dir, 'quick-start.sh'), `${script}\n`);
@@ -78,7 +97,8 @@ describe('the README quick start', () => {
     expect(out).toContain('exit 0');
     const exported = await readFile(join(dir, 'sitesync.yaml'), 'utf8');
     expect(exported).toContain('version: 1');
-    expect(out).not.toContain('demo-key');
+    expect(out).toMatch(/Total for 3 accounts: \d+ changes applied, 0 failed\./);
+    for (const key of ['demo-key', 'beta-key', 'globex-key']) expect(out).not.toContain(key);
     expect(out).not.toContain('choose-one');
   }, 60_000);
 });
