@@ -106,14 +106,15 @@ export class Installations {
     return pacer;
   }
 
-  open(connection: AccountConnection, ctx: Context): Session {
+  /** A session for `config`'s account; with --verbose its requests are logged under its name. */
+  open(connection: AccountConnection, ctx: Context, config: Config): Session {
     const client = new ServiceClient({
       baseUrl: connection.baseUrl,
       apiKey: connection.apiKey,
       secrets: ctx.secrets,
       signal: ctx.signal,
       pacer: this.pacerFor(connection.baseUrl),
-      log: ctx.verbose ? (line) => ctx.stderr.write(`${ctx.err.dim(printable(line))}\n`) : undefined,
+      log: ctx.verbose ? (line) => ctx.stderr.write(`${ctx.err.dim(printable(`[${accountName(config)}] ${line}`))}\n`) : undefined,
     });
     return { client, baseUrl: connection.baseUrl };
   }
@@ -195,7 +196,7 @@ export async function onEachAccount<T>(
     configs,
     (c) => connections.get(c)!.baseUrl,
     async (config) => {
-      const session = installations.open(connections.get(config)!, ctx);
+      const session = installations.open(connections.get(config)!, ctx, config);
       try {
         return await work(session, config);
       } finally {

@@ -99,7 +99,7 @@ export async function applySavedAccounts(saved: SavedAccountsPlan, path: string,
       (c) => connections.get(c)!.baseUrl,
       async (config) => {
         const e = byConfig.get(config)!;
-        const session = installations.open(connections.get(config)!, ctx);
+        const session = installations.open(connections.get(config)!, ctx, config);
         sessions.push(session);
         const [account, total] = await Promise.all([session.client.getAccount(), session.client.countWebsites()]);
         assertSameAccount(e.plan, account, `${file} (account ${e.name})`);

@@ -140,7 +140,7 @@ async function planAccounts(workspace: Workspace, args: PlanningArgs, ctx: Conte
     configs,
     (config) => connections.get(config)!.baseUrl,
     async (config) => {
-      const session = installations.open(connections.get(config)!, ctx);
+      const session = installations.open(connections.get(config)!, ctx, config);
       try {
         const [account, live] = await Promise.all([session.client.getAccount(), session.client.listWebsites()]);
         const old = baseline?.configs.find((c) => accountName(c) === accountName(config));
