@@ -61,7 +61,7 @@ export async function applyAccounts(planned: PlannedAccounts, args: ApplyArgs, c
       return failures.length ? 1 : 0;
     }
     if (!args.autoApprove) await confirmApply(ctx);
-    return await applyReady(ready, failures, args, ctx);
+    return await applyReady(ready, failures, planned.accounts.length, args, ctx);
   } finally {
     await closeAll(planned.accounts);
   }
@@ -136,7 +136,7 @@ export async function applySavedAccounts(saved: SavedAccountsPlan, path: string,
       },
     );
     refuseWhole(fresh, file, 'is stale');
-    return await applyReady(toApply, [], args, ctx);
+    return await applyReady(toApply, [], entries.length, args, ctx);
   } finally {
     await Promise.all(sessions.map((s) => s.client.close()));
   }
@@ -158,7 +158,7 @@ function refuseWhole(outcomes: { config: Config; ok: boolean; error?: unknown }[
 }
 
 /** Applies each account's plan, installations side by side; one progress line for all of them. */
-async function applyReady(ready: Ready[], failures: Failure[], args: ApplyArgs, ctx: Context): Promise<number> {
+async function applyReady(ready: Ready[], failures: Failure[], accounts: number, args: ApplyArgs, ctx: Context): Promise<number> {
   const byConfig = new Map(ready.map((r) => [r.config, r]));
   const total = ready.reduce((n, r) => n + r.plan.changes.length, 0);
   const counts = { done: 0, failed: 0 };
@@ -205,8 +205,9 @@ async function applyReady(ready: Ready[], failures: Failure[], args: ApplyArgs, 
       ctx.stdout.write(`${ctx.out.red(`✗ not applied: ${printable(r.failure?.[0] ?? 'failed')}`)}\n${(r.failure ?? []).slice(1).map((l) => `    ${printable(l)}\n`).join('')}`);
     }
   }
-  const n = results.length;
-  const line = `Total for ${n} account${n === 1 ? '' : 's'}: ${counts.done} changes applied, ${counts.failed} failed${failedAccounts ? `; ${failedAccounts} of ${n} accounts did not finish` : ''}.`;
+  const n = accounts;
+  const untouched = n - results.length;
+  const line = `Total for ${n} account${n === 1 ? '' : 's'}: ${counts.done} changes applied, ${counts.failed} failed${untouched ? ` (${untouched} had nothing to apply)` : ''}${failedAccounts ? `; ${failedAccounts} of ${n} accounts did not finish` : ''}.`;
   ctx.stdout.write(`\n${failedAccounts ? ctx.out.bold(ctx.out.red(line)) : ctx.out.bold(ctx.out.green(line))}\n`);
   if (interrupted) return interruptedExitCode(ctx.signal);
   return failedAccounts ? 1 : 0;

@@ -1,11 +1,11 @@
 /**
  * The config parser on a worker thread: `load.ts` sends a large file's text here so that the
  * main thread lists the service meanwhile, on the machine's other core. Only plain data goes
- * back: the `Config`, or the problems that become the same error on the main thread.
+ * back: the parsed file, or the problems that become the same error on the main thread.
  */
 import { parentPort } from 'node:worker_threads';
 import { ConfigError, SitesyncError } from '../errors.js';
-import { parseConfig, type ParseOptions } from './parse.js';
+import { parseFile, type ParsedFile, type ParseOptions } from './parse.js';
 
 export interface ParseRequest {
   text: string;
@@ -14,7 +14,7 @@ export interface ParseRequest {
 }
 
 export type ParseReply =
-  | { ok: true; config: ReturnType<typeof parseConfig> }
+  | { ok: true; parsed: ParsedFile }
   | { ok: false; kind: 'config'; diagnostics: ConfigError['diagnostics'] }
   | { ok: false; kind: 'sitesync'; message: string; details: string[] }
   | { ok: false; kind: 'internal'; message: string; stack?: string };
@@ -22,7 +22,7 @@ export type ParseReply =
 parentPort?.once('message', ({ text, file, options }: ParseRequest) => {
   let reply: ParseReply;
   try {
-    reply = { ok: true, config: parseConfig(text, file, options) };
+    reply = { ok: true, parsed: parseFile(text, file, options) };
   } catch (error) {
     if (error instanceof ConfigError) reply = { ok: false, kind: 'config', diagnostics: error.diagnostics };
     else if (error instanceof SitesyncError) reply = { ok: false, kind: 'sitesync', message: error.message, details: error.details };

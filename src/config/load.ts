@@ -1,13 +1,17 @@
 /** Loading a config file: read it (I/O), then parse it (pure). */
 import { createHash } from 'node:crypto';
 import { existsSync } from 'node:fs';
+import { basename, dirname, relative, resolve } from 'node:path';
+import { glob as tinyGlob } from 'tinyglobby';
 import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import { ConfigError, SitesyncError } from '../errors.js';
-import type { Config, Workspace } from '../model.js';
+import { GlobSet } from '../domain.js';
+import type { Diagnostic } from '../errors.js';
+import type { Config, DesiredWebsite, Workspace } from '../model.js';
 import type { ParseReply, ParseRequest } from './config-worker.js';
 import type { Env } from './interpolate.js';
-import { parseConfigYielding, type ParseOptions } from './parse.js';
+import { parseConfigYielding, parseFileYielding, type ParsedFile, type ParseOptions } from './parse.js';
 import { readTextFile } from './read.js';
 
 export interface LoadOptions {
@@ -26,20 +30,124 @@ export async function loadConfig(file: string, env: Env, options: LoadOptions = 
 }
 
 /**
- * Every account a config file describes, with the files it includes. (Stub until the
- * many-account reader lands: a single-account file, as loadConfigAndHash reads it.)
+ * Every account a config file describes, with every file it includes read and checked: all
+ * the problems of all the files at once, each at its own FILE:LINE:COL.
  */
 export async function loadWorkspace(file: string, env: Env, options: LoadOptions = {}): Promise<Workspace> {
-  const { config, sha256 } = await loadConfigAndHash(file, env, options);
-  return { file, multi: false, configs: [config], warnings: config.warnings, sha256, files: [file] };
+  const text = await readTextFile(file, options.what);
+  const parseOptions = { env, lenientEnv: options.lenientEnv };
+  const parsed = options.offThread ? await parseOffThread(text, file, parseOptions) : await parseFileYielding(text, file, parseOptions);
+  const hash = createHash('sha256');
+  if (parsed.includes.length === 0) {
+    // As before includes existed: a saved plan of a file without them stays valid.
+    return { file, multi: parsed.multi, configs: parsed.configs, warnings: parsed.warnings, sha256: hash.update(text).digest('hex'), files: [file] };
+  }
+  hash.update(`${basename(file)}\0${text}\0`);
+  const files = [file];
+  const problems: Diagnostic[] = [...parsed.warnings];
+  const includedBy = new Map<string, number>();
+  for (const { config, glob, pos } of parsed.includes) {
+    const matches = (await tinyGlob(glob, { cwd: dirname(file), absolute: true, onlyFiles: true, expandDirectories: false })).map((m) => resolve(m)).sort();
+    if (matches.length === 0) {
+      problems.push({ file, ...pos, severity: 'error', message: `include "${glob}" matches no file (globs are relative to ${dirname(file)})` });
+    }
+    for (const match of matches) {
+      if (match === file) {
+        problems.push({ file, ...pos, severity: 'error', message: `include "${glob}" matches this file itself` });
+        continue;
+      }
+      const other = includedBy.get(match);
+      if (other === config) continue;
+      if (other !== undefined) {
+        problems.push({ file, ...pos, severity: 'error', message: `include "${glob}": ${match} is already included by account ${accountLabel(parsed.configs[other]!)}; a file belongs to one account` });
+        continue;
+      }
+      includedBy.set(match, config);
+      files.push(match);
+      try {
+        const included = await readTextFile(match, 'included file');
+        hash.update(`${relative(dirname(file), match)}\0${included}\0`);
+        const one = await parseFileYielding(included, match, parseOptions, 'include');
+        problems.push(...one.warnings);
+        for (const site of one.configs[0]!.websites) parsed.configs[config]!.websites.push({ ...site, file: match });
+      } catch (error) {
+        if (!(error instanceof ConfigError)) throw error;
+        problems.push(...error.diagnostics);
+      }
+    }
+  }
+  problems.push(...crossFileProblems(parsed.configs, file));
+  const ordered = sortByFile(problems, files);
+  if (ordered.some((d) => d.severity === 'error')) throw new ConfigError(ordered);
+  return { file, multi: parsed.multi, configs: parsed.configs, warnings: ordered, sha256: hash.digest('hex'), files };
+}
+
+function accountLabel(config: Config): string {
+  return config.account?.name ?? '(the file)';
+}
+
+/**
+ * What only the whole set of files shows: a domain listed twice across files, one an `ignore`
+ * of its account matches, and a domain in two accounts of one installation (which stores a
+ * domain once).
+ */
+function crossFileProblems(configs: Config[], main: string): Diagnostic[] {
+  const out: Diagnostic[] = [];
+  const where = (w: DesiredWebsite) => `${w.file ?? main}:${w.pos.line}:${w.pos.col}`;
+  const error = (w: DesiredWebsite, message: string) => out.push({ file: w.file ?? main, ...w.pos, severity: 'error', message });
+  const byInstallation = new Map<string, Map<string, { site: DesiredWebsite; config: Config }>>();
+  for (const config of configs) {
+    const seen = new Map<string, DesiredWebsite>();
+    const ignore = new GlobSet(config.ignore.map((p) => p.glob));
+    for (const site of config.websites) {
+      const first = seen.get(site.domain);
+      // Twice within one file is already said where that file is read.
+      if (first && (first.file ?? main) !== (site.file ?? main)) error(site, `"${site.written}" is listed twice: at ${where(first)} and at ${where(site)}`);
+      if (!first) seen.set(site.domain, site);
+      const ignoredBy = site.file ? ignore.indexOf(site.domain) : -1;
+      if (ignoredBy >= 0) {
+        const pattern = config.ignore[ignoredBy]!;
+        error(site, `"${site.written}" is listed here but ignored by "${pattern.glob}" at ${main}:${pattern.pos.line}:${pattern.pos.col}: remove one of them`);
+      }
+    }
+    if (!config.account || !config.baseUrl) continue;
+    const origin = installationOf(config.baseUrl);
+    let domains = byInstallation.get(origin);
+    if (!domains) byInstallation.set(origin, (domains = new Map()));
+    for (const site of seen.values()) {
+      const other = domains.get(site.domain);
+      if (other && other.config !== config) {
+        error(
+          site,
+          `"${site.written}" is listed in account ${config.account.name} and in account ${other.config.account!.name} (at ${where(other.site)}), on the same installation, which holds a domain once: keep it in one`,
+        );
+      } else if (!other) {
+        domains.set(site.domain, { site, config });
+      }
+    }
+  }
+  return out;
+}
+
+/** One installation: the base URL without a trailing slash or the API path. */
+function installationOf(baseUrl: string): string {
+  const url = new URL(baseUrl);
+  return `${url.origin}${url.pathname.replace(/\/+$/, '').replace(/\/api\/v1$/, '')}`.toLowerCase();
+}
+
+function sortByFile(list: Diagnostic[], files: string[]): Diagnostic[] {
+  const rank = (d: Diagnostic) => {
+    const i = files.indexOf(d.file);
+    return i < 0 ? files.length : i;
+  };
+  return [...list].sort((a, b) => rank(a) - rank(b) || a.line - b.line || a.col - b.col);
 }
 
 /** The config and the SHA-256 of the text it was parsed from, which binds a saved plan to it. */
 export async function loadConfigAndHash(file: string, env: Env, options: LoadOptions = {}): Promise<{ config: Config; sha256: string }> {
   const { text, sha256 } = await readConfigText(file, options.what);
   const parseOptions = { env, lenientEnv: options.lenientEnv };
-  const config = options.offThread ? await parseOffThread(text, file, parseOptions) : await parseConfigYielding(text, file, parseOptions);
-  return { config, sha256 };
+  return { config: await parseConfigYielding(text, file, parseOptions), sha256 };
 }
 
 export async function readConfigText(file: string, what?: LoadOptions['what']): Promise<{ text: string; sha256: string }> {
@@ -53,8 +161,8 @@ const WORKER_FROM_BYTES = 128 * 1024;
 /** The bundled worker, beside the chunk this module is in; absent when run from the sources. */
 const WORKER_URL = new URL('./config-worker.js', import.meta.url);
 
-async function parseOffThread(text: string, file: string, options: ParseOptions): Promise<Config> {
-  if (text.length < WORKER_FROM_BYTES || !existsSync(fileURLToPath(WORKER_URL))) return parseConfigYielding(text, file, options);
+async function parseOffThread(text: string, file: string, options: ParseOptions): Promise<ParsedFile> {
+  if (text.length < WORKER_FROM_BYTES || !existsSync(fileURLToPath(WORKER_URL))) return parseFileYielding(text, file, options);
   const reply = await new Promise<ParseReply>((resolve, reject) => {
     const worker = new Worker(WORKER_URL);
     worker.once('message', (message: ParseReply) => {
@@ -64,7 +172,7 @@ async function parseOffThread(text: string, file: string, options: ParseOptions)
     worker.once('error', reject);
     worker.postMessage({ text, file, options } satisfies ParseRequest);
   });
-  if (reply.ok) return reply.config;
+  if (reply.ok) return reply.parsed;
   if (reply.kind === 'config') throw new ConfigError(reply.diagnostics);
   if (reply.kind === 'sitesync') {
     const error = new SitesyncError(reply.message);

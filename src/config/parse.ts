@@ -39,17 +39,47 @@ export interface ParseOptions {
 
 type Raw = Record<string, unknown>;
 
+/** What one file says: one account, several, or (an included file) websites only. */
+export interface ParsedFile {
+  /** The file holds `accounts:`. */
+  multi: boolean;
+  /** One per account (a single-account file: one, without `account`); an included file's websites in one. */
+  configs: Config[];
+  /** The `include:` globs of each config, by its index, with where each is written. */
+  includes: { config: number; glob: string; pos: Position }[];
+  warnings: Diagnostic[];
+}
+
+/** What a file is to the one who reads it: the main config file, or one it includes. */
+export type FileRole = 'main' | 'include';
+
 /**
  * Every file is read by the `yaml` package alone (YAML 1.2, core schema), the reader editors'
  * YAML language server uses too: what the file means on screen is what sitesync does.
+ * A single-account file's config (a file with accounts: loadWorkspace).
  */
 export function parseConfig(text: string, file: string, options: ParseOptions): Config {
-  return fromDocument(readDocument(text), file, options, mayReference(text));
+  return onlyConfig(parseFile(text, file, options), file);
 }
 
 /** The same, letting the event loop run while the text is parsed (plan lists the service meanwhile). */
 export async function parseConfigYielding(text: string, file: string, options: ParseOptions): Promise<Config> {
-  return fromDocument(await readDocumentYielding(text), file, options, mayReference(text));
+  return onlyConfig(await parseFileYielding(text, file, options), file);
+}
+
+function onlyConfig(parsed: ParsedFile, file: string): Config {
+  if (parsed.multi) {
+    throw new ConfigError([{ file, line: 1, col: 1, message: 'the file holds accounts: read it with loadWorkspace', severity: 'error' }]);
+  }
+  return { ...parsed.configs[0]!, warnings: parsed.warnings };
+}
+
+export function parseFile(text: string, file: string, options: ParseOptions, role: FileRole = 'main'): ParsedFile {
+  return fromDocument(readDocument(text), file, options, mayReference(text), role);
+}
+
+export async function parseFileYielding(text: string, file: string, options: ParseOptions, role: FileRole = 'main'): Promise<ParsedFile> {
+  return fromDocument(await readDocumentYielding(text), file, options, mayReference(text), role);
 }
 
 /** Whether any string may hold `${`: written so, or through a double-quoted escape (`\x24{`). */
@@ -57,7 +87,7 @@ function mayReference(text: string): boolean {
   return text.includes('${') || text.includes('\\');
 }
 
-function fromDocument(read: ReadDocument, file: string, options: ParseOptions, references: boolean): Config {
+function fromDocument(read: ReadDocument, file: string, options: ParseOptions, references: boolean, role: FileRole): ParsedFile {
   const fail = (pos: Position, message: string): never => {
     throw new ConfigError([{ file, ...pos, message, severity: 'error' }]);
   };
@@ -73,10 +103,11 @@ function fromDocument(read: ReadDocument, file: string, options: ParseOptions, r
       doc.errors.map((e) => ({ file, ...at.pos(e.pos[0]), message: yamlMessage(e.code, e.message), severity: 'error' as const })),
     );
   }
-  if (doc.contents === null) fail({ line: 1, col: 1 }, 'the file is empty: it needs at least "version: 1" and "websites:"');
+  const needs = role === 'include' ? '"websites:"' : '"version: 1" and "websites:"';
+  if (doc.contents === null) fail({ line: 1, col: 1 }, `the file is empty: it needs at least ${needs}`);
   if (!isMap(doc.contents)) {
     const what = isSeq(doc.contents) ? 'a list' : 'a single value';
-    fail(at.value([]), `the top level is ${what}; it must be a mapping with "version: 1" and "websites:"`);
+    fail(at.value([]), `the top level is ${what}; it must be a mapping with ${needs}`);
   }
   let raw: Raw = {};
   try {
@@ -84,20 +115,33 @@ function fromDocument(read: ReadDocument, file: string, options: ParseOptions, r
   } catch (e) {
     fail({ line: 1, col: 1 }, `the file expands aliases too often (${(e as Error).message.replace(/\.$/, '')}); write the values out`);
   }
-  const { config, diagnostics } = build(raw, at, file, options, references);
+  const { parsed, diagnostics } = build(raw, at, file, options, references, role);
   if (diagnostics.some((d) => d.severity === 'error')) throw new ConfigError(sortDiagnostics(diagnostics));
-  config.warnings = sortDiagnostics(diagnostics);
-  return config;
+  parsed.warnings = sortDiagnostics(diagnostics);
+  return parsed;
 }
 
+/** Top-level keys of a single-account file that belong in an account when the file has accounts. */
+const ACCOUNT_LEVEL = ['api', 'prune', 'protect', 'ignore', 'safety', 'include', 'websites'];
+
 /** From the parsed data to the model: `${NAME}`, the schema, then every rule of the contract. */
-function build(raw: Raw, at: Positions, file: string, options: ParseOptions, references: boolean): { config: Config; diagnostics: Diagnostic[] } {
+function build(
+  raw: Raw,
+  at: Positions,
+  file: string,
+  options: ParseOptions,
+  references: boolean,
+  role: FileRole,
+): { parsed: ParsedFile; diagnostics: Diagnostic[] } {
   const diagnostics: Diagnostic[] = [];
   const error = (pos: Position, message: string) => diagnostics.push({ file, ...pos, message, severity: 'error' });
   const warn = (pos: Position, message: string) => diagnostics.push({ file, ...pos, message, severity: 'warning' });
+  const parsed: ParsedFile = { multi: false, configs: [], includes: [], warnings: [] };
 
   // Passwords keep their template (`${NAME}`): a saved plan refers to it, never to the value.
-  const templates = passwordTemplates(raw);
+  const accounts = isRecord(raw.accounts) ? (Object.entries(raw.accounts).filter(([, a]) => isRecord(a)) as [string, Raw][]) : [];
+  const templates = new Map<unknown, (string | undefined)[]>();
+  for (const holder of [raw, ...accounts.map(([, a]) => a)]) templates.set(holder, passwordTemplates(holder));
   // ${NAME} in every string, before the shape check, so that types are checked on real values.
   if (references) substitute(raw, [], (path, text) => {
     const r = interpolate(text, options.env);
@@ -113,7 +157,73 @@ function build(raw: Raw, at: Positions, file: string, options: ParseOptions, ref
   for (const issue of checkShape(raw)) {
     error(issue.atKey ? at.key(issue.path) : at.value(issue.path), issue.message);
   }
-  return { config: normalize(raw, templates, file, at, error, warn), diagnostics };
+
+  if (role === 'include') {
+    // An included file adds websites to the account that includes it, and changes nothing else.
+    for (const key of Object.keys(raw)) {
+      if (key === 'websites' || key === 'version' || key === '$schema') continue;
+      error(at.key([key]), `"${key}" cannot be in an included file: it holds only websites: (the file that includes it says the rest)`);
+    }
+    if (!('websites' in raw)) error(at.value([]), 'an included file needs "websites:", the websites it adds');
+    parsed.configs.push(normalize({ websites: raw.websites }, templates.get(raw)!, file, at, error, warn));
+    return { parsed, diagnostics };
+  }
+
+  if (!('version' in raw)) error(at.key([]), 'the file has no "version", which is required');
+  if (!('accounts' in raw)) {
+    if (!('websites' in raw)) error(at.key([]), 'the file has no "websites", which is required');
+    parsed.configs.push(normalize(raw, templates.get(raw)!, file, at, error, warn));
+    includesOf(raw, [], 0, at, parsed);
+    return { parsed, diagnostics };
+  }
+
+  parsed.multi = true;
+  for (const key of ACCOUNT_LEVEL) {
+    if (key in raw) {
+      error(at.key([key]), `"${key}" belongs in an account: a file with accounts: holds only version, defaults and accounts at its top`);
+    }
+  }
+  const topDefaults = isRecord(raw.defaults) ? (settings(raw.defaults, ['defaults'], at, warn, IN_DEFAULTS) as DefaultSettings) : {};
+  for (const [name, data] of accounts) {
+    const base = ['accounts', name];
+    const here = prefixed(at, base);
+    const config = normalize({ ...data, api: undefined }, templates.get(data)!, file, here, error, warn);
+    config.defaults = { ...topDefaults, ...config.defaults };
+    config.account = { name, apiKeyEnv: typeof data.api_key_env === 'string' ? data.api_key_env : '', pos: at.key(base) };
+    if (typeof data.base_url === 'string') {
+      // Plain http:// is checked when connecting, where --insecure-http is known.
+      const problem = addressProblem(data.base_url, { ...BASE_URL_RULE, insecureHttp: true });
+      if (problem) error(at.value([...base, 'base_url']), `accounts.${name}.base_url ${problem}`);
+      else config.baseUrl = data.base_url;
+    }
+    if (!('websites' in data) && !('include' in data)) {
+      error(at.key(base), `account ${name} lists no websites: give it websites: (may be empty) or include:`);
+    }
+    includesOf(data, base, parsed.configs.length, at, parsed);
+    parsed.configs.push(config);
+  }
+  return { parsed, diagnostics };
+}
+
+/** The `include:` globs of `holder` (at `base`), for the loader to read. */
+function includesOf(holder: Raw, base: Path, config: number, at: Positions, parsed: ParsedFile): void {
+  if (!Array.isArray(holder.include)) return;
+  holder.include.forEach((glob, i) => {
+    if (typeof glob === 'string' && glob.trim()) parsed.includes.push({ config, glob: glob.trim(), pos: at.value([...base, 'include', i]) });
+  });
+}
+
+/** Positions below `base`: an account's keys, read as a single-account file's. */
+function prefixed(at: Positions, base: Path): Positions {
+  return {
+    value: (path) => at.value([...base, ...path]),
+    key: (path) => at.key([...base, ...path]),
+    itemValues: (path, key) => at.itemValues([...base, ...path], key),
+  };
+}
+
+function isRecord(value: unknown): value is Raw {
+  return Boolean(value) && typeof value === 'object' && !Array.isArray(value);
 }
 
 function yamlMessage(code: string, message: string): string {

@@ -150,8 +150,15 @@ function describe(error: ErrorObject): ShapeIssue {
       const known = Object.keys(parent?.properties ?? {}).filter((k) => k !== '$schema');
       const keyPath = [...path, key];
       const where = path.length ? ` in ${name}` : '';
-      if (path.length === 1 && path[0] === 'defaults' && (key === 'domain' || fieldOf(key)?.inDefaults === false)) {
+      if (path[path.length - 1] === 'defaults' && (key === 'domain' || fieldOf(key)?.inDefaults === false)) {
         return { path: keyPath, atKey: true, message: `${key} cannot be a default: set it on each website` };
+      }
+      if (path.length === 2 && path[0] === 'accounts' && API_KEY_LIKE.test(key) && key !== 'api_key_env') {
+        return {
+          path: keyPath,
+          atKey: true,
+          message: `"${key}": the API key never goes in the file; write the NAME of the environment variable that holds it as api_key_env, and remove the key from this file (and from git history)`,
+        };
       }
       if (path.length <= 1 && (path.length === 0 || path[0] === 'api') && API_KEY_LIKE.test(key)) {
         // The value is never repeated: it is likely a real key.
@@ -191,6 +198,19 @@ function describe(error: ErrorObject): ShapeIssue {
       const hint = path.includes('password') ? '' : unquoteHint(data, (v) => acceptsType(types, v));
       return { path, atKey: false, message: `${name} must be ${expected}, not ${typeName(data)}${quote}${hint}` };
     }
+    case 'propertyNames':
+    case 'pattern': {
+      const property = error.propertyName ?? (error.params as { propertyName?: string }).propertyName;
+      if (property !== undefined) {
+        return { path: [...path, property], atKey: true, message: accountNameProblem(property) };
+      }
+      if (path[path.length - 1] === 'api_key_env') {
+        return { path, atKey: false, message: `${name} must be the NAME of an environment variable (letters, digits and _), not ${shown(data, path)}` };
+      }
+      return { path, atKey: false, message: `${name} ${error.message ?? 'is invalid'}` };
+    }
+    case 'minProperties':
+      return { path, atKey: false, message: `${name} must hold at least one account` };
     case 'minLength':
       return {
         path,
@@ -206,6 +226,10 @@ function describe(error: ErrorObject): ShapeIssue {
     default:
       return { path, atKey: false, message: `${name} ${error.message ?? 'is invalid'}` };
   }
+}
+
+function accountNameProblem(name: string): string {
+  return `the account name "${name}" may hold only letters, digits, ".", "-" and "_", and starts with a letter or digit`;
 }
 
 function orList(items: string[]): string {
