@@ -5,7 +5,7 @@
  */
 import { parentPort } from 'node:worker_threads';
 import { ConfigError, SitesyncError } from '../errors.js';
-import { parseFile, type ParsedFile, type ParseOptions } from './parse.js';
+import { readFileCollectingSync, type ParseOptions, type ReadFile } from './parse.js';
 
 export interface ParseRequest {
   text: string;
@@ -14,7 +14,7 @@ export interface ParseRequest {
 }
 
 export type ParseReply =
-  | { ok: true; parsed: ParsedFile }
+  | { ok: true; read: ReadFile }
   | { ok: false; kind: 'config'; diagnostics: ConfigError['diagnostics'] }
   | { ok: false; kind: 'sitesync'; message: string; details: string[] }
   | { ok: false; kind: 'internal'; message: string; stack?: string };
@@ -22,7 +22,7 @@ export type ParseReply =
 parentPort?.once('message', ({ text, file, options }: ParseRequest) => {
   let reply: ParseReply;
   try {
-    reply = { ok: true, parsed: parseFile(text, file, options) };
+    reply = { ok: true, read: readFileCollectingSync(text, file, options) };
   } catch (error) {
     if (error instanceof ConfigError) reply = { ok: false, kind: 'config', diagnostics: error.diagnostics };
     else if (error instanceof SitesyncError) reply = { ok: false, kind: 'sitesync', message: error.message, details: error.details };

@@ -11,7 +11,7 @@ import type { Diagnostic } from '../errors.js';
 import type { Config, DesiredWebsite, Workspace } from '../model.js';
 import type { ParseReply, ParseRequest } from './config-worker.js';
 import type { Env } from './interpolate.js';
-import { parseConfigYielding, parseFileYielding, type ParsedFile, type ParseOptions } from './parse.js';
+import { parseConfigYielding, parseFileYielding, readFileCollecting, type ReadFile, type ParseOptions } from './parse.js';
 import { readTextFile } from './read.js';
 
 export interface LoadOptions {
@@ -36,15 +36,14 @@ export async function loadConfig(file: string, env: Env, options: LoadOptions = 
 export async function loadWorkspace(file: string, env: Env, options: LoadOptions = {}): Promise<Workspace> {
   const text = await readTextFile(file, options.what);
   const parseOptions = { env, lenientEnv: options.lenientEnv };
-  const parsed = options.offThread ? await parseOffThread(text, file, parseOptions) : await parseFileYielding(text, file, parseOptions);
+  const { parsed, problems } = options.offThread
+    ? await parseOffThread(text, file, parseOptions)
+    : await readFileCollecting(text, file, parseOptions);
   const hash = createHash('sha256');
-  if (parsed.includes.length === 0) {
-    // As before includes existed: a saved plan of a file without them stays valid.
-    return { file, multi: parsed.multi, configs: parsed.configs, warnings: parsed.warnings, sha256: hash.update(text).digest('hex'), files: [file] };
-  }
-  hash.update(`${basename(file)}\0${text}\0`);
+  // Without includes, as before there were any: a saved plan of such a file stays valid.
+  if (parsed.includes.length === 0) hash.update(text);
+  else hash.update(`${basename(file)}\0${text}\0`);
   const files = [file];
-  const problems: Diagnostic[] = [...parsed.warnings];
   const includedBy = new Map<string, number>();
   for (const { config, glob, pos } of parsed.includes) {
     const matches = (await tinyGlob(glob, { cwd: dirname(file), absolute: true, onlyFiles: true, expandDirectories: false })).map((m) => resolve(m)).sort();
@@ -161,8 +160,8 @@ const WORKER_FROM_BYTES = 128 * 1024;
 /** The bundled worker, beside the chunk this module is in; absent when run from the sources. */
 const WORKER_URL = new URL('./config-worker.js', import.meta.url);
 
-async function parseOffThread(text: string, file: string, options: ParseOptions): Promise<ParsedFile> {
-  if (text.length < WORKER_FROM_BYTES || !existsSync(fileURLToPath(WORKER_URL))) return parseFileYielding(text, file, options);
+async function parseOffThread(text: string, file: string, options: ParseOptions): Promise<ReadFile> {
+  if (text.length < WORKER_FROM_BYTES || !existsSync(fileURLToPath(WORKER_URL))) return readFileCollecting(text, file, options);
   const reply = await new Promise<ParseReply>((resolve, reject) => {
     const worker = new Worker(WORKER_URL);
     worker.once('message', (message: ParseReply) => {
@@ -172,7 +171,7 @@ async function parseOffThread(text: string, file: string, options: ParseOptions)
     worker.once('error', reject);
     worker.postMessage({ text, file, options } satisfies ParseRequest);
   });
-  if (reply.ok) return reply.parsed;
+  if (reply.ok) return reply.read;
   if (reply.kind === 'config') throw new ConfigError(reply.diagnostics);
   if (reply.kind === 'sitesync') {
     const error = new SitesyncError(reply.message);

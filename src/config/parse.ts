@@ -75,11 +75,36 @@ function onlyConfig(parsed: ParsedFile, file: string): Config {
 }
 
 export function parseFile(text: string, file: string, options: ParseOptions, role: FileRole = 'main'): ParsedFile {
-  return fromDocument(readDocument(text), file, options, mayReference(text), role);
+  return thrown(fromDocument(readDocument(text), file, options, mayReference(text), role));
 }
 
 export async function parseFileYielding(text: string, file: string, options: ParseOptions, role: FileRole = 'main'): Promise<ParsedFile> {
+  return thrown(fromDocument(await readDocumentYielding(text), file, options, mayReference(text), role));
+}
+
+/** A file's data and its problems, errors too, for a reader that reads more files before it reports. */
+export interface ReadFile {
+  parsed: ParsedFile;
+  problems: Diagnostic[];
+}
+
+/**
+ * Parses as far as the data goes, and returns the problems instead of throwing them: the
+ * loader then still reads the files this one includes, and reports every file's problems at
+ * once. A file that is not YAML (or too deep) has no data, and throws.
+ */
+export async function readFileCollecting(text: string, file: string, options: ParseOptions, role: FileRole = 'main'): Promise<ReadFile> {
   return fromDocument(await readDocumentYielding(text), file, options, mayReference(text), role);
+}
+
+export function readFileCollectingSync(text: string, file: string, options: ParseOptions, role: FileRole = 'main'): ReadFile {
+  return fromDocument(readDocument(text), file, options, mayReference(text), role);
+}
+
+function thrown({ parsed, problems }: ReadFile): ParsedFile {
+  if (problems.some((d) => d.severity === 'error')) throw new ConfigError(problems);
+  parsed.warnings = problems;
+  return parsed;
 }
 
 /** Whether any string may hold `${`: written so, or through a double-quoted escape (`\x24{`). */
@@ -87,7 +112,7 @@ function mayReference(text: string): boolean {
   return text.includes('${') || text.includes('\\');
 }
 
-function fromDocument(read: ReadDocument, file: string, options: ParseOptions, references: boolean, role: FileRole): ParsedFile {
+function fromDocument(read: ReadDocument, file: string, options: ParseOptions, references: boolean, role: FileRole): ReadFile {
   const fail = (pos: Position, message: string): never => {
     throw new ConfigError([{ file, ...pos, message, severity: 'error' }]);
   };
@@ -116,9 +141,7 @@ function fromDocument(read: ReadDocument, file: string, options: ParseOptions, r
     fail({ line: 1, col: 1 }, `the file expands aliases too often (${(e as Error).message.replace(/\.$/, '')}); write the values out`);
   }
   const { parsed, diagnostics } = build(raw, at, file, options, references, role);
-  if (diagnostics.some((d) => d.severity === 'error')) throw new ConfigError(sortDiagnostics(diagnostics));
-  parsed.warnings = sortDiagnostics(diagnostics);
-  return parsed;
+  return { parsed, problems: sortDiagnostics(diagnostics) };
 }
 
 /** Top-level keys of a single-account file that belong in an account when the file has accounts. */
