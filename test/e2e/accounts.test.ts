@@ -179,6 +179,34 @@ describe('a file with accounts on two installations', () => {
     expect(west.stats.log).toHaveLength(0);
   });
 
+  it('validate checks every included file offline; an error there is printed at its own FILE:LINE:COL and nothing is read', async () => {
+    const ok = await cli(['validate'], { GLOBEX_KEY: '' });
+    expect(ok.code).toBe(0);
+    expect(ok.stdout).toContain('sitesync.yaml is valid: 3 accounts, 6 websites, 1 included file, 1 warning.');
+    expect(ok.stderr).toContain('warning: account globex: environment variable GLOBEX_KEY (its api_key_env) is not set; plan and apply need it');
+
+    await writeFile(join(dir, 'clients/globex/shops.yaml'), 'websites:\n  - domain: shop.globex.example\n    email: maybe\n');
+    for (const command of ['validate', 'plan']) {
+      const r = await cli([command]);
+      expect(r.code).toBe(1);
+      expect(r.stderr).toContain(`${join(dir, 'clients/globex/shops.yaml')}:3:12: websites[0].email must be`);
+    }
+    expect(east.stats.log).toHaveLength(0);
+    expect(west.stats.log).toHaveLength(0);
+  });
+
+  it('a saved plan is refused when an included file changed since, before anything is read', async () => {
+    expect((await cli(['plan', '--out', 'plan.json'])).code).toBe(0);
+    await writeFile(join(dir, 'clients/globex/shops.yaml'), 'websites:\n  - domain: shop.globex.example\n');
+    east.resetStats();
+    west.resetStats();
+    const r = await cli(['apply', 'plan.json']);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain('sitesync.yaml or a file it includes changed since plan.json was made from it');
+    expect(east.stats.log).toHaveLength(0);
+    expect(west.stats.log).toHaveLength(0);
+  });
+
   it('the markdown comment has the marker once, a table of accounts and a section per account', async () => {
     const r = await cli(['plan', '--format', 'markdown']);
     expect(r.code).toBe(0);
