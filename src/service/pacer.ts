@@ -34,8 +34,13 @@ export const realClock: PacerClock = {
 /** Requests sent before any answer says what the limits are: enough for the account and page 1. */
 const FIRST_REQUESTS = 2;
 
-/** Sent a little after the predicted end of a window, against clock and rounding noise. */
+/**
+ * Sent a little after the predicted end of a window, against clock and rounding noise: at most
+ * this, and on short windows (a second or two, where it would be a large share of each) 2 % of
+ * the window, but never less than MIN_MARGIN_MS.
+ */
 const WINDOW_MARGIN_MS = 150;
+const MIN_MARGIN_MS = 20;
 
 export interface Ticket {
   sentAt: number;
@@ -50,6 +55,11 @@ export class Pacer {
   private windowOpenedAt?: number;
   private windowMs?: number;
   private windowEnd?: number;
+  /**
+   * A window learned from whole-second headers is taken to be a whole number of seconds (as
+   * Laravel's are); false once a window ended later than that predicted (then the raw bound is used).
+   */
+  private wholeSeconds = true;
   private probing = false;
   /** A predicted window is over: one request goes first, to see a new one open (or get a 429). */
   private confirming = false;
@@ -96,13 +106,19 @@ export class Pacer {
     }
     if (status === 429) {
       const until = retryAt(headers, now);
+      // A predicted window that had not ended: the whole-second guess was too short.
+      if (this.confirming && this.windowMs !== undefined) this.wholeSeconds = false;
       if (until !== undefined) {
         this.blockedUntil = Math.max(this.blockedUntil, until);
         this.windowEnd = until;
         // The window still open is the last one seen to open (a predicted one that did not end
         // is the same window): its length is from that opening to this end.
         if (this.windowOpenedAt !== undefined && this.windowOpenedAt < until) {
-          this.windowMs = until - this.windowOpenedAt;
+          const bound = until - this.windowOpenedAt;
+          // Retry-After and X-RateLimit-Reset count whole seconds, rounded up: the end they say
+          // is up to a second late. A window of whole seconds is the one below that bound.
+          this.windowMs = this.wholeSeconds && bound >= 1000 ? Math.floor(bound / 1000) * 1000 : bound;
+          this.windowEnd = this.windowOpenedAt + this.windowMs;
         }
       } else {
         this.blockedUntil = Math.max(this.blockedUntil, now + 1000);
@@ -117,7 +133,8 @@ export class Pacer {
     if (now < this.blockedUntil) return this.blockedUntil - now;
     if (!this.answered) return this.inFlight < FIRST_REQUESTS ? 0 : -1;
     if (this.limit === undefined || this.remaining === undefined) return 0;
-    if (this.windowEnd !== undefined && now >= this.windowEnd + WINDOW_MARGIN_MS) {
+    const margin = this.margin();
+    if (this.windowEnd !== undefined && now >= this.windowEnd + margin) {
       // The window we knew of is over: a fresh one has the full limit, once one request has
       // seen it open. Its opening time is kept until then: a 429 instead means the window grew.
       this.remaining = this.limit;
@@ -126,13 +143,17 @@ export class Pacer {
     }
     if (this.confirming) return this.inFlight === 0 ? 0 : -1;
     if (this.remaining - this.inFlight > 0) return 0;
-    if (this.windowEnd !== undefined) return this.windowEnd + WINDOW_MARGIN_MS - now;
+    if (this.windowEnd !== undefined) return this.windowEnd + margin - now;
     // Full, and its end unknown: one request may probe (a 429 tells the end); the rest wait for it.
     if (!this.probing && this.inFlight === 0) {
       this.probing = true;
       return 0;
     }
     return -1;
+  }
+
+  private margin(): number {
+    return this.windowMs === undefined ? WINDOW_MARGIN_MS : Math.min(WINDOW_MARGIN_MS, Math.max(MIN_MARGIN_MS, this.windowMs / 50));
   }
 
   /** Waits for the next answer, or `wait` ms when it is positive. */

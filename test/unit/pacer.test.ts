@@ -121,6 +121,15 @@ describe('the pacer, on a fake clock', () => {
     }
   });
 
+  it('a one-second window, told only in whole seconds, is paced at one second (not up to two)', async () => {
+    const clock = new FakeClock();
+    const { hits, elapsed } = await drive(clock, new Pacer(clock), emulatorThrottle(clock, 10, 1_000), { callers: 4, total: 200 });
+    // 200 requests, 10 a window: the last window opens after 19 windows; a 2 % margin each at most.
+    expect(elapsed).toBeGreaterThanOrEqual(19_000);
+    expect(elapsed).toBeLessThan(19_000 * 1.04);
+    expect(throttled(hits)).toBeLessThanOrEqual(2);
+  });
+
   it('50 callers at once: two go first to learn the limits, then never more than the window has room for', async () => {
     const clock = new FakeClock();
     const pacer = new Pacer(clock);
