@@ -15,7 +15,7 @@ import type { Context } from '../terminal.js';
 import type { Session } from './session.js';
 
 /** Accounts of one installation worked on at once; installations run side by side. */
-export const ACCOUNTS_PER_INSTALLATION = 4;
+export const ACCOUNTS_PER_INSTALLATION = 8;
 
 export interface AccountArgs extends ConnectionFlags {
   account?: string[];
