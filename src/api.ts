@@ -12,8 +12,8 @@
 import { executePlan, type ChangeResult } from './apply/execute.js';
 import { passwordsFromConfig } from './apply/saved-plan.js';
 import type { Env } from './config/interpolate.js';
-import { loadConfig as loadConfigFile } from './config/load.js';
-import type { Account, Change, Config, LiveWebsite, Plan } from './model.js';
+import { loadWorkspace as loadWorkspaceFile } from './config/load.js';
+import type { Account, Config, LiveWebsite, Plan, Workspace } from './model.js';
 import { planChanges, type PlanOptions as PlannerOptions } from './planner/plan.js';
 import { assertSafe } from './planner/safety.js';
 import { renderJson } from './render/json.js';
@@ -23,19 +23,34 @@ import { SecretValues } from './secrets.js';
 import { ServiceClient } from './service/client.js';
 import { resolveConnection } from './service/connection.js';
 
-export type { Account, Change, Config, CreateChange, DeleteChange, FieldChange, LimitCheck, LiveWebsite, Plan, SafetyCheck, Settings, Summary, UpdateChange } from './model.js';
+export type { Account, AccountSource, Change, Config, Workspace, CreateChange, DeleteChange, FieldChange, LimitCheck, LiveWebsite, Plan, SafetyCheck, Settings, Summary, UpdateChange } from './model.js';
 export type { Diagnostic } from './errors.js';
 export type { ChangeResult } from './apply/execute.js';
 export { ConfigError, SafetyError, SitesyncError } from './errors.js';
+import { SitesyncError } from './errors.js';
 
 export interface LoadOptions {
   /** Where `${NAME}` references are read from; default `process.env`. */
   env?: Env;
 }
 
-/** Reads and checks a config file; throws a `ConfigError` listing every problem. */
-export function loadConfig(file: string, options: LoadOptions = {}): Promise<Config> {
-  return loadConfigFile(file, options.env ?? process.env);
+/**
+ * Reads and checks a single-account config file and the files it includes; throws a
+ * `ConfigError` listing every problem (a file with accounts: use `loadWorkspace`).
+ */
+export async function loadConfig(file: string, options: LoadOptions = {}): Promise<Config> {
+  const workspace = await loadWorkspace(file, options);
+  if (workspace.multi) throw new SitesyncError(`${file} holds accounts: read it with loadWorkspace, which gives one config per account`);
+  return workspace.configs[0]!;
+}
+
+/**
+ * Reads and checks a config file of either form and every file it includes: one `Config` per
+ * account, each with its `account` (name, and the NAME of its key's variable: pass
+ * `apiKey: env[config.account.apiKeyEnv]` and the config to `readLiveState`).
+ */
+export function loadWorkspace(file: string, options: LoadOptions = {}): Promise<Workspace> {
+  return loadWorkspaceFile(file, options.env ?? process.env);
 }
 
 export interface ConnectionOptions {

@@ -11,7 +11,7 @@ import type { Diagnostic } from '../errors.js';
 import type { Config, DesiredWebsite, Workspace } from '../model.js';
 import type { ParseReply, ParseRequest } from './config-worker.js';
 import type { Env } from './interpolate.js';
-import { parseConfigYielding, parseFileYielding, readFileCollecting, type ReadFile, type ParseOptions } from './parse.js';
+import { parseFileYielding, readFileCollecting, type ReadFile, type ParseOptions } from './parse.js';
 import { readTextFile } from './read.js';
 
 export interface LoadOptions {
@@ -25,8 +25,11 @@ export interface LoadOptions {
   offThread?: boolean;
 }
 
+/** A single-account file's config, with the websites of the files it includes. */
 export async function loadConfig(file: string, env: Env, options: LoadOptions = {}): Promise<Config> {
-  return (await loadConfigAndHash(file, env, options)).config;
+  const workspace = await loadWorkspace(file, env, options);
+  if (workspace.multi) throw new SitesyncError(`${file} holds accounts, and this reads a file of one account`);
+  return { ...workspace.configs[0]!, warnings: workspace.warnings };
 }
 
 /**
@@ -140,18 +143,6 @@ function sortByFile(list: Diagnostic[], files: string[]): Diagnostic[] {
     return i < 0 ? files.length : i;
   };
   return [...list].sort((a, b) => rank(a) - rank(b) || a.line - b.line || a.col - b.col);
-}
-
-/** The config and the SHA-256 of the text it was parsed from, which binds a saved plan to it. */
-export async function loadConfigAndHash(file: string, env: Env, options: LoadOptions = {}): Promise<{ config: Config; sha256: string }> {
-  const { text, sha256 } = await readConfigText(file, options.what);
-  const parseOptions = { env, lenientEnv: options.lenientEnv };
-  return { config: await parseConfigYielding(text, file, parseOptions), sha256 };
-}
-
-export async function readConfigText(file: string, what?: LoadOptions['what']): Promise<{ text: string; sha256: string }> {
-  const text = await readTextFile(file, what);
-  return { text, sha256: createHash('sha256').update(text).digest('hex') };
 }
 
 /** Below this size a worker's start costs more than parsing off the main thread saves. */
