@@ -62,11 +62,6 @@ export function parseConfig(text: string, file: string, options: ParseOptions): 
   return onlyConfig(parseFile(text, file, options), file);
 }
 
-/** The same, letting the event loop run while the text is parsed (plan lists the service meanwhile). */
-export async function parseConfigYielding(text: string, file: string, options: ParseOptions): Promise<Config> {
-  return onlyConfig(await parseFileYielding(text, file, options), file);
-}
-
 function onlyConfig(parsed: ParsedFile, file: string): Config {
   if (parsed.multi) {
     throw new ConfigError([{ file, line: 1, col: 1, message: 'the file holds accounts: read it with loadWorkspace', severity: 'error' }]);
