@@ -131,7 +131,17 @@ export function buildParser(argv: string[], ctx: Context, setCode: (code: number
     .command(
       'validate',
       'Check the config file offline: every problem as FILE:LINE:COL: message',
-      (y) => y.option('config', configOption).example('$0 validate -c sites/prod.yaml', 'Check a file without network or key'),
+      (y) =>
+        y
+          .option('config', configOption)
+          .option('format', {
+            choices: ['text', 'github', 'json'] as const,
+            default: 'text',
+            describe: 'text: FILE:LINE:COL lines; github: annotations on the pull request; json: the problems as data',
+          })
+          .option('strict-env', { type: 'boolean', describe: 'An unset ${NAME} is an error, as for plan and apply (default: a warning)' })
+          .example('$0 validate -c sites/prod.yaml', 'Check a file without network or key')
+          .example('$0 validate --format github', 'In a GitHub workflow: each problem on its line of the pull request'),
       handle(run.validate),
     )
     .command(

@@ -1,14 +1,32 @@
 /** `sitesync validate`: offline; parse and check the file and every file it includes, report every problem. */
 import { resolve } from 'node:path';
 import { loadWorkspace } from '../config/load.js';
-import type { Diagnostic } from '../errors.js';
+import { ConfigError, type Diagnostic } from '../errors.js';
 import type { Workspace } from '../model.js';
+import { renderDiagnosticsJson, renderGithubAnnotations } from '../render/diagnostics.js';
 import type { Context } from '../terminal.js';
 import { printWarnings } from './shared.js';
 
-export async function runValidate(args: { config: string }, ctx: Context): Promise<number> {
-  const workspace = await loadWorkspace(resolve(ctx.cwd, args.config), ctx.env);
-  const warnings = [...workspace.warnings, ...keyWarnings(workspace, ctx.env)];
+export interface ValidateArgs {
+  config: string;
+  format?: 'text' | 'github' | 'json';
+  /** An unset `${NAME}` is an error, as for plan and apply (by default a warning: validate needs no secrets). */
+  strictEnv?: boolean;
+}
+
+export async function runValidate(args: ValidateArgs, ctx: Context): Promise<number> {
+  const format = args.format ?? 'text';
+  let workspace: Workspace;
+  try {
+    workspace = await loadWorkspace(resolve(ctx.cwd, args.config), ctx.env, { missingEnvAsWarning: !args.strictEnv });
+  } catch (error) {
+    // text: the CLI prints a ConfigError as FILE:LINE:COL lines; the others print it as data.
+    if (format === 'text' || !(error instanceof ConfigError)) throw error;
+    return report(error.diagnostics, format, ctx);
+  }
+  const warnings = [...workspace.warnings, ...keyWarnings(workspace, ctx.env, args.strictEnv === true)];
+  if (format !== 'text') return report(warnings, format, ctx);
+  if (warnings.some((w) => w.severity === 'error')) throw new ConfigError(warnings);
   printWarnings(warnings, ctx);
   const n = workspace.configs.reduce((sum, c) => sum + c.websites.length, 0);
   const parts = [`${n} website${n === 1 ? '' : 's'}`];
@@ -20,8 +38,23 @@ export async function runValidate(args: { config: string }, ctx: Context): Promi
   return 0;
 }
 
-/** validate needs no key: an account whose key's variable is not set is a warning, for plan and apply an error. */
-function keyWarnings(workspace: Workspace, env: Record<string, string | undefined>): Diagnostic[] {
+function report(problems: Diagnostic[], format: 'github' | 'json', ctx: Context): number {
+  const errors = problems.filter((d) => d.severity === 'error').length;
+  if (format === 'json') {
+    ctx.stdout.write(renderDiagnosticsJson(problems, ctx.cwd));
+  } else {
+    ctx.stdout.write(renderGithubAnnotations(problems, ctx.cwd));
+    const warnings = problems.length - errors;
+    ctx.stdout.write(errors ? `${errors} problem${errors === 1 ? '' : 's'} found.\n` : `Valid${warnings ? `, ${warnings} warning${warnings === 1 ? '' : 's'}` : ''}.\n`);
+  }
+  return errors ? 1 : 0;
+}
+
+/**
+ * validate needs no key: an account whose key's variable is not set is a warning (an error
+ * with --strict-env); for plan and apply it is an error.
+ */
+function keyWarnings(workspace: Workspace, env: Record<string, string | undefined>, strict: boolean): Diagnostic[] {
   return workspace.configs.flatMap((config) => {
     const account = config.account;
     if (!account || env[account.apiKeyEnv]?.trim()) return [];
@@ -29,8 +62,8 @@ function keyWarnings(workspace: Workspace, env: Record<string, string | undefine
       {
         file: workspace.file,
         ...account.pos,
-        severity: 'warning' as const,
-        message: `account ${account.name}: environment variable ${account.apiKeyEnv} (its api_key_env) is not set; plan and apply need it`,
+        severity: strict ? ('error' as const) : ('warning' as const),
+        message: `account ${account.name}: environment variable ${account.apiKeyEnv} (its api_key_env) is not set${strict ? '' : '; plan and apply need it'}`,
       },
     ];
   });

@@ -16,6 +16,8 @@ import { readTextFile } from './read.js';
 
 export interface LoadOptions {
   lenientEnv?: boolean;
+  /** An unset variable is a warning (validate without secrets), not an error. */
+  missingEnvAsWarning?: boolean;
   /** What the file is to the user, for messages: a config file, or a baseline file. */
   what?: 'config file' | 'baseline file';
   /**
@@ -38,7 +40,7 @@ export async function loadConfig(file: string, env: Env, options: LoadOptions = 
  */
 export async function loadWorkspace(file: string, env: Env, options: LoadOptions = {}): Promise<Workspace> {
   const text = await readTextFile(file, options.what);
-  const parseOptions = { env, lenientEnv: options.lenientEnv };
+  const parseOptions = { env, lenientEnv: options.lenientEnv, missingEnvAsWarning: options.missingEnvAsWarning };
   const { parsed, problems } = options.offThread
     ? await parseOffThread(text, file, parseOptions)
     : await readFileCollecting(text, file, parseOptions);

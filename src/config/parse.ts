@@ -35,6 +35,11 @@ export interface ParseOptions {
    * whose variables may since have been renamed.
    */
   lenientEnv?: boolean;
+  /**
+   * Report a variable that is not set as a warning instead (validate in a fork's pull request,
+   * which gets no secrets): the value is then not known, so nothing about it is checked.
+   */
+  missingEnvAsWarning?: boolean;
 }
 
 type Raw = Record<string, unknown>;
@@ -161,18 +166,28 @@ function build(
   const templates = new Map<unknown, (string | undefined)[]>();
   for (const holder of [raw, ...accounts.map(([, a]) => a)]) templates.set(holder, passwordTemplates(holder));
   // ${NAME} in every string, before the shape check, so that types are checked on real values.
+  const unknown = new Set<string>();
+  // Still a reference after substitution: a variable that is not set, under missingEnvAsWarning.
+  const unknownValue = (value: unknown) => Boolean(options.missingEnvAsWarning) && typeof value === 'string' && interpolate(value, {}).referenced;
   if (references) substitute(raw, [], (path, text) => {
     const r = interpolate(text, options.env);
     for (const bad of r.malformed) {
       error(at.value(path), `${pathName(path)}: "${bad}" is not a valid reference (use \${NAME}; write $\${ for a literal "\${")`);
     }
-    if (!options.lenientEnv) {
+    if (r.missing.length && options.missingEnvAsWarning) {
+      unknown.add(pathName(path));
+      for (const name of r.missing) {
+        warn(at.value(path), `${pathName(path)}: environment variable ${name} is not set, so its value is not checked; plan and apply need it`);
+      }
+    } else if (!options.lenientEnv) {
       for (const name of r.missing) error(at.value(path), `${pathName(path)}: environment variable ${name} is not set`);
     }
     return r.value;
   });
 
   for (const issue of checkShape(raw)) {
+    // A value from a variable that is not set is not known: its type cannot be wrong yet.
+    if (!issue.atKey && unknown.has(pathName(issue.path))) continue;
     error(issue.atKey ? at.key(issue.path) : at.value(issue.path), issue.message);
   }
 
@@ -183,14 +198,14 @@ function build(
       error(at.key([key]), `"${key}" cannot be in an included file: it holds only websites: (the file that includes it says the rest)`);
     }
     if (!('websites' in raw)) error(at.value([]), 'an included file needs "websites:", the websites it adds');
-    parsed.configs.push(normalize({ websites: raw.websites }, templates.get(raw)!, file, at, error, warn));
+    parsed.configs.push(normalize({ websites: raw.websites }, templates.get(raw)!, file, at, error, warn, unknownValue));
     return { parsed, diagnostics };
   }
 
   if (!('version' in raw)) error(at.key([]), 'the file has no "version", which is required');
   if (!('accounts' in raw)) {
     if (!('websites' in raw)) error(at.key([]), 'the file has no "websites", which is required');
-    parsed.configs.push(normalize(raw, templates.get(raw)!, file, at, error, warn));
+    parsed.configs.push(normalize(raw, templates.get(raw)!, file, at, error, warn, unknownValue));
     includesOf(raw, [], 0, at, parsed);
     return { parsed, diagnostics };
   }
@@ -205,10 +220,10 @@ function build(
   for (const [name, data] of accounts) {
     const base = ['accounts', name];
     const here = prefixed(at, base);
-    const config = normalize({ ...data, api: undefined }, templates.get(data)!, file, here, error, warn);
+    const config = normalize({ ...data, api: undefined }, templates.get(data)!, file, here, error, warn, unknownValue);
     config.defaults = { ...topDefaults, ...config.defaults };
     config.account = { name, apiKeyEnv: typeof data.api_key_env === 'string' ? data.api_key_env : '', pos: at.key(base) };
-    if (typeof data.base_url === 'string') {
+    if (typeof data.base_url === 'string' && !unknownValue(data.base_url)) {
       // Plain http:// is checked when connecting, where --insecure-http is known.
       const problem = addressProblem(data.base_url, { ...BASE_URL_RULE, insecureHttp: true });
       if (problem) error(at.value([...base, 'base_url']), `accounts.${name}.base_url ${problem}`);
@@ -282,7 +297,15 @@ function passwordTemplates(raw: Raw): (string | undefined)[] {
 
 type Report = (pos: { line: number; col: number }, message: string) => void;
 
-function normalize(data: Raw, templates: (string | undefined)[], file: string, at: Positions, error: Report, warn: Report): Config {
+function normalize(
+  data: Raw,
+  templates: (string | undefined)[],
+  file: string,
+  at: Positions,
+  error: Report,
+  warn: Report,
+  unknownValue: (value: unknown) => boolean = () => false,
+): Config {
   const config: Config = {
     file,
     defaults: {},
@@ -295,7 +318,7 @@ function normalize(data: Raw, templates: (string | undefined)[], file: string, a
   };
 
   const api = data.api as Raw | undefined;
-  if (api && typeof api.base_url === 'string') {
+  if (api && typeof api.base_url === 'string' && !unknownValue(api.base_url)) {
     // Plain http:// is checked when connecting, where --insecure-http is known.
     const problem = addressProblem(api.base_url, { ...BASE_URL_RULE, insecureHttp: true });
     if (problem) error(at.value(['api', 'base_url']), `api.base_url ${problem}`);
@@ -335,7 +358,7 @@ function normalize(data: Raw, templates: (string | undefined)[], file: string, a
     const path = ['websites', i];
     // Every field is checked whatever is wrong with the domain: all of a website's problems at once.
     const checked = settings(entry, path, at, warn, FROM_FILE) as Omit<DesiredWebsite, 'domain' | 'written' | 'pos'>;
-    if (typeof entry.domain !== 'string') return;
+    if (typeof entry.domain !== 'string' || unknownValue(entry.domain)) return;
     const pos = domainPositions[i] ?? at.value([...path, 'domain']);
     const parsed = parseDomainInput(entry.domain);
     if (!parsed.domain) {

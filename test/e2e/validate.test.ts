@@ -1,3 +1,5 @@
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { root, runCli } from '../helpers/cli.js';
@@ -27,14 +29,52 @@ describe('sitesync validate (the built CLI)', () => {
     expect(r.stderr).toContain('sitesync.yaml: no such file');
   });
 
-  it('a missing variable is named, and a set one is used', async () => {
+  it('without secrets (a fork\'s pull request) an unset variable is a warning that names it; --strict-env and plan make it an error', async () => {
     const file = join(fixtures, 'valid/full.yaml');
     const missing = await runCli(['validate', '-c', file]);
-    expect(missing.code).toBe(1);
-    expect(missing.stderr).toContain('environment variable EXAMPLE_STATS_PASSWORD is not set');
+    expect(missing.code).toBe(0);
+    expect(missing.stderr).toContain('warning: websites[0].password: environment variable EXAMPLE_STATS_PASSWORD is not set, so its value is not checked; plan and apply need it');
+    expect(missing.stdout).toContain('is valid: 4 websites, 1 warning.');
+    const strict = await runCli(['validate', '-c', file, '--strict-env']);
+    expect(strict.code).toBe(1);
+    expect(strict.stderr).toContain('environment variable EXAMPLE_STATS_PASSWORD is not set');
+    const plan = await runCli(['plan', '-c', file], { env: { SITESYNC_BASE_URL: 'http://127.0.0.1:9', SITESYNC_API_KEY: 'k-0123456789' } });
+    expect(plan.code).toBe(1);
+    expect(plan.stderr).toContain('websites[0].password: environment variable EXAMPLE_STATS_PASSWORD is not set');
     const set = await runCli(['validate', '-c', file], { env: { EXAMPLE_STATS_PASSWORD: 'pw' } });
     expect(set.code).toBe(0);
     expect(set.stdout).toContain('is valid: 4 websites');
+  });
+
+  it('an unset variable in a value whose type matters is not reported as a wrong type by validate', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'sitesync-validate-'));
+    try {
+      await writeFile(join(dir, 'sitesync.yaml'), 'version: 1\napi: { base_url: "${STATS_URL}" }\nwebsites:\n  - domain: a.example\n    privacy: ${A_PRIVACY}\n');
+      const r = await runCli(['validate'], { cwd: dir });
+      expect(r.code).toBe(0);
+      expect(r.stderr).toContain('api.base_url: environment variable STATS_URL is not set, so its value is not checked');
+      expect(r.stderr).toContain('websites[0].privacy: environment variable A_PRIVACY is not set, so its value is not checked');
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('--format github prints one annotation per problem on its file and line; --format json prints them as data', async () => {
+    const file = join(fixtures, 'invalid/bad-privacy.yaml');
+    const github = await runCli(['validate', '-c', file, '--format', 'github'], { cwd: fixtures });
+    expect(github.code).toBe(1);
+    const annotations = github.stdout.split('\n').filter((l) => l.startsWith('::'));
+    expect(annotations.length).toBeGreaterThan(0);
+    for (const a of annotations) expect(a).toMatch(/^::(error|warning) file=invalid\/bad-privacy\.yaml,line=\d+,col=\d+::\S/);
+    expect(github.stderr).toBe('');
+    const json = await runCli(['validate', '-c', file, '--format', 'json'], { cwd: fixtures });
+    expect(json.code).toBe(1);
+    const data = JSON.parse(json.stdout);
+    expect(data.valid).toBe(false);
+    expect(data.errors[0]).toMatchObject({ file: 'invalid/bad-privacy.yaml', line: expect.any(Number), col: expect.any(Number), message: expect.any(String) });
+    const ok = await runCli(['validate', '-c', join(fixtures, 'valid/full.yaml'), '--format', 'json'], { cwd: fixtures });
+    expect(ok.code).toBe(0);
+    expect(JSON.parse(ok.stdout)).toMatchObject({ valid: true, errors: [], warnings: [{ file: 'valid/full.yaml', message: expect.stringContaining('EXAMPLE_STATS_PASSWORD') }] });
   });
 
   it('colour only on a terminal: none when piped, even for errors', async () => {
