@@ -123,13 +123,22 @@ describe('the GitHub Action', () => {
     expect(first.log + second.log).not.toContain(KEY);
   });
 
+  it("validate, as a fork's pull request runs it: no secrets needed, an unset ${NAME} is a warning on its line", async () => {
+    await writeFile(join(dir, 'sitesync.yaml'), 'version: 1\nwebsites:\n  - domain: a.example.com\n    privacy: password\n    password: ${SHOP_PW}\n');
+    const r = await runAction({ command: 'validate' }, 'pr-event.json');
+    expect(r.code).toBe(0);
+    expect(r.outputs).toMatchObject({ exitcode: '0' });
+    expect(r.log).toContain('::warning file=sitesync.yaml,line=5,col=15::websites[0].password: environment variable SHOP_PW is not set');
+  });
+
   it('a pull request whose file fails validate turns the comment into "plan failed" and fails the check', async () => {
     github.seed(7, [{ body: `${MARKER}\n### sitesync plan: 1 to create, 0 to update, 0 to delete`, user: { ...BOT } }]);
     await writeFile(join(dir, 'sitesync.yaml'), 'version: 1\nwebsites:\n  - domain: a.example.com\n    privacy: secret\n');
     const r = await runAction({ command: 'plan', comment: 'true' }, 'pr-event.json');
     expect(r.code).toBe(1);
     expect(r.outputs).toMatchObject({ exitcode: '1', has_changes: 'false', 'plan-json': '' });
-    expect(r.log).toContain('sitesync.yaml:4:14: websites[0].privacy');
+    // The problem is annotated on its line of the pull request.
+    expect(r.log).toContain('::error file=sitesync.yaml,line=4,col=14::websites[0].privacy must be public, private or password');
     expect(github.comments(7)).toHaveLength(1);
     expect(github.comments(7)[0]!.body).toContain('### sitesync plan failed');
     expect(github.comments(7)[0]!.body).toContain('https://github.com/octo/config/actions/runs/99');
