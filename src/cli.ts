@@ -243,7 +243,13 @@ export function buildParser(argv: string[], ctx: Context, setCode: (code: number
                 describe: 'The pull/merge request number (default: from the CI environment; after a merge, the pushed commit’s pull request)',
               })
               .option('new', { type: 'boolean', describe: 'Post FILE as a new comment (e.g. the result of apply) instead of updating the plan comment' })
-              .example('$0 ci comment --file plan.md', 'In a pull-request job, with GITHUB_TOKEN set'),
+              .option('id', {
+                type: 'string',
+                requiresArg: true,
+                describe: "Which config's plan comment (default: the config path plan wrote into FILE's marker): one comment per config",
+              })
+              .example('$0 ci comment --file plan.md', 'In a pull-request job, with GITHUB_TOKEN set')
+              .example('$0 ci comment --file plan.md --id sites/eu.yaml', 'The comment of a second config, even when its plan failed'),
           handle(run.ciComment),
         )
         .command(

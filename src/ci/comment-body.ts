@@ -3,15 +3,23 @@
  * provider's limit, and says so plainly when the plan step produced nothing (it failed), so an
  * outdated plan never stays on the pull request looking current.
  */
-import { MARKER } from '../render/markdown.js';
+import { commentIdFor, DEFAULT_COMMENT_ID, MARKER, markerFor } from '../render/markdown.js';
 import { cutMarkdown } from './cut.js';
 
 export { MARKER };
 
-/** Whether a comment is the plan comment: the marker on its first line. */
-export function isPlanComment(body: string): boolean {
+const MARKED = /<!-- sitesync-plan(?:: (.*?))? -->/;
+
+/** The id a comment's marker (on its first line) carries; undefined when it has none. */
+export function commentIdOf(body: string): string | undefined {
   const first = body.replace(/^\uFEFF/, '').trimStart().split('\n', 1)[0] ?? '';
-  return first.includes(MARKER);
+  const m = MARKED.exec(first);
+  return m ? (m[1]?.trim() || DEFAULT_COMMENT_ID) : undefined;
+}
+
+/** Whether a comment is the plan comment of config `id`: its marker on its first line. */
+export function isPlanComment(body: string, id: string = DEFAULT_COMMENT_ID): boolean {
+  return commentIdOf(body) === commentIdFor(id);
 }
 
 export interface BodyOptions {
@@ -21,21 +29,26 @@ export interface BodyOptions {
   service: string;
   /** Where the job's log is, for the "no plan" note. */
   runUrl?: string;
+  /** Which config's comment (default: the id the text's own marker carries, else the default config's). */
+  id?: string;
 }
 
 export function planCommentBody(text: string, options: BodyOptions): string {
   const content = text.replace(/^\uFEFF/, '');
+  const marker = markerFor(options.id ?? commentIdOf(content));
   if (content.trim() === '') {
     const log = options.runUrl ? `the [job log](${options.runUrl})` : 'the job log';
     return [
-      MARKER,
+      marker,
       '### sitesync plan failed',
       '',
       `This run produced no plan, so the previous one no longer applies: see ${log}.`,
       '',
     ].join('\n');
   }
-  const marked = isPlanComment(content) ? content : `${MARKER}\n${content}`;
+  // The text's own marker, if any, gives way to this comment's.
+  const own = commentIdOf(content) !== undefined;
+  const marked = own ? content.trimStart().replace(MARKED, marker) : `${marker}\n${content}`;
   return cutMarkdown(
     marked,
     options.limit,

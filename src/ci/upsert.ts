@@ -2,7 +2,7 @@
  * One plan comment per pull/merge request: find the one marked by an earlier run and update
  * it, or post it. Provider-neutral; github.ts and gitlab.ts speak the APIs.
  */
-import { isPlanComment, planCommentBody } from './comment-body.js';
+import { commentIdOf, isPlanComment, planCommentBody } from './comment-body.js';
 
 export interface ThreadComment {
   id: number;
@@ -39,10 +39,10 @@ export interface UpsertResult {
   comment: ThreadComment;
 }
 
-export async function upsertPlanComment(thread: CommentThread, text: string): Promise<UpsertResult> {
-  const body = planCommentBody(text, { limit: thread.maxBody, service: thread.service, runUrl: thread.runUrl });
+export async function upsertPlanComment(thread: CommentThread, text: string, id?: string): Promise<UpsertResult> {
+  const body = planCommentBody(text, { limit: thread.maxBody, service: thread.service, runUrl: thread.runUrl, id });
   const [self, comments] = await Promise.all([thread.whoAmI(), thread.list()]);
-  const existing = pickPlanComment(comments, self);
+  const existing = pickPlanComment(comments, self, commentIdOf(body));
   if (existing) {
     // Same text: no write, so the comment does not show as edited and nobody is notified.
     if (existing.body === body) return { outcome: 'unchanged', comment: existing };
@@ -57,8 +57,8 @@ export async function upsertPlanComment(thread: CommentThread, text: string): Pr
  * raw plan): prefer the token's own, then a bot's, then the oldest, so a person's comment is
  * only ever overwritten when nothing else is marked.
  */
-export function pickPlanComment(comments: ThreadComment[], self?: string): ThreadComment | undefined {
-  const marked = comments.filter((c) => isPlanComment(c.body));
+export function pickPlanComment(comments: ThreadComment[], self?: string, id?: string): ThreadComment | undefined {
+  const marked = comments.filter((c) => isPlanComment(c.body, id));
   return (
     (self !== undefined ? marked.find((c) => c.author === self) : undefined) ?? marked.find((c) => c.bot) ?? marked[0]
   );

@@ -18,6 +18,8 @@ export interface CiCommentArgs {
   provider?: Provider;
   pr?: number;
   new?: boolean;
+  /** Which config's comment: default, the id in FILE's marker (plan writes the config's path there). */
+  id?: string;
 }
 
 export interface CiSummaryArgs {
@@ -39,7 +41,7 @@ export async function runCiComment(args: CiCommentArgs, ctx: Context): Promise<n
     ctx.stdout.write(`Posted a comment: ${printable(comment.url)}\n`);
     return 0;
   }
-  const { outcome, comment } = await upsertPlanComment(thread, text);
+  const { outcome, comment } = await upsertPlanComment(thread, text, args.id);
   ctx.stdout.write(`${SAID[outcome]}: ${printable(comment.url)}\n`);
   return 0;
 }

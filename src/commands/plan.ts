@@ -1,5 +1,5 @@
 /** `sitesync plan`: read the live account(s), print the plan; never writes to the service. */
-import { resolve } from 'node:path';
+import { relative, resolve, sep } from 'node:path';
 import { saveAccountsPlan, savePlan } from '../apply/saved-plan.js';
 import { SitesyncError } from '../errors.js';
 import type { Plan } from '../model.js';
@@ -25,7 +25,7 @@ export async function runPlan(args: PlanArgs, ctx: Context): Promise<number> {
   if (planned.multi) return planAccounts(planned, args, ctx);
   const { plan, session, live, config, configSha256 } = planned;
   await session.client.close();
-  ctx.stdout.write(render(plan, args.format, ctx));
+  ctx.stdout.write(render(plan, args.format, ctx, commentIdOfConfig(args.config, ctx)));
   if (args.out) {
     await savePlan(resolve(ctx.cwd, args.out), plan, { config, configSha256, liveTotal: live.length, targets: args.target, excludes: args.exclude, prune: args.prune });
     ctx.stderr.write(`Saved the plan to ${args.out}; apply it with: sitesync apply ${args.out}\n`);
@@ -36,12 +36,12 @@ export async function runPlan(args: PlanArgs, ctx: Context): Promise<number> {
   return args.detailedExitcode && changes ? 2 : 0;
 }
 
-export function render(plan: Plan, format: PlanArgs['format'], ctx: Context): string {
+export function render(plan: Plan, format: PlanArgs['format'], ctx: Context, commentId?: string): string {
   switch (format) {
     case 'json':
       return renderJson(plan);
     case 'markdown':
-      return `${renderMarkdown(plan)}\n`;
+      return `${renderMarkdown(plan, undefined, { commentId })}\n`;
     default:
       return renderText(plan, ctx.out);
   }
@@ -50,7 +50,7 @@ export function render(plan: Plan, format: PlanArgs['format'], ctx: Context): st
 async function planAccounts(planned: PlannedAccounts, args: PlanArgs, ctx: Context): Promise<number> {
   await closeAll(planned.accounts);
   const sections = sectionsOf(planned, ctx);
-  ctx.stdout.write(renderSections(sections, args.format, ctx));
+  ctx.stdout.write(renderSections(sections, args.format, ctx, commentIdOfConfig(args.config, ctx)));
   const failed = sections.filter((s) => !s.plan).map((s) => s.name);
   if (args.out) {
     if (failed.length) {
@@ -81,6 +81,14 @@ async function planAccounts(planned: PlannedAccounts, args: PlanArgs, ctx: Conte
   return args.detailedExitcode && changes ? 2 : 0;
 }
 
+/**
+ * The pull-request comment's id: the config's path from the working directory (the repository's
+ * root in CI), so that each config of a repository has its own comment.
+ */
+function commentIdOfConfig(config: string, ctx: Context): string {
+  return relative(ctx.cwd, resolve(ctx.cwd, config)).split(sep).join('/');
+}
+
 export function sectionsOf(planned: PlannedAccounts, ctx: Context): AccountSection[] {
   return planned.accounts.map((a) => ({
     name: a.name,
@@ -90,12 +98,12 @@ export function sectionsOf(planned: PlannedAccounts, ctx: Context): AccountSecti
   }));
 }
 
-export function renderSections(sections: AccountSection[], format: PlanArgs['format'], ctx: Context): string {
+export function renderSections(sections: AccountSection[], format: PlanArgs['format'], ctx: Context, commentId?: string): string {
   switch (format) {
     case 'json':
       return renderAccountsJson(sections);
     case 'markdown':
-      return `${renderAccountsMarkdown(sections)}\n`;
+      return `${renderAccountsMarkdown(sections, undefined, commentId)}\n`;
     default:
       return renderAccountsText(sections, ctx.out);
   }

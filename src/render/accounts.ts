@@ -7,7 +7,7 @@ import type { Plan, Summary } from '../model.js';
 import type { Colors } from '../terminal.js';
 import { jsonUnicodeEscapes, markdownCode, markdownText, printable } from './escape.js';
 import { jsonPlan } from './json.js';
-import { MARKER, MAX_MARKDOWN, renderMarkdown } from './markdown.js';
+import { markerFor, MAX_MARKDOWN, renderMarkdown } from './markdown.js';
 import { renderText } from './text.js';
 
 export interface AccountSection {
@@ -66,11 +66,11 @@ function failureText(section: AccountSection, c: Colors): string {
  * account's section. Over the limit, each section is cut to its share (a small plan keeps all
  * it needs; the rest is shared by the large ones), with the note each cut section carries.
  */
-export function renderAccountsMarkdown(sections: AccountSection[], limit = MAX_MARKDOWN): string {
+export function renderAccountsMarkdown(sections: AccountSection[], limit = MAX_MARKDOWN, commentId?: string): string {
   const total = totalOf(sections);
   const changed = total.create + total.update + total.delete > 0;
   const head = [
-    MARKER,
+    markerFor(commentId),
     `### sitesync plan, ${total.accounts} accounts: ${changed ? `${total.create} to create, ${total.update} to update, ${total.delete} to delete` : 'no changes'}${total.failed.length ? ` · ${total.failed.length} failed` : ''}`,
     '',
     '| account | service | create | update | delete | unchanged | unmanaged |',

@@ -17,6 +17,25 @@ import {
 } from './values.js';
 
 export const MARKER = '<!-- sitesync-plan -->';
+
+/** The config file whose plan comment carries the plain marker (what sitesync wrote before ids). */
+export const DEFAULT_COMMENT_ID = 'sitesync.yaml';
+
+/**
+ * The marker of one config's plan comment: its id (the config's path, or `ci comment --id`)
+ * inside, so that two configs of one repository keep two comments. The default config keeps
+ * the plain marker, so the comments of earlier runs are still found and updated.
+ */
+export function markerFor(id: string = DEFAULT_COMMENT_ID): string {
+  const clean = commentIdFor(id);
+  return clean === DEFAULT_COMMENT_ID ? MARKER : `<!-- sitesync-plan: ${clean} -->`;
+}
+
+/** An id as a marker holds it: nothing that would end the HTML comment or the line; `./` dropped. */
+export function commentIdFor(id: string): string {
+  const clean = id.replace(/-->|[\r\n<>]/g, '').trim().replace(/^(\.\/)+/, '');
+  return clean || DEFAULT_COMMENT_ID;
+}
 export const MAX_MARKDOWN = 60_000;
 
 const ICON = { create: '🟢 create', update: '🟡 update', delete: '🔴 delete' } as const;
@@ -26,10 +45,12 @@ export interface MarkdownOptions {
   section?: string;
   /** The whole comment's limit, for the cut note (a section gets a share of it as `limit`). */
   commentLimit?: number;
+  /** Which config's comment this is (see markerFor). */
+  commentId?: string;
 }
 
 export function renderMarkdown(plan: Plan, limit = MAX_MARKDOWN, options: MarkdownOptions = {}): string {
-  const head: string[] = options.section === undefined ? [MARKER] : [];
+  const head: string[] = options.section === undefined ? [markerFor(options.commentId)] : [];
   const s = plan.summary;
   const changed = s.create + s.update + s.delete > 0;
   const counts = changed ? `${s.create} to create, ${s.update} to update, ${s.delete} to delete` : 'no changes';

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { isPlanComment, planCommentBody } from '../../src/ci/comment-body.js';
+import { commentIdOf, isPlanComment, planCommentBody } from '../../src/ci/comment-body.js';
 import { nextLink } from '../../src/ci/http.js';
 import { pickPlanComment, type ThreadComment } from '../../src/ci/upsert.js';
-import { MARKER } from '../../src/render/markdown.js';
+import { MARKER, markerFor } from '../../src/render/markdown.js';
 
 const options = { limit: 65_536, service: 'GitHub' };
 
@@ -67,5 +67,26 @@ describe('Link headers', () => {
     [undefined, undefined],
   ])('%s → %s', (header, next) => {
     expect(nextLink(header)).toBe(next);
+  });
+});
+
+describe("one comment per config: the marker's id", () => {
+  it('the default config keeps the plain marker; another config carries its path, matched exactly', () => {
+    expect(markerFor('sitesync.yaml')).toBe(MARKER);
+    expect(markerFor('./sites/eu.yaml')).toBe('<!-- sitesync-plan: sites/eu.yaml -->');
+    expect(markerFor('x --> <script>')).toBe('<!-- sitesync-plan: x  script -->');
+    expect(commentIdOf(`${MARKER}\nplan`)).toBe('sitesync.yaml');
+    expect(commentIdOf('<!-- sitesync-plan: sites/eu.yaml -->\nplan')).toBe('sites/eu.yaml');
+    expect(isPlanComment(`${MARKER}\nplan`)).toBe(true);
+    expect(isPlanComment(`${MARKER}\nplan`, 'sites/eu.yaml')).toBe(false);
+    expect(isPlanComment('<!-- sitesync-plan: sites/eu.yaml -->\nplan', 'sites/eu.yaml')).toBe(true);
+    expect(isPlanComment('<!-- sitesync-plan: sites/eu.yaml -->\nplan')).toBe(false);
+  });
+
+  it('the body carries the id asked for, replacing the one the text had', () => {
+    const options = { limit: 65_000, service: 'GitHub' };
+    expect(planCommentBody(`${MARKER}\nx\n`, { ...options, id: 'sites/eu.yaml' })).toBe('<!-- sitesync-plan: sites/eu.yaml -->\nx\n');
+    expect(planCommentBody('<!-- sitesync-plan: sites/eu.yaml -->\nx\n', options)).toBe('<!-- sitesync-plan: sites/eu.yaml -->\nx\n');
+    expect(planCommentBody('', { ...options, id: 'sites/eu.yaml' })).toMatch(/^<!-- sitesync-plan: sites\/eu\.yaml -->\n### sitesync plan failed/);
   });
 });

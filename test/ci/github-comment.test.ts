@@ -1,8 +1,9 @@
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { MARKER } from '../../src/render/markdown.js';
+import { startEmulator } from '../../src/emulator/index.js';
+import { MARKER, markerFor } from '../../src/render/markdown.js';
 import { runCli } from '../helpers/cli.js';
 import { runInProcess } from './context.js';
 import { BOT, GITHUB_TOKEN, PERSON, REPO, startElsewhere, startFakeGitHub, type FakeGitHub } from './fake-github.js';
@@ -260,5 +261,44 @@ describe('sitesync ci comment, the built CLI', () => {
     expect(fake.comments(7)).toHaveLength(1);
     expect(fake.comments(7)[0]!.body).toContain('| 2 | 0 | 0 |');
     expect(first.stdout + first.stderr + second.stdout + second.stderr).not.toContain(GITHUB_TOKEN);
+  });
+});
+
+describe('two configs in one repository', () => {
+  it('each plan gets its own comment, found again by the config path its marker carries; the default keeps the old marker', async () => {
+    // A comment of an earlier sitesync (the plain marker) for the default config.
+    const oldId = fake.seed(7, [{ body: `${MARKER}\n### sitesync plan: old`, user: { ...BOT } }])[0]!.id;
+    const eu = `${markerFor('sites/eu.yaml')}\n### sitesync plan: 2 to create, 0 to update, 0 to delete\n`;
+    expect(eu.startsWith('<!-- sitesync-plan: sites/eu.yaml -->')).toBe(true);
+    await writeFile(join(dir, 'eu.md'), eu);
+    expect((await runInProcess(['ci', 'comment', '--file', 'eu.md'], env(), dir)).code).toBe(0);
+    expect((await comment()).code).toBe(0);
+    expect(fake.comments(7)).toHaveLength(2);
+    expect(fake.comments(7).find((c) => c.id === oldId)!.body).toBe(PLAN);
+    const euComment = fake.comments(7).find((c) => c.id !== oldId)!;
+    expect(euComment.body).toBe(eu);
+
+    // A failed plan of the second config (an empty file) turns its own comment into "plan failed", not the other.
+    await writeFile(join(dir, 'empty.md'), '');
+    expect((await runInProcess(['ci', 'comment', '--file', 'empty.md', '--id', 'sites/eu.yaml'], env(), dir)).code).toBe(0);
+    expect(fake.comments(7)).toHaveLength(2);
+    expect(fake.comments(7).find((c) => c.id === euComment.id)!.body).toMatch(/^<!-- sitesync-plan: sites\/eu\.yaml -->\n### sitesync plan failed/);
+    expect(fake.comments(7).find((c) => c.id === oldId)!.body).toBe(PLAN);
+  });
+
+  it('plan --format markdown writes the config path into the marker, and the default config the plain one', async () => {
+    await writeFile(join(dir, 'sitesync.yaml'), 'version: 1\nwebsites: []\n');
+    await mkdir(join(dir, 'sites'), { recursive: true });
+    await writeFile(join(dir, 'sites/eu.yaml'), 'version: 1\nwebsites: []\n');
+    const emu = await startEmulator({ keys: ['k-0123456789abcdef'] });
+    try {
+      const base = { SITESYNC_BASE_URL: emu.url, SITESYNC_API_KEY: 'k-0123456789abcdef' };
+      const plain = await runCli(['plan', '--format', 'markdown'], { cwd: dir, env: base });
+      expect(plain.stdout.split('\n')[0]).toBe(MARKER);
+      const eu = await runCli(['plan', '-c', './sites/eu.yaml', '--format', 'markdown'], { cwd: dir, env: base });
+      expect(eu.stdout.split('\n')[0]).toBe('<!-- sitesync-plan: sites/eu.yaml -->');
+    } finally {
+      await emu.close();
+    }
   });
 });
