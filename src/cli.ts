@@ -20,7 +20,7 @@ import { printable } from './render/escape.js';
 import { SecretValues } from './secrets.js';
 import { colorsFor, type Context, type Io } from './terminal.js';
 
-export const COMMANDS = ['validate', 'plan', 'apply', 'export', 'account', 'emulator', 'ci', 'completion'] as const;
+export const COMMANDS = ['validate', 'plan', 'apply', 'export', 'account', 'fmt', 'emulator', 'ci', 'completion'] as const;
 
 const EPILOGUE = `Connection:
   base URL   --base-url · SITESYNC_BASE_URL · api.base_url in the file
@@ -44,6 +44,7 @@ const run = {
   apply: async (a: Args, c: Context) => (await import('./commands/apply.js')).runApply(a as never, c),
   export: async (a: Args, c: Context) => (await import('./commands/export.js')).runExport(a as never, c),
   account: async (a: Args, c: Context) => (await import('./commands/account.js')).runAccount(a as never, c),
+  fmt: async (a: Args, c: Context) => (await import('./commands/fmt.js')).runFmt(a as never, c),
   emulator: async (a: Args, c: Context) => (await import('./commands/emulator.js')).runEmulator(a as never, c),
   ciComment: async (a: Args, c: Context) => (await import('./commands/ci.js')).runCiComment(a as never, c),
   ciSummary: async (a: Args, c: Context) => (await import('./commands/ci.js')).runCiSummary(a as never, c),
@@ -201,6 +202,18 @@ export function buildParser(argv: string[], ctx: Context, setCode: (code: number
           .example('$0 account', 'Check the key and see the website limit')
           .example('$0 account -c sitesync.yaml', 'Every account of a file with accounts: checks each key'),
       handle(run.account),
+    )
+    .command(
+      'fmt [files..]',
+      'Write config files in the canonical layout (and the files they include); comments kept',
+      (y) =>
+        y
+          .positional('files', { type: 'string', array: true, describe: 'Config files (default: sitesync.yaml)' })
+          .option('check', { type: 'boolean', describe: 'Write nothing; print a diff and exit 1 when a file is not formatted' })
+          .option('sort', { type: 'boolean', describe: 'Also sort the websites by domain' })
+          .example('$0 fmt', 'Format sitesync.yaml and the files it includes')
+          .example('$0 fmt --check examples/*.yaml', 'In CI: fail, with a diff, when a file is not formatted'),
+      handle(run.fmt),
     )
     .command(
       'emulator',
