@@ -20,7 +20,7 @@ import { printable } from './render/escape.js';
 import { SecretValues } from './secrets.js';
 import { colorsFor, type Context, type Io } from './terminal.js';
 
-export const COMMANDS = ['validate', 'plan', 'apply', 'export', 'account', 'fmt', 'emulator', 'ci', 'completion'] as const;
+export const COMMANDS = ['validate', 'plan', 'apply', 'export', 'import', 'account', 'fmt', 'emulator', 'ci', 'completion'] as const;
 
 const EPILOGUE = `Connection:
   base URL   --base-url · SITESYNC_BASE_URL · api.base_url in the file
@@ -44,6 +44,7 @@ const run = {
   apply: async (a: Args, c: Context) => (await import('./commands/apply.js')).runApply(a as never, c),
   export: async (a: Args, c: Context) => (await import('./commands/export.js')).runExport(a as never, c),
   account: async (a: Args, c: Context) => (await import('./commands/account.js')).runAccount(a as never, c),
+  import: async (a: Args, c: Context) => (await import('./commands/import.js')).runImport(a as never, c),
   fmt: async (a: Args, c: Context) => (await import('./commands/fmt.js')).runFmt(a as never, c),
   emulator: async (a: Args, c: Context) => (await import('./commands/emulator.js')).runEmulator(a as never, c),
   ciComment: async (a: Args, c: Context) => (await import('./commands/ci.js')).runCiComment(a as never, c),
@@ -192,6 +193,19 @@ export function buildParser(argv: string[], ctx: Context, setCode: (code: number
           .example('$0 export -o sitesync.yaml --force', 'Replace an earlier export')
           .example('$0 export -c sitesync.yaml --account acme', 'One account of a file with accounts, in the accounts: form'),
       handle(run.export),
+    )
+    .command(
+      'import [domains..]',
+      'Add live websites the file does not list to it, in place (comments and layout kept)',
+      (y) =>
+        accountsFileOptions(y)
+          .positional('domains', { type: 'string', array: true, describe: 'The websites to add, as the service names them' })
+          .option('unmanaged', { type: 'boolean', describe: 'Every live website the file neither lists nor ignores' })
+          .option('dry-run', { type: 'boolean', describe: 'Print the change as a diff; write nothing' })
+          .option('include-favorite', { type: 'boolean', describe: 'Also write the favorite flags' })
+          .example('$0 import shop.example.com', 'Start managing one live website')
+          .example('$0 import --unmanaged --dry-run', 'See what adopting every unmanaged website would add'),
+      handle(run.import),
     )
     .command(
       'account',

@@ -9,7 +9,7 @@ import { Document, Scalar, visit, type YAMLMap, type YAMLSeq } from 'yaml';
 import { compileGlob, manageableTraits, type DomainTraits } from '../domain.js';
 import { printable as shownAsData } from './escape.js';
 import { FIELDS, sameValue } from '../fields.js';
-import type { Account, LiveWebsite } from '../model.js';
+import type { Account, DefaultSettings, FieldName, LiveWebsite } from '../model.js';
 
 /** Where editors find the schema when sitesync is installed in the config repository. */
 export const INSTALLED_SCHEMA = './node_modules/sitesync/schemas/sitesync.schema.json';
@@ -77,33 +77,10 @@ function exportDocument(live: LiveWebsite[], account: Account | null, options: E
   const needPassword: string[] = [];
   const unreadable = new Set<string>();
   for (const site of listed) {
-    const domain = stored(site);
-    const entry: Record<string, unknown> = { domain };
-    const notes = traitNotes(site, manageableTraits(domain)!);
-    // Every setting the service shows (never the password), favorite only when asked for.
-    for (const field of FIELDS) {
-      if (!field.toFile || (field.name === 'favorite' && !options.includeFavorite)) continue;
-      const value = site[field.name];
-      if (value === undefined) {
-        // A list the service does not return: sitesync cannot know its entries, and says so once.
-        if (field.compare === 'set') unreadable.add(field.name);
-        continue;
-      }
-      // Only what differs from the service's default: a value the file leaves out is that default.
-      if (sameValue(field, value, field.serviceDefault)) continue;
-      entry[field.name] = field.toFile(value);
-      if (Array.isArray(value) && field.entryNote) {
-        for (const item of value) {
-          const note = field.entryNote(item, printable(item));
-          if (note) notes.push(note);
-        }
-      }
-    }
-    if (site.privacy === 2) {
-      needPassword.push(domain);
-      notes.push('password-protected: add password: ${NAME} to manage its password');
-    }
-    websites.push({ site, entry, notes });
+    const one = websiteEntry(site, { includeFavorite: options.includeFavorite });
+    for (const name of one.unreadable) unreadable.add(name);
+    if (site.privacy === 2) needPassword.push(stored(site));
+    websites.push({ site, entry: one.entry, notes: one.notes });
   }
 
   const body: Record<string, unknown> = { version: 1, api: { base_url: options.baseUrl } };
@@ -152,6 +129,43 @@ function exportDocument(live: LiveWebsite[], account: Account | null, options: E
   });
   if (websites.length === 0) doc.set('websites', []);
   return doc;
+}
+
+/**
+ * A live website as a file entry: every setting the service shows (never the password; favorite
+ * only when asked), left out where it equals what the file would give it anyway — its
+ * `defaults`, else the service's default — with comments on what is odd about it. `unreadable`
+ * names the lists the service did not return, which cannot be written.
+ */
+export function websiteEntry(
+  site: LiveWebsite,
+  options: { includeFavorite?: boolean; defaults?: DefaultSettings } = {},
+): { entry: Record<string, unknown>; notes: string[]; unreadable: FieldName[] } {
+  const domain = stored(site);
+  const entry: Record<string, unknown> = { domain };
+  const notes = traitNotes(site, manageableTraits(domain)!);
+  const unreadable: FieldName[] = [];
+  for (const field of FIELDS) {
+    if (!field.toFile || (field.name === 'favorite' && !options.includeFavorite)) continue;
+    const value = site[field.name];
+    if (value === undefined) {
+      // A list the service does not return: sitesync cannot know its entries.
+      if (field.compare === 'set') unreadable.push(field.name);
+      continue;
+    }
+    // Only what differs from what the file gives a website that leaves the field out.
+    const fallback = (options.defaults as Record<string, unknown> | undefined)?.[field.name] ?? field.serviceDefault;
+    if (sameValue(field, value, fallback)) continue;
+    entry[field.name] = field.toFile(value);
+    if (Array.isArray(value) && field.entryNote) {
+      for (const item of value) {
+        const note = field.entryNote(item, printable(item));
+        if (note) notes.push(note);
+      }
+    }
+  }
+  if (site.privacy === 2) notes.push('password-protected: add password: ${NAME} to manage its password');
+  return { entry, notes, unreadable };
 }
 
 /** Control characters, DEL, C1 and bidi controls: never raw in the file, which is also printed. */

@@ -281,6 +281,22 @@ describe('a file with accounts on two installations', () => {
     expect(one.stdout).not.toContain('  acme:');
   });
 
+  it('import adds a live website under the account that holds it, and the file then plans clean', async () => {
+    await cli(['apply', '--auto-approve']);
+    west.seed(KEYS.GLOBEX_KEY, [{ domain: 'new.globex.example', privacy: 1, email: 0, exclude_bots: 1 }]);
+    east.seed(KEYS.ACME_KEY, [{ domain: 'new.acme.example', email: 1, exclude_bots: 0 }]);
+    const r = await cli(['import', '--unmanaged']);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stderr).toContain('+ new.acme.example (account acme)');
+    expect(r.stderr).toContain('+ new.globex.example (account globex)');
+    const text = await readFile(join(dir, 'sitesync.yaml'), 'utf8');
+    const unknown = '      # not returned by the service, so not written: exclude_params\n';
+    expect(text).toContain(`        password: \${VAULT_PW}\n${unknown}      - domain: new.acme.example\n        email: true\n        exclude_bots: false\n`);
+    expect(text).toContain(`      - domain: globex.example\n${unknown}      - domain: new.globex.example\n        privacy: private\n`);
+    const plan = await cli(['plan', '--detailed-exitcode']);
+    expect(plan.code, plan.stdout).toBe(0);
+  });
+
   it('account shows each account of the file', async () => {
     const r = await cli(['account', '-c', 'sitesync.yaml']);
     expect(r.code).toBe(0);
