@@ -191,6 +191,13 @@ describe('a file with accounts on two installations', () => {
       expect(r.code).toBe(1);
       expect(r.stderr).toContain(`${join(dir, 'clients/globex/shops.yaml')}:3:12: websites[0].email must be`);
     }
+    const github = await cli(['validate', '--format', 'github']);
+    expect(github.code).toBe(1);
+    expect(github.stdout).toContain('::error file=clients/globex/shops.yaml,line=3,col=12::websites[0].email must be');
+    const formatted = await cli(['fmt']);
+    expect(formatted.code).toBe(0);
+    expect(formatted.stderr).toContain('Formatted sitesync.yaml');
+    expect(formatted.stderr).toContain('clients/globex/shops.yaml is formatted.');
     expect(east.stats.log).toHaveLength(0);
     expect(west.stats.log).toHaveLength(0);
   });
