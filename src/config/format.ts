@@ -5,7 +5,7 @@
  * package's Document API; nothing is written by hand. What the file means never changes: the
  * result is parsed again and compared (`formatConfig` throws rather than return another meaning).
  */
-import { isAlias, isMap, isPair, isScalar, isSeq, LineCounter, parseDocument, type Document, type Node, type Pair, type YAMLMap } from 'yaml';
+import { isAlias, isMap, isPair, isScalar, isSeq, LineCounter, parseDocument, type Document, type Node, type Pair, type YAMLMap, type YAMLSeq } from 'yaml';
 import { isDeepStrictEqual } from 'node:util';
 import { readFileSync } from 'node:fs';
 import { ConfigError, SitesyncError } from '../errors.js';
@@ -91,13 +91,7 @@ function arrange(doc: Document, node: Node, spec: SchemaNode | undefined, root: 
   if (isAlias(node)) return; // the anchored node is arranged where it is defined
   const here = resolveRef(spec, root);
   if (isMap(node)) {
-    if (node.items.length && node.flow) {
-      node.flow = false;
-      if (node.comment) {
-        node.commentBefore = node.commentBefore ? `${node.commentBefore}\n${node.comment}` : node.comment;
-        node.comment = undefined;
-      }
-    }
+    unfold(node);
     const order = Object.keys(here?.properties ?? {});
     const rank = (pair: Pair) => {
       const name = isScalar(pair.key) ? String(pair.key.value) : '';
@@ -118,14 +112,7 @@ function arrange(doc: Document, node: Node, spec: SchemaNode | undefined, root: 
     return;
   }
   if (isSeq(node)) {
-    if (node.items.length && node.flow) {
-      node.flow = false;
-      // A comment after a flow list (`[a, b]  # why`) is about the list: it goes above its items.
-      if (node.comment) {
-        node.commentBefore = node.commentBefore ? `${node.commentBefore}\n${node.comment}` : node.comment;
-        node.comment = undefined;
-      }
-    }
+    unfold(node);
     const items = resolveRef(here?.items, root);
     if (key === 'websites') {
       if (options.sort) sortByDomain(node.items as Node[]);
@@ -135,6 +122,16 @@ function arrange(doc: Document, node: Node, spec: SchemaNode | undefined, root: 
       });
     }
     for (const item of node.items) if (item) arrange(doc, item as Node, items, root, options);
+  }
+}
+
+/** A non-empty flow collection in block style; a comment after it (`[a, b]  # why`) is about it, and goes above its items. */
+function unfold(node: YAMLMap | YAMLSeq): void {
+  if (!node.items.length || !node.flow) return;
+  node.flow = false;
+  if (node.comment) {
+    node.commentBefore = node.commentBefore ? `${node.commentBefore}\n${node.comment}` : node.comment;
+    node.comment = undefined;
   }
 }
 
