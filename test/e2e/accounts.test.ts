@@ -127,8 +127,10 @@ describe('a file with accounts on two installations', () => {
     const fixed = await cli(['apply', '--auto-approve']);
     expect(fixed.code, fixed.stdout.slice(-600) + fixed.stderr).toBe(0);
     expect(fixed.stdout).toMatch(/Total for 3 accounts: 3 changes applied, 0 failed/);
-    const again = await cli(['plan', '--detailed-exitcode']);
+    const again = await cli(['plan', '--detailed-exitcode', '--verbose']);
     expect(again.code).toBe(0);
+    // --verbose logs every request under its account's name, never a key.
+    expect(again.stderr).toMatch(/\[globex\] GET /);
     expectNoSecrets(apply, fixed, again);
   });
 
