@@ -20,7 +20,7 @@ import { printable } from './render/escape.js';
 import { SecretValues } from './secrets.js';
 import { colorsFor, type Context, type Io } from './terminal.js';
 
-export const COMMANDS = ['validate', 'plan', 'apply', 'export', 'account', 'emulator', 'ci', 'completion'] as const;
+export const COMMANDS = ['validate', 'plan', 'apply', 'export', 'import', 'account', 'emulator', 'ci', 'completion'] as const;
 
 const EPILOGUE = `Connection:
   base URL   --base-url · SITESYNC_BASE_URL · api.base_url in the file
@@ -43,6 +43,7 @@ const run = {
   plan: async (a: Args, c: Context) => (await import('./commands/plan.js')).runPlan(a as never, c),
   apply: async (a: Args, c: Context) => (await import('./commands/apply.js')).runApply(a as never, c),
   export: async (a: Args, c: Context) => (await import('./commands/export.js')).runExport(a as never, c),
+  import: async (a: Args, c: Context) => (await import('./commands/import.js')).runImport(a as never, c),
   account: async (a: Args, c: Context) => (await import('./commands/account.js')).runAccount(a as never, c),
   emulator: async (a: Args, c: Context) => (await import('./commands/emulator.js')).runEmulator(a as never, c),
   ciComment: async (a: Args, c: Context) => (await import('./commands/ci.js')).runCiComment(a as never, c),
@@ -181,6 +182,21 @@ export function buildParser(argv: string[], ctx: Context, setCode: (code: number
           .example('$0 export -o sitesync.yaml --force', 'Replace an earlier export')
           .example('$0 export -c sitesync.yaml --account acme', 'One account of a file with accounts, in the accounts: form'),
       handle(run.export),
+    )
+    .command(
+      'import [domains..]',
+      'Add live websites to the config file, in place, keeping everything else in it',
+      (y) =>
+        y
+          .positional('domains', { type: 'string', array: true, describe: 'Live websites to add (as the service or the file would write them)' })
+          .option('config', configOption)
+          .option('unmanaged', { type: 'boolean', describe: 'Add every live website the file does not list and does not ignore' })
+          .option('dry-run', { type: 'boolean', describe: 'Print the change to the file as a diff; write nothing' })
+          .option('account', accountOption)
+          .example('$0 import shop.example.com', 'Start managing a website that was added by hand')
+          .example('$0 import --unmanaged --dry-run', 'Show what adding every unmanaged website would change')
+          .example('$0 import --unmanaged --account acme', 'In a file with accounts: the unmanaged websites of acme'),
+      handle(run.import),
     )
     .command(
       'account',

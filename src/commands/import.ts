@@ -1,0 +1,104 @@
+/** `sitesync import DOMAIN… | --unmanaged`: adds live websites to the config file, in place. */
+import { resolve } from 'node:path';
+import { createTwoFilesPatch } from 'diff';
+import { insertWebsites, type NewWebsiteEntry } from '../config/insert-websites.js';
+import { loadWorkspace, readConfigText } from '../config/load.js';
+import { parseConfig } from '../config/parse.js';
+import { manageableTraits } from '../domain.js';
+import { SitesyncError, UsageError } from '../errors.js';
+import { writeAtomic } from '../files.js';
+import type { Config, LiveWebsite, Workspace } from '../model.js';
+import { selectImports, type AccountLive, type ImportRequest } from '../planner/imports.js';
+import { printable } from '../render/escape.js';
+import { fileEntry, storedName } from '../render/file-entry.js';
+import type { Context } from '../terminal.js';
+import { accountName, failureLines, onEachAccount } from './accounts.js';
+import { openSession, readLiveState, type GlobalArgs } from './session.js';
+import { printWarnings, writeFailure } from './shared.js';
+
+export interface ImportArgs extends GlobalArgs {
+  config: string;
+  domains?: string[];
+  unmanaged?: boolean;
+  dryRun?: boolean;
+  account?: string[];
+}
+
+export async function runImport(args: ImportArgs, ctx: Context): Promise<number> {
+  const request = importRequest(args);
+  const file = resolve(ctx.cwd, args.config);
+  // Passwords are not sent: an unset ${NAME} does not stop an import.
+  const workspace = await loadWorkspace(file, ctx.env, { lenientEnv: true });
+  printWarnings(workspace.warnings, ctx);
+  const accounts = await readAccounts(workspace, args, ctx);
+  const { imports, notes } = selectImports(accounts, request, args.config);
+  for (const note of notes) ctx.stderr.write(`${ctx.err.dim(`Note: ${printable(note)}`)}\n`);
+  if (imports.length === 0) {
+    ctx.stdout.write(`Nothing to import: every live website is listed in ${args.config} or ignored.\n`);
+    return 0;
+  }
+
+  const { text: before, sha256 } = await readConfigText(file);
+  if (sha256 !== workspace.sha256) throw new SitesyncError(`${args.config} changed while the service was read; nothing was written. Run import again`);
+  let after = before;
+  for (const { config, sites } of imports) {
+    after = insertWebsites(after, { account: config.account?.name }, sites.map((site) => newEntry(site, config)));
+  }
+  // The result must also be a valid config (a file with accounts is checked by the data check alone until its reader lands).
+  if (!workspace.multi) parseConfig(after, file, { env: ctx.env, lenientEnv: true });
+
+  if (args.dryRun) {
+    ctx.stdout.write(createTwoFilesPatch(args.config, args.config, before, after, undefined, undefined, { context: 3 }));
+    return 0;
+  }
+  await writeAtomic(file, after).catch((error: unknown) => {
+    throw writeFailure(error, '-c', args.config);
+  });
+  for (const { config, sites } of imports) {
+    const n = sites.length;
+    const account = config.account ? ` (account ${accountName(config)})` : '';
+    ctx.stdout.write(`Imported ${n} website${n === 1 ? '' : 's'} into ${args.config}${account}: ${sites.map((s) => printable(storedName(s))).join(', ')}\n`);
+  }
+  ctx.stdout.write(`Check it with: sitesync plan${args.config === 'sitesync.yaml' ? '' : ` -c ${args.config}`}\n`);
+  return 0;
+}
+
+function importRequest(args: ImportArgs): ImportRequest {
+  const domains = args.domains ?? [];
+  if (args.unmanaged && domains.length) throw new UsageError('give DOMAINs or --unmanaged, not both');
+  if (args.unmanaged) return { unmanaged: true };
+  if (!domains.length) throw new UsageError('say what to import: one or more DOMAINs, or --unmanaged');
+  return { domains };
+}
+
+/** The entry a live website gets in the file: what differs from the account's defaults, with notes. */
+function newEntry(site: LiveWebsite, config: Config): NewWebsiteEntry {
+  const { entry, notes, unknown } = fileEntry(site, manageableTraits(storedName(site))!, { defaults: config.defaults });
+  if (unknown.length) notes.push(`not returned by the service, not written: ${unknown.join(', ')}`);
+  return { entry, notes };
+}
+
+/** Every selected account's live websites; any account that cannot be read stops the import. */
+async function readAccounts(workspace: Workspace, args: ImportArgs, ctx: Context): Promise<AccountLive[]> {
+  if (!workspace.multi) {
+    if (args.account?.length) throw new UsageError(`--account: ${args.config} holds one account (it has no accounts:); leave --account out`);
+    const config = workspace.configs[0]!;
+    const session = await openSession(args, ctx, config.baseUrl);
+    try {
+      return [{ config, live: (await readLiveState(session, ctx)).live }];
+    } finally {
+      await session.client.close();
+    }
+  }
+  const outcomes = await onEachAccount(workspace, args.config, args, ctx, async (session, config) => ({
+    config,
+    live: await session.client.listWebsites(),
+  }));
+  const failed = outcomes.filter((o) => !o.ok);
+  if (failed.length) {
+    const error = new SitesyncError(`nothing was imported: ${failed.length} of ${outcomes.length} accounts could not be read`);
+    error.details = failed.flatMap((o) => failureLines((o as { error: unknown }).error, ctx).map((l, i) => (i ? `  ${l}` : `${accountName(o.config)}: ${l}`)));
+    throw error;
+  }
+  return outcomes.flatMap((o) => (o.ok ? [o.value] : []));
+}

@@ -1,0 +1,141 @@
+/**
+ * `sitesync import`: live websites added to the file in place, in the file's style, and the
+ * file then plans clean for them. The CLI as users run it, against the emulator (deployed
+ * profile: the service returns no exclude_params).
+ */
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { KEY, scenario, writes, type Scenario } from '../helpers/scenario.js';
+
+let s: Scenario;
+afterEach(async () => {
+  await s?.close();
+});
+
+const FILE = [
+  '# Our websites. Reviewed in pull requests.',
+  'version: 1',
+  '',
+  'defaults:',
+  '  exclude_bots: true   # the service default, said out loud',
+  '  email: true',
+  '',
+  'ignore: ["*.sandbox.example.com"]',
+  '',
+  'websites:',
+  '  # the main one',
+  '  - domain: example.com',
+  '    password: ${EXAMPLE_PASSWORD}',
+  '',
+  '# end of the list',
+  '',
+].join('\n');
+
+const LIVE = [
+  { domain: 'example.com', email: 1 },
+  { domain: 'shop.example.com', email: 1, exclude_bots: 1, privacy: 1 },
+  { domain: 'blog.example.com', email: 0, exclude_ips: '203.0.113.7' },
+  { domain: 'vault.example.com', email: 1, privacy: 2, password: 'pw-vault-1234' },
+  { domain: 'a.sandbox.example.com' },
+];
+
+async function setUp(): Promise<void> {
+  s = await scenario();
+  s.emu.seed(KEY, LIVE);
+  await s.write(FILE);
+}
+
+const read = () => readFile(join(s.dir, 'sitesync.yaml'), 'utf8');
+const planEnv = { env: { EXAMPLE_PASSWORD: 'secret-of-example' } };
+
+describe('sitesync import', () => {
+  it('import DOMAIN adds the website after the last entry, leaves out what the defaults say, and everything else stays byte for byte', async () => {
+    await setUp();
+    const r = await s.cli(['import', 'shop.example.com', 'blog.example.com']);
+    expect(r.stderr).toBe('');
+    expect(r.stdout).toBe('Imported 2 websites into sitesync.yaml: shop.example.com, blog.example.com\nCheck it with: sitesync plan\n');
+    expect(r.code).toBe(0);
+    const at = FILE.indexOf('\n# end of the list');
+    const added = [
+      '  # not returned by the service, not written: exclude_params',
+      '  - domain: shop.example.com',
+      '    privacy: private',
+      '  # not returned by the service, not written: exclude_params',
+      '  - domain: blog.example.com',
+      '    email: false',
+      '    exclude_ips:',
+      '      - 203.0.113.7',
+      '',
+    ].join('\n');
+    expect(await read()).toBe(FILE.slice(0, at) + added + FILE.slice(at));
+  });
+
+  it('after import, plan finds nothing to change for the imported websites', async () => {
+    await setUp();
+    expect((await s.cli(['import', '--unmanaged'])).code).toBe(0);
+    s.emu.resetStats();
+    const plan = await s.cli(['plan', '--detailed-exitcode'], planEnv);
+    expect(plan.stdout, plan.stderr).toContain('Plan: 0 to create, 0 to update, 0 to delete (4 unchanged, 1 unmanaged).');
+    expect(plan.code).toBe(0);
+    expect((await s.cli(['validate'], planEnv)).code).toBe(0);
+    expect(writes(s.emu)).toEqual([]);
+  });
+
+  it('--unmanaged adds every live website the file neither lists nor ignores, by name, and notes the password', async () => {
+    await setUp();
+    const r = await s.cli(['import', '--unmanaged']);
+    expect(r.stdout).toContain('Imported 3 websites into sitesync.yaml: blog.example.com, shop.example.com, vault.example.com\n');
+    const text = await read();
+    expect(text).toContain('  # password-protected: add password: ${NAME} to manage its password\n  # not returned by the service, not written: exclude_params\n  - domain: vault.example.com\n    privacy: password\n');
+    expect(text).not.toContain('domain: a.sandbox');
+    expect(text).not.toContain('pw-vault');
+    expect(text.indexOf('blog.example.com')).toBeLessThan(text.indexOf('shop.example.com'));
+  });
+
+  it('--dry-run prints the change as a unified diff and writes nothing', async () => {
+    await setUp();
+    const r = await s.cli(['import', 'shop.example.com', '--dry-run']);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toContain('--- sitesync.yaml\n+++ sitesync.yaml\n');
+    expect(r.stdout).toContain('\n+  - domain: shop.example.com\n+    privacy: private\n');
+    expect(r.stdout).toContain('\n     password: ${EXAMPLE_PASSWORD}\n');
+    expect(await read()).toBe(FILE);
+  });
+
+  it('a domain already listed is refused with its line, and nothing is written', async () => {
+    await setUp();
+    const r = await s.cli(['import', 'EXAMPLE.com']);
+    expect(r.stderr).toContain('Error: EXAMPLE.com: already listed in sitesync.yaml:12; nothing was imported');
+    expect(r.code).toBe(1);
+    expect(await read()).toBe(FILE);
+  });
+
+  it('a domain the service does not hold, or that ignore matches, is refused by name', async () => {
+    await setUp();
+    const r = await s.cli(['import', 'nowhere.example.com', 'a.sandbox.example.com', 'https://shop.example.com/']);
+    expect(r.stderr).toContain('Error: 3 domains cannot be imported; nothing was imported');
+    expect(r.stderr).toContain('nowhere.example.com: no live website of the account has this domain');
+    expect(r.stderr).toContain('a.sandbox.example.com: matched by the ignore pattern *.sandbox.example.com (sitesync.yaml:8)');
+    expect(r.stderr).toContain('is not a bare domain name (no scheme, port or path): write "shop.example.com"');
+    expect(r.code).toBe(1);
+    expect(await read()).toBe(FILE);
+  });
+
+  it('with nothing unmanaged, --unmanaged says so and changes nothing', async () => {
+    s = await scenario();
+    s.emu.seed(KEY, [{ domain: 'example.com' }]);
+    await s.write(FILE);
+    const r = await s.cli(['import', '--unmanaged']);
+    expect(r.stdout).toBe('Nothing to import: every live website is listed in sitesync.yaml or ignored.\n');
+    expect(r.code).toBe(0);
+    expect(await read()).toBe(FILE);
+  });
+
+  it('import with neither DOMAINs nor --unmanaged is a usage error', async () => {
+    await setUp();
+    const r = await s.cli(['import']);
+    expect(r.stderr).toContain('Error: say what to import: one or more DOMAINs, or --unmanaged');
+    expect(r.code).toBe(1);
+  });
+});
