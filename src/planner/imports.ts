@@ -6,7 +6,7 @@ import { domainKey, GlobSet, manageableTraits, parseDomainInput } from '../domai
 import { SitesyncError } from '../errors.js';
 import type { Config, LiveWebsite } from '../model.js';
 import { printable } from '../render/escape.js';
-import { storedName } from '../render/file-entry.js';
+import { printable as quoted, storedName } from '../render/file-entry.js';
 
 export interface AccountLive {
   config: Config;
@@ -103,7 +103,7 @@ function whyNotImportable(view: AccountView, site: LiveWebsite, shown: string): 
     return `matched by the ignore pattern ${printable(pattern.glob)} (${shown}:${pattern.pos.line}); a listed website cannot be ignored: remove the pattern first`;
   }
   if (!manageableTraits(storedName(site))) {
-    return `the service stores it as ${printable(storedName(site))}, which no file entry can name (list it under ignore to leave it alone)`;
+    return `the service stores it as ${quoted(storedName(site))}, which no file entry can name (list it under ignore to leave it alone)`;
   }
   return undefined;
 }
@@ -116,7 +116,7 @@ function selectUnmanaged(views: AccountView[]): ImportSelection {
     for (const site of view.byKey.values()) {
       if (view.listed.has(site.domain) || view.ignore.matches(site.domain)) continue;
       if (!manageableTraits(storedName(site))) {
-        notes.push(`left out ${printable(storedName(site))} (id ${site.id})${inAccount(view.config)}: no file entry can name it; list it under ignore to leave it alone`);
+        notes.push(`left out ${quoted(storedName(site))} (id ${site.id})${inAccount(view.config)}: no file entry can name it; list it under ignore to leave it alone`);
         continue;
       }
       sites.push(site);
