@@ -43,8 +43,8 @@ const run = {
   plan: async (a: Args, c: Context) => (await import('./commands/plan.js')).runPlan(a as never, c),
   apply: async (a: Args, c: Context) => (await import('./commands/apply.js')).runApply(a as never, c),
   export: async (a: Args, c: Context) => (await import('./commands/export.js')).runExport(a as never, c),
-  account: async (a: Args, c: Context) => (await import('./commands/account.js')).runAccount(a as never, c),
   import: async (a: Args, c: Context) => (await import('./commands/import.js')).runImport(a as never, c),
+  account: async (a: Args, c: Context) => (await import('./commands/account.js')).runAccount(a as never, c),
   fmt: async (a: Args, c: Context) => (await import('./commands/fmt.js')).runFmt(a as never, c),
   emulator: async (a: Args, c: Context) => (await import('./commands/emulator.js')).runEmulator(a as never, c),
   ciComment: async (a: Args, c: Context) => (await import('./commands/ci.js')).runCiComment(a as never, c),
@@ -196,15 +196,17 @@ export function buildParser(argv: string[], ctx: Context, setCode: (code: number
     )
     .command(
       'import [domains..]',
-      'Add live websites the file does not list to it, in place (comments and layout kept)',
+      'Add live websites to the config file, in place, keeping everything else in it',
       (y) =>
-        accountsFileOptions(y)
-          .positional('domains', { type: 'string', array: true, describe: 'The websites to add, as the service names them' })
-          .option('unmanaged', { type: 'boolean', describe: 'Every live website the file neither lists nor ignores' })
-          .option('dry-run', { type: 'boolean', describe: 'Print the change as a diff; write nothing' })
-          .option('include-favorite', { type: 'boolean', describe: 'Also write the favorite flags' })
-          .example('$0 import shop.example.com', 'Start managing one live website')
-          .example('$0 import --unmanaged --dry-run', 'See what adopting every unmanaged website would add'),
+        y
+          .positional('domains', { type: 'string', array: true, describe: 'Live websites to add (as the service or the file would write them)' })
+          .option('config', configOption)
+          .option('unmanaged', { type: 'boolean', describe: 'Add every live website the file does not list and does not ignore' })
+          .option('dry-run', { type: 'boolean', describe: 'Print the change to the file as a diff; write nothing' })
+          .option('account', accountOption)
+          .example('$0 import shop.example.com', 'Start managing a website that was added by hand')
+          .example('$0 import --unmanaged --dry-run', 'Show what adding every unmanaged website would change')
+          .example('$0 import --unmanaged --account acme', 'In a file with accounts: the unmanaged websites of acme'),
       handle(run.import),
     )
     .command(

@@ -1,144 +1,107 @@
-/**
- * `sitesync import DOMAIN… | --unmanaged [--dry-run]`: live websites the file does not list, added
- * to it in place — at the end of `websites:` of the account that holds them, in the file's own
- * style, every comment and line of the rest kept — so that the file then plans clean for them.
- */
-import { relative, resolve } from 'node:path';
+/** `sitesync import DOMAIN… | --unmanaged`: adds live websites to the config file, in place. */
+import { resolve } from 'node:path';
 import { createTwoFilesPatch } from 'diff';
+import { insertWebsites, type NewWebsiteEntry } from '../config/insert-websites.js';
 import { loadWorkspace } from '../config/load.js';
 import { readTextFile } from '../config/read.js';
-import { insertWebsites, type NewEntry } from '../config/insert-websites.js';
-import { domainKey, GlobSet } from '../domain.js';
+import { parseConfig } from '../config/parse.js';
+import { manageableTraits } from '../domain.js';
 import { SitesyncError, UsageError } from '../errors.js';
 import { writeAtomic } from '../files.js';
-import type { Config, LiveWebsite } from '../model.js';
+import type { Config, LiveWebsite, Workspace } from '../model.js';
+import { selectImports, type AccountLive, type ImportRequest } from '../planner/imports.js';
 import { printable } from '../render/escape.js';
-import { websiteEntry } from '../render/export.js';
+import { fileEntry, storedName } from '../render/file-entry.js';
 import type { Context } from '../terminal.js';
-import { accountName, failureLines, onEachAccount, selectAccounts, type FileAccountArgs } from './accounts.js';
-import { openSession, type GlobalArgs } from './session.js';
-import { writeFailure } from './shared.js';
+import { accountName, failureLines, onEachAccount } from './accounts.js';
+import { openSession, readLiveState, type GlobalArgs } from './session.js';
+import { printWarnings, writeFailure } from './shared.js';
 
-export interface ImportArgs extends GlobalArgs, FileAccountArgs {
+export interface ImportArgs extends GlobalArgs {
+  config: string;
   domains?: string[];
   unmanaged?: boolean;
   dryRun?: boolean;
-  includeFavorite?: boolean;
-}
-
-interface Found {
-  config: Config;
-  site: LiveWebsite;
+  account?: string[];
 }
 
 export async function runImport(args: ImportArgs, ctx: Context): Promise<number> {
-  const wanted = args.domains ?? [];
-  if (!wanted.length && !args.unmanaged) throw new UsageError('say which websites: sitesync import DOMAIN…, or --unmanaged for every live website the file does not list');
-  if (wanted.length && args.unmanaged) throw new UsageError('give DOMAIN… or --unmanaged, not both');
-  const shown = args.config ?? 'sitesync.yaml';
-  const file = resolve(ctx.cwd, shown);
-  // Only the file's accounts and websites are needed here: an unset ${NAME} of a password does not matter.
+  const request = importRequest(args);
+  const file = resolve(ctx.cwd, args.config);
+  // The text the entries go into, as it was when the file was read (checked again before writing).
+  const read = await readTextFile(file);
+  // Passwords are not sent: an unset ${NAME} does not stop an import.
   const workspace = await loadWorkspace(file, ctx.env, { lenientEnv: true });
-  const configs = selectAccounts(workspace, args.account, shown);
+  printWarnings(workspace.warnings, ctx);
+  const accounts = await readAccounts(workspace, args, ctx);
+  const { imports, notes } = selectImports(accounts, request, args.config);
+  for (const note of notes) ctx.stderr.write(`${ctx.err.dim(`Note: ${printable(note)}`)}\n`);
+  if (imports.length === 0) {
+    ctx.stdout.write(`Nothing to import: every live website is listed in ${args.config} or ignored.\n`);
+    return 0;
+  }
 
-  // Every selected account's live websites.
-  const live = new Map<Config, LiveWebsite[]>();
-  if (workspace.multi) {
-    const outcomes = await onEachAccount(workspace, shown, args, ctx, (session) => session.client.listWebsites());
-    const failed = outcomes.filter((o) => !o.ok);
-    if (failed.length) {
-      const error = new SitesyncError(`nothing was imported: ${failed.length} account${failed.length === 1 ? '' : 's'} could not be read`);
-      error.details = failed.flatMap((o) => failureLines((o as { error: unknown }).error, ctx).map((l, i) => (i ? `  ${l}` : `${accountName(o.config)}: ${l}`)));
-      throw error;
-    }
-    for (const o of outcomes) if (o.ok) live.set(o.config, o.value);
-  } else {
-    const session = await openSession(args, ctx, configs[0]!.baseUrl);
+  const before = await readTextFile(file);
+  if (before !== read) throw new SitesyncError(`${args.config} changed while the service was read; nothing was written. Run import again`);
+  let after = before;
+  for (const { config, sites } of imports) {
+    after = insertWebsites(after, { account: config.account?.name }, sites.map((site) => newEntry(site, config)));
+  }
+  // The result must also be a valid config (a file with accounts is checked by the data check alone until its reader lands).
+  if (!workspace.multi) parseConfig(after, file, { env: ctx.env, lenientEnv: true });
+
+  if (args.dryRun) {
+    ctx.stdout.write(createTwoFilesPatch(args.config, args.config, before, after, undefined, undefined, { context: 3 }));
+    return 0;
+  }
+  await writeAtomic(file, after).catch((error: unknown) => {
+    throw writeFailure(error, '-c', args.config);
+  });
+  for (const { config, sites } of imports) {
+    const n = sites.length;
+    const account = config.account ? ` (account ${accountName(config)})` : '';
+    ctx.stdout.write(`Imported ${n} website${n === 1 ? '' : 's'} into ${args.config}${account}: ${sites.map((s) => printable(storedName(s))).join(', ')}\n`);
+  }
+  ctx.stdout.write(`Check it with: sitesync plan${args.config === 'sitesync.yaml' ? '' : ` -c ${args.config}`}\n`);
+  return 0;
+}
+
+function importRequest(args: ImportArgs): ImportRequest {
+  const domains = args.domains ?? [];
+  if (args.unmanaged && domains.length) throw new UsageError('give DOMAINs or --unmanaged, not both');
+  if (args.unmanaged) return { unmanaged: true };
+  if (!domains.length) throw new UsageError('say what to import: one or more DOMAINs, or --unmanaged');
+  return { domains };
+}
+
+/** The entry a live website gets in the file: what differs from the account's defaults, with notes. */
+function newEntry(site: LiveWebsite, config: Config): NewWebsiteEntry {
+  const { entry, notes, unknown } = fileEntry(site, manageableTraits(storedName(site))!, { defaults: config.defaults });
+  if (unknown.length) notes.push(`not returned by the service, not written: ${unknown.join(', ')}`);
+  return { entry, notes };
+}
+
+/** Every selected account's live websites; any account that cannot be read stops the import. */
+async function readAccounts(workspace: Workspace, args: ImportArgs, ctx: Context): Promise<AccountLive[]> {
+  if (!workspace.multi) {
+    if (args.account?.length) throw new UsageError(`--account: ${args.config} holds one account (it has no accounts:); leave --account out`);
+    const config = workspace.configs[0]!;
+    const session = await openSession(args, ctx, config.baseUrl);
     try {
-      live.set(configs[0]!, await session.client.listWebsites());
+      return [{ config, live: (await readLiveState(session, ctx)).live }];
     } finally {
       await session.client.close();
     }
   }
-
-  const found = args.unmanaged ? unmanaged(configs, live) : named(wanted, configs, live, shown);
-  if (found.length === 0) {
-    ctx.stderr.write(`Nothing to import: every live website is listed in ${shown} (or ignored).\n`);
-    return 0;
-  }
-
-  // The main file gets the entries, under the account that holds each website.
-  let text = await readTextFile(file);
-  const original = text;
-  for (const config of configs) {
-    const mine = found.filter((f) => f.config === config);
-    if (!mine.length) continue;
-    const entries: NewEntry[] = mine.map(({ site }) => {
-      const one = websiteEntry(site, { includeFavorite: args.includeFavorite, defaults: config.defaults });
-      const notes = [...one.notes];
-      if (one.unreadable.length) notes.push(`not returned by the service, so not written: ${one.unreadable.join(', ')}`);
-      return { entry: one.entry, notes };
-    });
-    const path = config.account ? ['accounts', config.account.name, 'websites'] : ['websites'];
-    text = insertWebsites(text, path, entries, shown);
-  }
-  const where = (f: Found) => (f.config.account ? ` (account ${f.config.account.name})` : '');
-  if (args.dryRun) {
-    ctx.stdout.write(createTwoFilesPatch(shown, shown, original, text, '', '', { context: 3 }));
-    ctx.stderr.write(`Would import ${found.length} website${found.length === 1 ? '' : 's'} into ${shown}; nothing was written.\n`);
-    return 0;
-  }
-  await writeAtomic(file, text).catch((error: unknown) => {
-    throw writeFailure(error, 'import', shown);
-  });
-  for (const f of found) ctx.stderr.write(`${ctx.err.green('+')} ${printable(f.site.stored ?? f.site.domain)}${where(f)}\n`);
-  ctx.stderr.write(`Imported ${found.length} website${found.length === 1 ? '' : 's'} into ${relative(ctx.cwd, file) || shown}. Check it with: sitesync plan${shown === 'sitesync.yaml' ? '' : ` -c ${shown}`}\n`);
-  return 0;
-}
-
-/** The websites named, each found in exactly one selected account and not yet in the file. */
-function named(wanted: string[], configs: Config[], live: Map<Config, LiveWebsite[]>, shown: string): Found[] {
-  const problems: string[] = [];
-  const out: Found[] = [];
-  for (const name of wanted) {
-    const key = domainKey(name);
-    const holders = configs.flatMap((config) => (live.get(config) ?? []).filter((s) => s.domain === key).slice(0, 1).map((site) => ({ config, site })));
-    if (holders.length === 0) {
-      problems.push(`${name}: no ${configs.length > 1 ? 'account' : 'live website of the account'} holds it`);
-      continue;
-    }
-    if (holders.length > 1) {
-      problems.push(`${name}: held by the accounts ${holders.map((h) => accountName(h.config)).join(' and ')}; say which with --account`);
-      continue;
-    }
-    const [holder] = holders;
-    if (holder!.config.websites.some((w) => w.domain === key)) {
-      problems.push(`${name}: ${shown} lists it already`);
-      continue;
-    }
-    if (!out.some((f) => f.site === holder!.site)) out.push(holder!);
-  }
-  if (problems.length) {
-    const error = new SitesyncError(problems.length === 1 ? `${problems[0]}; nothing was imported` : `${problems.length} websites cannot be imported; nothing was imported`);
-    if (problems.length > 1) error.details = problems;
+  const outcomes = await onEachAccount(workspace, args.config, args, ctx, async (session, config) => ({
+    config,
+    live: await session.client.listWebsites(),
+  }));
+  const failed = outcomes.filter((o) => !o.ok);
+  if (failed.length) {
+    const error = new SitesyncError(`nothing was imported: ${failed.length} of ${outcomes.length} accounts could not be read`);
+    error.details = failed.flatMap((o) => failureLines((o as { error: unknown }).error, ctx).map((l, i) => (i ? `  ${l}` : `${accountName(o.config)}: ${l}`)));
     throw error;
   }
-  return out;
-}
-
-/** Every live website the file neither lists nor ignores. */
-function unmanaged(configs: Config[], live: Map<Config, LiveWebsite[]>): Found[] {
-  return configs.flatMap((config) => {
-    const listed = new Set(config.websites.map((w) => w.domain));
-    const ignore = new GlobSet(config.ignore.map((p) => p.glob));
-    const seen = new Set<string>();
-    return (live.get(config) ?? [])
-      .filter((site) => {
-        if (listed.has(site.domain) || ignore.matches(site.domain) || seen.has(site.domain)) return false;
-        seen.add(site.domain);
-        return true;
-      })
-      .sort((a, b) => (a.domain < b.domain ? -1 : a.domain > b.domain ? 1 : 0))
-      .map((site) => ({ config, site }));
-  });
+  return outcomes.flatMap((o) => (o.ok ? [o.value] : []));
 }

@@ -1,92 +1,238 @@
 /**
- * `sitesync import`'s edit: new website entries at the end of a `websites:` list, everything else
- * in the file left as it is. A block list gets the entries as text after its last item, indented
- * and spaced like the items already there, so no other byte changes; a flow or missing list is
- * edited through the `yaml` package's Document API. Either way the entries are written by the
- * `yaml` package, and the result is read again: it must mean the old file plus the new entries.
+ * Adds website entries to a config file's text, changing nothing else: `sitesync import`.
+ *
+ * A file in git is read and reviewed by people, so an edit must show as the added lines alone.
+ * Where the `websites` list is a block list with items (the usual case), the new entries are
+ * written by the `yaml` package in the file's own indentation and inserted as text after its
+ * last item: every other byte stays. A flow list, an empty list or no list at all is edited
+ * through yaml's Document API instead, which re-prints the file; then every comment must still
+ * be there. Either way the result is read back, and must hold exactly the old data plus the
+ * new entries, or nothing is written.
  */
 import { isDeepStrictEqual } from 'node:util';
-import { Document, isMap, isSeq, parseDocument, type Node, type YAMLSeq } from 'yaml';
+import { Document, isMap, isScalar, isSeq, Lexer, parseDocument, visit, type Node, type YAMLMap, type YAMLSeq } from 'yaml';
 import { SitesyncError } from '../errors.js';
+import { yamlWithControlsEscaped } from '../render/file-entry.js';
 
-export interface NewEntry {
+export interface NewWebsiteEntry {
+  /** The entry as the file writes it (`domain` first). */
   entry: Record<string, unknown>;
-  /** Comment lines above the entry (without `#`). */
+  /** Comment lines written above the entry. */
   notes: string[];
 }
 
-/** `text` with `entries` appended to the list at `path` (`['websites']`, `['accounts', NAME, 'websites']`). */
-export function insertWebsites(text: string, path: string[], entries: NewEntry[], file: string): string {
-  const doc = parseDocument(text, { uniqueKeys: false });
-  if (doc.errors.length) throw new SitesyncError(`${file} is not valid YAML: ${doc.errors[0]!.message.split('\n', 1)[0]}`);
-  const before = doc.toJS({ maxAliasCount: 100 }) as unknown;
-  const seq = doc.getIn(path, true) as Node | undefined;
-  const out = isSeq(seq) && !seq.flow && seq.items.length > 0 ? appendAsText(text, seq, entries) : appendInDocument(doc, path, seq, entries);
+/** The `websites` list to add to: the file's own, or that of one account of an `accounts:` file. */
+export type WebsitesTarget = { account?: string };
 
-  const after = parseDocument(out, { uniqueKeys: false });
-  const expected = structuredClone(before) as Record<string, unknown>;
-  let parent = expected;
-  for (const key of path.slice(0, -1)) parent = parent[key] as Record<string, unknown>;
-  const key = path[path.length - 1]!;
-  parent[key] = [...(Array.isArray(parent[key]) ? (parent[key] as unknown[]) : []), ...entries.map((e) => e.entry)];
-  if (after.errors.length || !isDeepStrictEqual(after.toJS({ maxAliasCount: 100 }), expected)) {
-    throw new SitesyncError(`${file}: the websites could not be added without changing something else; nothing was written (a bug in sitesync: please report it)`);
+/** How the file writes a list of websites, measured on its existing items. */
+export interface ListStyle {
+  /** Column of each item's `-`. */
+  dashCol: number;
+  /** From the `-` to the item's first key (`- domain` 2, `-   domain` 4). */
+  contentOffset: number;
+  /** From a key to the `-` of the block list under it (0: at the key's column). */
+  nestedOffset: number;
+  /** Lists inside entries are written `[a, b]`. */
+  flowLists: boolean;
+  /** The file's indentation step, for a re-print. */
+  indent: number;
+  /** Flow lists are written `[ a, b ]`, not `[a, b]`. */
+  flowPadding: boolean;
+}
+
+export function insertWebsites(text: string, target: WebsitesTarget, entries: NewWebsiteEntry[]): string {
+  const path = target.account === undefined ? ['websites'] : ['accounts', target.account, 'websites'];
+  const doc = parseDocument(text);
+  if (doc.errors.length) throw new SitesyncError(`the file does not parse as YAML (${doc.errors[0]!.message.split('\n')[0]})`);
+  const before = doc.toJS() as unknown;
+  const list = doc.getIn(path, true) as Node | undefined;
+  const result =
+    isSeq(list) && !list.flow && list.items.length > 0
+      ? insertAfterLastItem(text, doc, list as YAMLSeq, path, entries)
+      : reprintWithEntries(text, doc, path, list, entries);
+  assertOnlyAdded(result, before, path, entries);
+  return result;
+}
+
+/** The new entries as text after the list's last item, indented as its items are. */
+function insertAfterLastItem(text: string, doc: Document.Parsed, list: YAMLSeq, path: string[], entries: NewWebsiteEntry[]): string {
+  const style = listStyle(text, doc, list, path);
+  const placed = entries.flatMap((e) => placeEntry(entryText(e, style), style));
+  let at = endOfItem(text, list.items.at(-1) as Node, style.dashCol);
+  let head = text.slice(0, at);
+  if (!head.endsWith('\n')) {
+    // The last item ends mid-line (a comment after it), or the file has no final newline.
+    const eol = text.indexOf('\n', at);
+    at = eol < 0 ? text.length : eol + 1;
+    head = text.slice(0, at);
+    if (!head.endsWith('\n')) head += '\n';
   }
-  return out;
+  return `${head}${placed.join('\n')}\n${text.slice(at)}`;
 }
 
-/** After the last item of a block list, in its style: its dash's column, a blank line between items if it has them. */
-function appendAsText(text: string, seq: YAMLSeq, entries: NewEntry[]): string {
-  const items = seq.items as Node[];
-  const first = items[0]!;
-  const last = items[items.length - 1]!;
-  const lineStart = text.lastIndexOf('\n', first.range![0] - 1) + 1;
-  const dash = text.indexOf('-', lineStart);
-  const indent = ' '.repeat(dash - lineStart);
-  const spaced = items.length > 1 && /\n[ \t]*\n/.test(text.slice(contentEnd(first), items[1]!.range![0]));
-  const rendered = entries.map((e) => {
-    const piece = new Document([e.entry]);
-    const item = piece.contents as YAMLSeq;
-    if (e.notes.length) (item.items[0] as Node).commentBefore = e.notes.map((n) => ` ${n}`).join('\n');
-    const body = piece.toString({ indent: 2, lineWidth: 0 }).replace(/\n$/, '');
-    return `${spaced ? '\n' : ''}${body
-      .split('\n')
-      .map((l) => (l ? indent + l : l))
-      .join('\n')}\n`;
-  });
-  // After the line the last item ends on (its own trailing comment included).
-  const end = text.indexOf('\n', contentEnd(last));
-  const at = end < 0 ? text.length : end + 1;
-  const head = end < 0 ? `${text}\n` : text.slice(0, at);
-  return `${head}${rendered.join('')}${text.slice(at)}`;
-}
-
-/** Where a node's last value ends: before comments on the lines after it (which yaml may count as the node's). */
-function contentEnd(node: Node): number {
-  if (isMap(node) && node.items.length) {
-    const pair = node.items[node.items.length - 1]!;
-    return contentEnd((pair.value ?? pair.key) as Node);
+/**
+ * Where the last item ends: after its last line, and after comment lines indented deeper than
+ * its `-` that follow (they read as part of it, e.g. a commented-out field).
+ */
+function endOfItem(text: string, item: Node, dashCol: number): number {
+  let at = item.range![2];
+  if (!text.slice(0, at).endsWith('\n')) return at;
+  // yaml's range of a block mapping runs on over the blank lines and outer comments after it.
+  while (at > item.range![0]) {
+    const start = text.lastIndexOf('\n', at - 2) + 1;
+    const line = text.slice(start, at - 1);
+    const indent = line.length - line.trimStart().length;
+    if (line.trim() !== '' && !(line.trimStart().startsWith('#') && indent <= dashCol)) break;
+    at = start;
   }
-  if (isSeq(node) && node.items.length && !node.flow) return contentEnd(node.items[node.items.length - 1] as Node);
-  return node.range![1];
+  for (;;) {
+    const eol = text.indexOf('\n', at);
+    const line = text.slice(at, eol < 0 ? text.length : eol);
+    const indent = line.length - line.trimStart().length;
+    if (!line.trimStart().startsWith('#') || indent <= dashCol || eol < 0) return at;
+    at = eol + 1;
+  }
 }
 
-/** A flow list, an empty one, or none: through the Document (comments kept; the layout is yaml's). */
-function appendInDocument(doc: Document.Parsed, path: string[], seq: Node | undefined, entries: NewEntry[]): string {
-  const nodes = entries.map((e) => {
-    const node = doc.createNode(e.entry) as Node;
-    if (e.notes.length) node.commentBefore = e.notes.map((n) => ` ${n}`).join('\n');
-    return node;
+/** The file's way of writing the list, read from its existing items (and the rest of the file). */
+export function listStyle(text: string, doc: Document.Parsed, list: YAMLSeq, path: string[]): ListStyle {
+  const dashAt = list.range![0];
+  const dashCol = column(text, dashAt);
+  const first = list.items[0] as Node | undefined;
+  const firstAt = first?.range?.[0];
+  // The first key on the `-`'s own line; an item starting on the next line keeps yaml's 2.
+  const sameLine = firstAt !== undefined && !text.slice(dashAt, firstAt).includes('\n');
+  const contentOffset = sameLine ? Math.max(2, firstAt - dashAt) : 2;
+  let nested: { offset: number } | undefined;
+  let flowLists: boolean | undefined;
+  for (const item of list.items) {
+    if (!isMap(item)) continue;
+    for (const pair of item.items) {
+      if (!isSeq(pair.value) || !isScalar(pair.key) || !pair.value.range || !pair.key.range) continue;
+      if (pair.value.flow) flowLists ??= true;
+      else if (pair.value.items.length) {
+        flowLists ??= false;
+        nested ??= { offset: column(text, pair.value.range[0]) - column(text, pair.key.range[0]) };
+      }
+    }
+  }
+  const indent = indentStep(text, doc);
+  // With no list inside any entry yet: as the websites list sits under its own key.
+  const parent = doc.getIn(path.slice(0, -1), true) as YAMLMap | undefined;
+  const key = (isMap(parent) ? parent.items.find((p) => isScalar(p.key) && p.key.value === 'websites') : undefined)?.key as Node | undefined;
+  const own = key?.range ? (dashCol > column(text, key.range[0]) ? indent : 0) : indent;
+  return { dashCol, contentOffset, nestedOffset: nested?.offset ?? own, flowLists: flowLists ?? false, indent, flowPadding: flowPadding(text) };
+}
+
+/** The indentation step of the file: how far the first nested block map is from its key. */
+function indentStep(text: string, doc: Document.Parsed): number {
+  let step: number | undefined;
+  visit(doc, {
+    Pair(_key, pair) {
+      if (step !== undefined) return visit.BREAK;
+      if (isMap(pair.value) && !pair.value.flow && isScalar(pair.key) && pair.key.range && pair.value.range) {
+        const d = column(text, pair.value.range[0]) - column(text, pair.key.range[0]);
+        if (d > 0) step = d;
+      }
+      return undefined;
+    },
   });
-  if (isSeq(seq)) {
-    seq.flow = false;
-    for (const node of nodes) seq.items.push(node);
+  return step ?? 2;
+}
+
+/** yaml pads flow collections (`[ a ]`) unless told otherwise; most files write `[a]`. */
+function flowPadding(text: string): boolean {
+  return /[[{] \S/.test(text) && !/[[{][^\s\]}]/.test(text);
+}
+
+function column(text: string, offset: number): number {
+  return offset - (text.lastIndexOf('\n', offset - 1) + 1);
+}
+
+/** One new entry as a YAML mapping at column 0, its notes above it, printed by the yaml package. */
+function entryText(e: NewWebsiteEntry, style: ListStyle): string {
+  const doc = new Document(e.entry);
+  const map = doc.contents as YAMLMap;
+  withNotes(map, e.notes);
+  if (style.flowLists) for (const pair of map.items) if (isSeq(pair.value)) pair.value.flow = true;
+  return yamlWithControlsEscaped(doc, {
+    // (An entry nests nothing but lists; yaml puts an unindented list at `indent - 2`.)
+    indent: style.nestedOffset > 0 ? style.nestedOffset : 2,
+    indentSeq: style.nestedOffset > 0,
+    flowCollectionPadding: style.flowPadding,
+  });
+}
+
+/** A mapping printed at column 0 made an item of the list: its `-` and every line where the file has them. */
+function placeEntry(mapping: string, style: ListStyle): string[] {
+  const lines = mapping.split('\n').filter((l) => l !== '');
+  const first = lines.findIndex((l) => !l.startsWith('#'));
+  return lines.map((line, i) => {
+    if (i < first) return `${' '.repeat(style.dashCol)}${line}`;
+    if (i === first) return `${' '.repeat(style.dashCol)}-${' '.repeat(style.contentOffset - 1)}${line}`;
+    return `${' '.repeat(style.dashCol + style.contentOffset)}${line}`;
+  });
+}
+
+function withNotes(node: Node, notes: string[]): void {
+  if (notes.length) node.commentBefore = notes.map((n) => ` ${n}`).join('\n');
+}
+
+/** A flow, empty or missing list: added to through the Document, which re-prints the file. */
+function reprintWithEntries(text: string, doc: Document.Parsed, path: string[], list: Node | undefined, entries: NewWebsiteEntry[]): string {
+  let seq: YAMLSeq;
+  if (isSeq(list)) {
+    seq = list;
+    // An empty `[]` becomes a block list, as the rest of sitesync's files write websites.
+    if (seq.items.length === 0) seq.flow = false;
   } else {
-    const parent = doc.getIn(path.slice(0, -1), true);
-    if (path.length > 1 && !isMap(parent)) throw new SitesyncError(`${path.slice(0, -1).join('.')} is not a mapping; nothing was written`);
-    const list = doc.createNode([]) as YAMLSeq;
-    list.items.push(...nodes);
-    doc.setIn(path, list);
+    seq = doc.createNode([]) as YAMLSeq;
+    // `websites:` with nothing after it: keep a comment written there.
+    if (isScalar(list)) seq.comment = list.comment;
+    doc.setIn(path, seq);
   }
-  return doc.toString({ indent: 2, lineWidth: 0 });
+  for (const e of entries) {
+    const item = doc.createNode(e.entry) as Node;
+    withNotes(item, e.notes);
+    seq.items.push(item);
+  }
+  const indent = indentStep(text, doc);
+  const result = yamlWithControlsEscaped(doc, { indent, flowCollectionPadding: flowPadding(text) });
+  const lost = missingComments(text, result);
+  if (lost.length) {
+    const error = new SitesyncError(`adding to this websites list would lose ${lost.length === 1 ? 'a comment' : `${lost.length} comments`} of the file; nothing was written`);
+    error.details = [...lost.map((c) => `lost: ${c}`), 'Write websites: as a block list (one "- domain: …" per line), or add the entries by hand.'];
+    throw error;
+  }
+  return result;
+}
+
+/** The comments of `before` that `after` no longer holds (each counted as often as it occurs). */
+export function missingComments(before: string, after: string): string[] {
+  const left = new Map<string, number>();
+  for (const c of comments(after)) left.set(c, (left.get(c) ?? 0) + 1);
+  const lost: string[] = [];
+  for (const c of comments(before)) {
+    const n = left.get(c) ?? 0;
+    if (n === 0) lost.push(c);
+    else left.set(c, n - 1);
+  }
+  return lost;
+}
+
+function comments(text: string): string[] {
+  return [...new Lexer().lex(text)].filter((token) => token.startsWith('#')).map((c) => c.trimEnd());
+}
+
+/** The safety net: the new text must read as the old data with the entries added, and nothing else. */
+function assertOnlyAdded(result: string, before: unknown, path: string[], entries: NewWebsiteEntry[]): void {
+  const after = parseDocument(result);
+  const expected = structuredClone(before) as Record<string, unknown>;
+  let holder = expected;
+  for (const key of path.slice(0, -1)) holder = holder[key] as Record<string, unknown>;
+  const list = Array.isArray(holder.websites) ? holder.websites : (holder.websites = []);
+  list.push(...entries.map((e) => e.entry));
+  if (after.errors.length || !isDeepStrictEqual(after.toJS(), expected)) {
+    throw new SitesyncError('the edited file would not read as the old one with the new websites added (a bug in sitesync); nothing was written');
+  }
 }

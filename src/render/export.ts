@@ -5,11 +5,10 @@
  * the service stores it, or left alone under `ignore` when no file entry can name it (a comment
  * says which, and why).
  */
-import { Document, Scalar, visit, type YAMLMap, type YAMLSeq } from 'yaml';
-import { compileGlob, manageableTraits, type DomainTraits } from '../domain.js';
-import { printable as shownAsData } from './escape.js';
-import { FIELDS, sameValue } from '../fields.js';
-import type { Account, DefaultSettings, FieldName, LiveWebsite } from '../model.js';
+import { Document, type Scalar, type YAMLMap, type YAMLSeq } from 'yaml';
+import { compileGlob, manageableTraits } from '../domain.js';
+import { fileEntry, printable, storedName as stored, yamlWithControlsEscaped } from './file-entry.js';
+import type { Account, LiveWebsite } from '../model.js';
 
 /** Where editors find the schema when sitesync is installed in the config repository. */
 export const INSTALLED_SCHEMA = './node_modules/sitesync/schemas/sitesync.schema.json';
@@ -36,7 +35,7 @@ interface LeftAlone {
 }
 
 export function renderExport(live: LiveWebsite[], account: Account | null, options: ExportOptions): string {
-  return withControlsEscaped(exportDocument(live, account, options));
+  return yamlWithControlsEscaped(exportDocument(live, account, options));
 }
 
 /** One account of a file with accounts: its key's variable, as the file names it. */
@@ -68,7 +67,7 @@ export function renderAccountsExport(accounts: ExportedAccount[], options: Omit<
     map.items.push(doc.createPair(key, body));
   }
   doc.commentBefore = ` yaml-language-server: $schema=${options.schema ?? INSTALLED_SCHEMA}`;
-  return withControlsEscaped(doc);
+  return yamlWithControlsEscaped(doc);
 }
 
 function exportDocument(live: LiveWebsite[], account: Account | null, options: ExportOptions): Document {
@@ -77,10 +76,10 @@ function exportDocument(live: LiveWebsite[], account: Account | null, options: E
   const needPassword: string[] = [];
   const unreadable = new Set<string>();
   for (const site of listed) {
-    const one = websiteEntry(site, { includeFavorite: options.includeFavorite });
-    for (const name of one.unreadable) unreadable.add(name);
-    if (site.privacy === 2) needPassword.push(stored(site));
-    websites.push({ site, entry: one.entry, notes: one.notes });
+    const { entry, notes, unknown, needsPassword } = fileEntry(site, manageableTraits(stored(site))!, { includeFavorite: options.includeFavorite });
+    for (const name of unknown) unreadable.add(name);
+    if (needsPassword) needPassword.push(stored(site));
+    websites.push({ site, entry, notes });
   }
 
   const body: Record<string, unknown> = { version: 1, api: { base_url: options.baseUrl } };
@@ -132,68 +131,6 @@ function exportDocument(live: LiveWebsite[], account: Account | null, options: E
 }
 
 /**
- * A live website as a file entry: every setting the service shows (never the password; favorite
- * only when asked), left out where it equals what the file would give it anyway — its
- * `defaults`, else the service's default — with comments on what is odd about it. `unreadable`
- * names the lists the service did not return, which cannot be written.
- */
-export function websiteEntry(
-  site: LiveWebsite,
-  options: { includeFavorite?: boolean; defaults?: DefaultSettings } = {},
-): { entry: Record<string, unknown>; notes: string[]; unreadable: FieldName[] } {
-  const domain = stored(site);
-  const entry: Record<string, unknown> = { domain };
-  const notes = traitNotes(site, manageableTraits(domain)!);
-  const unreadable: FieldName[] = [];
-  for (const field of FIELDS) {
-    if (!field.toFile || (field.name === 'favorite' && !options.includeFavorite)) continue;
-    const value = site[field.name];
-    if (value === undefined) {
-      // A list the service does not return: sitesync cannot know its entries.
-      if (field.compare === 'set') unreadable.push(field.name);
-      continue;
-    }
-    // Only what differs from what the file gives a website that leaves the field out.
-    const fallback = (options.defaults as Record<string, unknown> | undefined)?.[field.name] ?? field.serviceDefault;
-    if (sameValue(field, value, fallback)) continue;
-    entry[field.name] = field.toFile(value);
-    if (Array.isArray(value) && field.entryNote) {
-      for (const item of value) {
-        const note = field.entryNote(item, printable(item));
-        if (note) notes.push(note);
-      }
-    }
-  }
-  if (site.privacy === 2) notes.push('password-protected: add password: ${NAME} to manage its password');
-  return { entry, notes, unreadable };
-}
-
-/** Control characters, DEL, C1 and bidi controls: never raw in the file, which is also printed. */
-const UNPRINTABLE = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]/;
-const UNPRINTABLE_ALL = new RegExp(UNPRINTABLE.source, 'g');
-
-/**
- * The document as text, with every value from the service that holds a control character
- * (a domain with an ESC sequence, a list entry) written double-quoted with `\u` escapes,
- * which YAML reads back as the same characters: the file round-trips and is safe to print.
- */
-function withControlsEscaped(doc: Document): string {
-  let quoted = false;
-  visit(doc, {
-    Scalar(_key, node) {
-      if (typeof node.value === 'string' && (UNPRINTABLE.test(node.value) || /[\t\n]/.test(node.value))) {
-        node.type = Scalar.QUOTE_DOUBLE;
-        quoted = true;
-      }
-    },
-  });
-  const text = doc.toString({ lineWidth: 0 });
-  if (!quoted) return text;
-  // Only double-quoted scalars can still hold such a character (comments are made printable).
-  return text.replace(UNPRINTABLE_ALL, (ch) => `\\u${ch.charCodeAt(0).toString(16).padStart(4, '0')}`);
-}
-
-/**
  * Splits the live websites: those a file entry can name (one per key: the oldest), those left
  * alone under `ignore` or `protect`, and the twins that share a listed website's key.
  */
@@ -227,21 +164,6 @@ function sortOut(live: LiveWebsite[]): {
   return { listed, leftAlone, twins };
 }
 
-function stored(site: LiveWebsite): string {
-  return site.stored ?? site.domain;
-}
-
-function traitNotes(site: LiveWebsite, traits: DomainTraits): string[] {
-  const notes: string[] = [];
-  if (traits.trailingDot) {
-    notes.push(`stored with a trailing dot: sitesync matches ${printable(stored(site))} and ${printable(stored(site).slice(0, -1))} as this one website`);
-  }
-  if (traits.unicode) notes.push(`stored in unicode: sitesync matches it and its punycode form ${site.domain} as this one website`);
-  if (traits.ipv4) notes.push('an IP address, not a host name: managed as is');
-  if (traits.underscore) notes.push('holds "_", which DNS host names do not: managed as is');
-  return notes;
-}
-
 function leftAloneNote(alone: LeftAlone): string {
   const name = printable(stored(alone.site));
   if (alone.list === 'ignore') {
@@ -251,13 +173,4 @@ function leftAloneNote(alone: LeftAlone): string {
     ` ${name} (id ${alone.site.id}) is no host name a file entry can hold, and as an ignore pattern`,
     ` its "*" would also match listed websites: protected instead, so never deleted (nor is what else it matches)`,
   ].join('\n');
-}
-
-/**
- * Live text for a comment line: quoted, with control characters escaped, so that no domain can
- * end the comment or drive the terminal that shows the file.
- */
-function printable(text: string, quote = true): string {
-  const escaped = shownAsData(text);
-  return quote ? `"${escaped.replace(/"/g, '\\"')}"` : escaped;
 }

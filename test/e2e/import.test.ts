@@ -1,92 +1,141 @@
-/** `sitesync import`: live websites added to the file in place; the file then plans clean for them. */
+/**
+ * `sitesync import`: live websites added to the file in place, in the file's style, and the
+ * file then plans clean for them. The CLI as users run it, against the emulator (deployed
+ * profile: the service returns no exclude_params).
+ */
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { KEY, scenario, type Scenario } from '../helpers/scenario.js';
+import { afterEach, describe, expect, it } from 'vitest';
+import { KEY, scenario, writes, type Scenario } from '../helpers/scenario.js';
 
 let s: Scenario;
-beforeEach(async () => {
-  s = await scenario();
-});
 afterEach(async () => {
   await s?.close();
 });
 
-const FILE = `# yaml-language-server: $schema=./schema.json
-version: 1
-defaults:
-  exclude_bots: true # keep robots out
+const FILE = [
+  '# Our websites. Reviewed in pull requests.',
+  'version: 1',
+  '',
+  'defaults:',
+  '  exclude_bots: true   # the service default, said out loud',
+  '  email: true',
+  '',
+  'ignore: ["*.sandbox.example.com"]',
+  '',
+  'websites:',
+  '  # the main one',
+  '  - domain: example.com',
+  '    password: ${EXAMPLE_PASSWORD}',
+  '',
+  '# end of the list',
+  '',
+].join('\n');
 
-# Our sites.
-websites:
-  - domain: listed.example.com   # the first
+const LIVE = [
+  { domain: 'example.com', email: 1 },
+  { domain: 'shop.example.com', email: 1, exclude_bots: 1, privacy: 1 },
+  { domain: 'blog.example.com', email: 0, exclude_ips: '203.0.113.7' },
+  { domain: 'vault.example.com', email: 1, privacy: 2, password: 'pw-vault-1234' },
+  { domain: 'a.sandbox.example.com' },
+];
 
-  - domain: other.example.com
-    email: true
-# trailing note
-`;
+async function setUp(): Promise<void> {
+  s = await scenario();
+  s.emu.seed(KEY, LIVE);
+  await s.write(FILE);
+}
+
+const read = () => readFile(join(s.dir, 'sitesync.yaml'), 'utf8');
+const planEnv = { env: { EXAMPLE_PASSWORD: 'secret-of-example' } };
 
 describe('sitesync import', () => {
-  beforeEach(async () => {
-    s.emu.seed(KEY, [
-      { domain: 'listed.example.com', exclude_bots: 1 },
-      { domain: 'other.example.com', email: 1, exclude_bots: 1 },
-      { domain: 'shop.example.com', privacy: 1, email: 0, exclude_bots: 1, exclude_ips: '203.0.113.7' },
-      { domain: 'blog.example.com', privacy: 0, email: 1, exclude_bots: 0 },
-    ]);
-    await s.write(FILE);
-  });
-
-  it('adds a live website at the end of websites:, every other byte kept, values equal to the defaults left out; then plans clean', async () => {
-    const r = await s.cli(['import', 'shop.example.com']);
-    expect(r.code, r.stderr).toBe(0);
-    expect(r.stderr).toContain('Imported 1 website into sitesync.yaml');
-    const text = await readFile(join(s.dir, 'sitesync.yaml'), 'utf8');
-    const [head] = FILE.split('# trailing note');
-    expect(text.startsWith(`${head}`)).toBe(true);
-    expect(text).toBe(
-      `${head}\n  # not returned by the service, so not written: exclude_params\n  - domain: shop.example.com\n    privacy: private\n    exclude_ips:\n      - 203.0.113.7\n# trailing note\n`,
-    );
-    const plan = await s.cli(['plan', '--detailed-exitcode', '--target', 'shop.example.com']);
-    expect(plan.code, plan.stdout).toBe(0);
-  });
-
-  it('--unmanaged adds every live website the file does not list; a value the defaults differ from is written', async () => {
-    const r = await s.cli(['import', '--unmanaged']);
-    expect(r.code, r.stderr).toBe(0);
-    const text = await readFile(join(s.dir, 'sitesync.yaml'), 'utf8');
-    expect(text).toContain('  - domain: blog.example.com\n    email: true\n    exclude_bots: false\n');
-    expect(text).toContain('  - domain: shop.example.com\n');
-    const plan = await s.cli(['plan', '--detailed-exitcode']);
-    expect(plan.code, plan.stdout).toBe(0);
-    const again = await s.cli(['import', '--unmanaged']);
-    expect(again.stderr).toContain('Nothing to import');
-  });
-
-  it('--dry-run prints the diff and writes nothing', async () => {
-    const r = await s.cli(['import', 'blog.example.com', '--dry-run']);
+  it('import DOMAIN adds the website after the last entry, leaves out what the defaults say, and everything else stays byte for byte', async () => {
+    await setUp();
+    const r = await s.cli(['import', 'shop.example.com', 'blog.example.com']);
+    expect(r.stderr).toBe('');
+    expect(r.stdout).toBe('Imported 2 websites into sitesync.yaml: shop.example.com, blog.example.com\nCheck it with: sitesync plan\n');
     expect(r.code).toBe(0);
-    expect(r.stdout).toContain('+  - domain: blog.example.com');
-    expect(await readFile(join(s.dir, 'sitesync.yaml'), 'utf8')).toBe(FILE);
+    const at = FILE.indexOf('\n# end of the list');
+    const added = [
+      '  # not returned by the service, not written: exclude_params',
+      '  - domain: shop.example.com',
+      '    privacy: private',
+      '  # not returned by the service, not written: exclude_params',
+      '  - domain: blog.example.com',
+      '    email: false',
+      '    exclude_ips:',
+      '      - 203.0.113.7',
+      '',
+    ].join('\n');
+    expect(await read()).toBe(FILE.slice(0, at) + added + FILE.slice(at));
   });
 
-  it('a website the file lists already, or that no account holds, is an error; nothing is written', async () => {
-    const listed = await s.cli(['import', 'listed.example.com']);
-    expect(listed.code).toBe(1);
-    expect(listed.stderr).toContain('listed.example.com: sitesync.yaml lists it already; nothing was imported');
-    const missing = await s.cli(['import', 'nowhere.example.com', 'blog.example.com']);
-    expect(missing.code).toBe(1);
-    expect(missing.stderr).toContain('nowhere.example.com: no live website of the account holds it');
-    expect(await readFile(join(s.dir, 'sitesync.yaml'), 'utf8')).toBe(FILE);
+  it('after import, plan finds nothing to change for the imported websites', async () => {
+    await setUp();
+    expect((await s.cli(['import', '--unmanaged'])).code).toBe(0);
+    s.emu.resetStats();
+    const plan = await s.cli(['plan', '--detailed-exitcode'], planEnv);
+    expect(plan.stdout, plan.stderr).toContain('Plan: 0 to create, 0 to update, 0 to delete (4 unchanged, 1 unmanaged).');
+    expect(plan.code).toBe(0);
+    expect((await s.cli(['validate'], planEnv)).code).toBe(0);
+    expect(writes(s.emu)).toEqual([]);
   });
 
-  it('a flow list is edited through the document, comments kept', async () => {
-    await s.write('version: 1\n# the list\nwebsites: [{domain: listed.example.com}]  # flow\n');
-    const r = await s.cli(['import', 'blog.example.com']);
-    expect(r.code, r.stderr).toBe(0);
-    const text = await readFile(join(s.dir, 'sitesync.yaml'), 'utf8');
-    expect(text).toContain('# the list');
-    expect(text).toContain('# flow');
-    expect(text).toContain('- domain: blog.example.com');
+  it('--unmanaged adds every live website the file neither lists nor ignores, by name, and notes the password', async () => {
+    await setUp();
+    const r = await s.cli(['import', '--unmanaged']);
+    expect(r.stdout).toContain('Imported 3 websites into sitesync.yaml: blog.example.com, shop.example.com, vault.example.com\n');
+    const text = await read();
+    expect(text).toContain('  # password-protected: add password: ${NAME} to manage its password\n  # not returned by the service, not written: exclude_params\n  - domain: vault.example.com\n    privacy: password\n');
+    expect(text).not.toContain('domain: a.sandbox');
+    expect(text).not.toContain('pw-vault');
+    expect(text.indexOf('blog.example.com')).toBeLessThan(text.indexOf('shop.example.com'));
+  });
+
+  it('--dry-run prints the change as a unified diff and writes nothing', async () => {
+    await setUp();
+    const r = await s.cli(['import', 'shop.example.com', '--dry-run']);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toContain('--- sitesync.yaml\n+++ sitesync.yaml\n');
+    expect(r.stdout).toContain('\n+  - domain: shop.example.com\n+    privacy: private\n');
+    expect(r.stdout).toContain('\n     password: ${EXAMPLE_PASSWORD}\n');
+    expect(await read()).toBe(FILE);
+  });
+
+  it('a domain already listed is refused with its line, and nothing is written', async () => {
+    await setUp();
+    const r = await s.cli(['import', 'EXAMPLE.com']);
+    expect(r.stderr).toContain('Error: EXAMPLE.com: already listed in sitesync.yaml:12; nothing was imported');
+    expect(r.code).toBe(1);
+    expect(await read()).toBe(FILE);
+  });
+
+  it('a domain the service does not hold, or that ignore matches, is refused by name', async () => {
+    await setUp();
+    const r = await s.cli(['import', 'nowhere.example.com', 'a.sandbox.example.com', 'https://shop.example.com/']);
+    expect(r.stderr).toContain('Error: 3 domains cannot be imported; nothing was imported');
+    expect(r.stderr).toContain('nowhere.example.com: no live website of the account has this domain');
+    expect(r.stderr).toContain('a.sandbox.example.com: matched by the ignore pattern *.sandbox.example.com (sitesync.yaml:8)');
+    expect(r.stderr).toContain('is not a bare domain name (no scheme, port or path): write "shop.example.com"');
+    expect(r.code).toBe(1);
+    expect(await read()).toBe(FILE);
+  });
+
+  it('with nothing unmanaged, --unmanaged says so and changes nothing', async () => {
+    s = await scenario();
+    s.emu.seed(KEY, [{ domain: 'example.com' }]);
+    await s.write(FILE);
+    const r = await s.cli(['import', '--unmanaged']);
+    expect(r.stdout).toBe('Nothing to import: every live website is listed in sitesync.yaml or ignored.\n');
+    expect(r.code).toBe(0);
+    expect(await read()).toBe(FILE);
+  });
+
+  it('import with neither DOMAINs nor --unmanaged is a usage error', async () => {
+    await setUp();
+    const r = await s.cli(['import']);
+    expect(r.stderr).toContain('Error: say what to import: one or more DOMAINs, or --unmanaged');
+    expect(r.code).toBe(1);
   });
 });

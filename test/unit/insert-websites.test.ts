@@ -1,31 +1,150 @@
-/** import's edit: entries appended in the list's own style, every other byte kept. */
+/** import's edit of a config file: the new entries are added, and every other byte stays. */
 import { describe, expect, it } from 'vitest';
-import { insertWebsites } from '../../src/config/insert-websites.js';
+import { parse } from 'yaml';
+import { insertWebsites, missingComments } from '../../src/config/insert-websites.js';
 
-const entry = { entry: { domain: 'new.example', email: true }, notes: [] };
+const NEW = [
+  { entry: { domain: 'new.example.com', email: true, exclude_ips: ['203.0.113.7', '2001:db8::/32'] }, notes: ['a note about it'] },
+  { entry: { domain: 'other.example.com' }, notes: [] },
+];
 
-describe('appending websites', () => {
-  it('a list at column 0 gets its entries at column 0', () => {
-    const text = 'version: 1\nwebsites:\n- domain: a.example\n# after\n';
-    expect(insertWebsites(text, ['websites'], [entry], 'f')).toBe('version: 1\nwebsites:\n- domain: a.example\n- domain: new.example\n  email: true\n# after\n');
-  });
+/** The result is the old text with `added` put in at `at` (the text up to the first match). */
+function expectInsertedAfter(before: string, after: string, marker: string, added: string): void {
+  const at = before.indexOf(marker) + marker.length;
+  expect(after).toBe(before.slice(0, at) + added + before.slice(at));
+}
 
-  it('a list indented by four, with blank lines between items, keeps both', () => {
-    const text = 'websites:\n    - domain: a.example\n\n    - domain: b.example\n      email: true  # yes\nprune: true\n';
-    expect(insertWebsites(text, ['websites'], [entry], 'f')).toBe(
-      'websites:\n    - domain: a.example\n\n    - domain: b.example\n      email: true  # yes\n\n    - domain: new.example\n      email: true\nprune: true\n',
+describe('insertWebsites: a block list gets the new entries as text after its last item', () => {
+  it('keeps every comment, blank line, anchor and flow list elsewhere byte for byte (2-space, indented "- ")', () => {
+    const before = [
+      '# yaml-language-server: $schema=./schema.json',
+      'version: 1',
+      '',
+      'defaults: &d   # shared',
+      '  exclude_params: [utm_source, fbclid]',
+      'protect: ["example.com"]',
+      '',
+      'websites:',
+      '  # the shop',
+      '  - domain: shop.example.com',
+      '    privacy: password',
+      '    password: ${SHOP_PASSWORD}',
+      '    exclude_ips:',
+      '      - 10.0.0.1',
+      '    # exclude_bots: false',
+      '',
+      '  # - domain: retired.example.com',
+      '',
+      '# the end',
+      'prune: false',
+      '',
+    ].join('\n');
+    const after = insertWebsites(before, {}, NEW);
+    expectInsertedAfter(
+      before,
+      after,
+      '    # exclude_bots: false\n',
+      [
+        '  # a note about it',
+        '  - domain: new.example.com',
+        '    email: true',
+        '    exclude_ips:',
+        '      - 203.0.113.7',
+        '      - 2001:db8::/32',
+        '  - domain: other.example.com',
+        '',
+      ].join('\n'),
     );
   });
 
-  it('anchors and aliases elsewhere keep working; a note becomes a comment above the entry', () => {
-    const text = 'defaults: &d {email: true}\nwebsites:\n  - domain: a.example\n';
-    const out = insertWebsites(text, ['websites'], [{ entry: { domain: 'n.example' }, notes: ['why'] }], 'f');
-    expect(out).toBe('defaults: &d {email: true}\nwebsites:\n  - domain: a.example\n  # why\n  - domain: n.example\n');
+  it('follows a 4-space file with "- " at column 0 and lists at the key\'s column', () => {
+    const before = ['version: 1', 'api:', '    base_url: https://stats.example.com', 'websites:', '-   domain: a.example.com', '    exclude_params:', '    - gclid', ''].join('\n');
+    const after = insertWebsites(before, {}, NEW);
+    expect(after).toBe(
+      before +
+        ['# a note about it', '-   domain: new.example.com', '    email: true', '    exclude_ips:', '    - 203.0.113.7', '    - 2001:db8::/32', '-   domain: other.example.com', ''].join('\n'),
+    );
   });
 
-  it('an empty or missing list is created through the document', () => {
-    expect(insertWebsites('version: 1\nwebsites: []\n', ['websites'], [entry], 'f')).toBe('version: 1\nwebsites:\n  - domain: new.example\n    email: true\n');
-    const accounts = 'accounts:\n  acme: # ours\n    base_url: https://a.example\n';
-    expect(insertWebsites(accounts, ['accounts', 'acme', 'websites'], [entry], 'f')).toContain('# ours');
+  it('follows a 4-space file with indented "- " and lists indented by 4', () => {
+    const before = ['version: 1', 'websites:', '    - domain: a.example.com', '      exclude_params:', '          - gclid', 'prune: true', ''].join('\n');
+    const after = insertWebsites(before, {}, NEW);
+    expectInsertedAfter(
+      before,
+      after,
+      '          - gclid\n',
+      ['    # a note about it', '    - domain: new.example.com', '      email: true', '      exclude_ips:', '          - 203.0.113.7', '          - 2001:db8::/32', '    - domain: other.example.com', ''].join('\n'),
+    );
+  });
+
+  it('writes lists inside entries as flow lists where the file does', () => {
+    const before = 'version: 1\nwebsites:\n  - domain: a.example.com\n    exclude_params: [gclid]\n';
+    const after = insertWebsites(before, {}, NEW);
+    expect(after).toBe(
+      `${before}  # a note about it\n  - domain: new.example.com\n    email: true\n    exclude_ips: [203.0.113.7, 2001:db8::/32]\n  - domain: other.example.com\n`,
+    );
+  });
+
+  it('adds a final newline when the file has none, and keeps a comment after the last item', () => {
+    const before = 'version: 1\nwebsites:\n  - domain: a.example.com   # the first';
+    const after = insertWebsites(before, {}, [NEW[1]!]);
+    expect(after).toBe(`${before}\n  - domain: other.example.com\n`);
+  });
+
+  it('adds to the websites of the named account in an accounts: file, not another', () => {
+    const before = [
+      'version: 1',
+      'defaults: { exclude_bots: true }',
+      'accounts:',
+      '  acme:',
+      '    base_url: https://stats.acme.example',
+      '    api_key_env: ACME_STATS_KEY',
+      '    websites:',
+      '      - domain: acme.example',
+      '  beta:',
+      '    base_url: https://stats.beta.example',
+      '    api_key_env: BETA_STATS_KEY',
+      '    websites:',
+      '    - domain: beta.example',
+      '',
+    ].join('\n');
+    const after = insertWebsites(before, { account: 'beta' }, [NEW[1]!]);
+    expect(after).toBe(`${before}    - domain: other.example.com\n`);
+    const acme = insertWebsites(before, { account: 'acme' }, [NEW[1]!]);
+    expectInsertedAfter(before, acme, '      - domain: acme.example\n', '      - domain: other.example.com\n');
+  });
+});
+
+describe('insertWebsites: a flow, empty or missing list is edited through the Document', () => {
+  it('turns "websites: []" into a block list and keeps the comments', () => {
+    const before = '# head\nversion: 1\nprune: false # never\nwebsites: []\n';
+    const after = insertWebsites(before, {}, NEW);
+    expect(after).toBe(
+      '# head\nversion: 1\nprune: false # never\nwebsites:\n  # a note about it\n  - domain: new.example.com\n    email: true\n    exclude_ips:\n      - 203.0.113.7\n      - 2001:db8::/32\n  - domain: other.example.com\n',
+    );
+  });
+
+  it('adds to a flow list of websites in flow style', () => {
+    const before = 'version: 1\nwebsites: [{ domain: a.example.com }]\n';
+    const after = insertWebsites(before, {}, [NEW[1]!]);
+    expect(parse(after)).toEqual({ version: 1, websites: [{ domain: 'a.example.com' }, { domain: 'other.example.com' }] });
+  });
+
+  it('creates websites: under an account that has none (its websites are in included files)', () => {
+    const before = 'version: 1\naccounts:\n  acme:\n    base_url: https://stats.acme.example\n    api_key_env: ACME_STATS_KEY\n    include: ["clients/acme/*.yaml"]\n';
+    const after = insertWebsites(before, { account: 'acme' }, [NEW[1]!]);
+    expect(after).toBe(`${before}    websites:\n      - domain: other.example.com\n`);
+  });
+
+  it('fills "websites:" left empty', () => {
+    const after = insertWebsites('version: 1\nwebsites:\n', {}, [NEW[1]!]);
+    expect(after).toBe('version: 1\nwebsites:\n  - domain: other.example.com\n');
+  });
+});
+
+describe('the safety net', () => {
+  it('missingComments names a comment that a re-print dropped', () => {
+    expect(missingComments('a: 1 # one\n# two\n', 'a: 1 # one\n')).toEqual(['# two']);
+    expect(missingComments('a: 1 # one\n', 'a: 1\n# one\n')).toEqual([]);
   });
 });

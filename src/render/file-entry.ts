@@ -1,0 +1,118 @@
+/**
+ * A live website as a config file entry, and YAML text that is safe to print: what `export`
+ * writes for every website and `import` adds to a file, from the one field table.
+ */
+import { Scalar, visit, type Document, type ToStringOptions } from 'yaml';
+import type { DomainTraits } from '../domain.js';
+import { FIELDS, sameValue, type Field } from '../fields.js';
+import type { DefaultSettings, FieldName, LiveWebsite } from '../model.js';
+import { printable as shownAsData } from './escape.js';
+
+export interface FileEntryOptions {
+  includeFavorite?: boolean;
+  /**
+   * The defaults of the file the entry goes into: a value equal to its default is left out.
+   * A field they do not set defaults to the service's own, so `{}` leaves out service defaults.
+   */
+  defaults?: DefaultSettings;
+}
+
+export interface FileEntry {
+  /** The entry as the file writes it: `domain` first, then the fields in the table's order. */
+  entry: Record<string, unknown>;
+  /** Comment lines for the entry (odd names, suspect list entries, the password). */
+  notes: string[];
+  /** Fields the service did not return, so the entry cannot say them. */
+  unknown: FieldName[];
+  /** The website is password-protected: the file has no password for it. */
+  needsPassword: boolean;
+}
+
+/**
+ * The file entry of a live website that a file entry can name (`traits`: what is odd about its
+ * name). Every setting the service shows that differs from the default the file would give it;
+ * never the password (the service does not return it), favorite only when asked for.
+ */
+export function fileEntry(site: LiveWebsite, traits: DomainTraits, options: FileEntryOptions = {}): FileEntry {
+  const domain = storedName(site);
+  const entry: Record<string, unknown> = { domain };
+  const notes = traitNotes(site, traits);
+  const unknown: FieldName[] = [];
+  for (const field of FIELDS) {
+    if (!field.toFile || (field.name === 'favorite' && !options.includeFavorite)) continue;
+    const value = site[field.name];
+    if (value === undefined) {
+      // A list the service does not return: sitesync cannot know its entries.
+      if (field.compare === 'set') unknown.push(field.name);
+      continue;
+    }
+    if (sameValue(field, value, defaultOf(field, options.defaults ?? {}))) continue;
+    entry[field.name] = field.toFile(value);
+    if (Array.isArray(value) && field.entryNote) {
+      for (const item of value) {
+        const note = field.entryNote(item, printable(item));
+        if (note) notes.push(note);
+      }
+    }
+  }
+  const needsPassword = site.privacy === 2;
+  if (needsPassword) notes.push('password-protected: add password: ${NAME} to manage its password');
+  return { entry, notes, unknown, needsPassword };
+}
+
+/** What a file gives a field its entry leaves out: its `defaults`, else the service's create default. */
+function defaultOf(field: Field, defaults: DefaultSettings): unknown {
+  const own = field.inDefaults ? defaults[field.name as keyof DefaultSettings] : undefined;
+  return own ?? field.serviceDefault;
+}
+
+/** The domain as the service stores it: what an entry writes, so that it names that website. */
+export function storedName(site: LiveWebsite): string {
+  return site.stored ?? site.domain;
+}
+
+function traitNotes(site: LiveWebsite, traits: DomainTraits): string[] {
+  const notes: string[] = [];
+  const name = storedName(site);
+  if (traits.trailingDot) {
+    notes.push(`stored with a trailing dot: sitesync matches ${printable(name)} and ${printable(name.slice(0, -1))} as this one website`);
+  }
+  if (traits.unicode) notes.push(`stored in unicode: sitesync matches it and its punycode form ${site.domain} as this one website`);
+  if (traits.ipv4) notes.push('an IP address, not a host name: managed as is');
+  if (traits.underscore) notes.push('holds "_", which DNS host names do not: managed as is');
+  return notes;
+}
+
+/** Control characters, DEL, C1 and bidi controls: never raw in the file, which is also printed. */
+const UNPRINTABLE = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]/;
+const UNPRINTABLE_ALL = new RegExp(UNPRINTABLE.source, 'g');
+
+/**
+ * The document as text, with every value from the service that holds a control character
+ * (a domain with an ESC sequence, a list entry) written double-quoted with `\u` escapes,
+ * which YAML reads back as the same characters: the file round-trips and is safe to print.
+ */
+export function yamlWithControlsEscaped(doc: Document, options: ToStringOptions = {}): string {
+  let quoted = false;
+  visit(doc, {
+    Scalar(_key, node) {
+      if (typeof node.value === 'string' && (UNPRINTABLE.test(node.value) || /[\t\n]/.test(node.value))) {
+        node.type = Scalar.QUOTE_DOUBLE;
+        quoted = true;
+      }
+    },
+  });
+  const text = doc.toString({ lineWidth: 0, ...options });
+  if (!quoted) return text;
+  // Only double-quoted scalars can still hold such a character (comments are made printable).
+  return text.replace(UNPRINTABLE_ALL, (ch) => `\\u${ch.charCodeAt(0).toString(16).padStart(4, '0')}`);
+}
+
+/**
+ * Live text for a comment line: quoted, with control characters escaped, so that no domain can
+ * end the comment or drive the terminal that shows the file.
+ */
+export function printable(text: string, quote = true): string {
+  const escaped = shownAsData(text);
+  return quote ? `"${escaped.replace(/"/g, '\\"')}"` : escaped;
+}

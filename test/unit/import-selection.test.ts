@@ -1,0 +1,84 @@
+/** Which live websites import adds, and to which account: selectImports, over plain data. */
+import { describe, expect, it } from 'vitest';
+import { DEFAULT_SAFETY, type Config, type LiveWebsite } from '../../src/model.js';
+import { selectImports } from '../../src/planner/imports.js';
+
+function account(name: string | undefined, listed: string[] = [], ignore: string[] = []): Config {
+  return {
+    file: '/x/sitesync.yaml',
+    account: name === undefined ? undefined : { name, apiKeyEnv: `${name.toUpperCase()}_KEY`, pos: { line: 1, col: 1 } },
+    defaults: {},
+    prune: false,
+    protect: [],
+    ignore: ignore.map((glob) => ({ glob, pos: { line: 3, col: 1 } })),
+    safety: DEFAULT_SAFETY,
+    websites: listed.map((domain, i) => ({ domain, written: domain, pos: { line: 10 + i, col: 5 } })),
+    warnings: [],
+  };
+}
+
+let id = 0;
+const live = (...domains: string[]): LiveWebsite[] => domains.map((domain) => ({ id: ++id, domain, privacy: 0, email: 0, exclude_bots: 1, exclude_ips: [] }));
+
+describe('selectImports in a file with accounts', () => {
+  const acme = account('acme', ['acme.example']);
+  const beta = account('beta');
+  const accounts = [
+    { config: acme, live: live('acme.example', 'shop.acme.example', 'shared.example') },
+    { config: beta, live: live('beta.example', 'shared.example') },
+  ];
+
+  it('a domain goes to the account whose service holds it', () => {
+    const { imports } = selectImports(accounts, { domains: ['beta.example', 'shop.acme.example'] }, 'sitesync.yaml');
+    expect(imports.map((i) => [i.config.account!.name, i.sites.map((s) => s.domain)])).toEqual([
+      ['acme', ['shop.acme.example']],
+      ['beta', ['beta.example']],
+    ]);
+  });
+
+  it('a domain two accounts hold is refused naming both, suggesting --account', () => {
+    expect(() => selectImports(accounts, { domains: ['shared.example'] }, 'sitesync.yaml')).toThrow(
+      'shared.example: accounts acme and beta both hold it; choose one with --account; nothing was imported',
+    );
+  });
+
+  it('a domain no account holds is refused by name', () => {
+    expect(() => selectImports(accounts, { domains: ['www.nowhere.example'] }, 'sitesync.yaml')).toThrow(
+      'www.nowhere.example: no live website of any of the accounts read has this domain',
+    );
+  });
+
+  it('a domain already listed is refused with its place and account', () => {
+    expect(() => selectImports(accounts, { domains: ['www.acme.example'] }, 'sitesync.yaml')).toThrow(
+      'www.acme.example: already listed in sitesync.yaml:10 (account acme)',
+    );
+  });
+
+  it('--unmanaged takes every unlisted website of each account, by name', () => {
+    const { imports } = selectImports(accounts, { unmanaged: true }, 'sitesync.yaml');
+    expect(imports.map((i) => [i.config.account!.name, i.sites.map((s) => s.domain)])).toEqual([
+      ['acme', ['shared.example', 'shop.acme.example']],
+      ['beta', ['beta.example', 'shared.example']],
+    ]);
+  });
+});
+
+describe('selectImports in a single-account file', () => {
+  it('--unmanaged leaves out ignored websites, and notes names no entry can hold', () => {
+    const config = account(undefined, [], ['*.test.example']);
+    const sites = [...live('a.test.example', 'b.example'), { id: 99, domain: 'a b.example', privacy: 0 as const }];
+    const { imports, notes } = selectImports([{ config, live: sites }], { unmanaged: true }, 'sitesync.yaml');
+    expect(imports[0]!.sites.map((s) => s.domain)).toEqual(['b.example']);
+    expect(notes).toEqual(['left out "a b.example" (id 99): no file entry can name it; list it under ignore to leave it alone']);
+  });
+
+  it('of two live websites with one key (x.org and x.org.), the oldest is the one imported', () => {
+    const config = account(undefined);
+    const sites: LiveWebsite[] = [
+      { id: 7, domain: 'x.org', stored: 'x.org.' },
+      { id: 3, domain: 'x.org' },
+    ];
+    const { imports } = selectImports([{ config, live: sites }], { domains: ['x.org'] }, 'sitesync.yaml');
+    expect(imports[0]!.sites.map((s) => s.id)).toEqual([3]);
+  });
+});
