@@ -116,7 +116,7 @@ function build(raw: Raw, at: Positions, file: string, options: ParseOptions, ref
   return { config: normalize(raw, templates, file, at, error, warn), diagnostics };
 }
 
-function yamlMessage(code: string, message: string): string {
+export function yamlMessage(code: string, message: string): string {
   if (code === 'MULTIPLE_DOCS') return 'the file holds more than one YAML document (---): sitesync reads one';
   if (code === 'DUPLICATE_KEY') return 'this key is written twice in the same mapping';
   const first = message.split('\n', 1)[0] ?? message;
