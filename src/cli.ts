@@ -20,7 +20,7 @@ import { printable } from './render/escape.js';
 import { SecretValues } from './secrets.js';
 import { colorsFor, type Context, type Io } from './terminal.js';
 
-export const COMMANDS = ['validate', 'plan', 'apply', 'export', 'account', 'emulator', 'ci', 'completion'] as const;
+export const COMMANDS = ['validate', 'fmt', 'plan', 'apply', 'export', 'account', 'emulator', 'ci', 'completion'] as const;
 
 const EPILOGUE = `Connection:
   base URL   --base-url · SITESYNC_BASE_URL · api.base_url in the file
@@ -40,6 +40,7 @@ type Runner = (args: Args, ctx: Context) => Promise<number>;
 /** Lazily imported so that `validate` and `--help` do not load the HTTP stack. */
 const run = {
   validate: async (a: Args, c: Context) => (await import('./commands/validate.js')).runValidate(a as never, c),
+  fmt: async (a: Args, c: Context) => (await import('./commands/fmt.js')).runFmt(a as never, c),
   plan: async (a: Args, c: Context) => (await import('./commands/plan.js')).runPlan(a as never, c),
   apply: async (a: Args, c: Context) => (await import('./commands/apply.js')).runApply(a as never, c),
   export: async (a: Args, c: Context) => (await import('./commands/export.js')).runExport(a as never, c),
@@ -113,6 +114,19 @@ export function buildParser(argv: string[], ctx: Context, setCode: (code: number
       'Check the config file offline: every problem as FILE:LINE:COL: message',
       (y) => y.option('config', configOption).example('$0 validate -c sites/prod.yaml', 'Check a file without network or key'),
       handle(run.validate),
+    )
+    .command(
+      'fmt [files..]',
+      'Rewrite config files in the canonical layout (and the files they include); offline',
+      (y) =>
+        y
+          .positional('files', { type: 'string', array: true, describe: 'The config files (default: sitesync.yaml)' })
+          .option('check', { type: 'boolean', describe: 'Write nothing; show the changes as a diff and exit 1 when a file is not formatted' })
+          .option('sort', { type: 'boolean', describe: 'Also sort the websites by domain' })
+          .example('$0 fmt', 'Format sitesync.yaml and the files it includes')
+          .example('$0 fmt --check', 'In CI: fail, with a diff, when a file is not formatted')
+          .example('$0 fmt --sort sites/*.yaml', 'Format these files, websites in domain order'),
+      handle(run.fmt),
     )
     .command(
       'plan',

@@ -1,0 +1,59 @@
+/** `sitesync fmt`: the config files (and the files they include) in the canonical layout. */
+import { stat } from 'node:fs/promises';
+import { resolve } from 'node:path';
+import { formatFiles } from '../config/format-files.js';
+import { writeAtomic } from '../files.js';
+import { renderFormatDiff } from '../render/format-diff.js';
+import { printable } from '../render/escape.js';
+import type { Context } from '../terminal.js';
+import { printWarnings, writeFailure } from './shared.js';
+
+export interface FmtArgs {
+  files?: string[];
+  check?: boolean;
+  sort?: boolean;
+}
+
+export async function runFmt(args: FmtArgs, ctx: Context): Promise<number> {
+  const named = args.files?.length ? args.files : ['sitesync.yaml'];
+  const sort = args.sort === true;
+  // Every file is read and formatted before any is written: a YAML error anywhere writes nothing.
+  const run = await formatFiles(
+    named.map((shown) => ({ path: resolve(ctx.cwd, shown), shown })),
+    { cwd: ctx.cwd, sort },
+  );
+  printWarnings(run.warnings, ctx);
+  const unformatted = run.files.filter((f) => f.after !== f.before);
+  const say = (line: string) => ctx.stdout.write(`${printable(line)}\n`);
+
+  if (args.check) {
+    for (const f of run.files) if (f.after === f.before) say(`${f.shown} is already formatted`);
+    if (unformatted.length === 0) return 0;
+    for (const f of unformatted) ctx.stdout.write(`${renderFormatDiff(printable(f.shown), f.before, f.after, ctx.out)}`);
+    const fix = ['sitesync fmt', ...(args.files ?? []).map(shellWord), ...(sort ? ['--sort'] : [])].join(' ');
+    const list = unformatted.map((f) => f.shown).join(', ');
+    ctx.stderr.write(
+      `${ctx.err.red(printable(`${unformatted.length === 1 ? `${list} is` : `${unformatted.length} files are`} not formatted${unformatted.length === 1 ? '' : ` (${list})`}`))}; run: ${printable(fix)}\n`,
+    );
+    return 1;
+  }
+
+  for (const f of run.files) {
+    if (f.after === f.before) {
+      say(`${f.shown} is already formatted`);
+      continue;
+    }
+    // The file keeps its permissions (a config with passwords in clear may be private).
+    const mode = await stat(f.path).then((s) => s.mode & 0o777, () => undefined);
+    await writeAtomic(f.path, f.after, mode).catch((error: unknown) => {
+      throw writeFailure(error, 'fmt', f.shown);
+    });
+    say(`Formatted ${f.shown}`);
+  }
+  return 0;
+}
+
+/** A file name as a shell word, quoted when it needs to be. */
+function shellWord(word: string): string {
+  return /^[\w./@%+=:,-]+$/.test(word) ? word : `'${word.replace(/'/g, `'\\''`)}'`;
+}
