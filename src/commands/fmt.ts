@@ -23,13 +23,15 @@ export async function runFmt(args: FmtArgs, ctx: Context): Promise<number> {
     { cwd: ctx.cwd, sort },
   );
   printWarnings(run.warnings, ctx);
+  // A password written in clear is in the file already, but a diff must not carry it into a CI log.
+  for (const f of run.files) for (const password of f.passwords) ctx.secrets.add(password);
   const unformatted = run.files.filter((f) => f.after !== f.before);
   const say = (line: string) => ctx.stdout.write(`${printable(line)}\n`);
 
   if (args.check) {
     for (const f of run.files) if (f.after === f.before) say(`${f.shown} is already formatted`);
     if (unformatted.length === 0) return 0;
-    for (const f of unformatted) ctx.stdout.write(`${renderFormatDiff(printable(f.shown), f.before, f.after, ctx.out)}`);
+    for (const f of unformatted) ctx.stdout.write(ctx.secrets.clean(renderFormatDiff(printable(f.shown), f.before, f.after, ctx.out)));
     const fix = ['sitesync fmt', ...(args.files ?? []).map(shellWord), ...(sort ? ['--sort'] : [])].join(' ');
     const list = unformatted.map((f) => f.shown).join(', ');
     ctx.stderr.write(

@@ -17,8 +17,8 @@ export interface FormattedFile {
   shown: string;
   before: string;
   after: string;
-  /** Named on the command line, not reached through `include:`. */
-  named: boolean;
+  /** Passwords written in clear in it, which no output may show. */
+  passwords: string[];
 }
 
 export interface FormatRun {
@@ -33,7 +33,7 @@ export async function formatFiles(named: { path: string; shown: string }[], opti
   const warnings: Diagnostic[] = [];
   const problems: Diagnostic[] = [];
   const seen = new Set<string>();
-  const queue = named.map((n) => ({ ...n, named: true }));
+  const queue = [...named];
   for (let next = queue.shift(); next; next = queue.shift()) {
     const path = await realpath(next.path).catch(() => next!.path);
     if (seen.has(path)) continue;
@@ -41,13 +41,13 @@ export async function formatFiles(named: { path: string; shown: string }[], opti
     try {
       const before = await readTextFile(next.path);
       const formatted = formatConfigText(before, { file: next.shown, sort: options.sort });
-      files.push({ path, shown: next.shown, before, after: formatted.text, named: next.named });
+      files.push({ path, shown: next.shown, before, after: formatted.text, passwords: formatted.passwords });
       for (const pattern of formatted.includes) {
         const matches = await glob(pattern, { cwd: dirname(next.path), absolute: true, onlyFiles: true, expandDirectories: false });
         if (matches.length === 0) {
           warnings.push({ file: next.shown, line: 0, col: 0, message: `include "${pattern}" matches no file`, severity: 'warning' });
         }
-        for (const match of matches.sort()) queue.push({ path: match, shown: shownPath(match, options.cwd), named: false });
+        for (const match of matches.sort()) queue.push({ path: match, shown: shownPath(match, options.cwd) });
       }
     } catch (error) {
       if (!(error instanceof ConfigError)) throw error;

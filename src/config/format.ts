@@ -54,6 +54,8 @@ export interface Formatted {
   text: string;
   /** The `include:` globs the file holds (top level or per account), as written. */
   includes: string[];
+  /** Passwords written in clear (not as `${NAME}`): what a diff of the file must not show. */
+  passwords: string[];
 }
 
 const PRINT_OPTIONS = { indent: 2, indentSeq: true, lineWidth: 0, minContentWidth: 0 } as const;
@@ -76,7 +78,7 @@ export function formatConfigText(text: string, options: FormatOptions): Formatte
     return { line, col };
   };
   const root = options.schema ?? sitesyncSchema();
-  if (doc.contents === null) return { text, includes: [] };
+  if (doc.contents === null) return { text, includes: [], passwords: [] };
 
   const aliasTargets = new Map<Alias, unknown>();
   visit(doc, { Alias: (_, alias) => void aliasTargets.set(alias, alias.resolve(doc)) });
@@ -100,7 +102,7 @@ export function formatConfigText(text: string, options: FormatOptions): Formatte
   if ([...aliasTargets].some(([alias, target]) => alias.resolve(doc) !== target)) layout.keepAnchorsFirst();
 
   const out = doc.toString(PRINT_OPTIONS);
-  return { text: out, includes: includeGlobs(doc) };
+  return { text: out, includes: includeGlobs(doc), passwords: passwordsInClear(doc) };
 }
 
 function parseYaml(text: string, file: string): { doc: Document.Parsed; lines: LineCounter } {
@@ -301,4 +303,17 @@ function includeGlobs(doc: Document.Parsed): string[] {
   const accounts = isMap(doc.contents) ? doc.contents.get('accounts', true) : undefined;
   if (isMap(accounts)) for (const pair of accounts.items) collect(pair.value);
   return globs;
+}
+
+/** Every `password:` value anywhere in the file that is not just a `${NAME}` reference. */
+function passwordsInClear(doc: Document.Parsed): string[] {
+  const found: string[] = [];
+  visit(doc, {
+    Pair: (_, pair) => {
+      if (keyName(pair as Pair) !== 'password' || !isScalar(pair.value)) return;
+      const value = pair.value.value;
+      if (typeof value === 'string' && value !== '' && !/^\$\{[A-Za-z_][A-Za-z0-9_]*\}$/.test(value)) found.push(value);
+    },
+  });
+  return found;
 }

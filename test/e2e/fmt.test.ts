@@ -56,6 +56,14 @@ describe('sitesync fmt', () => {
     expect(r.stdout).toContain('\u001b[32m+    privacy: private');
   });
 
+  it('--check never shows a password written in clear in its diff', async () => {
+    await write('sitesync.yaml', 'version: 1\nwebsites: [{password: Hunter2-clear, domain: a.example, privacy: password}]\n');
+    const r = await fmt(['--check']);
+    expect(r.code).toBe(1);
+    expect(r.stdout).toContain('+    password: (redacted)\n');
+    expect(r.stdout + r.stderr).not.toContain('Hunter2-clear');
+  });
+
   it('--check exits 0 when every file is formatted', async () => {
     await write('sitesync.yaml', FORMATTED);
     const r = await fmt(['--check']);
