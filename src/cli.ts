@@ -28,7 +28,7 @@ const EPILOGUE = `Connection:
 
 Exit codes:
   0  success (plan --detailed-exitcode: nothing to change)
-  1  any error: invalid file, API or network failure, refused by a safety check, stale plan, partial apply
+  1  any error: invalid file, API or network failure, refused by a safety check, stale plan, partial apply, fmt --check: a file not formatted
   2  plan --detailed-exitcode only: there are changes to apply
   130  apply stopped by Ctrl-C: changes in flight finished, the rest not started (143: by SIGTERM)
 
@@ -40,12 +40,12 @@ type Runner = (args: Args, ctx: Context) => Promise<number>;
 /** Lazily imported so that `validate` and `--help` do not load the HTTP stack. */
 const run = {
   validate: async (a: Args, c: Context) => (await import('./commands/validate.js')).runValidate(a as never, c),
+  fmt: async (a: Args, c: Context) => (await import('./commands/fmt.js')).runFmt(a as never, c),
   plan: async (a: Args, c: Context) => (await import('./commands/plan.js')).runPlan(a as never, c),
   apply: async (a: Args, c: Context) => (await import('./commands/apply.js')).runApply(a as never, c),
   export: async (a: Args, c: Context) => (await import('./commands/export.js')).runExport(a as never, c),
   import: async (a: Args, c: Context) => (await import('./commands/import.js')).runImport(a as never, c),
   account: async (a: Args, c: Context) => (await import('./commands/account.js')).runAccount(a as never, c),
-  fmt: async (a: Args, c: Context) => (await import('./commands/fmt.js')).runFmt(a as never, c),
   emulator: async (a: Args, c: Context) => (await import('./commands/emulator.js')).runEmulator(a as never, c),
   ciComment: async (a: Args, c: Context) => (await import('./commands/ci.js')).runCiComment(a as never, c),
   ciSummary: async (a: Args, c: Context) => (await import('./commands/ci.js')).runCiSummary(a as never, c),
@@ -147,6 +147,19 @@ export function buildParser(argv: string[], ctx: Context, setCode: (code: number
       handle(run.validate),
     )
     .command(
+      'fmt [files..]',
+      'Rewrite config files in the canonical layout (and the files they include); offline',
+      (y) =>
+        y
+          .positional('files', { type: 'string', array: true, describe: 'The config files (default: sitesync.yaml)' })
+          .option('check', { type: 'boolean', describe: 'Write nothing; show the changes as a diff and exit 1 when a file is not formatted' })
+          .option('sort', { type: 'boolean', describe: 'Also sort the websites by domain' })
+          .example('$0 fmt', 'Format sitesync.yaml and the files it includes')
+          .example('$0 fmt --check', 'In CI: fail, with a diff, when a file is not formatted')
+          .example('$0 fmt --sort sites/*.yaml', 'Format these files, websites in domain order'),
+      handle(run.fmt),
+    )
+    .command(
       'plan',
       'Show what apply would change; never writes to the service',
       (y) =>
@@ -218,18 +231,6 @@ export function buildParser(argv: string[], ctx: Context, setCode: (code: number
           .example('$0 account', 'Check the key and see the website limit')
           .example('$0 account -c sitesync.yaml', 'Every account of a file with accounts: checks each key'),
       handle(run.account),
-    )
-    .command(
-      'fmt [files..]',
-      'Write config files in the canonical layout (and the files they include); comments kept',
-      (y) =>
-        y
-          .positional('files', { type: 'string', array: true, describe: 'Config files (default: sitesync.yaml)' })
-          .option('check', { type: 'boolean', describe: 'Write nothing; print a diff and exit 1 when a file is not formatted' })
-          .option('sort', { type: 'boolean', describe: 'Also sort the websites by domain' })
-          .example('$0 fmt', 'Format sitesync.yaml and the files it includes')
-          .example('$0 fmt --check examples/*.yaml', 'In CI: fail, with a diff, when a file is not formatted'),
-      handle(run.fmt),
     )
     .command(
       'emulator',

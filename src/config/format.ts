@@ -1,157 +1,319 @@
 /**
- * `sitesync fmt`: a config file in its canonical layout — keys in the schema's order, lists and
- * mappings in block style, two-space indentation, one blank line between websites — with every
- * comment, anchor, alias and scalar as written. Pure: text in, text out, through the `yaml`
- * package's Document API; nothing is written by hand. What the file means never changes: the
- * result is parsed again and compared (`formatConfig` throws rather than return another meaning).
+ * `sitesync fmt`'s layout, pure: YAML text in, the same content in the canonical layout out.
+ *
+ * The canonical layout: keys in the schema's `properties` order (unknown keys after the known
+ * ones, in their order), every list and mapping in block style, two-space indentation, one
+ * blank line between websites. Everything else is kept: comments (they travel with the key or
+ * item they are written above or beside), scalar styles and values (`"quoted"` stays quoted,
+ * `${NAME}` untouched), anchors and aliases, blank lines between top-level sections.
+ *
+ * The rewriting is done on the `yaml` package's Document, never on text: what comes out is
+ * yaml's own printing of the same nodes, so it means what the input meant.
  */
-import { isAlias, isMap, isPair, isScalar, isSeq, LineCounter, parseDocument, type Document, type Node, type Pair, type YAMLMap, type YAMLSeq } from 'yaml';
-import { isDeepStrictEqual } from 'node:util';
 import { readFileSync } from 'node:fs';
-import { ConfigError, SitesyncError } from '../errors.js';
+import {
+  isAlias,
+  isCollection,
+  isMap,
+  isPair,
+  isScalar,
+  isSeq,
+  visit,
+  type Alias,
+  type Document,
+  type LineCounter,
+  type Node,
+  type Pair,
+  type YAMLMap,
+  type YAMLSeq,
+} from 'yaml';
+import { ConfigError, type Diagnostic } from '../errors.js';
 import { schemaPath } from '../paths.js';
+import { MAX_DEPTH, readDocument } from './document.js';
+import { yamlMessage } from './parse.js';
 
-interface SchemaNode {
+/** The part of a JSON Schema the layout follows: which keys exist, in which order, and what is under them. */
+export interface SchemaNode {
   $ref?: string;
   properties?: Record<string, SchemaNode>;
   additionalProperties?: SchemaNode | boolean;
-  items?: SchemaNode;
-}
-
-interface Schema extends SchemaNode {
-  $defs: Record<string, SchemaNode>;
-}
-
-let schema: Schema | undefined;
-function loadSchema(): Schema {
-  schema ??= JSON.parse(readFileSync(schemaPath(), 'utf8')) as Schema;
-  return schema;
+  items?: SchemaNode | boolean;
+  $defs?: Record<string, SchemaNode>;
 }
 
 export interface FormatOptions {
-  /** Websites sorted by domain (default: the file's order). */
+  /** The file's name, for error positions. */
+  file: string;
+  /** Also sort each `websites:` list by domain. */
   sort?: boolean;
+  /** The schema whose `properties` order the keys follow; sitesync's own by default. */
+  schema?: SchemaNode;
 }
 
-/** The file's text in the canonical layout. `file` names it in messages. */
-export function formatConfig(text: string, file: string, options: FormatOptions = {}): string {
-  const lines = new LineCounter();
-  const doc = parseDocument(text, { lineCounter: lines, uniqueKeys: false });
-  if (doc.errors.length) {
+export interface Formatted {
+  text: string;
+  /** The `include:` globs the file holds (top level or per account), as written. */
+  includes: string[];
+  /** Passwords written in clear (not as `${NAME}`): what a diff of the file must not show. */
+  passwords: string[];
+}
+
+const PRINT_OPTIONS = { indent: 2, indentSeq: true, lineWidth: 0, minContentWidth: 0 } as const;
+
+let ownSchema: SchemaNode | undefined;
+
+/** sitesync's schema: the one list of keys and their order (read once; it ships with the package). */
+export function sitesyncSchema(): SchemaNode {
+  return (ownSchema ??= JSON.parse(readFileSync(schemaPath(), 'utf8')) as SchemaNode);
+}
+
+/**
+ * The text in the canonical layout, or a ConfigError (FILE:LINE:COL) when it is not YAML.
+ * Formatting its own output changes nothing.
+ */
+export function formatConfigText(text: string, options: FormatOptions): Formatted {
+  const { doc, lines } = parseYaml(text, options.file);
+  const linePos = (offset: number) => {
+    const { line, col } = lines.linePos(offset);
+    return { line, col };
+  };
+  const root = options.schema ?? sitesyncSchema();
+  if (doc.contents === null) return { text, includes: [], passwords: [] };
+
+  const aliasTargets = new Map<Alias, unknown>();
+  visit(doc, { Alias: (_, alias) => void aliasTargets.set(alias, alias.resolve(doc)) });
+  const unresolved = [...aliasTargets].filter(([, target]) => target === undefined);
+  if (unresolved.length) {
     throw new ConfigError(
+      unresolved.map(([alias]) => ({
+        file: options.file,
+        ...linePos(alias.range?.[0] ?? 0),
+        message: `YAML: the alias *${alias.source} names no anchor before it (write &${alias.source} on a value above)`,
+        severity: 'error' as const,
+      })),
+    );
+  }
+
+  const layout = new Layout(root, options.sort === true);
+  layout.node(doc.contents, root, undefined);
+  keepHeaderOnTop(doc, layout);
+  // A reordering that would put an alias before its anchor (or make it name another node)
+  // is held back where anchors or aliases sit in more than one item: the file keeps its meaning.
+  if ([...aliasTargets].some(([alias, target]) => alias.resolve(doc) !== target)) layout.keepAnchorsFirst();
+
+  const out = doc.toString(PRINT_OPTIONS);
+  return { text: out, includes: includeGlobs(doc), passwords: passwordsInClear(doc) };
+}
+
+function parseYaml(text: string, file: string): { doc: Document.Parsed; lines: LineCounter } {
+  const read = readDocument(text);
+  const fail = (diagnostics: Diagnostic[]): never => {
+    throw new ConfigError(diagnostics);
+  };
+  if (read.tooDeepAt !== undefined) {
+    const { line, col } = read.lines.linePos(read.tooDeepAt);
+    fail([{ file, line, col, message: `the file nests more than ${MAX_DEPTH} levels deep here`, severity: 'error' }]);
+  }
+  const doc = read.doc!;
+  if (doc.errors.length) {
+    fail(
       doc.errors.map((e) => {
-        const { line, col } = lines.linePos(e.pos[0]);
-        return { file, line, col, message: `YAML: ${e.message.split('\n', 1)[0]!.replace(/ at line \d+, column \d+:?$/, '')}`, severity: 'error' as const };
+        const { line, col } = read.lines.linePos(e.pos[0]);
+        return { file, line, col, message: yamlMessage(e.code, e.message), severity: 'error' as const };
       }),
     );
   }
-  if (doc.contents === null) return text;
-  const before = doc.toJS({ maxAliasCount: 100 }) as unknown;
-  const root = loadSchema();
-  arrange(doc, doc.contents as Node, root, root, options);
-  const out = doc.toString({ indent: 2, indentSeq: true, lineWidth: 0, flowCollectionPadding: true });
-  const again = parseDocument(out, { uniqueKeys: false });
-  const meaning = (data: unknown) => (options.sort ? websitesSorted(data) : data);
-  if (again.errors.length || !isDeepStrictEqual(meaning(again.toJS({ maxAliasCount: 100 })), meaning(before))) {
-    throw new SitesyncError(`${file}: formatting would change what the file means; it was left as it is (a bug in sitesync: please report it)`);
-  }
-  return out;
+  return { doc, lines: read.lines };
 }
 
-/** The data with every `websites` list in domain order: what --sort may change, and sitesync ignores. */
-function websitesSorted(data: unknown, key?: string): unknown {
-  if (Array.isArray(data)) {
-    const items = data.map((item) => websitesSorted(item));
-    if (key !== 'websites') return items;
-    const domain = (item: unknown) => String((item as { domain?: unknown })?.domain ?? '').toLowerCase();
-    return items.sort((a, b) => (domain(a) < domain(b) ? -1 : domain(a) > domain(b) ? 1 : 0));
-  }
-  if (data && typeof data === 'object') {
-    return Object.fromEntries(Object.entries(data).map(([k, v]) => [k, websitesSorted(v, k)]));
-  }
-  return data;
+/** A collection whose items were reordered, with the order it had. */
+interface Reordered {
+  collection: YAMLMap | YAMLSeq;
+  before: unknown[];
 }
 
-function resolveRef(node: SchemaNode | undefined, root: Schema): SchemaNode | undefined {
-  let current = node;
-  for (let i = 0; current?.$ref && i < 10; i++) {
-    const name = current.$ref.replace(/^#\/\$defs\//, '');
-    current = { ...root.$defs[name], ...withoutRef(current) };
+class Layout {
+  readonly reordered: Reordered[] = [];
+
+  constructor(
+    private readonly root: SchemaNode,
+    private readonly sort: boolean,
+  ) {}
+
+  /** Lays out `node`, which `schema` describes (undefined: not known to it), found under `key`. */
+  node(node: unknown, schema: SchemaNode | undefined, key: string | undefined): void {
+    if (!isCollection(node)) return;
+    if (node.flow) {
+      node.flow = false;
+      // A comment beside a flow collection (`protect: [a]  # why`) would land below its last
+      // item once it is a block; above the first item it stays with what it is about.
+      if (node.comment) {
+        node.commentBefore = node.commentBefore ? `${node.commentBefore}\n${node.comment}` : node.comment;
+        node.comment = undefined;
+      }
+    }
+    const known = this.resolve(schema);
+    if (isMap(node)) {
+      this.orderKeys(node, known);
+      for (const pair of node.items) {
+        const name = keyName(pair);
+        this.node(pair.value, name === undefined ? undefined : this.childOf(known, name), name);
+      }
+    } else {
+      for (const item of node.items) if (isMap(item)) this.inSequence.add(item);
+      if (key === 'websites') this.websites(node);
+      const items = known && typeof known.items === 'object' ? known.items : undefined;
+      for (const item of node.items) this.node(item, items, undefined);
+    }
   }
-  return current;
-}
 
-function withoutRef(node: SchemaNode): SchemaNode {
-  const { $ref: _ref, ...rest } = node;
-  return rest;
-}
-
-/** Orders, unfolds and spaces `node` (which the schema describes as `spec`), in place. */
-function arrange(doc: Document, node: Node, spec: SchemaNode | undefined, root: Schema, options: FormatOptions, key?: string): void {
-  if (isAlias(node)) return; // the anchored node is arranged where it is defined
-  const here = resolveRef(spec, root);
-  if (isMap(node)) {
-    unfold(node);
-    const order = Object.keys(here?.properties ?? {});
+  /** Known keys first in the schema's order, then the others in theirs (a stable sort). */
+  private orderKeys(map: YAMLMap, schema: SchemaNode | undefined): void {
+    const order = Object.keys(schema?.properties ?? {});
+    if (order.length === 0) return;
     const rank = (pair: Pair) => {
-      const name = isScalar(pair.key) ? String(pair.key.value) : '';
-      const i = order.indexOf(name);
+      const i = order.indexOf(keyName(pair) ?? '');
       return i < 0 ? order.length : i;
     };
-    // A stable sort: unknown keys keep their order, after the known ones.
-    const sorted = node.items.map((pair, i) => ({ pair, i })).sort((a, b) => rank(a.pair) - rank(b.pair) || a.i - b.i);
-    if (node === doc.contents) keepHeader(doc, node, sorted[0]?.pair);
-    node.items = sorted.map((s) => s.pair);
-    for (const pair of node.items) {
-      if (!isPair(pair) || !pair.value) continue;
-      const name = isScalar(pair.key) ? String(pair.key.value) : '';
-      const child =
-        here?.properties?.[name] ?? (typeof here?.additionalProperties === 'object' ? here.additionalProperties : undefined);
-      arrange(doc, pair.value as Node, child, root, options, name);
+    const sorted = [...map.items].sort((a, b) => rank(a) - rank(b));
+    if (sorted.every((pair, i) => pair === map.items[i])) return;
+    // A comment above the first key of a nested mapping is the mapping's: give it to that key,
+    // so that it moves with it.
+    const first = map.items[0];
+    if (map.commentBefore && first && isScalar(first.key) && !this.inSequence.has(map)) {
+      first.key.commentBefore = first.key.commentBefore ? `${map.commentBefore}\n${first.key.commentBefore}` : map.commentBefore;
+      map.commentBefore = undefined;
     }
-    return;
+    this.reordered.push({ collection: map, before: [...map.items] });
+    map.items = sorted;
   }
-  if (isSeq(node)) {
-    unfold(node);
-    const items = resolveRef(here?.items, root);
-    if (key === 'websites') {
-      if (options.sort) sortByDomain(node.items as Node[]);
-      node.items.forEach((item, i) => {
-        // One blank line between websites, none before the first.
-        if (isMap(item) || isAlias(item)) (item as Node).spaceBefore = i > 0;
-      });
-    }
-    for (const item of node.items) if (item) arrange(doc, item as Node, items, root, options);
-  }
-}
 
-/** A non-empty flow collection in block style; a comment after it (`[a, b]  # why`) is about it, and goes above its items. */
-function unfold(node: YAMLMap | YAMLSeq): void {
-  if (!node.items.length || !node.flow) return;
-  node.flow = false;
-  if (node.comment) {
-    node.commentBefore = node.commentBefore ? `${node.commentBefore}\n${node.comment}` : node.comment;
-    node.comment = undefined;
+  /** Mappings that are items of a list: a comment above one belongs to the item, not its first key. */
+  private readonly inSequence = new WeakSet<object>();
+
+  /** One blank line between websites (none before the first); sorted by domain with --sort. */
+  private websites(seq: YAMLSeq): void {
+    if (this.sort) {
+      const sorted = [...seq.items].sort((a, b) => compareText(domainOf(a), domainOf(b)));
+      if (!sorted.every((item, i) => item === seq.items[i])) {
+        // A comment above the first item is held by the list: give it to that item so that it moves with it.
+        const first = seq.items[0] as Node | undefined;
+        if (seq.commentBefore && first && (isCollection(first) || isScalar(first))) {
+          first.commentBefore = first.commentBefore ? `${seq.commentBefore}\n${first.commentBefore}` : seq.commentBefore;
+          seq.commentBefore = undefined;
+        }
+        this.reordered.push({ collection: seq, before: [...seq.items] });
+        seq.items = sorted;
+      }
+    }
+    seq.items.forEach((item, i) => {
+      if (isCollection(item) || isScalar(item) || isAlias(item)) item.spaceBefore = i > 0;
+    });
+  }
+
+  /**
+   * In every reordered collection with anchors or aliases in more than one item, those items
+   * keep their first order among themselves (in the places the sort gave such items): an
+   * anchor then still comes before its aliases. The other items stay where the sort put them.
+   */
+  keepAnchorsFirst(): void {
+    for (const { collection, before } of this.reordered) {
+      const involved = (item: unknown) => (isPair(item) ? holdsAnchorOrAlias(item.key) || holdsAnchorOrAlias(item.value) : holdsAnchorOrAlias(item));
+      const inFirstOrder = before.filter(involved);
+      if (inFirstOrder.length < 2) continue;
+      let next = 0;
+      collection.items = collection.items.map((item) => (involved(item) ? inFirstOrder[next++] : item)) as never;
+    }
+  }
+
+  /** Follows `$ref`s (local ones, `#/$defs/NAME`) to the node that says what is there. */
+  private resolve(schema: SchemaNode | undefined): SchemaNode | undefined {
+    for (let hops = 0; schema?.$ref && hops < 32; hops++) {
+      const name = /^#\/\$defs\/(.+)$/.exec(schema.$ref)?.[1];
+      schema = name ? this.root.$defs?.[name] : undefined;
+    }
+    return schema;
+  }
+
+  private childOf(schema: SchemaNode | undefined, key: string): SchemaNode | undefined {
+    const child = schema?.properties?.[key] ?? schema?.additionalProperties;
+    return typeof child === 'object' ? child : undefined;
   }
 }
 
 /**
- * Pairs keep their own comments when they move, but the file's header (a comment above the first
- * key, such as the `yaml-language-server: $schema=` line) stays at the top of the file.
+ * The comment at the top of the file (the yaml-language-server line, a header) stays at the
+ * top when the first key moves: yaml gives it to the first key when no blank line follows it.
  */
-function keepHeader(doc: Document, map: YAMLMap, newFirst: Pair | undefined): void {
-  const first = map.items[0];
-  if (!first || first === newFirst || !isScalar(first.key) || !first.key.commentBefore) return;
+function keepHeaderOnTop(doc: Document.Parsed, layout: Layout): void {
+  const top = doc.contents;
+  if (!isMap(top)) return;
+  const moved = layout.reordered.find((r) => r.collection === top);
+  const first = moved?.before[0] as Pair | undefined;
+  if (!moved || !first || first === top.items[0] || !isScalar(first.key) || !first.key.commentBefore) return;
   doc.commentBefore = doc.commentBefore ? `${doc.commentBefore}\n${first.key.commentBefore}` : first.key.commentBefore;
   first.key.commentBefore = undefined;
 }
 
-function sortByDomain(items: Node[]): void {
-  const domainOf = (item: Node) => {
-    if (!isMap(item)) return '';
-    const pair = item.items.find((p) => isScalar(p.key) && p.key.value === 'domain');
-    return isScalar(pair?.value) ? String(pair.value.value).toLowerCase() : '';
+function keyName(pair: Pair): string | undefined {
+  return isScalar(pair.key) && typeof pair.key.value === 'string' ? pair.key.value : undefined;
+}
+
+function domainOf(item: unknown): string | undefined {
+  if (!isMap(item)) return undefined;
+  const domain = item.get('domain', true);
+  return isScalar(domain) && typeof domain.value === 'string' ? domain.value.toLowerCase() : undefined;
+}
+
+/** By code point, the same on every machine (no locale); entries without a domain last, in their order. */
+function compareText(a: string | undefined, b: string | undefined): number {
+  if (a === undefined || b === undefined) return a === b ? 0 : a === undefined ? 1 : -1;
+  return a < b ? -1 : a > b ? 1 : 0;
+}
+
+function holdsAnchorOrAlias(node: unknown): boolean {
+  if (isAlias(node)) return true;
+  if (!isCollection(node) && !isScalar(node)) return false;
+  if (node.anchor) return true;
+  let found = false;
+  if (isCollection(node)) {
+    visit(node, {
+      Node: (_, n) => {
+        if (isAlias(n) || n.anchor) {
+          found = true;
+          return visit.BREAK;
+        }
+        return undefined;
+      },
+    });
+  }
+  return found;
+}
+
+/** The `include:` globs at the top level and in each account (`accounts: {NAME: {include: [...]}}`). */
+function includeGlobs(doc: Document.Parsed): string[] {
+  const globs: string[] = [];
+  const collect = (owner: unknown) => {
+    if (!isMap(owner)) return;
+    const value = owner.get('include', true);
+    const entries = isSeq(value) ? value.items : [value];
+    for (const entry of entries) if (isScalar(entry) && typeof entry.value === 'string') globs.push(entry.value);
   };
-  const sorted = items.map((item, i) => ({ item, i, d: domainOf(item) })).sort((a, b) => (a.d < b.d ? -1 : a.d > b.d ? 1 : a.i - b.i));
-  items.splice(0, items.length, ...sorted.map((s) => s.item));
+  collect(doc.contents);
+  const accounts = isMap(doc.contents) ? doc.contents.get('accounts', true) : undefined;
+  if (isMap(accounts)) for (const pair of accounts.items) collect(pair.value);
+  return globs;
+}
+
+/** Every `password:` value anywhere in the file that is not just a `${NAME}` reference. */
+function passwordsInClear(doc: Document.Parsed): string[] {
+  const found: string[] = [];
+  visit(doc, {
+    Pair: (_, pair) => {
+      if (keyName(pair as Pair) !== 'password' || !isScalar(pair.value)) return;
+      const value = pair.value.value;
+      if (typeof value === 'string' && value !== '' && !/^\$\{[A-Za-z_][A-Za-z0-9_]*\}$/.test(value)) found.push(value);
+    },
+  });
+  return found;
 }

@@ -259,7 +259,7 @@ function isRecord(value: unknown): value is Raw {
   return Boolean(value) && typeof value === 'object' && !Array.isArray(value);
 }
 
-function yamlMessage(code: string, message: string): string {
+export function yamlMessage(code: string, message: string): string {
   if (code === 'MULTIPLE_DOCS') return 'the file holds more than one YAML document (---): sitesync reads one';
   if (code === 'DUPLICATE_KEY') return 'this key is written twice in the same mapping';
   const first = message.split('\n', 1)[0] ?? message;

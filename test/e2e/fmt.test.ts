@@ -1,59 +1,128 @@
-/** `sitesync fmt` as users run it: writes in place, --check writes nothing and shows a diff, included files too. */
-import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+/** `sitesync fmt` as users run it: the built CLI as a child process, on files in a temporary folder. */
+import { chmod, mkdir, mkdtemp, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { runCli } from '../helpers/cli.js';
+import { root, runCli } from '../helpers/cli.js';
+
+const MESSY = 'websites:\n  - {privacy: private, domain: b.example}\n  - domain: a.example\nversion: 1   # the format\n';
+const FORMATTED = 'version: 1 # the format\nwebsites:\n  - domain: b.example\n    privacy: private\n\n  - domain: a.example\n';
 
 let dir: string;
+const write = async (name: string, text: string) => {
+  await mkdir(join(dir, name, '..'), { recursive: true });
+  await writeFile(join(dir, name), text);
+};
+const read = (name: string) => readFile(join(dir, name), 'utf8');
+const fmt = (args: string[], env: Record<string, string> = {}) => runCli(['fmt', ...args], { cwd: dir, env });
+
 beforeEach(async () => {
   dir = await mkdtemp(join(tmpdir(), 'sitesync-fmt-'));
-  await mkdir(join(dir, 'clients'));
-  await writeFile(
-    join(dir, 'sitesync.yaml'),
-    '# yaml-language-server: $schema=./schema.json\nwebsites:\n  - {domain: a.example, email: true}  # the shop\nversion: 1\ninclude: [clients/*.yaml]\n',
-  );
-  await writeFile(join(dir, 'clients/b.yaml'), 'websites:\n- exclude_params: [ref]\n  domain: b.example\n');
 });
 afterEach(async () => {
   await rm(dir, { recursive: true, force: true });
 });
 
-const fmt = (args: string[]) => runCli(['fmt', ...args], { cwd: dir });
-
 describe('sitesync fmt', () => {
-  it('--check writes nothing, prints a unified diff of every file (included ones too) and exits 1', async () => {
+  it('rewrites sitesync.yaml in the canonical layout, keeping its permissions, and says so', async () => {
+    await write('sitesync.yaml', MESSY);
+    await chmod(join(dir, 'sitesync.yaml'), 0o600);
+    const r = await fmt([]);
+    expect(r.stderr).toBe('');
+    expect(r.code).toBe(0);
+    expect(r.stdout).toBe('Formatted sitesync.yaml\n');
+    expect(await read('sitesync.yaml')).toBe(FORMATTED);
+    expect((await stat(join(dir, 'sitesync.yaml'))).mode & 0o777).toBe(0o600);
+    const again = await fmt([]);
+    expect(again.stdout).toBe('sitesync.yaml is already formatted\n');
+  });
+
+  it('--check writes nothing and exits 1 with a unified diff and the command that fixes it', async () => {
+    await write('sites.yaml', MESSY);
+    const r = await fmt(['--check', 'sites.yaml']);
+    expect(r.code).toBe(1);
+    expect(await read('sites.yaml')).toBe(MESSY);
+    expect(r.stdout).toContain('--- sites.yaml\n+++ sites.yaml\n@@ ');
+    expect(r.stdout).toContain('\n-  - {privacy: private, domain: b.example}\n');
+    expect(r.stdout).toContain('\n+  - domain: b.example\n+    privacy: private\n');
+    expect(r.stdout).not.toContain('\u001b[');
+    expect(r.stderr).toBe('sites.yaml is not formatted; run: sitesync fmt sites.yaml\n');
+  });
+
+  it('--check colours the diff only on a terminal (or FORCE_COLOR)', async () => {
+    await write('sitesync.yaml', MESSY);
+    const r = await fmt(['--check'], { FORCE_COLOR: '1' });
+    expect(r.code).toBe(1);
+    expect(r.stdout).toContain('\u001b[32m+    privacy: private');
+  });
+
+  it('--check never shows a password written in clear in its diff', async () => {
+    await write('sitesync.yaml', 'version: 1\nwebsites: [{password: Hunter2-clear, domain: a.example, privacy: password}]\n');
     const r = await fmt(['--check']);
     expect(r.code).toBe(1);
-    expect(r.stdout).toContain('--- sitesync.yaml\n+++ sitesync.yaml');
-    expect(r.stdout).toContain('--- clients/b.yaml\n+++ clients/b.yaml');
-    expect(r.stdout).toContain('+include:\n+  - clients/*.yaml');
-    expect(r.stderr).toContain('2 files are not formatted: run sitesync fmt sitesync.yaml');
-    expect(await readFile(join(dir, 'sitesync.yaml'), 'utf8')).toContain('{domain: a.example, email: true}');
+    expect(r.stdout).toContain('+    password: (redacted)\n');
+    expect(r.stdout + r.stderr).not.toContain('Hunter2-clear');
   });
 
-  it('formats in place, keeping the comments; a second run and --check find nothing to do; the file still validates', async () => {
-    const r = await fmt([]);
+  it('--check exits 0 when every file is formatted', async () => {
+    await write('sitesync.yaml', FORMATTED);
+    const r = await fmt(['--check']);
     expect(r.code).toBe(0);
-    expect(r.stderr).toContain('Formatted sitesync.yaml');
-    expect(r.stderr).toContain('Formatted clients/b.yaml');
-    expect(await readFile(join(dir, 'sitesync.yaml'), 'utf8')).toBe(
-      '# yaml-language-server: $schema=./schema.json\n\nversion: 1\ninclude:\n  - clients/*.yaml\nwebsites:\n  # the shop\n  - domain: a.example\n    email: true\n',
-    );
-    expect(await readFile(join(dir, 'clients/b.yaml'), 'utf8')).toBe('websites:\n  - domain: b.example\n    exclude_params:\n      - ref\n');
-    const check = await fmt(['--check']);
-    expect(check.code).toBe(0);
-    expect(check.stdout).toBe('');
-    const validate = await runCli(['validate'], { cwd: dir });
-    expect(validate.code).toBe(0);
-    expect(validate.stdout).toContain('2 websites, 1 included file');
+    expect(r.stdout).toBe('sitesync.yaml is already formatted\n');
+    expect(r.stderr).toBe('');
   });
 
-  it('a file that is not YAML is an error at FILE:LINE:COL, and nothing is written', async () => {
-    await writeFile(join(dir, 'bad.yaml'), 'version: 1\nwebsites: [\n');
-    const r = await fmt(['bad.yaml']);
+  it('--sort puts the websites in domain order', async () => {
+    await write('sitesync.yaml', FORMATTED);
+    const r = await fmt(['--sort']);
+    expect(r.code).toBe(0);
+    expect(await read('sitesync.yaml')).toBe('version: 1 # the format\nwebsites:\n  - domain: a.example\n\n  - domain: b.example\n    privacy: private\n');
+  });
+
+  it('formats the files an account includes, relative to the including file; --check names them', async () => {
+    await write(
+      'config/sitesync.yaml',
+      'version: 1\naccounts:\n  acme:\n    base_url: https://stats.acme.example\n    include: ["clients/acme/*.yaml"]\n    websites: [{domain: acme.example}]\n',
+    );
+    await write('config/clients/acme/shop.yaml', 'websites: [{domain: shop.acme.example, email: true}]\n');
+    await write('config/clients/acme/blog.yaml', 'websites:\n  - domain: blog.acme.example\n');
+    const check = await fmt(['--check', 'config/sitesync.yaml']);
+    expect(check.code).toBe(1);
+    expect(check.stdout).toContain('config/clients/acme/blog.yaml is already formatted\n');
+    expect(check.stdout).toContain('--- config/clients/acme/shop.yaml\n');
+    expect(check.stderr).toBe(
+      '2 files are not formatted (config/sitesync.yaml, config/clients/acme/shop.yaml); run: sitesync fmt config/sitesync.yaml\n',
+    );
+    const r = await fmt(['config/sitesync.yaml']);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toBe(
+      'Formatted config/sitesync.yaml\nconfig/clients/acme/blog.yaml is already formatted\nFormatted config/clients/acme/shop.yaml\n',
+    );
+    expect(await read('config/clients/acme/shop.yaml')).toBe('websites:\n  - domain: shop.acme.example\n    email: true\n');
+    expect(await read('config/sitesync.yaml')).toContain('    include:\n      - "clients/acme/*.yaml"\n    websites:\n      - domain: acme.example\n');
+  });
+
+  it('a file that is not YAML: FILE:LINE:COL, exit 1, and no file is written', async () => {
+    await write('sitesync.yaml', 'version: 1\ninclude: [more.yaml]\nwebsites: [{domain: a.example}]\n');
+    await write('more.yaml', 'websites:\n  - domain: [b.example\n');
+    const r = await fmt([]);
     expect(r.code).toBe(1);
-    expect(r.stderr).toMatch(/^bad\.yaml:\d+:\d+: YAML: /m);
-    expect(await readFile(join(dir, 'bad.yaml'), 'utf8')).toBe('version: 1\nwebsites: [\n');
+    expect(r.stdout).toBe('');
+    expect(r.stderr).toMatch(/^more\.yaml:3:1: YAML: /m);
+    expect(await read('sitesync.yaml')).toBe('version: 1\ninclude: [more.yaml]\nwebsites: [{domain: a.example}]\n');
+  });
+
+  it('a missing file is named', async () => {
+    const r = await fmt(['nope.yaml']);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain('nope.yaml: no such file');
+  });
+
+  it('the examples in the repository are formatted (CI runs fmt --check on them)', async () => {
+    const examples = (await readdir(join(root, 'examples'))).filter((f) => f.endsWith('.yaml')).map((f) => `examples/${f}`);
+    expect(examples).toContain('examples/sitesync.yaml');
+    const r = await runCli(['fmt', '--check', ...examples], { cwd: root });
+    expect(r.stderr).toBe('');
+    expect(r.code).toBe(0);
   });
 });

@@ -1,80 +1,272 @@
-/** `sitesync fmt`'s layout: every fixture keeps its meaning and formats to itself a second time. */
-import { readdirSync, readFileSync, statSync } from 'node:fs';
+/** `sitesync fmt`'s layout (src/config/format.ts): pure text in, text out. */
+import { readdirSync, readFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { parseDocument } from 'yaml';
-import { formatConfig } from '../../src/config/format.js';
+import { isAlias, isMap, isScalar, isSeq, parseDocument } from 'yaml';
+import { ConfigError } from '../../src/errors.js';
+import { formatConfigText, type SchemaNode } from '../../src/config/format.js';
 import { root } from '../helpers/cli.js';
 
+const fmt = (text: string, sort = false) => formatConfigText(text, { file: 'sitesync.yaml', sort }).text;
+
+/** Every YAML file under test/ and examples/. */
 function yamlFiles(dir: string): string[] {
-  return readdirSync(dir).flatMap((name) => {
-    const path = join(dir, name);
-    if (statSync(path).isDirectory()) return name === 'node_modules' ? [] : yamlFiles(path);
-    return /\.ya?ml$/.test(name) ? [path] : [];
-  });
+  return readdirSync(dir, { withFileTypes: true }).flatMap((e) =>
+    e.isDirectory() ? yamlFiles(join(dir, e.name)) : /\.ya?ml$/.test(e.name) ? [join(dir, e.name)] : [],
+  );
 }
 
-const fixtures = [...yamlFiles(join(root, 'test/fixtures')), ...yamlFiles(join(root, 'examples'))].filter((f) => {
-  const doc = parseDocument(readFileSync(f, 'utf8'), { uniqueKeys: false });
-  // Only files that are YAML with one document (the others are fixtures of reading errors).
-  return doc.errors.length === 0 && !/\n---/.test(readFileSync(f, 'utf8'));
-});
-
-describe('fmt on every fixture and example', () => {
-  it.each(fixtures.map((f) => [relative(root, f), f]))('%s: the same meaning, and formatting twice changes nothing', (_name, file) => {
-    const text = readFileSync(file, 'utf8');
-    let once: string;
-    try {
-      once = formatConfig(text, file);
-    } catch (error) {
-      // Alias bombs and the like are refused, never formatted into something else.
-      expect(String(error)).toMatch(/alias|Excessive/i);
-      return;
+/**
+ * The config files the tests write through their helpers: string literals that start a config
+ * (`version: 1`); a JavaScript `${…}` in them (an emulator's URL) is written as `interpolated`.
+ */
+function yamlWrittenByTests(): { name: string; text: string }[] {
+  const found: { name: string; text: string }[] = [];
+  for (const file of readdirSync(join(root, 'test'), { recursive: true, encoding: 'utf8' })) {
+    if (!file.endsWith('.test.ts') || file.endsWith('format.test.ts')) continue;
+    const source = readFileSync(join(root, 'test', file), 'utf8');
+    for (const match of source.matchAll(/`((?:[^`\\]|\\.)*)`|'((?:[^'\\\n]|\\.)*)'/g)) {
+      const body = match[1] ?? match[2]!;
+      if (!/^(?:#[^\n]*(?:\n|\\n))*version: 1(?:\n|\\n)/.test(body)) continue;
+      const template = match[1] !== undefined;
+      const text = (template ? body.replace(/(?<!\\)\$\{[^}]*\}/g, 'interpolated') : body).replace(/\\(.)/g, (_, c: string) => (c === 'n' ? '\n' : c === 't' ? '\t' : c));
+      found.push({ name: `${file} at ${match.index}`, text });
     }
-    expect(parseDocument(once, { uniqueKeys: false }).toJS({ maxAliasCount: 100 })).toEqual(parseDocument(text, { uniqueKeys: false }).toJS({ maxAliasCount: 100 }));
-    expect(formatConfig(once, file)).toBe(once);
+  }
+  return found;
+}
+
+const fixtures = [...yamlFiles(join(root, 'test')), ...yamlFiles(join(root, 'examples'))].map((file) => ({
+  name: relative(root, file),
+  text: readFileSync(file, 'utf8'),
+}));
+const written = yamlWrittenByTests();
+
+/**
+ * What a file means, or undefined when it is not YAML (fmt's error for it is tested below):
+ * its data, or, for a file whose aliases expand too often to compute it (an alias bomb), its
+ * tree with anchors and aliases as they are written.
+ */
+function meaningOf(text: string): unknown {
+  const doc = parseDocument(text, { uniqueKeys: true });
+  if (doc.errors.length) return undefined;
+  try {
+    return doc.toJS({ maxAliasCount: 100 });
+  } catch {
+    return treeOf(doc.contents);
+  }
+}
+
+function treeOf(node: unknown): unknown {
+  if (isAlias(node)) return { alias: node.source };
+  if (isScalar(node)) return { anchor: node.anchor, value: node.value };
+  if (isMap(node)) return { anchor: node.anchor, map: Object.fromEntries(node.items.map((p) => [String(treeOf(p.key) && (p.key as { value?: unknown }).value), treeOf(p.value)])) };
+  if (isSeq(node)) return { anchor: node.anchor, seq: node.items.map(treeOf) };
+  return node;
+}
+
+/** The meaning with the websites in any order (what --sort may change). */
+function anyOrder(meaning: unknown): unknown {
+  const websites = (meaning as { websites?: unknown } | null)?.websites;
+  if (!Array.isArray(websites)) return meaning;
+  return { ...(meaning as object), websites: websites.map(sortedJson).sort() };
+}
+
+/** JSON with every object's keys sorted: the same for the same data, whatever the key order. */
+function sortedJson(value: unknown): string {
+  return JSON.stringify(value, (_, v: unknown) =>
+    v && typeof v === 'object' && !Array.isArray(v) ? Object.fromEntries(Object.entries(v).sort(([a], [b]) => (a < b ? -1 : 1))) : v,
+  );
+}
+
+describe('fmt keeps every file of the suite meaning the same, and formatting twice changes nothing', () => {
+  it('finds the fixtures and the files the tests write', () => {
+    expect(fixtures.length).toBeGreaterThan(40);
+    expect(written.length).toBeGreaterThan(20);
   });
+
+  for (const { name, text } of [...fixtures, ...written]) {
+    it(name, () => {
+      const meaning = meaningOf(text);
+      if (meaning === undefined) {
+        expect(() => fmt(text)).toThrow(ConfigError);
+        return;
+      }
+      const once = fmt(text);
+      expect(meaningOf(once), 'the formatted file means what the file meant').toEqual(meaning);
+      expect(fmt(once), 'formatting the formatted file changes nothing').toBe(once);
+      const sorted = fmt(text, true);
+      expect(anyOrder(meaningOf(sorted)), '--sort only reorders websites').toEqual(anyOrder(meaning));
+      expect(fmt(sorted, true)).toBe(sorted);
+    });
+  }
 });
 
 describe('the canonical layout', () => {
-  const messy = `# the header stays
-websites:
-    - email: true   # reports on
-      domain: b.example
-    - {domain: a.example, exclude_params: [utm_source, fbclid]}
-version: 1
-defaults: {exclude_bots: true}
-`;
-
-  it('keys in the schema order, lists and mappings in block style, two spaces, a blank line between websites, comments kept', () => {
-    // The file's header stays on top (then a blank line), whichever key it was above.
-    expect(formatConfig(messy, 'x.yaml')).toBe(`# the header stays
-
-version: 1
-defaults:
-  exclude_bots: true
-websites:
-  - domain: b.example
-    email: true # reports on
-
-  - domain: a.example
-    exclude_params:
-      - utm_source
-      - fbclid
-`);
+  it('keys come in the schema order, unknown keys after the known ones in their order', () => {
+    const text = 'websites:\n  - privacy: private\n    x-b: 1\n    domain: a.example\n    x-a: 2\nx-team: web\nsafety: {min_existing: 3, max_delete_percent: 10}\nversion: 1\n';
+    expect(fmt(text)).toBe(
+      [
+        'version: 1',
+        'safety:',
+        '  max_delete_percent: 10',
+        '  min_existing: 3',
+        'websites:',
+        '  - domain: a.example',
+        '    privacy: private',
+        '    x-b: 1',
+        '    x-a: 2',
+        'x-team: web',
+        '',
+      ].join('\n'),
+    );
   });
 
-  it('--sort orders websites by domain', () => {
-    const out = formatConfig(messy, 'x.yaml', { sort: true });
-    expect(out.indexOf('a.example')).toBeLessThan(out.indexOf('b.example'));
+  it('flow lists and mappings become block style, two spaces in, one blank line between websites', () => {
+    const text = 'version: 1\ndefaults: { exclude_bots: true }\nprotect: ["example.com"]\nwebsites:\n- {domain: a.example, exclude_ips: [203.0.113.7, "2001:db8::/32"]}\n- domain: b.example\n\n\n\n- domain: c.example\n';
+    expect(fmt(text)).toBe(
+      [
+        'version: 1',
+        'defaults:',
+        '  exclude_bots: true',
+        'protect:',
+        '  - "example.com"',
+        'websites:',
+        '  - domain: a.example',
+        '    exclude_ips:',
+        '      - 203.0.113.7',
+        '      - "2001:db8::/32"',
+        '',
+        '  - domain: b.example',
+        '',
+        '  - domain: c.example',
+        '',
+      ].join('\n'),
+    );
   });
 
-  it('accounts follow the account schema; unknown keys stay, after the known ones', () => {
-    const text = 'accounts:\n  acme:\n    websites: []\n    custom: 1\n    api_key_env: K\n    base_url: https://a.example\nversion: 1\n';
-    expect(formatConfig(text, 'x.yaml')).toBe('version: 1\naccounts:\n  acme:\n    base_url: https://a.example\n    api_key_env: K\n    websites: []\n    custom: 1\n');
+  it('comments stay with the key, item or list they are written at, and the header stays on top', () => {
+    const text = [
+      '# yaml-language-server: $schema=./schema.json',
+      'websites:',
+      '  # the shop',
+      '  - exclude_params: [ref]   # affiliate links',
+      '    domain: shop.example    # since 2019',
+      'protect: [shop.example]  # never deleted',
+      '# the format',
+      'version: 1',
+      '# end of file',
+      '',
+    ].join('\n');
+    const out = fmt(text);
+    expect(out).toBe(
+      [
+        '# yaml-language-server: $schema=./schema.json',
+        '',
+        '# the format',
+        'version: 1',
+        'protect:',
+        '  # never deleted',
+        '  - shop.example',
+        'websites:',
+        '  # the shop',
+        '  - domain: shop.example # since 2019',
+        '    exclude_params:',
+        '      # affiliate links',
+        '      - ref',
+        '',
+        '# end of file',
+        '',
+      ].join('\n'),
+    );
+    expect(fmt(out)).toBe(out);
   });
 
-  it('a file that is not YAML is an error at its line, and nothing is formatted', () => {
-    expect(() => formatConfig('version: 1\nwebsites: [\n', 'x.yaml')).toThrow(/YAML/);
+  it('scalars are written as they were: quotes, ${NAME}, block text, numbers', () => {
+    const text = "version: 1\nwebsites:\n  - domain: 'single.example'\n    password: \"${SHOP_PW}\"\n    email: 1\n    exclude_ips: |\n      198.51.100.0/24\n      198.51.100.77\n";
+    expect(fmt(text)).toBe(text);
+  });
+
+  it('--sort orders websites by domain (case aside); without it they keep the file order', () => {
+    const text = 'version: 1\nwebsites:\n  # zeta first\n  - domain: zeta.example\n\n  - domain: Alpha.example\n\n  - domain: mid.example\n';
+    expect(fmt(text)).toBe(text);
+    expect(fmt(text, true)).toBe(
+      'version: 1\nwebsites:\n  - domain: Alpha.example\n\n  - domain: mid.example\n\n  # zeta first\n  - domain: zeta.example\n',
+    );
+  });
+
+  it('an alias never ends up before its anchor: anchored sections keep their order', () => {
+    const text = 'x-shared:\n  office: &office [203.0.113.7]\nwebsites:\n  - domain: a.example\n    exclude_ips: *office\nversion: 1\n';
+    const out = fmt(text);
+    expect(out).toBe('version: 1\nx-shared:\n  office: &office\n    - 203.0.113.7\nwebsites:\n  - domain: a.example\n    exclude_ips: *office\n');
+    expect(meaningOf(out)).toEqual(meaningOf(text));
+  });
+
+  it('a many-account file: each account follows its schema, and its include globs are found', () => {
+    const schema: SchemaNode = {
+      properties: { version: {}, defaults: { $ref: '#/$defs/settings' }, accounts: { additionalProperties: { $ref: '#/$defs/account' } } },
+      $defs: {
+        settings: { properties: { privacy: {}, exclude_bots: {} } },
+        account: { properties: { base_url: {}, api_key_env: {}, include: {}, websites: { items: { $ref: '#/$defs/site' } } } },
+        site: { properties: { domain: {}, privacy: {} } },
+      },
+    };
+    const text = [
+      'accounts:',
+      '  acme:',
+      '    websites: [{privacy: private, domain: acme.example}, {domain: b.acme.example}]',
+      '    include: ["clients/acme/*.yaml"]   # relative to this file',
+      '    api_key_env: ACME_STATS_KEY',
+      '    base_url: https://stats.acme.example',
+      'defaults: { exclude_bots: true, privacy: public }',
+      'version: 1',
+      '',
+    ].join('\n');
+    const out = formatConfigText(text, { file: 'f.yaml', schema });
+    expect(out.includes).toEqual(['clients/acme/*.yaml']);
+    expect(out.text).toBe(
+      [
+        'version: 1',
+        'defaults:',
+        '  privacy: public',
+        '  exclude_bots: true',
+        'accounts:',
+        '  acme:',
+        '    base_url: https://stats.acme.example',
+        '    api_key_env: ACME_STATS_KEY',
+        '    include:',
+        '      # relative to this file',
+        '      - "clients/acme/*.yaml"',
+        '    websites:',
+        '      - domain: acme.example',
+        '        privacy: private',
+        '',
+        '      - domain: b.acme.example',
+        '',
+      ].join('\n'),
+    );
+  });
+
+  it("an account's keys follow the schema's account order", () => {
+    const text = 'version: 1\naccounts:\n  acme: {websites: [{domain: a.example}], base_url: https://x.example}\n';
+    const out = formatConfigText(text, { file: 'f.yaml' });
+    expect(out.text).toBe('version: 1\naccounts:\n  acme:\n    base_url: https://x.example\n    websites:\n      - domain: a.example\n');
+  });
+
+  it('a file that is not YAML: FILE:LINE:COL of the mistake', () => {
+    const attempt = () => formatConfigText('version: 1\nwebsites:\n  - domain: [a.example\n', { file: 'bad.yaml' });
+    expect(attempt).toThrow(ConfigError);
+    try {
+      attempt();
+    } catch (e) {
+      const [d] = (e as ConfigError).diagnostics;
+      expect(`${d!.file}:${d!.line}`).toBe('bad.yaml:4');
+      expect(d!.message).toMatch(/^YAML: /);
+    }
+  });
+
+  it('an alias without an anchor above it is an error at the alias', () => {
+    const attempt = () => formatConfigText('version: 1\nwebsites:\n  - domain: *site\n', { file: 'bad.yaml' });
+    expect(attempt).toThrow(/bad\.yaml:3:13: YAML: the alias \*site names no anchor before it/);
   });
 });

@@ -1,0 +1,19 @@
+/** What `sitesync fmt --check` shows: a unified diff of a file against its formatted text. */
+import { createTwoFilesPatch } from 'diff';
+import type { Colors } from '../terminal.js';
+
+export function renderFormatDiff(shown: string, before: string, after: string, c: Colors): string {
+  const patch = createTwoFilesPatch(shown, shown, before, after, undefined, undefined, { context: 3 });
+  // The first two lines ("Index: FILE" and a rule of "=") repeat the name: the ---/+++ lines say it.
+  return patch
+    .split('\n')
+    .slice(2)
+    .map((line) => {
+      if (line.startsWith('+++') || line.startsWith('---')) return c.bold(line);
+      if (line.startsWith('@@')) return c.cyan(line);
+      if (line.startsWith('+')) return c.green(line);
+      if (line.startsWith('-')) return c.red(line);
+      return line;
+    })
+    .join('\n');
+}
