@@ -178,9 +178,14 @@ describe('the GitLab pipeline', () => {
   const jobLines = (job: string) => lines(invocations.filter((i) => i.where.startsWith(`${job}.`)));
 
   it('plans merge requests and writes the note with --provider gitlab', () => {
-    expect(doc['sitesync-plan'].rules).toEqual([{ if: '$CI_PIPELINE_SOURCE == "merge_request_event"', changes: ['sitesync.yaml', '.gitlab-ci.yml'] }]);
+    expect(doc['sitesync-plan'].rules).toEqual([
+      {
+        if: '$CI_PIPELINE_SOURCE == "merge_request_event" && $CI_PROJECT_ID == $CI_MERGE_REQUEST_PROJECT_ID',
+        changes: ['sitesync.yaml', '.gitlab-ci.yml'],
+      },
+    ]);
     expect(jobLines('sitesync-plan')).toEqual([
-      'sitesync validate',
+      'sitesync validate --strict-env',
       'sitesync plan --format markdown --fail-unsafe --out plan.json --baseline baseline.yaml',
       'sitesync plan --format markdown --fail-unsafe --out plan.json',
       'sitesync ci comment --provider gitlab --file plan.md',
@@ -188,8 +193,19 @@ describe('the GitLab pipeline', () => {
     ]);
     // Emptied before validate, so a failed validate also turns the note into "plan failed".
     const script = doc['sitesync-plan'].script as string[];
-    expect(script.indexOf(': > plan.md')).toBeLessThan(script.indexOf('npx sitesync validate'));
+    expect(script.indexOf(': > plan.md')).toBeLessThan(script.indexOf('npx sitesync validate --strict-env'));
     expect(script.indexOf(': > plan.md')).toBeGreaterThanOrEqual(0);
+  });
+
+  it('merge requests from forks are validated without secrets, and never planned', () => {
+    expect(doc['sitesync-validate'].rules).toEqual([
+      {
+        if: '$CI_PIPELINE_SOURCE == "merge_request_event" && $CI_PROJECT_ID != $CI_MERGE_REQUEST_PROJECT_ID',
+        changes: ['sitesync.yaml', '.gitlab-ci.yml'],
+      },
+    ]);
+    expect(jobLines('sitesync-validate')).toEqual(['sitesync validate']);
+    expect(JSON.stringify(doc['sitesync-validate'])).not.toMatch(/SITESYNC_API_KEY|GITLAB_TOKEN/);
   });
 
   it('applies on pushes to the default branch only, one at a time', () => {
