@@ -2,7 +2,6 @@
 import { createHash } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { basename, dirname, relative, resolve } from 'node:path';
-import { glob as tinyGlob } from 'tinyglobby';
 import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import { ConfigError, SitesyncError } from '../errors.js';
@@ -50,6 +49,8 @@ export async function loadWorkspace(file: string, env: Env, options: LoadOptions
   else hash.update(`${basename(file)}\0${text}\0`);
   const files = [file];
   const includedBy = new Map<string, number>();
+  // Loaded only for a file that includes others: most files do not, and it costs start-up time.
+  const { glob: tinyGlob } = await import('tinyglobby');
   for (const { config, glob, pos } of parsed.includes) {
     const matches = (await tinyGlob(glob, { cwd: dirname(file), absolute: true, onlyFiles: true, expandDirectories: false })).map((m) => resolve(m)).sort();
     if (matches.length === 0) {
