@@ -170,6 +170,12 @@ function build(
   // Still a reference after substitution: a variable that is not set, under missingEnvAsWarning.
   const unknownValue = (value: unknown) => Boolean(options.missingEnvAsWarning) && typeof value === 'string' && interpolate(value, {}).referenced;
   if (references) substitute(raw, [], (path, text) => {
+    // api_key_env is the NAME of the key's variable: never expanded, or the key itself would be
+    // held (and shown) where a name belongs.
+    if (path[path.length - 1] === 'api_key_env' && interpolate(text, {}).referenced) {
+      error(at.value(path), `${pathName(path)} is the NAME of the variable that holds the key: write NAME, without \${…}`);
+      return text;
+    }
     const r = interpolate(text, options.env);
     for (const bad of r.malformed) {
       error(at.value(path), `${pathName(path)}: "${bad}" is not a valid reference (use \${NAME}; write $\${ for a literal "\${")`);

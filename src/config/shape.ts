@@ -205,7 +205,8 @@ function describe(error: ErrorObject): ShapeIssue {
         return { path: [...path, property], atKey: true, message: accountNameProblem(property) };
       }
       if (path[path.length - 1] === 'api_key_env') {
-        return { path, atKey: false, message: `${name} must be the NAME of an environment variable (letters, digits and _), not ${shown(data, path)}` };
+        // The value is not repeated: a key written here by mistake must not be printed.
+        return { path, atKey: false, message: `${name} must be the NAME of an environment variable (letters, digits and _, not starting with a digit), like ACME_STATS_KEY; the key itself never goes in the file` };
       }
       return { path, atKey: false, message: `${name} ${error.message ?? 'is invalid'}` };
     }

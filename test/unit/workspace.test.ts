@@ -132,6 +132,15 @@ describe('a file with accounts', () => {
     expect(found).toContainEqual(expect.stringMatching(/"api_key": the API key never goes in the file; write the NAME of the environment variable/));
   });
 
+  it('api_key_env is never expanded nor shown: a ${NAME} there, or a key written there, is an error that does not repeat it', async () => {
+    const key = 'sk-live-THE-KEY-VALUE';
+    await files({ 'sitesync.yaml': 'version: 1\naccounts:\n  a:\n    base_url: https://a.example\n    api_key_env: ${ACME_KEY}\n    websites: []\n  b:\n    base_url: https://b.example\n    api_key_env: sk-live-THE-KEY-VALUE\n    websites: []\n' });
+    const found = await problems('sitesync.yaml', { ACME_KEY: key });
+    expect(found).toContainEqual(expect.stringContaining('accounts.a.api_key_env is the NAME of the variable that holds the key: write NAME, without ${…}'));
+    expect(found).toContainEqual(expect.stringContaining('accounts.b.api_key_env must be the NAME of an environment variable'));
+    for (const line of found) expect(line).not.toContain(key);
+  });
+
   it('a single-account file may include files too', async () => {
     await files({
       'sitesync.yaml': 'version: 1\ninclude: [more/*.yaml]\nwebsites:\n  - domain: a.example\n',
