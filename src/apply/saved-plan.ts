@@ -120,19 +120,10 @@ export async function saveAccountsPlan(
 }
 
 /**
- * Reads a saved plan and checks all of it before anything else happens: its format version,
- * the schema, then the config's rules for what it would send. Every problem at once.
- * `shown` is the file's name as the user wrote it, for messages.
+ * Reads a saved plan of either form and checks all of it before anything else happens: its
+ * format version, the schema, then the config's rules for what it would send, for every
+ * account's plan. Every problem at once. `shown` is the file's name as the user wrote it.
  */
-export async function loadSavedPlan(file: string, shown: string): Promise<SavedPlan> {
-  const loaded = await loadAnySavedPlan(file, shown);
-  if (loaded.multi) {
-    throw new ConfigError([{ file: shown, line: 0, col: 0, message: 'this saved plan covers several accounts; apply it with sitesync apply', severity: 'error' }]);
-  }
-  return loaded.plan;
-}
-
-/** A saved plan of either form, every part checked as `loadSavedPlan` checks one. */
 export async function loadAnySavedPlan(file: string, shown: string): Promise<LoadedPlan> {
   const text = await readTextFile(file, 'saved plan');
   const fail = (messages: string[]): never => {

@@ -1,5 +1,6 @@
 /** `sitesync account`: the account that owns the key (or each account of a file with accounts). */
 import type { Account } from '../model.js';
+import { failureBlock } from '../render/accounts.js';
 import { jsonUnicodeEscapes, printable } from '../render/escape.js';
 import type { Context } from '../terminal.js';
 import { accountName, failureLines, onEachAccount, workspaceFor, type FileAccountArgs } from './accounts.js';
@@ -27,7 +28,7 @@ export async function runAccount(args: AccountArgs, ctx: Context): Promise<numbe
       for (const e of entries) {
         ctx.stdout.write(`${ctx.out.bold(ctx.out.cyan(`━━ account ${printable(e.name)} ━━`))}\n`);
         if (e.seen) ctx.stdout.write(asText(e.seen, ctx));
-        else ctx.stdout.write(`${ctx.out.red(`✗ ${printable(e.failure![0] ?? 'failed')}`)}\n${e.failure!.slice(1).map((l) => `    ${printable(l)}\n`).join('')}`);
+        else ctx.stdout.write(failureBlock('', e.failure!, ctx.out));
         ctx.stdout.write('\n');
       }
     }

@@ -4,6 +4,7 @@
  */
 import { resolve } from 'node:path';
 import pLimit from 'p-limit';
+import { unsetKeyVariable } from '../config/load.js';
 import { suggest } from '../config/suggest.js';
 import { SitesyncError, UsageError } from '../errors.js';
 import type { Config, Workspace } from '../model.js';
@@ -76,10 +77,9 @@ export function accountConnections(configs: Config[], flags: ConnectionFlags, ct
     try {
       if (config.baseUrl === undefined) throw new SitesyncError(`account ${name} has no base_url`);
       const baseUrl = resolveBaseUrl({ insecureHttp: flags.insecureHttp }, {}, config.baseUrl);
-      const raw = ctx.env[variable];
-      if (raw === undefined || raw.trim() === '') {
-        throw new SitesyncError(`account ${name}: environment variable ${variable} (its api_key_env) is not set`);
-      }
+      const unset = unsetKeyVariable(config, ctx.env);
+      if (unset) throw new SitesyncError(unset);
+      const raw = ctx.env[variable]!;
       const problem = keyProblem(raw.trim());
       if (problem) throw new SitesyncError(`account ${name}: ${variable} is not an API key: ${problem}`);
       out.set(config, { baseUrl, apiKey: raw.trim() });
@@ -204,4 +204,26 @@ export async function onEachAccount<T>(
       }
     },
   );
+}
+
+/**
+ * `work` on every selected account, all or none: when any account cannot be read, one error
+ * names each (and nothing is `done`, e.g. "exported"), so no partial file is ever written.
+ */
+export async function onEveryAccount<T>(
+  workspace: Workspace,
+  shown: string,
+  args: FileAccountArgs,
+  ctx: Context,
+  done: string,
+  work: (session: Session, config: Config) => Promise<T>,
+): Promise<T[]> {
+  const outcomes = await onEachAccount(workspace, shown, args, ctx, work);
+  const failed = outcomes.filter((o) => !o.ok);
+  if (failed.length) {
+    const error = new SitesyncError(`nothing was ${done}: ${failed.length} of ${outcomes.length} accounts could not be read`);
+    error.details = failed.flatMap((o) => failureLines((o as { error: unknown }).error, ctx).map((l, i) => (i ? `  ${l}` : `${accountName(o.config)}: ${l}`)));
+    throw error;
+  }
+  return outcomes.flatMap((o) => (o.ok ? [o.value] : []));
 }

@@ -11,7 +11,7 @@ import { assertFresh } from '../apply/staleness.js';
 import { interruptedExitCode, SitesyncError } from '../errors.js';
 import type { Config, Plan } from '../model.js';
 import { assertSafe } from '../planner/safety.js';
-import { renderAccountsText } from '../render/accounts.js';
+import { failureBlock, renderAccountsText } from '../render/accounts.js';
 import { renderApplySummary, resultLine } from '../render/apply-result.js';
 import { printable } from '../render/escape.js';
 import { ProgressLine } from '../render/progress.js';
@@ -53,7 +53,7 @@ export async function applyAccounts(planned: PlannedAccounts, args: ApplyArgs, c
         ready.push({ name: a.name, config: a.config, plan, session, passwordFor });
       } catch (error) {
         failures.push({ name: a.name, lines: failureLines(error, ctx) });
-        printFailure(a.name, 'will not be applied', failureLines(error, ctx), ctx);
+        ctx.stderr.write(failureBlock(`account ${a.name} will not be applied`, failureLines(error, ctx), ctx.err));
       }
     }
     if (ready.length === 0) {
@@ -202,7 +202,7 @@ async function applyReady(ready: Ready[], failures: Failure[], accounts: number,
       if (r.outcome.results.some((x) => x.status === 'failed') || r.outcome.interrupted) failedAccounts++;
     } else {
       failedAccounts++;
-      ctx.stdout.write(`${ctx.out.red(`✗ not applied: ${printable(r.failure?.[0] ?? 'failed')}`)}\n${(r.failure ?? []).slice(1).map((l) => `    ${printable(l)}\n`).join('')}`);
+      ctx.stdout.write(failureBlock('not applied', r.failure ?? [], ctx.out));
     }
   }
   const n = accounts;
@@ -211,10 +211,4 @@ async function applyReady(ready: Ready[], failures: Failure[], accounts: number,
   ctx.stdout.write(`\n${failedAccounts ? ctx.out.bold(ctx.out.red(line)) : ctx.out.bold(ctx.out.green(line))}\n`);
   if (interrupted) return interruptedExitCode(ctx.signal);
   return failedAccounts ? 1 : 0;
-}
-
-function printFailure(name: string, what: string, lines: string[], ctx: Context): void {
-  const [message = '', ...details] = lines;
-  ctx.stderr.write(`${ctx.err.red(`✗ account ${printable(name)} ${what}: ${printable(message)}`)}\n`);
-  for (const d of details) ctx.stderr.write(`    ${printable(d)}\n`);
 }

@@ -2,9 +2,8 @@
 import { dirname, isAbsolute, relative, resolve, sep } from 'node:path';
 import { writeAtomic } from '../files.js';
 import { packageVersion, schemaPath } from '../paths.js';
-import { SitesyncError } from '../errors.js';
 import { renderAccountsExport, renderExport } from '../render/export.js';
-import { accountName, failureLines, onEachAccount, workspaceFor, type FileAccountArgs } from './accounts.js';
+import { accountName, onEveryAccount, workspaceFor, type FileAccountArgs } from './accounts.js';
 import type { Context } from '../terminal.js';
 import { openSession, readLiveState, type GlobalArgs } from './session.js';
 import { assertOutputFile, writeFailure } from './shared.js';
@@ -26,7 +25,7 @@ export async function runExport(args: ExportArgs, ctx: Context): Promise<number>
   let count: number;
   if (fromFile?.workspace.multi) {
     // Every account or none: a file with an account missing would, with prune, plan its websites away.
-    const outcomes = await onEachAccount(fromFile.workspace, fromFile.shown, args, ctx, async (session, config) => ({
+    const accounts = await onEveryAccount(fromFile.workspace, fromFile.shown, args, ctx, 'exported', async (session, config) => ({
       name: accountName(config),
       apiKeyEnv: config.account!.apiKeyEnv,
       baseUrl: session.baseUrl,
@@ -34,13 +33,6 @@ export async function runExport(args: ExportArgs, ctx: Context): Promise<number>
       account: await session.client.getAccount(),
       live: await session.client.listWebsites(),
     }));
-    const failed = outcomes.filter((o) => !o.ok);
-    if (failed.length) {
-      const error = new SitesyncError(`nothing was exported: ${failed.length} of ${outcomes.length} accounts could not be read`);
-      error.details = failed.flatMap((o) => failureLines((o as { error: unknown }).error, ctx).map((l, i) => (i ? `  ${l}` : `${accountName(o.config)}: ${l}`)));
-      throw error;
-    }
-    const accounts = outcomes.flatMap((o) => (o.ok ? [o.value] : []));
     count = accounts.reduce((n, a) => n + a.live.length, 0);
     text = renderAccountsExport(accounts, { includeFavorite: args.includeFavorite, generatedBy, schema });
     return write(file, text, count, args, ctx);

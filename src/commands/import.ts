@@ -13,7 +13,7 @@ import { selectImports, type AccountLive, type ImportRequest } from '../planner/
 import { printable } from '../render/escape.js';
 import { fileEntry, storedName } from '../render/file-entry.js';
 import type { Context } from '../terminal.js';
-import { accountName, failureLines, onEachAccount } from './accounts.js';
+import { accountName, onEveryAccount, selectAccounts } from './accounts.js';
 import { openSession, readLiveState, type GlobalArgs } from './session.js';
 import { printWarnings, writeFailure } from './shared.js';
 
@@ -84,7 +84,7 @@ function newEntry(site: LiveWebsite, config: Config): NewWebsiteEntry {
 /** Every selected account's live websites; any account that cannot be read stops the import. */
 async function readAccounts(workspace: Workspace, args: ImportArgs, ctx: Context): Promise<AccountLive[]> {
   if (!workspace.multi) {
-    if (args.account?.length) throw new UsageError(`--account: ${args.config} holds one account (it has no accounts:); leave --account out`);
+    selectAccounts(workspace, args.account, args.config); // --account with a file of one account is a mistake
     const config = workspace.configs[0]!;
     const session = await openSession(args, ctx, config.baseUrl);
     try {
@@ -93,15 +93,8 @@ async function readAccounts(workspace: Workspace, args: ImportArgs, ctx: Context
       await session.client.close();
     }
   }
-  const outcomes = await onEachAccount(workspace, args.config, args, ctx, async (session, config) => ({
+  return onEveryAccount(workspace, args.config, args, ctx, 'imported', async (session, config) => ({
     config,
     live: await session.client.listWebsites(),
   }));
-  const failed = outcomes.filter((o) => !o.ok);
-  if (failed.length) {
-    const error = new SitesyncError(`nothing was imported: ${failed.length} of ${outcomes.length} accounts could not be read`);
-    error.details = failed.flatMap((o) => failureLines((o as { error: unknown }).error, ctx).map((l, i) => (i ? `  ${l}` : `${accountName(o.config)}: ${l}`)));
-    throw error;
-  }
-  return outcomes.flatMap((o) => (o.ok ? [o.value] : []));
 }

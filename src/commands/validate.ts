@@ -1,6 +1,6 @@
 /** `sitesync validate`: offline; parse and check the file and every file it includes, report every problem. */
 import { resolve } from 'node:path';
-import { loadWorkspace } from '../config/load.js';
+import { loadWorkspace, unsetKeyVariable } from '../config/load.js';
 import { ConfigError, type Diagnostic } from '../errors.js';
 import type { Workspace } from '../model.js';
 import { renderDiagnosticsJson, renderGithubAnnotations } from '../render/diagnostics.js';
@@ -56,15 +56,9 @@ function report(problems: Diagnostic[], format: 'github' | 'json', ctx: Context)
  */
 function keyWarnings(workspace: Workspace, env: Record<string, string | undefined>, strict: boolean): Diagnostic[] {
   return workspace.configs.flatMap((config) => {
-    const account = config.account;
-    if (!account || env[account.apiKeyEnv]?.trim()) return [];
-    return [
-      {
-        file: workspace.file,
-        ...account.pos,
-        severity: strict ? ('error' as const) : ('warning' as const),
-        message: `account ${account.name}: environment variable ${account.apiKeyEnv} (its api_key_env) is not set${strict ? '' : '; plan and apply need it'}`,
-      },
-    ];
+    const unset = unsetKeyVariable(config, env);
+    if (!unset) return [];
+    const severity = strict ? ('error' as const) : ('warning' as const);
+    return [{ file: workspace.file, ...config.account!.pos, severity, message: strict ? unset : `${unset}; plan and apply need it` }];
   });
 }

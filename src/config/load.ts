@@ -148,6 +148,13 @@ function sortByFile(list: Diagnostic[], files: string[]): Diagnostic[] {
   return [...list].sort((a, b) => rank(a) - rank(b) || a.line - b.line || a.col - b.col);
 }
 
+/** What is wrong when the variable an account's `api_key_env` names is not set; undefined when it is. */
+export function unsetKeyVariable(config: Config, env: Env): string | undefined {
+  const account = config.account;
+  if (!account || env[account.apiKeyEnv]?.trim()) return undefined;
+  return `account ${account.name}: environment variable ${account.apiKeyEnv} (its api_key_env) is not set`;
+}
+
 /** Below this size a worker's start costs more than parsing off the main thread saves. */
 const WORKER_FROM_BYTES = 128 * 1024;
 

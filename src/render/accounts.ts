@@ -55,10 +55,17 @@ export function renderAccountsText(sections: AccountSection[], colors: Colors = 
 }
 
 function failureText(section: AccountSection, c: Colors): string {
-  const [message = 'failed', ...details] = section.failure ?? [];
-  const lines = [c.red(`✗ ${printable(section.name)} (${printable(section.baseUrl)}) could not be planned: ${printable(message)}`)];
-  for (const d of details) lines.push(`    ${printable(d)}`);
-  return lines.join('\n');
+  return failureBlock(`${section.name} (${section.baseUrl}) could not be planned`, section.failure ?? [], c).trimEnd();
+}
+
+/**
+ * An account's failure as every command shows it: `✗ TITLE: message` in red, then its details
+ * indented, each line as data (the message may quote the service). An empty title: the message alone.
+ */
+export function failureBlock(title: string, lines: string[], c: Colors): string {
+  const [message = 'failed', ...details] = lines;
+  const head = c.red(`✗ ${title ? `${printable(title)}: ` : ''}${printable(message)}`);
+  return `${[head, ...details.map((d) => `    ${printable(d)}`)].join('\n')}\n`;
 }
 
 /**
