@@ -24,14 +24,14 @@ export async function main(argv: string[], io: Io = processIo()): Promise<number
   const abort = new AbortController();
   // Every request in flight listens on it (concurrent pages, the pacer's queue): not a leak.
   setMaxListeners(0, abort.signal);
-  const ctx: Context = {
-    ...io,
-    secrets: new SecretValues(),
-    out: colorsFor(io.stdout, io.env, flagValue(argv, 'color')),
-    err: colorsFor(io.stderr, io.env, flagValue(argv, 'color')),
-    verbose: argv.includes('--verbose'),
-    signal: abort.signal,
-  };
+  const color = flagValue(argv, 'color');
+  // Each of process's streams takes a while to set up, and most runs use one or two: the
+  // streams (see processIo) and their colours are made on first use.
+  const ctx: Context = Object.defineProperties({ secrets: new SecretValues(), verbose: argv.includes('--verbose'), signal: abort.signal } as Context, {
+    ...Object.getOwnPropertyDescriptors(io),
+    out: onFirstUse(() => colorsFor(ctx.stdout, io.env, color)),
+    err: onFirstUse(() => colorsFor(ctx.stderr, io.env, color)),
+  });
   // Ctrl-C and SIGTERM (CI cancelling a job, a container stopping) both stop gracefully: no new
   // change starts, those in flight finish, the summary says what was not started. A second one quits at once.
   let interrupts = 0;
@@ -100,11 +100,25 @@ function flagValue(argv: string[], name: string): boolean | undefined {
 }
 
 function processIo(): Io {
+  return Object.defineProperties({ env: process.env, cwd: process.cwd() } as Io, {
+    stdout: onFirstUse(() => process.stdout),
+    stderr: onFirstUse(() => process.stderr),
+    stdin: onFirstUse(() => process.stdin),
+  });
+}
+
+/** A property whose value is made when first read. */
+function onFirstUse<T>(make: () => T): PropertyDescriptor {
+  let value: T | undefined;
+  let made = false;
   return {
-    stdout: process.stdout,
-    stderr: process.stderr,
-    stdin: process.stdin,
-    env: process.env,
-    cwd: process.cwd(),
+    enumerable: true,
+    get: () => {
+      if (!made) {
+        value = make();
+        made = true;
+      }
+      return value;
+    },
   };
 }

@@ -40,6 +40,11 @@ export interface Context extends Io {
 }
 
 /** `--no-color` and NO_COLOR always win; FORCE_COLOR turns colour on without a terminal. */
+/** The same context with another signal (its streams still made on first use, not copied). */
+export function withSignal(ctx: Context, signal: AbortSignal): Context {
+  return Object.create(ctx, { signal: { value: signal, enumerable: true } }) as Context;
+}
+
 export function colorsFor(stream: Stream, env: Env, flag: boolean | undefined): Colors {
   if (flag === false || (env.NO_COLOR !== undefined && env.NO_COLOR !== '')) return pc.createColors(false);
   const force = env.FORCE_COLOR;

@@ -6,7 +6,7 @@ import { UsageError } from '../errors.js';
 import type { Account, Config, LiveWebsite, Plan, Workspace } from '../model.js';
 import { assertPatternsMatch, planChanges, type PlanOptions } from '../planner/plan.js';
 import { ProgressLine } from '../render/progress.js';
-import type { Context } from '../terminal.js';
+import { withSignal, type Context } from '../terminal.js';
 import { openSession, readLiveState, type GlobalArgs, type Session } from './session.js';
 import { printWarnings } from './shared.js';
 import { accountConnections, accountName, eachAccount, Installations, selectAccounts } from './accounts.js';
@@ -30,7 +30,6 @@ export interface Planned {
   account: Account;
   live: LiveWebsite[];
   /** The SHA-256 of the config file's text, which a saved plan records. */
-  configSha256: string;
 }
 
 /** One account of a many-account run: planned, or failed with its reason. */
@@ -64,7 +63,7 @@ export async function makePlan(args: PlanningArgs, ctx: Context): Promise<Planne
   // The file first: a large one goes to a worker thread at once, and the listing runs beside it.
   const loading = loadWorkspace(resolve(ctx.cwd, args.config), ctx.env, { offThread: early });
   loading.catch(() => {}); // awaited below
-  let reading = early ? readLive(args, { ...ctx, signal }) : undefined;
+  let reading = early ? readLive(args, withSignal(ctx, signal)) : undefined;
   reading?.catch(() => {}); // awaited below; an error of the file is reported before it
   const cancelReading = async () => {
     stop.abort();
@@ -101,7 +100,7 @@ export async function makePlan(args: PlanningArgs, ctx: Context): Promise<Planne
       baseUrl: session.baseUrl,
       options: { ...planOptions(args), baseline: baseline?.configs[0] },
     });
-    return { multi: false, workspace, plan, config, session, account, live, configSha256: workspace.sha256 };
+    return { multi: false, workspace, plan, config, session, account, live };
   } catch (error) {
     await session.client.close();
     throw error;

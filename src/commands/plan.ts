@@ -23,11 +23,11 @@ export interface PlanArgs extends PlanningArgs {
 export async function runPlan(args: PlanArgs, ctx: Context): Promise<number> {
   const planned = await makePlan(args, ctx);
   if (planned.multi) return planAccounts(planned, args, ctx);
-  const { plan, session, live, config, configSha256 } = planned;
+  const { plan, session, live, config, workspace } = planned;
   await session.client.close();
   ctx.stdout.write(render(plan, args.format, ctx, commentIdOfConfig(args.config, ctx)));
   if (args.out) {
-    await savePlan(resolve(ctx.cwd, args.out), plan, { config, configSha256, liveTotal: live.length, targets: args.target, excludes: args.exclude, prune: args.prune });
+    await savePlan(resolve(ctx.cwd, args.out), plan, { config, configSha256: workspace.sha256, liveTotal: live.length, targets: args.target, excludes: args.exclude, prune: args.prune });
     ctx.stderr.write(`Saved the plan to ${args.out}; apply it with: sitesync apply ${args.out}\n`);
   }
   // After the output, so that the plan (whose warnings give the reason) is still shown.

@@ -1,9 +1,8 @@
 /** Loading a config file: read it (I/O), then parse it (pure). */
-import { createHash } from 'node:crypto';
 import { existsSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { basename, dirname, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { Worker } from 'node:worker_threads';
 import { ConfigError, SitesyncError } from '../errors.js';
 import { GlobSet } from '../domain.js';
 import type { Diagnostic } from '../errors.js';
@@ -43,16 +42,15 @@ export async function loadWorkspace(file: string, env: Env, options: LoadOptions
   const { parsed, problems } = options.offThread
     ? await parseOffThread(text, file, parseOptions)
     : await readFileCollecting(text, file, parseOptions);
-  const hash = createHash('sha256');
+  // What the SHA-256 covers, hashed only when a saved plan needs it (node:crypto takes a while to load).
   // Without includes, as before there were any: a saved plan of such a file stays valid.
-  if (parsed.includes.length === 0) hash.update(text);
-  else hash.update(`${basename(file)}\0${text}\0`);
+  const hashed = parsed.includes.length === 0 ? [text] : [`${basename(file)}\0${text}\0`];
   const files = [file];
   const includedBy = new Map<string, number>();
   // Loaded only for a file that includes others: most files do not, and it costs start-up time.
-  const { glob: tinyGlob } = await import('tinyglobby');
+  const tinyGlob = parsed.includes.length ? (await import('tinyglobby')).glob : undefined;
   for (const { config, glob, pos } of parsed.includes) {
-    const matches = (await tinyGlob(glob, { cwd: dirname(file), absolute: true, onlyFiles: true, expandDirectories: false })).map((m) => resolve(m)).sort();
+    const matches = (await tinyGlob!(glob, { cwd: dirname(file), absolute: true, onlyFiles: true, expandDirectories: false })).map((m) => resolve(m)).sort();
     if (matches.length === 0) {
       problems.push({ file, ...pos, severity: 'error', message: `include "${glob}" matches no file (globs are relative to ${dirname(file)})` });
     }
@@ -71,7 +69,7 @@ export async function loadWorkspace(file: string, env: Env, options: LoadOptions
       files.push(match);
       try {
         const included = await readTextFile(match, 'included file');
-        hash.update(`${relative(dirname(file), match)}\0${included}\0`);
+        hashed.push(`${relative(dirname(file), match)}\0${included}\0`);
         const one = await parseFileYielding(included, match, parseOptions, 'include');
         problems.push(...one.warnings);
         for (const site of one.configs[0]!.websites) parsed.configs[config]!.websites.push({ ...site, file: match });
@@ -84,7 +82,22 @@ export async function loadWorkspace(file: string, env: Env, options: LoadOptions
   problems.push(...crossFileProblems(parsed.configs, file));
   const ordered = sortByFile(problems, files);
   if (ordered.some((d) => d.severity === 'error')) throw new ConfigError(ordered);
-  return { file, multi: parsed.multi, configs: parsed.configs, warnings: ordered, sha256: hash.digest('hex'), files };
+  let sha256: string | undefined;
+  return {
+    file,
+    multi: parsed.multi,
+    configs: parsed.configs,
+    warnings: ordered,
+    get sha256() {
+      if (sha256 === undefined) {
+        const hash = (require('node:crypto') as typeof import('node:crypto')).createHash('sha256');
+        for (const part of hashed) hash.update(part);
+        sha256 = hash.digest('hex');
+      }
+      return sha256;
+    },
+    files,
+  };
 }
 
 function accountLabel(config: Config): string {
@@ -155,6 +168,8 @@ export function unsetKeyVariable(config: Config, env: Env): string | undefined {
   return `account ${account.name}: environment variable ${account.apiKeyEnv} (its api_key_env) is not set`;
 }
 
+const require = createRequire(import.meta.url);
+
 /** Below this size a worker's start costs more than parsing off the main thread saves. */
 const WORKER_FROM_BYTES = 128 * 1024;
 
@@ -163,6 +178,8 @@ const WORKER_URL = new URL('./config-worker.js', import.meta.url);
 
 async function parseOffThread(text: string, file: string, options: ParseOptions): Promise<ReadFile> {
   if (text.length < WORKER_FROM_BYTES || !existsSync(fileURLToPath(WORKER_URL))) return readFileCollecting(text, file, options);
+  // Loaded only for a large file, like the worker itself.
+  const { Worker } = require('node:worker_threads') as typeof import('node:worker_threads');
   const reply = await new Promise<ParseReply>((resolve, reject) => {
     const worker = new Worker(WORKER_URL);
     worker.once('message', (message: ParseReply) => {

@@ -4,7 +4,7 @@
  * SITESYNC_API_KEY, never from the file or an argument.
  */
 import { open } from 'node:fs/promises';
-import { isIP } from 'node:net';
+import ipaddr from 'ipaddr.js';
 import { SitesyncError } from '../errors.js';
 import type { Env } from '../config/interpolate.js';
 
@@ -91,8 +91,8 @@ export function checkedAddress(raw: string, where: string, rule: AddressRule): U
 export function isLoopback(hostname: string): boolean {
   const host = hostname.replace(/^\[|\]$/g, '').toLowerCase();
   if (host === 'localhost' || host.endsWith('.localhost')) return true;
-  if (isIP(host) === 4) return host.startsWith('127.');
-  if (isIP(host) === 6) return host === '::1' || host === '0:0:0:0:0:0:0:1';
+  // ipaddr.js rather than node:net, which the offline commands would otherwise load for this alone.
+  if (ipaddr.IPv4.isValidFourPartDecimal(host) || ipaddr.IPv6.isValid(host)) return ipaddr.parse(host).range() === 'loopback';
   return false;
 }
 

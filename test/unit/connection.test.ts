@@ -32,7 +32,11 @@ describe('the base URL: --base-url, then SITESYNC_BASE_URL, then api.base_url', 
     ['localhost', true],
     ['127.0.0.2', true],
     ['[::1]', true],
+    ['[0:0::1]', true],
+    ['[::ffff:127.0.0.1]', false],
+    ['127.1', false],
     ['10.0.0.1', false],
+    ['[::2]', false],
     ['localhost.example.com', false],
   ])('%s is loopback: %s', (host, expected) => {
     expect(isLoopback(host)).toBe(expected);
