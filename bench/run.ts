@@ -19,9 +19,10 @@ import { bigConfig, matchingWebsites, siteDomain } from './fixtures.js';
 
 const KEY = 'bench-key-0123456789abcdef';
 const root = packageRoot();
-const launcher = join(root, 'dist/dev/measure-cli.js');
+/** Records the CLI's peak memory, preloaded: the CLI itself runs as users run it. */
+const rusageHook = join(root, 'bench/rusage.cjs');
 /** What users run: the published entry point and the bundle behind it. */
-const bin = join(root, 'bin/sitesync.js');
+const bin = join(root, 'bin/sitesync.cjs');
 
 interface Figure {
   name: string;
@@ -38,11 +39,11 @@ interface CliRun {
   stderr: string;
 }
 
-/** Runs the built CLI as a child process and measures its wall time and peak memory. */
+/** Runs the shipped CLI (bin/sitesync.cjs) as a child process and measures its wall time and peak memory. */
 async function runCli(args: string[], env: Record<string, string>, cwd: string): Promise<CliRun> {
   const rusage = join(cwd, `rusage-${Date.now()}-${Math.random()}.json`);
   const started = performance.now();
-  const child = spawn(process.execPath, [launcher, ...args], {
+  const child = spawn(process.execPath, ['--require', rusageHook, bin, ...args], {
     cwd,
     env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ...env, SITESYNC_BENCH_RUSAGE: rusage },
     stdio: ['ignore', 'pipe', 'pipe'],

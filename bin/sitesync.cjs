@@ -1,23 +1,120 @@
 #!/usr/bin/env node
-// The published entry point: plain JavaScript that runs the bundled CLI (dist/cli.js, built by
-// `npm run build`, which `npm ci` and `npm pack` run through `prepare`). `--version` is answered
-// here without loading the CLI: CI steps call it, and it should cost no more than Node's start.
-import { readFileSync } from 'node:fs';
-import module from 'node:module';
+// The published entry point: plain JavaScript (CommonJS, which Node starts quicker than an ES
+// module) that runs the bundled CLI (dist/*.cjs, built by
+// `npm run build`, which `npm ci` and `npm pack` run through `prepare`).
+//
+// CI steps start sitesync several times, so a start should cost little more than Node's own:
+// - `--version` is answered here, without loading the CLI;
+// - the CLI's scripts (dist/cli.cjs, and dist/undici.cjs and dist/yargs.cjs when it first
+//   requires them) run through node:vm with V8's code cache: the first run of each command
+//   keeps the compiled code in cache files, and later runs load it instead of parsing and
+//   compiling the scripts again (Node 20 offers no such cache for ES modules or require()).
+//   V8 checks each cache against its script, and the file name holds the script's size and
+//   time, Node's version and the command; a cache that is missing, stale or unreadable only
+//   means the script is compiled as usual. The caches live in $NODE_COMPILE_CACHE/sitesync when
+//   that is set, else in the system's temporary directory, in a directory only this user can
+//   write; NODE_DISABLE_COMPILE_CACHE=1 turns them off.
+'use strict';
+const fs = require('node:fs');
+const path = require('node:path');
 
 const args = process.argv.slice(2);
 if (args.length === 1 && (args[0] === '--version' || args[0] === '-V')) {
-  process.stdout.write(`${JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')).version}\n`);
+  process.stdout.write(`${JSON.parse(fs.readFileSync(path.join(__dirname, '..', 'package.json'), 'utf8')).version}\n`);
 } else {
-  // Node 22.1+ keeps compiled code between runs; Node 20 has no such cache and starts as it is.
-  module.enableCompileCache?.();
-  let cli;
-  try {
-    cli = await import('../dist/cli.js');
-  } catch (error) {
-    if (error?.code !== 'ERR_MODULE_NOT_FOUND' || !String(error.message).includes('dist/cli.js')) throw error;
-    process.stderr.write('sitesync is not built: in a clone of its repository, run `npm ci` (it builds through `prepare`) or `npm run build`.\n');
-    process.exit(1);
+  main();
+}
+
+async function main() {
+  // undici parses HTTP with llhttp, compiled to WebAssembly when the first connection opens.
+  // V8's optimising compiler, which it would also get, held every online command up by some
+  // 100 ms; its baseline compiler is quick and fast enough for sitesync's few requests. Set
+  // first, before any script is compiled, so that the code caches are made and used under
+  // the same flags (V8 refuses a cache made under others).
+  require('node:v8').setFlagsFromString('--liftoff-only');
+  const { createRequire } = require('node:module');
+  const { tmpdir } = require('node:os');
+  const { Script } = require('node:vm');
+  const dist = path.join(__dirname, '..', 'dist');
+  // The libraries the CLI requires that are scripts of their own (see scripts/build.mjs).
+  const LIBRARIES = new Set(['undici', 'yargs']);
+  const command = /^[a-z]{1,20}$/.test(args[0] ?? '') ? args[0] : 'other';
+  const cacheDir = compileCacheDir();
+  const scripts = [];
+
+  /** Runs a CommonJS script of dist/ and gives its exports; `require` of a library runs that one. */
+  const run = (name) => {
+    const file = path.join(dist, `${name}.cjs`);
+    let source;
+    let stats;
+    try {
+      source = fs.readFileSync(file, 'utf8');
+      stats = fs.statSync(file);
+    } catch (error) {
+      if (error?.code !== 'ENOENT') throw error;
+      process.stderr.write('sitesync is not built: in a clone of its repository, run `npm ci` (it builds through `prepare`) or `npm run build`.\n');
+      process.exit(1);
+    }
+    const build = `${name}-${stats.size}-${Math.trunc(stats.mtimeMs)}-`;
+    const cache = cacheDir && path.join(cacheDir, `${build}${command}.bin`);
+    let cachedData;
+    try {
+      if (cache) cachedData = fs.readFileSync(cache);
+    } catch {
+      // None yet: this run makes it.
+    }
+    const script = new Script(`(function (exports, require, module, __filename, __dirname) {${source}\n})`, { filename: file, cachedData });
+    scripts.push({ script, cache, build, cached: cachedData !== undefined && !script.cachedDataRejected });
+    const nodeRequire = createRequire(file);
+    const libraries = new Map();
+    const require = (id) => {
+      if (!LIBRARIES.has(id)) return nodeRequire(id);
+      if (!libraries.has(id)) libraries.set(id, run(id));
+      return libraries.get(id);
+    };
+    const module = { exports: {} };
+    script.runInThisContext()(module.exports, Object.assign(require, { resolve: nodeRequire.resolve }), module, file, path.dirname(file));
+    return module.exports;
+  };
+
+  /** After the run: the code compiled for this command, kept for the next start of it. */
+  const keepCompiledCode = () => {
+    for (const { script, cache, build, cached } of scripts) {
+      if (!cache || cached) continue;
+      try {
+        const temporary = `${cache}.${process.pid}`;
+        fs.writeFileSync(temporary, script.createCachedData());
+        fs.renameSync(temporary, cache);
+        // The caches of an earlier build of this script are of no more use.
+        const [name] = build.split('-');
+        for (const old of fs.readdirSync(cacheDir)) if (old.startsWith(`${name}-`) && !old.startsWith(build)) fs.unlinkSync(path.join(cacheDir, old));
+      } catch {
+        // A cache that cannot be written only costs the next start its speed.
+      }
+    }
+  };
+
+  /** Where the caches are kept, or undefined when they should not be. */
+  function compileCacheDir() {
+    const env = process.env;
+    if (env.NODE_DISABLE_COMPILE_CACHE) return undefined;
+    const uid = process.getuid?.();
+    const base = env.NODE_COMPILE_CACHE ? path.join(path.resolve(env.NODE_COMPILE_CACHE), 'sitesync') : path.join(tmpdir(), `sitesync-compile-cache${uid === undefined ? '' : `-${uid}`}`);
+    const dir = path.join(base, `${process.version}-${process.arch}`);
+    try {
+      fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
+      // Code is run from here: never from a directory another user owns or may write to.
+      for (const d of [base, dir]) {
+        const s = fs.statSync(d);
+        if (uid !== undefined && (s.uid !== uid || (s.mode & 0o022) !== 0)) return undefined;
+      }
+      return dir;
+    } catch {
+      return undefined;
+    }
   }
+
+  const cli = run('cli');
   process.exitCode = await cli.main(args);
+  keepCompiledCode();
 }

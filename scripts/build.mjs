@@ -1,16 +1,16 @@
 // The build: the CLI and the programmatic API bundled by esbuild into dist/, their dependencies
 // inside, so an installed sitesync has nothing to fetch and starts fast; plus the API's .d.ts
-// files from tsc. Commands stay lazily loaded: each dynamic import() becomes a chunk of its own
-// (ESM code splitting). No list of source files here: esbuild follows the imports from the
-// entry points.
+// files from tsc. No list of source files here: esbuild follows the imports from the entries.
 //
-//   node scripts/build.mjs             dist/: cli.js, api.js, the schema validators, chunks, types/
+//   node scripts/build.mjs             dist/: cli.cjs, undici.cjs, yargs.cjs (the CLI, which
+//                                      bin/sitesync.cjs runs), api.js and config-worker.js (ES
+//                                      modules, with their chunks), types/
 //   node scripts/build.mjs --dev       also dist/dev/: the benchmarks and the demo (not packaged)
 //   node scripts/build.mjs --no-types  without tsc (the GitHub Action builds only what it runs)
 import { execFileSync } from 'node:child_process';
 import { readFileSync, rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { dirname, join } from 'node:path';
+import { dirname, join, relative, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import standaloneCode from 'ajv/dist/standalone/index.js';
@@ -21,65 +21,117 @@ const args = process.argv.slice(2);
 const dist = join(root, 'dist');
 
 /**
- * The schemas compiled into standalone validators, so the CLI does not compile a schema at
- * every start: src/config/shape.ts imports `./schema-validator.js` and src/apply/plan-schema.ts
- * `./plan-schema-validator.js`, beside their own chunk, and each compiles its schema itself
- * when that is missing, as in tests run from the sources. Generated from the schemas on every
- * build with the options those modules use; ajv's few runtime helpers are bundled into them.
+ * The schemas compiled into standalone validators, so that no run compiles a schema: each
+ * validator module of the sources (which compiles its schema with ajv on first use, as tests
+ * run them) is replaced in every bundle by the code ajv generates from the same schema, with
+ * the options those modules use. ajv's few runtime helpers are bundled with them.
  */
 const VALIDATORS = {
-  'schema-validator': 'schemas/sitesync.schema.json',
-  'plan-schema-validator': 'schemas/plan.schema.json',
+  'src/config/schema-validator.ts': { schema: 'schemas/sitesync.schema.json', exported: 'configValidator' },
+  'src/apply/plan-schema-validator.ts': { schema: 'schemas/plan.schema.json', exported: 'planValidator' },
 };
 
-function validatorSource(schemaFile) {
-  const schema = JSON.parse(readFileSync(join(root, schemaFile), 'utf8'));
+function validatorSource({ schema: file, exported }) {
+  const schema = JSON.parse(readFileSync(join(root, file), 'utf8'));
   const ajv = new Ajv2020({ allErrors: true, verbose: true, strict: true, allowUnionTypes: true, code: { source: true, esm: true } });
-  return standaloneCode.default(ajv, ajv.compile(schema)).replace(/^"use strict";/, '');
+  const code = standaloneCode.default(ajv, ajv.compile(schema)).replace(/^"use strict";/, '');
+  return `${code}\nexport function ${exported}() { return validate; }\n`;
 }
 
 const schemaValidators = {
   name: 'schema-validators',
   setup(b) {
-    b.onResolve({ filter: /^sitesync:/ }, (a) => ({ path: a.path.slice('sitesync:'.length), namespace: 'generated' }));
-    b.onLoad({ filter: /.*/, namespace: 'generated' }, (a) => ({ contents: validatorSource(VALIDATORS[a.path]), loader: 'js', resolveDir: root }));
+    b.onLoad({ filter: /[\\/]src[\\/](config[\\/]schema-validator|apply[\\/]plan-schema-validator)\.ts$/ }, (a) => {
+      const key = relative(root, a.path).split(sep).join('/');
+      return { contents: validatorSource(VALIDATORS[key]), loader: 'js', resolveDir: dirname(a.path) };
+    });
   },
 };
 
 const common = {
   bundle: true,
   platform: 'node',
-  format: 'esm',
   target: 'node20',
-  splitting: true,
   legalComments: 'none',
-  minify: process.env.MINIFY === '1',
+  // No comments or layout to read at each start; names are kept, for stack traces.
+  minifyWhitespace: true,
+  minifySyntax: true,
   logLevel: 'warning',
   absWorkingDir: root,
-  // Bundled CommonJS dependencies (yargs' helpers, ajv's runtime) call require(); give the
-  // ES modules one.
+  plugins: [schemaValidators],
+};
+
+/** ES modules: bundled CommonJS dependencies (yargs' helpers, ajv's runtime) call require(); give them one. */
+const esm = {
+  ...common,
+  format: 'esm',
+  splitting: true,
   banner: { js: "import { createRequire as __sitesyncCreateRequire } from 'node:module'; const require = __sitesyncCreateRequire(import.meta.url);" },
 };
 
 rmSync(dist, { recursive: true, force: true });
-await build({
+
+/**
+ * The CLI, as CommonJS scripts that bin/sitesync.cjs runs through node:vm with V8's code cache
+ * (Node 20 offers one for scripts, not for ES modules): a start then reads compiled code
+ * instead of parsing and compiling the bundle again. dist/cli.cjs holds sitesync and every
+ * command, each evaluated only when it runs (esbuild turns each `import()` of a command into a
+ * lazy initialiser). The two large libraries that only some runs need are scripts of their own,
+ * which bin/sitesync.cjs loads (and caches) when the CLI first requires them: undici (`plan`,
+ * `apply` and the other commands that talk to the service) and yargs (help, completion and
+ * command-line mistakes). Of undici, only the parts sitesync uses, by their own module paths:
+ * its index would load all of it (fetch, WebSocket, caches, mocks: 1 MB). A test
+ * (test/e2e/startup.test.ts) checks that the sources use no other part.
+ */
+const CLI_LIBRARIES = {
+  undici: `
+    const Dispatcher = require('undici/lib/dispatcher/dispatcher.js');
+    // What undici's index does for every dispatcher, for the one method the client calls.
+    Dispatcher.prototype.request ??= require('undici/lib/api/api-request.js');
+    module.exports = {
+      Pool: require('undici/lib/dispatcher/pool.js'),
+      Agent: require('undici/lib/dispatcher/agent.js'),
+      errors: require('undici/lib/core/errors.js'),
+    };`,
+  // As sitesync's bundle imports it: the function itself (esbuild reads a CommonJS default as Node does).
+  yargs: `module.exports = require('yargs').default;`,
+};
+
+const cjs = {
   ...common,
-  // Chunks beside the entries: shape.ts's `./schema-validator.js` is then found from any of them.
+  format: 'cjs',
+  outdir: dist,
+  outExtension: { '.js': '.cjs' },
+  // Where ES modules ask for their own URL (sitesync: to find package.json and the worker; yargs: to require()).
+  define: { 'import.meta.url': '__sitesync_module_url' },
+  banner: { js: "const __sitesync_module_url = require('node:url').pathToFileURL(__filename).href;" },
+};
+await build({ ...cjs, entryPoints: { cli: 'src/cli.ts' }, external: Object.keys(CLI_LIBRARIES) });
+for (const [name, contents] of Object.entries(CLI_LIBRARIES)) {
+  await build({ ...cjs, stdin: { contents, resolveDir: root, sourcefile: `${name}.js`, loader: 'js' }, outfile: join(dist, `${name}.cjs`), outdir: undefined, outExtension: undefined });
+}
+// node:vm runs these scripts without a loader for import(): they must hold none (a Node module
+// that is loaded late is require()d, as src/config/load.ts does).
+for (const name of ['cli', ...Object.keys(CLI_LIBRARIES)]) {
+  const code = readFileSync(join(dist, `${name}.cjs`), 'utf8');
+  const found = /(?<![\w$.])import\(\s*["'`]/.exec(code);
+  if (found) throw new Error(`dist/${name}.cjs holds an import() that node:vm cannot run: ${code.slice(found.index, found.index + 80)}`);
+}
+
+await build({
+  ...esm,
   entryPoints: {
-    cli: 'src/cli.ts',
     api: 'src/api.ts',
     // Large config files are parsed on a worker thread (src/config/load.ts finds it beside itself).
     'config-worker': 'src/config/config-worker.ts',
-    ...Object.fromEntries(Object.keys(VALIDATORS).map((name) => [name, `sitesync:${name}`])),
   },
   outdir: dist,
-  plugins: [schemaValidators],
 });
 
 if (args.includes('--dev')) {
   await build({
-    ...common,
-    entryPoints: { bench: 'bench/run.ts', 'measure-cli': 'bench/measure-cli.ts', demo: 'src/demo/run.ts' },
+    ...esm,
+    entryPoints: { bench: 'bench/run.ts', demo: 'src/demo/run.ts' },
     outdir: join(dist, 'dev'),
   });
 }

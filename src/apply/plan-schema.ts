@@ -2,36 +2,13 @@
  * Checks a saved plan's shape against `schemas/plan.schema.json`, the one source of truth for
  * its keys and types, and words ajv's errors as `changes[3].id: …`.
  */
-import { readFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
-import type { ErrorObject, ValidateFunction } from 'ajv/dist/2020.js';
+import type { ErrorObject } from 'ajv/dist/2020.js';
 import { pathName } from '../config/shape.js';
-import { planSchemaPath } from '../paths.js';
-
-/**
- * The build compiles the schema into a standalone module next to this one (see
- * scripts/build.mjs). Run from the sources (tests), it is not there, and the schema
- * is compiled here with the same options.
- */
-const PRECOMPILED = './plan-schema-validator.js';
-const require = createRequire(import.meta.url);
-let validator: ValidateFunction | undefined;
-
-async function compiled(): Promise<ValidateFunction> {
-  validator ??= await import(PRECOMPILED).then(
-    (m: { validate: ValidateFunction }) => m.validate,
-    () => {
-      const schema = JSON.parse(readFileSync(planSchemaPath(), 'utf8'));
-      const { Ajv2020 } = require('ajv/dist/2020.js') as typeof import('ajv/dist/2020.js');
-      return new Ajv2020({ allErrors: true, verbose: true, strict: true, allowUnionTypes: true }).compile(schema);
-    },
-  );
-  return validator;
-}
+import { planValidator } from './plan-schema-validator.js';
 
 /** Every way the data departs from the schema, one message each, in the file's order. */
 export async function schemaProblems(data: unknown): Promise<string[]> {
-  const validate = await compiled();
+  const validate = planValidator();
   if (validate(data)) return [];
   const out: string[] = [];
   const typed = new Set<string>();

@@ -4,7 +4,7 @@
  * page by page without ever leaving the API's origin, so the token is never sent to another host.
  */
 import LinkHeader from 'http-link-header';
-import { request } from 'undici';
+import { Agent } from 'undici';
 import { SitesyncError } from '../errors.js';
 import { SecretValues } from '../secrets.js';
 import { serviceMessage } from '../service/errors.js';
@@ -51,6 +51,13 @@ export interface CiService {
 /** The API's root from its variable, by the rule every address a secret goes to follows. */
 export function apiRoot(raw: string, service: Pick<CiService, 'addressVariable' | 'tokenVariable' | 'example'>): URL {
   return checkedAddress(raw, service.addressVariable, { secret: 'the token', secretFrom: service.tokenVariable, example: service.example });
+}
+
+let shared: Agent | undefined;
+
+/** One agent for every request of the run, as undici's own global dispatcher would be. */
+function agent(): Agent {
+  return (shared ??= new Agent());
 }
 
 /** One API, one token, one thing acted on (`where`: "pull request #7 of octo/config"). */
@@ -129,7 +136,9 @@ export class JsonApi {
     let responseHeaders: Answer['headers'];
     let text: string;
     try {
-      const res = await request(url, {
+      const res = await agent().request({
+        origin: url.origin,
+        path: `${url.pathname}${url.search}`,
         method,
         headers,
         body: json === undefined ? undefined : JSON.stringify(json),

@@ -3,10 +3,10 @@
  * for keys, types and allowed values, and turns ajv's errors into messages a person can act on.
  */
 import { readFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
 import type { ErrorObject, ValidateFunction } from 'ajv/dist/2020.js';
 import { fieldOf } from '../fields.js';
 import { schemaPath } from '../paths.js';
+import { configValidator } from './schema-validator.js';
 import { suggest } from './suggest.js';
 import type { Path } from './locate.js';
 
@@ -24,30 +24,8 @@ interface SchemaNode {
   type?: string | string[];
 }
 
-/**
- * The build compiles the schema into a standalone module next to this one (see
- * scripts/build.mjs), which saves compiling it at every start. Run from the sources
- * (tests), it is not there, and the schema is compiled here with the same options.
- */
-const PRECOMPILED = './schema-validator.js';
-const require = createRequire(import.meta.url);
-let validator: ValidateFunction | undefined = await import(PRECOMPILED).then(
-  (m: { validate: ValidateFunction }) => m.validate,
-  () => undefined,
-);
-
-function compiled(): ValidateFunction {
-  if (!validator) {
-    const schema = JSON.parse(readFileSync(schemaPath(), 'utf8'));
-    const { Ajv2020 } = require('ajv/dist/2020.js') as typeof import('ajv/dist/2020.js');
-    const ajv = new Ajv2020({ allErrors: true, verbose: true, strict: true, allowUnionTypes: true });
-    validator = ajv.compile(schema);
-  }
-  return validator;
-}
-
 export function checkShape(data: unknown): ShapeIssue[] {
-  const validate = compiled();
+  const validate = configValidator();
   if (validate(data)) return [];
   const issues: ShapeIssue[] = [];
   const seen = new Set<string>();

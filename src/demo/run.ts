@@ -11,7 +11,7 @@ import { startEmulator } from '../emulator/index.js';
 import { packageRoot } from '../paths.js';
 
 const root = packageRoot();
-const bin = join(root, 'bin/sitesync.js');
+const bin = join(root, 'bin/sitesync.cjs');
 const config = 'examples/sitesync.yaml';
 const tty = Boolean(process.stdout.isTTY);
 const bold = (s: string) => (tty ? `\u001b[1m${s}\u001b[22m` : s);

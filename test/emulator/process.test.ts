@@ -1,5 +1,5 @@
 /**
- * The emulator as a separate process, started the way users start it (`node bin/sitesync.js
+ * The emulator as a separate process, started the way users start it (`node bin/sitesync.cjs
  * emulator`): the banner, logging, Ctrl-C, start-up errors, and SIGKILL at random moments
  * while it writes its data file. Runs the bundled CLI (test/helpers/global-setup.ts builds it).
  */
@@ -14,7 +14,7 @@ import type { Emulator } from '../../src/emulator/index.js';
 import { call, create, emulators } from './helpers.js';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
-const BIN = join(ROOT, 'bin', 'sitesync.js');
+const BIN = join(ROOT, 'bin', 'sitesync.cjs');
 const dir = mkdtempSync(join(tmpdir(), 'sitesync-emulator-process-'));
 const emus = emulators();
 const children = new Set<ChildProcessWithoutNullStreams>();

@@ -3,7 +3,7 @@ import { spawn } from 'node:child_process';
 import { join } from 'node:path';
 
 export const root = join(import.meta.dirname, '../..');
-export const bin = join(root, 'bin/sitesync.js');
+export const bin = join(root, 'bin/sitesync.cjs');
 
 export interface CliResult {
   code: number | null;

@@ -1,0 +1,110 @@
+/**
+ * How the shipped CLI starts (bin/sitesync.cjs running dist/*.cjs with V8's code cache; see
+ * scripts/build.mjs), seen from outside: which of its scripts a command loads, read from the
+ * cache files each run leaves, and that a cache is used, never trusted blindly, and never kept
+ * where another user could write. The start-up goals of issue 14 depend on all of it, and a
+ * stray import would silently undo them.
+ */
+import { chmod, mkdir, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { root } from '../helpers/cli.js';
+import { KEY, scenario, type Scenario } from '../helpers/scenario.js';
+
+let s: Scenario;
+let cache: string;
+beforeEach(async () => {
+  s = await scenario();
+  cache = join(s.dir, 'compile-cache');
+  s.emu.seed(KEY, [{ domain: 'example.com', privacy: 0, email: 0, exclude_bots: 1 }]);
+  await s.write('version: 1\nwebsites:\n  - domain: example.com\n');
+});
+afterEach(async () => {
+  await s?.close();
+});
+
+/** The cache files, by script: `{ cli: ['validate'], undici: [] }`. */
+async function cached(): Promise<Record<string, string[]>> {
+  const out: Record<string, string[]> = { cli: [], undici: [], yargs: [] };
+  const [versionDir] = await readdir(join(cache, 'sitesync'));
+  for (const name of await readdir(join(cache, 'sitesync', versionDir!))) {
+    const [script, , , command] = name.replace(/\.bin$/, '').split('-');
+    out[script!]!.push(command!);
+  }
+  for (const list of Object.values(out)) list.sort();
+  return out;
+}
+
+const run = (args: string[], env: Record<string, string> = {}) => s.cli(args, { env: { NODE_COMPILE_CACHE: cache, ...env } });
+
+describe('start-up', () => {
+  it('validate loads neither the HTTP client nor yargs, plan loads the client but not yargs, and only help loads yargs', async () => {
+    expect((await run(['validate'])).code).toBe(0);
+    expect(await cached()).toEqual({ cli: ['validate'], undici: [], yargs: [] });
+    const plan = await run(['plan', '--detailed-exitcode']);
+    expect(plan.stderr).toBe('');
+    expect(plan.code).toBe(0);
+    expect(await cached()).toEqual({ cli: ['plan', 'validate'], undici: ['plan'], yargs: [] });
+    const help = await run(['plan', '--help']);
+    expect(help.stdout).toContain('--detailed-exitcode');
+    expect((await cached()).yargs).toEqual(['plan']);
+  });
+
+  it('a second start uses the compiled code the first kept, and a damaged cache is compiled again, not run', async () => {
+    expect((await run(['validate'])).code).toBe(0);
+    const [dir] = await readdir(join(cache, 'sitesync'));
+    const [file] = await readdir(join(cache, 'sitesync', dir!));
+    const path = join(cache, 'sitesync', dir!, file!);
+    const first = await stat(path);
+    const again = await run(['validate']);
+    expect(again.stdout).toBe('✓ sitesync.yaml is valid: 1 website.\n');
+    // V8 accepted it: a cache it refuses is written anew.
+    expect((await stat(path)).mtimeMs).toBe(first.mtimeMs);
+
+    await writeFile(path, Buffer.alloc(first.size, 7));
+    const damaged = await run(['validate']);
+    expect(damaged.stdout).toBe('✓ sitesync.yaml is valid: 1 website.\n');
+    expect(damaged.stderr).toBe('');
+    expect(await readFile(path)).not.toEqual(Buffer.alloc(first.size, 7));
+  });
+
+  it('keeps no cache where another user may write, nor with NODE_DISABLE_COMPILE_CACHE', async () => {
+    await mkdir(join(cache, 'sitesync'), { recursive: true });
+    await chmod(join(cache, 'sitesync'), 0o777);
+    expect((await run(['validate'])).code).toBe(0);
+    expect(await readdir(join(cache, 'sitesync'))).toEqual([expect.stringMatching(/^v\d/)]);
+    const [dir] = await readdir(join(cache, 'sitesync'));
+    expect(await readdir(join(cache, 'sitesync', dir!))).toEqual([]);
+
+    await rm(cache, { recursive: true });
+    const off = await run(['validate'], { NODE_DISABLE_COMPILE_CACHE: '1' });
+    expect(off.code).toBe(0);
+    await expect(stat(cache)).rejects.toThrow();
+  });
+
+  it('the client uses only the parts of undici that the bundle gives it', async () => {
+    // scripts/build.mjs gives the CLI undici's Pool, Agent and errors (not its index, all of undici).
+    const build = await readFile(join(root, 'scripts/build.mjs'), 'utf8');
+    const given = [...build.matchAll(/^\s+(\w+): require\('undici\/lib\//gm)].map((m) => m[1]);
+    expect(given.sort()).toEqual(['Agent', 'Pool', 'errors']);
+    const used = new Set<string>();
+    for (const file of await sources(join(root, 'src'))) {
+      const text = await readFile(file, 'utf8');
+      for (const m of text.matchAll(/^import \{([^}]*)\} from 'undici';/gm)) {
+        for (const name of m[1]!.split(',')) if (!/^\s*type /.test(name) && name.trim()) used.add(name.trim().split(/\s+as\s+/)[0]!);
+      }
+      expect(text, file).not.toMatch(/^import \w+ from 'undici'|^import \* as \w+ from 'undici'/m);
+    }
+    expect([...used].every((name) => given.includes(name)), [...used].join(', ')).toBe(true);
+  });
+});
+
+async function sources(dir: string): Promise<string[]> {
+  const out: string[] = [];
+  for (const entry of await readdir(dir, { withFileTypes: true })) {
+    const path = join(dir, entry.name);
+    if (entry.isDirectory()) out.push(...(await sources(path)));
+    else if (entry.name.endsWith('.ts')) out.push(path);
+  }
+  return out;
+}
