@@ -18,6 +18,9 @@
 const fs = require('node:fs');
 const path = require('node:path');
 
+/** The commands that talk to a service through undici. */
+const ONLINE = new Set(['plan', 'apply', 'export', 'import', 'account', 'ci']);
+
 const args = process.argv.slice(2);
 if (args.length === 1 && (args[0] === '--version' || args[0] === '-V')) {
   process.stdout.write(`${JSON.parse(fs.readFileSync(path.join(__dirname, '..', 'package.json'), 'utf8')).version}\n`);
@@ -26,19 +29,19 @@ if (args.length === 1 && (args[0] === '--version' || args[0] === '-V')) {
 }
 
 async function main() {
+  const command = /^[a-z]{1,20}$/.test(args[0] ?? '') ? args[0] : 'other';
   // undici parses HTTP with llhttp, compiled to WebAssembly when the first connection opens.
   // V8's optimising compiler, which it would also get, held every online command up by some
   // 100 ms; its baseline compiler is quick and fast enough for sitesync's few requests. Set
-  // first, before any script is compiled, so that the code caches are made and used under
-  // the same flags (V8 refuses a cache made under others).
-  require('node:v8').setFlagsFromString('--liftoff-only');
-  const { createRequire } = require('node:module');
+  // first, before any script is compiled: V8 refuses a code cache made under other flags, and
+  // each command has caches of its own. (The offline commands skip it: node:v8 takes a while
+  // to load.)
+  if (ONLINE.has(command)) require('node:v8').setFlagsFromString('--liftoff-only');
   const { tmpdir } = require('node:os');
   const { Script } = require('node:vm');
   const dist = path.join(__dirname, '..', 'dist');
   // The libraries the CLI requires that are scripts of their own (see scripts/build.mjs).
   const LIBRARIES = new Set(['undici', 'yargs']);
-  const command = /^[a-z]{1,20}$/.test(args[0] ?? '') ? args[0] : 'other';
   const cacheDir = compileCacheDir();
   const scripts = [];
 
@@ -65,15 +68,15 @@ async function main() {
     }
     const script = new Script(`(function (exports, require, module, __filename, __dirname) {${source}\n})`, { filename: file, cachedData });
     scripts.push({ script, cache, build, cached: cachedData !== undefined && !script.cachedDataRejected });
-    const nodeRequire = createRequire(file);
+    // The scripts require Node's modules and the libraries above, nothing of their own.
     const libraries = new Map();
-    const require = (id) => {
-      if (!LIBRARIES.has(id)) return nodeRequire(id);
+    const scriptRequire = (id) => {
+      if (!LIBRARIES.has(id)) return require(id);
       if (!libraries.has(id)) libraries.set(id, run(id));
       return libraries.get(id);
     };
     const module = { exports: {} };
-    script.runInThisContext()(module.exports, Object.assign(require, { resolve: nodeRequire.resolve }), module, file, path.dirname(file));
+    script.runInThisContext()(module.exports, Object.assign(scriptRequire, { resolve: require.resolve }), module, file, path.dirname(file));
     return module.exports;
   };
 

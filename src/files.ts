@@ -1,5 +1,7 @@
-/** Writing files that are never torn: what sitesync writes (saved plans, exports, the emulator's state). */
-import { open, rename, unlink } from 'node:fs/promises';
+/**
+ * Writing files that are never torn: what sitesync writes (saved plans, exports, the emulator's
+ * state). node:fs/promises is loaded on first use: most runs write no file.
+ */
 import { basename, dirname, join } from 'node:path';
 
 let tempCounter = 0;
@@ -10,6 +12,7 @@ let tempCounter = 0;
  */
 export async function writeAtomic(file: string, text: string, mode = 0o644): Promise<void> {
   const temp = join(dirname(file), `.${basename(file)}.${process.pid}.${++tempCounter}.tmp`);
+  const { open, rename, unlink } = process.getBuiltinModule('node:fs/promises');
   const handle = await open(temp, 'wx', mode);
   try {
     try {
@@ -30,7 +33,7 @@ export async function writeAtomic(file: string, text: string, mode = 0o644): Pro
 async function syncFolder(folder: string): Promise<void> {
   let handle;
   try {
-    handle = await open(folder, 'r');
+    handle = await process.getBuiltinModule('node:fs/promises').open(folder, 'r');
     await handle.sync();
   } catch {
     // best effort

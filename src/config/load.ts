@@ -1,6 +1,5 @@
 /** Loading a config file: read it (I/O), then parse it (pure). */
 import { existsSync } from 'node:fs';
-import { createRequire } from 'node:module';
 import { basename, dirname, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { ConfigError, SitesyncError } from '../errors.js';
@@ -90,7 +89,7 @@ export async function loadWorkspace(file: string, env: Env, options: LoadOptions
     warnings: ordered,
     get sha256() {
       if (sha256 === undefined) {
-        const hash = (require('node:crypto') as typeof import('node:crypto')).createHash('sha256');
+        const hash = process.getBuiltinModule('node:crypto').createHash('sha256');
         for (const part of hashed) hash.update(part);
         sha256 = hash.digest('hex');
       }
@@ -168,8 +167,6 @@ export function unsetKeyVariable(config: Config, env: Env): string | undefined {
   return `account ${account.name}: environment variable ${account.apiKeyEnv} (its api_key_env) is not set`;
 }
 
-const require = createRequire(import.meta.url);
-
 /** Below this size a worker's start costs more than parsing off the main thread saves. */
 const WORKER_FROM_BYTES = 128 * 1024;
 
@@ -179,7 +176,7 @@ const WORKER_URL = new URL('./config-worker.js', import.meta.url);
 async function parseOffThread(text: string, file: string, options: ParseOptions): Promise<ReadFile> {
   if (text.length < WORKER_FROM_BYTES || !existsSync(fileURLToPath(WORKER_URL))) return readFileCollecting(text, file, options);
   // Loaded only for a large file, like the worker itself.
-  const { Worker } = require('node:worker_threads') as typeof import('node:worker_threads');
+  const { Worker } = process.getBuiltinModule('node:worker_threads');
   const reply = await new Promise<ParseReply>((resolve, reject) => {
     const worker = new Worker(WORKER_URL);
     worker.once('message', (message: ParseReply) => {

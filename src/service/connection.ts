@@ -3,7 +3,6 @@
  * base URL from --base-url · SITESYNC_BASE_URL · api.base_url; the key from --api-key-file ·
  * SITESYNC_API_KEY, never from the file or an argument.
  */
-import { open } from 'node:fs/promises';
 import ipaddr from 'ipaddr.js';
 import { SitesyncError } from '../errors.js';
 import type { Env } from '../config/interpolate.js';
@@ -115,7 +114,8 @@ export async function resolveApiKey(flags: ConnectionFlags, env: Env): Promise<s
 async function readKeyFile(path: string, where: string): Promise<string> {
   let handle;
   try {
-    handle = await open(path, 'r');
+    // node:fs/promises loaded here: the offline commands load this module for its rules alone.
+    handle = await process.getBuiltinModule('node:fs/promises').open(path, 'r');
     const buffer = Buffer.alloc(MAX_KEY_FILE_BYTES + 1);
     let length = 0;
     for (;;) {
