@@ -104,14 +104,14 @@ async function main() {
     const uid = process.getuid?.();
     const base = env.NODE_COMPILE_CACHE ? path.join(path.resolve(env.NODE_COMPILE_CACHE), 'sitesync') : path.join(tmpdir(), `sitesync-compile-cache${uid === undefined ? '' : `-${uid}`}`);
     const dir = path.join(base, `${process.version}-${process.arch}`);
+    // Code is run from here: never from a directory another user owns or may write to.
+    const ours = (d) => {
+      const s = fs.statSync(d, { throwIfNoEntry: false });
+      return s !== undefined && (uid === undefined || (s.uid === uid && (s.mode & 0o022) === 0));
+    };
     try {
-      fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
-      // Code is run from here: never from a directory another user owns or may write to.
-      for (const d of [base, dir]) {
-        const s = fs.statSync(d);
-        if (uid !== undefined && (s.uid !== uid || (s.mode & 0o022) !== 0)) return undefined;
-      }
-      return dir;
+      if (!fs.existsSync(dir)) fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
+      return ours(base) && ours(dir) ? dir : undefined;
     } catch {
       return undefined;
     }

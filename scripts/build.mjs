@@ -102,9 +102,10 @@ const cjs = {
   format: 'cjs',
   outdir: dist,
   outExtension: { '.js': '.cjs' },
-  // Where ES modules ask for their own URL (sitesync: to find package.json and the worker; yargs: to require()).
-  define: { 'import.meta.url': '__sitesync_module_url' },
-  banner: { js: "const __sitesync_module_url = require('node:url').pathToFileURL(__filename).href;" },
+  // Where ES modules ask for their own URL (sitesync: to find package.json and the worker; yargs:
+  // to require()), worked out when first asked.
+  define: { 'import.meta.url': '__sitesync_meta.url' },
+  banner: { js: "const __sitesync_meta = { get url() { return require('node:url').pathToFileURL(__filename).href; } };" },
 };
 await build({ ...cjs, entryPoints: { cli: 'src/cli.ts' }, external: Object.keys(CLI_LIBRARIES) });
 for (const [name, contents] of Object.entries(CLI_LIBRARIES)) {

@@ -1,5 +1,4 @@
 /** Small pieces the command files share. */
-import { stat } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { formatDiagnostic, SitesyncError, type Diagnostic } from '../errors.js';
 import { printable } from '../render/escape.js';
@@ -15,6 +14,8 @@ export function printWarnings(warnings: Diagnostic[], ctx: Context): void {
  * replaced by accident.
  */
 export async function assertOutputFile(file: string, shown: string, flag: string, force: boolean): Promise<void> {
+  // node:fs/promises is loaded on first use: validate, which loads this module, writes nothing.
+  const { stat } = process.getBuiltinModule('node:fs/promises');
   const existing = await stat(file).catch((error: NodeJS.ErrnoException) => {
     if (error.code === 'ENOENT' || error.code === 'ENOTDIR') return undefined;
     throw new SitesyncError(`${flag} ${shown}: cannot check it (${error.code ?? error.message})`);

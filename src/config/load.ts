@@ -170,11 +170,11 @@ export function unsetKeyVariable(config: Config, env: Env): string | undefined {
 /** Below this size a worker's start costs more than parsing off the main thread saves. */
 const WORKER_FROM_BYTES = 128 * 1024;
 
-/** The bundled worker, beside the chunk this module is in; absent when run from the sources. */
-const WORKER_URL = new URL('./config-worker.js', import.meta.url);
-
 async function parseOffThread(text: string, file: string, options: ParseOptions): Promise<ReadFile> {
-  if (text.length < WORKER_FROM_BYTES || !existsSync(fileURLToPath(WORKER_URL))) return readFileCollecting(text, file, options);
+  if (text.length < WORKER_FROM_BYTES) return readFileCollecting(text, file, options);
+  // The bundled worker, beside the bundle this module is in; absent when run from the sources.
+  const WORKER_URL = new URL('./config-worker.js', import.meta.url);
+  if (!existsSync(fileURLToPath(WORKER_URL))) return readFileCollecting(text, file, options);
   // Loaded only for a large file, like the worker itself.
   const { Worker } = process.getBuiltinModule('node:worker_threads');
   const reply = await new Promise<ParseReply>((resolve, reject) => {
