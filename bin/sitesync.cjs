@@ -9,8 +9,8 @@
 //   requires them) run through node:vm with V8's code cache: the first run of each command
 //   keeps the compiled code in cache files, and later runs load it instead of parsing and
 //   compiling the scripts again (Node 20 offers no such cache for ES modules or require()).
-//   V8 checks each cache against its script, and the file name holds the script's size and
-//   time, Node's version and the command; a cache that is missing, stale or unreadable only
+//   V8 checks each cache against its script, and the file name holds the script's content
+//   hash (written by the build), size and time, Node's version and the command; a cache that is missing, stale or unreadable only
 //   means the script is compiled as usual. The caches live in $NODE_COMPILE_CACHE/sitesync when
 //   that is set, else in the system's temporary directory, in a directory only this user can
 //   write; NODE_DISABLE_COMPILE_CACHE=1 turns them off.
@@ -58,7 +58,11 @@ async function main() {
       process.stderr.write('sitesync is not built: in a clone of its repository, run `npm ci` (it builds through `prepare`) or `npm run build`.\n');
       process.exit(1);
     }
-    const build = `${name}-${stats.size}-${Math.trunc(stats.mtimeMs)}-`;
+    // Named after the content (the hash the build writes as the last line: npm packs every file
+    // with the same time, so size and time can repeat across versions) and the file's size
+    // and time (a script edited by hand keeps the line).
+    const id = /\n\/\/ sitesync-build ([0-9a-f]{16})\n$/.exec(source.slice(-48))?.[1] ?? 'unknown';
+    const build = `${name}-${id}.${stats.size}.${Math.trunc(stats.mtimeMs)}-`;
     const cache = cacheDir && path.join(cacheDir, `${build}${command}.bin`);
     let cachedData;
     try {

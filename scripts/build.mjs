@@ -8,7 +8,8 @@
 //   node scripts/build.mjs --dev       also dist/dev/: the benchmarks and the demo (not packaged)
 //   node scripts/build.mjs --no-types  without tsc (the GitHub Action builds only what it runs)
 import { execFileSync } from 'node:child_process';
-import { readFileSync, rmSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join, relative, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -111,12 +112,16 @@ await build({ ...cjs, entryPoints: { cli: 'src/cli.ts' }, external: Object.keys(
 for (const [name, contents] of Object.entries(CLI_LIBRARIES)) {
   await build({ ...cjs, stdin: { contents, resolveDir: root, sourcefile: `${name}.js`, loader: 'js' }, outfile: join(dist, `${name}.cjs`), outdir: undefined, outExtension: undefined });
 }
-// node:vm runs these scripts without a loader for import(): they must hold none (a Node module
-// that is loaded late is require()d, as src/config/load.ts does).
 for (const name of ['cli', ...Object.keys(CLI_LIBRARIES)]) {
-  const code = readFileSync(join(dist, `${name}.cjs`), 'utf8');
+  const file = join(dist, `${name}.cjs`);
+  const code = readFileSync(file, 'utf8');
+  // node:vm runs these scripts without a loader for import(): they must hold none (a Node
+  // module loaded late is taken with process.getBuiltinModule, as src/config/load.ts does).
   const found = /(?<![\w$.])import\(\s*["'`]/.exec(code);
   if (found) throw new Error(`dist/${name}.cjs holds an import() that node:vm cannot run: ${code.slice(found.index, found.index + 80)}`);
+  // What bin/sitesync.cjs names the script's code caches after: its content, since a size and
+  // a time can repeat across versions (npm packs every file with the same time).
+  writeFileSync(file, `${code}\n// sitesync-build ${createHash('sha256').update(code).digest('hex').slice(0, 16)}\n`);
 }
 
 await build({

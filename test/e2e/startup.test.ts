@@ -28,7 +28,8 @@ async function cached(): Promise<Record<string, string[]>> {
   const out: Record<string, string[]> = { cli: [], undici: [], yargs: [] };
   const [versionDir] = await readdir(join(cache, 'sitesync'));
   for (const name of await readdir(join(cache, 'sitesync', versionDir!))) {
-    const [script, , , command] = name.replace(/\.bin$/, '').split('-');
+    // SCRIPT-BUILD-COMMAND.bin, BUILD being the build's hash of the script, its size and time.
+    const [, script, command] = /^(\w+)-[0-9a-f]{16}\.\d+\.\d+-(\w+)\.bin$/.exec(name)!;
     out[script!]!.push(command!);
   }
   for (const list of Object.values(out)) list.sort();
