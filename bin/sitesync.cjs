@@ -1,7 +1,7 @@
 #!/usr/bin/env node
-// The published entry point: plain JavaScript (CommonJS, which Node starts quicker than an ES
-// module) that runs the bundled CLI (dist/*.cjs, built by
-// `npm run build`, which `npm ci` and `npm pack` run through `prepare`).
+// The published entry point: plain JavaScript (CommonJS, which Node starts quicker than an
+// ES module) that runs the bundled CLI: dist/*.cjs, built by `npm run build`, which `npm ci`
+// and `npm pack` run through `prepare`.
 //
 // CI steps start sitesync several times, so a start should cost little more than Node's own:
 // - `--version` is answered here, without loading the CLI;
@@ -9,11 +9,12 @@
 //   requires them) run through node:vm with V8's code cache: the first run of each command
 //   keeps the compiled code in cache files, and later runs load it instead of parsing and
 //   compiling the scripts again (Node 20 offers no such cache for ES modules or require()).
-//   V8 checks each cache against its script, and the file name holds the script's content
-//   hash (written by the build), size and time, Node's version and the command; a cache that is missing, stale or unreadable only
-//   means the script is compiled as usual. The caches live in $NODE_COMPILE_CACHE/sitesync when
-//   that is set, else in the system's temporary directory, in a directory only this user can
-//   write; NODE_DISABLE_COMPILE_CACHE=1 turns them off.
+//   V8 checks each cache against its script; the file name holds Node's version, the
+//   script's content hash (written by the build), size and time, and the command. A cache
+//   that is missing, stale or unreadable only means the script is compiled as usual. The
+//   caches live in $NODE_COMPILE_CACHE/sitesync when that is set, else in the system's
+//   temporary directory, in a directory only this user can write; NODE_DISABLE_COMPILE_CACHE=1
+//   turns them off.
 'use strict';
 const fs = require('node:fs');
 const path = require('node:path');
