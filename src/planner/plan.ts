@@ -17,6 +17,7 @@ import type {
   LiveWebsite,
   Plan,
   UpdateChange,
+  WebsiteView,
   WriteOnlyReason,
 } from '../model.js';
 import { checkLimit, checkSafety, safetyWarnings } from './safety.js';
@@ -228,8 +229,9 @@ function updateChange(
   resend: boolean,
 ): UpdateFindings {
   const report: UpdateFindings = { problems: [], warnings: [], unverified: [] };
-  const before = liveView(current);
-  const after = desiredView(site.domain, values);
+  // The two views are made only for a website that changes: most of a large file does not.
+  let views: { before: WebsiteView; after: WebsiteView } | undefined;
+  const view = () => (views ??= { before: liveView(current), after: desiredView(site.domain, values) });
   const differing: FieldChange[] = [];
   const writeOnly: FieldName[] = [];
 
@@ -252,7 +254,7 @@ function updateChange(
       }
       continue;
     }
-    if (!sameValue(spec, current[field], values[field])) differing.push({ field, before: before[field] ?? null, after: after[field] ?? null });
+    if (!sameValue(spec, current[field], values[field])) differing.push({ field, before: view().before[field] ?? null, after: view().after[field] ?? null });
   }
   // A field the service never shows (the password) is sent wherever the file sets it.
   for (const spec of FIELDS) {
@@ -278,6 +280,7 @@ function updateChange(
   }
 
   if (differing.length === 0 && reasons.size === 0) return report;
+  const { before, after } = view();
   const sent: FieldChange[] = [...differing];
   for (const field of writeOnly) {
     const reason = reasons.get(field) ?? 'with-update';
