@@ -93,9 +93,13 @@ async function main() {
         const temporary = `${cache}.${process.pid}`;
         fs.writeFileSync(temporary, script.createCachedData());
         fs.renameSync(temporary, cache);
-        // The caches of an earlier build of this script are of no more use.
-        const [name] = build.split('-');
-        for (const old of fs.readdirSync(cacheDir)) if (old.startsWith(`${name}-`) && !old.startsWith(build)) fs.unlinkSync(path.join(cacheDir, old));
+        // Caches of other builds not made for a week: another version may be in use on this
+        // machine (one per config repository), so only the ones nothing has needed lately go.
+        const stale = Date.now() - 7 * 24 * 3600 * 1000;
+        for (const other of fs.readdirSync(cacheDir)) {
+          const file = path.join(cacheDir, other);
+          if (!other.startsWith(build) && fs.statSync(file).mtimeMs < stale) fs.unlinkSync(file);
+        }
       } catch {
         // A cache that cannot be written only costs the next start its speed.
       }

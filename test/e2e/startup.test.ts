@@ -5,7 +5,7 @@
  * where another user could write. The start-up goals of issue 14 depend on all of it, and a
  * stray import would silently undo them.
  */
-import { chmod, mkdir, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
+import { chmod, mkdir, readdir, readFile, rm, stat, utimes, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { root } from '../helpers/cli.js';
@@ -67,6 +67,22 @@ describe('start-up', () => {
     expect(damaged.stdout).toBe('✓ sitesync.yaml is valid: 1 website.\n');
     expect(damaged.stderr).toBe('');
     expect(await readFile(path)).not.toEqual(Buffer.alloc(first.size, 7));
+  });
+
+  it("removes another build's caches made more than a week ago, and keeps the recent ones another version may be using", async () => {
+    expect((await run(['validate'])).code).toBe(0);
+    const [dir] = await readdir(join(cache, 'sitesync'));
+    const folder = join(cache, 'sitesync', dir!);
+    const [own] = await readdir(folder);
+    await rm(join(folder, own!));
+    const old = join(folder, 'cli-0123456789abcdef.1.1-plan.bin');
+    const recent = join(folder, 'cli-fedcba9876543210.1.1-plan.bin');
+    await writeFile(old, 'x');
+    await writeFile(recent, 'x');
+    const eightDaysAgo = new Date(Date.now() - 8 * 24 * 3600 * 1000);
+    await utimes(old, eightDaysAgo, eightDaysAgo);
+    expect((await run(['validate'])).code).toBe(0);
+    expect((await readdir(folder)).sort()).toEqual([own!, 'cli-fedcba9876543210.1.1-plan.bin'].sort());
   });
 
   it('keeps no cache where another user may write, nor with NODE_DISABLE_COMPILE_CACHE', async () => {
