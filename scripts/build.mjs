@@ -34,6 +34,7 @@ const VALIDATORS = {
 
 function validatorSource({ schema: file, exported }) {
   const schema = JSON.parse(readFileSync(join(root, file), 'utf8'));
+  // The options of src/schema-compile.ts, which the sources (tests) compile with.
   const ajv = new Ajv2020({ allErrors: true, verbose: true, strict: true, allowUnionTypes: true, code: { source: true, esm: true } });
   const code = standaloneCode.default(ajv, ajv.compile(schema)).replace(/^"use strict";/, '');
   return `${code}\nexport function ${exported}() { return validate; }\n`;
@@ -101,16 +102,14 @@ const CLI_LIBRARIES = {
 const cjs = {
   ...common,
   format: 'cjs',
-  outdir: dist,
-  outExtension: { '.js': '.cjs' },
   // Where ES modules ask for their own URL (sitesync: to find package.json and the worker; yargs:
   // to require()), worked out when first asked.
   define: { 'import.meta.url': '__sitesync_meta.url' },
   banner: { js: "const __sitesync_meta = { get url() { return require('node:url').pathToFileURL(__filename).href; } };" },
 };
-await build({ ...cjs, entryPoints: { cli: 'src/cli.ts' }, external: Object.keys(CLI_LIBRARIES) });
+await build({ ...cjs, entryPoints: ['src/cli.ts'], outfile: join(dist, 'cli.cjs'), external: Object.keys(CLI_LIBRARIES) });
 for (const [name, contents] of Object.entries(CLI_LIBRARIES)) {
-  await build({ ...cjs, stdin: { contents, resolveDir: root, sourcefile: `${name}.js`, loader: 'js' }, outfile: join(dist, `${name}.cjs`), outdir: undefined, outExtension: undefined });
+  await build({ ...cjs, stdin: { contents, resolveDir: root, sourcefile: `${name}.js`, loader: 'js' }, outfile: join(dist, `${name}.cjs`) });
 }
 for (const name of ['cli', ...Object.keys(CLI_LIBRARIES)]) {
   const file = join(dist, `${name}.cjs`);

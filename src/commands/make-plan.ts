@@ -29,7 +29,6 @@ export interface Planned {
   session: Session;
   account: Account;
   live: LiveWebsite[];
-  /** The SHA-256 of the config file's text, which a saved plan records. */
 }
 
 /** One account of a many-account run: planned, or failed with its reason. */

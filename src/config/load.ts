@@ -173,12 +173,12 @@ const WORKER_FROM_BYTES = 128 * 1024;
 async function parseOffThread(text: string, file: string, options: ParseOptions): Promise<ReadFile> {
   if (text.length < WORKER_FROM_BYTES) return readFileCollecting(text, file, options);
   // The bundled worker, beside the bundle this module is in; absent when run from the sources.
-  const WORKER_URL = new URL('./config-worker.js', import.meta.url);
-  if (!existsSync(fileURLToPath(WORKER_URL))) return readFileCollecting(text, file, options);
+  const workerUrl = new URL('./config-worker.js', import.meta.url);
+  if (!existsSync(fileURLToPath(workerUrl))) return readFileCollecting(text, file, options);
   // Loaded only for a large file, like the worker itself.
   const { Worker } = process.getBuiltinModule('node:worker_threads');
   const reply = await new Promise<ParseReply>((resolve, reject) => {
-    const worker = new Worker(WORKER_URL);
+    const worker = new Worker(workerUrl);
     worker.once('message', (message: ParseReply) => {
       resolve(message);
       void worker.terminate();

@@ -3,16 +3,12 @@
  * the schema on first use. The build (scripts/build.mjs) replaces this module with the code ajv
  * generates from the same schema with the same options, so the CLI never compiles a schema.
  */
-import { readFileSync } from 'node:fs';
-import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
+import type { ValidateFunction } from 'ajv/dist/2020.js';
 import { schemaPath } from '../paths.js';
+import { compileSchema } from '../schema-compile.js';
 
 let validate: ValidateFunction | undefined;
 
 export function configValidator(): ValidateFunction {
-  // The options scripts/build.mjs compiles with.
-  validate ??= new Ajv2020({ allErrors: true, verbose: true, strict: true, allowUnionTypes: true }).compile(
-    JSON.parse(readFileSync(schemaPath(), 'utf8')),
-  );
-  return validate;
+  return (validate ??= compileSchema(schemaPath()));
 }
