@@ -99,6 +99,42 @@ const CLI_LIBRARIES = {
   yargs: `module.exports = require('yargs').default;`,
 };
 
+/**
+ * Modules of a library evaluated only when first called instead of when the library loads:
+ * each exports one function, and the bundle gets a function in its place that requires the
+ * real one on its first call. undici's HTTP/2 client requires node:http2 (with it tls and
+ * crypto: about 9 ms of every online start) at load, though it runs only for a connection that
+ * negotiates HTTP/2, which sitesync never allows.
+ */
+const LAZY_MODULES = ['undici/lib/dispatcher/client-h2.js'];
+const lazyModules = {
+  name: 'lazy-modules',
+  setup(b) {
+    const requireHere = createRequire(join(root, 'package.json'));
+    const lazy = new Set(LAZY_MODULES.map((id) => {
+      // The wrapper below is only right for a module whose export is a function: checked at each build.
+      if (typeof requireHere(id) !== 'function') throw new Error(`${id} no longer exports a function: it cannot be loaded lazily`);
+      return requireHere.resolve(id);
+    }));
+    b.onResolve({ filter: /./ }, (a) => {
+      if (a.namespace === 'lazy-module' || a.kind !== 'require-call' || !a.resolveDir) return undefined;
+      let path;
+      try {
+        path = createRequire(join(a.resolveDir, 'x.js')).resolve(a.path);
+      } catch {
+        return undefined;
+      }
+      // Named by its path in the project, so that the bundle holds no path of the machine that built it.
+      return lazy.has(path) ? { path: relative(root, path).split(sep).join('/'), namespace: 'lazy-module', pluginData: path } : undefined;
+    });
+    b.onLoad({ filter: /./, namespace: 'lazy-module' }, (a) => ({
+      contents: `let real;\nmodule.exports = function () { real ??= require(${JSON.stringify(a.pluginData)}); return real.apply(this, arguments); };\n`,
+      loader: 'js',
+      resolveDir: dirname(a.pluginData),
+    }));
+  },
+};
+
 const cjs = {
   ...common,
   format: 'cjs',
@@ -109,7 +145,12 @@ const cjs = {
 };
 await build({ ...cjs, entryPoints: ['src/cli.ts'], outfile: join(dist, 'cli.cjs'), external: Object.keys(CLI_LIBRARIES) });
 for (const [name, contents] of Object.entries(CLI_LIBRARIES)) {
-  await build({ ...cjs, stdin: { contents, resolveDir: root, sourcefile: `${name}.js`, loader: 'js' }, outfile: join(dist, `${name}.cjs`) });
+  await build({
+    ...cjs,
+    plugins: [...cjs.plugins, lazyModules],
+    stdin: { contents, resolveDir: root, sourcefile: `${name}.js`, loader: 'js' },
+    outfile: join(dist, `${name}.cjs`),
+  });
 }
 for (const name of ['cli', ...Object.keys(CLI_LIBRARIES)]) {
   const file = join(dist, `${name}.cjs`);

@@ -51,6 +51,19 @@ describe('start-up', () => {
     expect((await cached()).yargs).toEqual(['plan']);
   });
 
+  it("plan loads none of Node's HTTP/2, TLS and crypto modules, which an http:// service never needs", async () => {
+    // Node's own list of the modules a process loaded, written as it exits.
+    const preload = join(s.dir, 'modules.cjs');
+    const list = join(s.dir, 'modules.txt');
+    await writeFile(preload, `process.on('exit', () => require('node:fs').writeFileSync(${JSON.stringify(list)}, process.moduleLoadList.join('\\n')));\n`);
+    const plan = await run(['plan', '--detailed-exitcode'], { NODE_OPTIONS: `--require ${JSON.stringify(preload)}` });
+    expect(plan.stderr).toBe('');
+    expect(plan.code).toBe(0);
+    const loaded = (await readFile(list, 'utf8')).split('\n').map((line) => line.replace(/^NativeModule /, ''));
+    expect(loaded).toContain('http');
+    expect(loaded.filter((name) => /^(http2|tls|crypto|internal\/http2\/.*|internal\/crypto\/.*)$/.test(name))).toEqual([]);
+  });
+
   it('a second start uses the compiled code the first kept, and a damaged cache is compiled again, not run', async () => {
     expect((await run(['validate'])).code).toBe(0);
     const [dir] = await readdir(join(cache, 'sitesync'));
