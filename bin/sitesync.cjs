@@ -21,6 +21,8 @@ const path = require('node:path');
 
 /** The commands that talk to a service through undici. */
 const ONLINE = new Set(['plan', 'apply', 'export', 'import', 'account', 'ci']);
+/** What argv a worker thread of sitesync's gets (src/config/config-worker.ts). */
+const PARSE_WORKER_ARG = '--sitesync-parse-worker';
 
 const args = process.argv.slice(2);
 if (args.length === 1 && (args[0] === '--version' || args[0] === '-V')) {
@@ -30,7 +32,9 @@ if (args.length === 1 && (args[0] === '--version' || args[0] === '-V')) {
 }
 
 async function main() {
-  const command = /^[a-z]{1,20}$/.test(args[0] ?? '') ? args[0] : 'other';
+  // The worker thread plan parses a large config file on (see src/config/load.ts and answerParse).
+  const worker = args.length === 1 && args[0] === PARSE_WORKER_ARG && !require('node:worker_threads').isMainThread;
+  const command = worker ? 'worker' : /^[a-z]{1,20}$/.test(args[0] ?? '') ? args[0] : 'other';
   // undici parses HTTP with llhttp, compiled to WebAssembly when the first connection opens.
   // V8's optimising compiler, which it would also get, held every online command up by some
   // 100 ms; its baseline compiler is quick and fast enough for sitesync's few requests. Set
@@ -127,6 +131,16 @@ async function main() {
   }
 
   const cli = run('cli');
+  if (worker) {
+    const { parentPort } = require('node:worker_threads');
+    parentPort.once('message', async (request) => {
+      const reply = await cli.answerParse(request);
+      // Before replying: the main thread ends the worker once it has the answer.
+      keepCompiledCode();
+      parentPort.postMessage(reply);
+    });
+    return;
+  }
   process.exitCode = await cli.main(args);
   keepCompiledCode();
 }

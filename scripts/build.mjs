@@ -3,8 +3,8 @@
 // files from tsc. No list of source files here: esbuild follows the imports from the entries.
 //
 //   node scripts/build.mjs             dist/: cli.cjs, undici.cjs, yargs.cjs (the CLI, which
-//                                      bin/sitesync.cjs runs), api.js and config-worker.js (ES
-//                                      modules, with their chunks), types/
+//                                      bin/sitesync.cjs runs), api.js (an ES module, with its
+//                                      chunks), types/
 //   node scripts/build.mjs --dev       also dist/dev/: the benchmarks and the demo (not packaged)
 //   node scripts/build.mjs --no-types  without tsc (the GitHub Action builds only what it runs)
 import { execFileSync } from 'node:child_process';
@@ -166,11 +166,7 @@ for (const name of ['cli', ...Object.keys(CLI_LIBRARIES)]) {
 
 await build({
   ...esm,
-  entryPoints: {
-    api: 'src/api.ts',
-    // Large config files are parsed on a worker thread (src/config/load.ts finds it beside itself).
-    'config-worker': 'src/config/config-worker.ts',
-  },
+  entryPoints: { api: 'src/api.ts' },
   outdir: dist,
 });
 

@@ -19,6 +19,7 @@ import {
 import { printable } from './render/escape.js';
 import { SecretValues } from './secrets.js';
 import { colorsFor, type Context, type Io } from './terminal.js';
+import type { ParseReply, ParseRequest } from './config/config-worker.js';
 
 export async function main(argv: string[], io: Io = processIo()): Promise<number> {
   const abort = new AbortController();
@@ -57,6 +58,14 @@ export async function main(argv: string[], io: Io = processIo()): Promise<number
   } finally {
     for (const [name, handler] of handlers) process.off(name, handler);
   }
+}
+
+/**
+ * The work of the worker thread that parses a large config file (see src/config/load.ts), for
+ * bin/sitesync.cjs, which runs the worker, to call; loaded when called, like every command.
+ */
+export async function answerParse(request: ParseRequest): Promise<ParseReply> {
+  return (await import('./config/config-worker.js')).answerParse(request);
 }
 
 /** The one catch: expected failures are a message and exit code; anything else is a bug. */

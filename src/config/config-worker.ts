@@ -1,11 +1,15 @@
 /**
- * The config parser on a worker thread: `load.ts` sends a large file's text here so that the
- * main thread lists the service meanwhile, on the machine's other core. Only plain data goes
- * back: the parsed file, or the problems that become the same error on the main thread.
+ * The config parser's side of the worker thread on which `load.ts` has a large file parsed, so
+ * that the main thread lists the service meanwhile, on the machine's other core. The thread is
+ * bin/sitesync.cjs again (it runs the CLI's bundle from its code cache, as the main thread does)
+ * and carries the messages; this is the work. Only plain data goes back: the parsed file, or
+ * the problems that become the same error on the main thread.
  */
-import { parentPort } from 'node:worker_threads';
 import { ConfigError, SitesyncError } from '../errors.js';
 import { readFileCollectingSync, type ParseOptions, type ReadFile } from './parse.js';
+
+/** What argv the worker gets, for bin/sitesync.cjs to know it is one. */
+export const PARSE_WORKER_ARG = '--sitesync-parse-worker';
 
 export interface ParseRequest {
   text: string;
@@ -19,14 +23,12 @@ export type ParseReply =
   | { ok: false; kind: 'sitesync'; message: string; details: string[] }
   | { ok: false; kind: 'internal'; message: string; stack?: string };
 
-parentPort?.once('message', ({ text, file, options }: ParseRequest) => {
-  let reply: ParseReply;
+export function answerParse({ text, file, options }: ParseRequest): ParseReply {
   try {
-    reply = { ok: true, read: readFileCollectingSync(text, file, options) };
+    return { ok: true, read: readFileCollectingSync(text, file, options) };
   } catch (error) {
-    if (error instanceof ConfigError) reply = { ok: false, kind: 'config', diagnostics: error.diagnostics };
-    else if (error instanceof SitesyncError) reply = { ok: false, kind: 'sitesync', message: error.message, details: error.details };
-    else reply = { ok: false, kind: 'internal', message: String((error as Error)?.message ?? error), stack: (error as Error)?.stack };
+    if (error instanceof ConfigError) return { ok: false, kind: 'config', diagnostics: error.diagnostics };
+    if (error instanceof SitesyncError) return { ok: false, kind: 'sitesync', message: error.message, details: error.details };
+    return { ok: false, kind: 'internal', message: String((error as Error)?.message ?? error), stack: (error as Error)?.stack };
   }
-  parentPort!.postMessage(reply);
-});
+}

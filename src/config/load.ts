@@ -6,7 +6,7 @@ import { ConfigError, SitesyncError } from '../errors.js';
 import { GlobSet } from '../domain.js';
 import type { Diagnostic } from '../errors.js';
 import type { Config, DesiredWebsite, Workspace } from '../model.js';
-import type { ParseReply, ParseRequest } from './config-worker.js';
+import { PARSE_WORKER_ARG, type ParseReply, type ParseRequest } from './config-worker.js';
 import type { Env } from './interpolate.js';
 import { parseFileYielding, readFileCollecting, type ReadFile, type ParseOptions } from './parse.js';
 import { readTextFile } from './read.js';
@@ -170,15 +170,24 @@ export function unsetKeyVariable(config: Config, env: Env): string | undefined {
 /** Below this size a worker's start costs more than parsing off the main thread saves. */
 const WORKER_FROM_BYTES = 128 * 1024;
 
+/**
+ * The worker's young generation, in MiB. A parse keeps nearly all it allocates (the whole
+ * document), and V8's default young generation grows to 48 MiB, each collection copying
+ * everything still alive in it; a small one moves that data to the old generation sooner, whose
+ * marking runs beside the parse. Parse of 10,000 websites: about 540 -> 500 ms.
+ */
+const WORKER_YOUNG_GENERATION_MB = 12;
+
 async function parseOffThread(text: string, file: string, options: ParseOptions): Promise<ReadFile> {
   if (text.length < WORKER_FROM_BYTES) return readFileCollecting(text, file, options);
-  // The bundled worker, beside the bundle this module is in; absent when run from the sources.
-  const workerUrl = new URL('./config-worker.js', import.meta.url);
-  if (!existsSync(fileURLToPath(workerUrl))) return readFileCollecting(text, file, options);
+  // The worker is the published entry point again, beside the bundle this module is in (absent
+  // when run from the sources): it runs the CLI's bundle from its code cache, as the main thread does.
+  const entry = fileURLToPath(new URL('../bin/sitesync.cjs', import.meta.url));
+  if (!existsSync(entry)) return readFileCollecting(text, file, options);
   // Loaded only for a large file, like the worker itself.
   const { Worker } = process.getBuiltinModule('node:worker_threads');
   const reply = await new Promise<ParseReply>((resolve, reject) => {
-    const worker = new Worker(workerUrl);
+    const worker = new Worker(entry, { argv: [PARSE_WORKER_ARG], resourceLimits: { maxYoungGenerationSizeMb: WORKER_YOUNG_GENERATION_MB } });
     worker.once('message', (message: ParseReply) => {
       resolve(message);
       void worker.terminate();

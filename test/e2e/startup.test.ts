@@ -64,6 +64,27 @@ describe('start-up', () => {
     expect(loaded.filter((name) => /^(http2|tls|crypto|internal\/http2\/.*|internal\/crypto\/.*)$/.test(name))).toEqual([]);
   });
 
+  it('plan parses a large file on a worker thread that runs the same bundle from a code cache of its own', async () => {
+    // About 200 KB: over the size from which plan parses on a worker.
+    await s.write(`version: 1\nwebsites:\n${Array.from({ length: 5000 }, (_, i) => `  - domain: site-${i}.example.com\n`).join('')}`);
+    const first = await run(['plan']);
+    expect(first.stderr).toBe('');
+    expect(first.stdout).toContain('Plan: 5000 to create, 0 to update, 0 to delete (0 unchanged, 1 unmanaged).');
+    expect(await cached()).toEqual({ cli: ['plan', 'worker'], undici: ['plan'], yargs: [] });
+    const [dir] = await readdir(join(cache, 'sitesync'));
+    const worker = join(cache, 'sitesync', dir!, (await readdir(join(cache, 'sitesync', dir!))).find((name) => name.endsWith('-worker.bin'))!);
+    const made = (await stat(worker)).mtimeMs;
+    expect((await run(['plan'])).stdout).toContain('Plan: 5000 to create');
+    // The worker's start used it: V8 accepted the cache, so it was not written again.
+    expect((await stat(worker)).mtimeMs).toBe(made);
+  });
+
+  it('the argument that makes a worker of sitesync is, on the command line, a mistake like any other (no waiting for a message)', async () => {
+    const r = await run(['--sitesync-parse-worker']);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain('Say which command to run');
+  });
+
   it('a second start uses the compiled code the first kept, and a damaged cache is compiled again, not run', async () => {
     expect((await run(['validate'])).code).toBe(0);
     const [dir] = await readdir(join(cache, 'sitesync'));
