@@ -98,11 +98,13 @@ async function main() {
         fs.writeFileSync(temporary, script.createCachedData());
         fs.renameSync(temporary, cache);
         // Caches of other builds not made for a week: another version may be in use on this
-        // machine (one per config repository), so only the ones nothing has needed lately go.
+        // machine (one per config repository), so only the ones nothing has needed lately go;
+        // so do half-written files (a run that died between writing and renaming) of any build.
         const stale = Date.now() - 7 * 24 * 3600 * 1000;
         for (const other of fs.readdirSync(cacheDir)) {
           const file = path.join(cacheDir, other);
-          if (!other.startsWith(build) && fs.statSync(file).mtimeMs < stale) fs.unlinkSync(file);
+          const ours = other.startsWith(build) && other.endsWith('.bin');
+          if (!ours && fs.statSync(file).mtimeMs < stale) fs.unlinkSync(file);
         }
       } catch {
         // A cache that cannot be written only costs the next start its speed.

@@ -103,7 +103,7 @@ describe('start-up', () => {
     expect(await readFile(path)).not.toEqual(Buffer.alloc(first.size, 7));
   });
 
-  it("removes another build's caches made more than a week ago, and keeps the recent ones another version may be using", async () => {
+  it("removes another build's caches made more than a week ago and half-written ones, and keeps the recent ones another version may be using", async () => {
     expect((await run(['validate'])).code).toBe(0);
     const [dir] = await readdir(join(cache, 'sitesync'));
     const folder = join(cache, 'sitesync', dir!);
@@ -111,10 +111,14 @@ describe('start-up', () => {
     await rm(join(folder, own!));
     const old = join(folder, 'cli-0123456789abcdef.1.1-plan.bin');
     const recent = join(folder, 'cli-fedcba9876543210.1.1-plan.bin');
+    // What a run of this very build leaves when it dies between writing a cache and renaming it.
+    const halfWritten = join(folder, `${own!}.4242`);
     await writeFile(old, 'x');
     await writeFile(recent, 'x');
+    await writeFile(halfWritten, 'x');
     const eightDaysAgo = new Date(Date.now() - 8 * 24 * 3600 * 1000);
     await utimes(old, eightDaysAgo, eightDaysAgo);
+    await utimes(halfWritten, eightDaysAgo, eightDaysAgo);
     expect((await run(['validate'])).code).toBe(0);
     expect((await readdir(folder)).sort()).toEqual([own!, 'cli-fedcba9876543210.1.1-plan.bin'].sort());
   });
