@@ -148,6 +148,8 @@ export function fieldOrder(name: FieldName): number {
 
 /** Lists compare as sets of trimmed entries. */
 export function sameList(a: readonly string[], b: readonly string[]): boolean {
+  // The same entries in the same order, as nearly every unchanged website has them: nothing to build.
+  if (a.length === b.length && a.every((item, i) => item === b[i] && item === item.trim() && item !== '')) return true;
   const left = new Set(a.map((s) => s.trim()).filter(Boolean));
   const right = new Set(b.map((s) => s.trim()).filter(Boolean));
   if (left.size !== right.size) return false;

@@ -80,13 +80,16 @@ export function planChanges(input: PlanInput): Plan {
     if (group) group.push(site);
     else liveByDomain.set(site.domain, [site]);
   }
-  const writtenByDomain = new Map(config.websites.map((w) => [w.domain, w.written]));
+  let writtenByDomain: Map<string, string> | undefined; // only where the service holds a name twice
   const liveTwins = new Map<string, LiveWebsite>();
-  for (const [domain, group] of [...liveByDomain].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) {
-    const chosen = chooseTwin(group, writtenByDomain.get(domain));
+  const twins: [string, string][] = [];
+  for (const [domain, group] of liveByDomain) {
+    const chosen = group.length === 1 ? group[0]! : chooseTwin(group, (writtenByDomain ??= new Map(config.websites.map((w) => [w.domain, w.written]))).get(domain));
     liveTwins.set(domain, chosen);
-    if (group.length > 1) warnings.push(twinWarning(domain, group, chosen));
+    if (group.length > 1) twins.push([domain, twinWarning(domain, group, chosen)]);
   }
+  // By domain, whatever order the service listed them in.
+  for (const [, warning] of twins.sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) warnings.push(warning);
   if (options.checkPatterns !== false) {
     assertPatternsMatch(options, [config.websites.map((w) => w.domain), live.map((w) => w.domain)], 'in the file or the account');
   }
