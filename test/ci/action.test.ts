@@ -7,12 +7,13 @@ import { spawn } from 'node:child_process';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, onTestFinished } from 'vitest';
 import { parse } from 'yaml';
 import { startEmulator, type Emulator } from '../../src/emulator/index.js';
 import { MARKER } from '../../src/render/markdown.js';
 import { cleanEnv, root } from '../helpers/cli.js';
 import { BOT, GITHUB_TOKEN, REPO, startFakeGitHub, type FakeGitHub } from './fake-github.js';
+import { INCLUDED_PASSWORD_CHANGE, pullRequestCheckout } from './pull-request-repo.js';
 
 const KEY = 'action-test-key-0123456789';
 const SHA = 'a'.repeat(40);
@@ -56,7 +57,7 @@ interface ActionRun {
   outputs: Record<string, string>;
 }
 
-async function runAction(given: Record<string, string>, event: 'pr-event.json' | 'push-event.json'): Promise<ActionRun> {
+async function runAction(given: Record<string, string>, event: 'pr-event.json' | 'push-event.json', extraEnv: Record<string, string> = {}): Promise<ActionRun> {
   const inputs: Record<string, string> = {};
   for (const [name, spec] of Object.entries(action.inputs)) inputs[name] = given[name] ?? fill(spec.default ?? '', {});
   const output = join(dir, `output-${Math.random()}`);
@@ -77,6 +78,7 @@ async function runAction(given: Record<string, string>, event: 'pr-event.json' |
       SITESYNC_BASE_URL: emu.url,
       SITESYNC_API_KEY: KEY,
       NO_COLOR: '1',
+      ...extraEnv,
       ...Object.fromEntries(Object.entries(step.env ?? {}).map(([k, v]) => [k, fill(v, inputs)])),
     });
     const cwd = join(dir, fill(step['working-directory'] ?? '.', inputs));
@@ -142,6 +144,22 @@ describe('the GitHub Action', () => {
     expect(github.comments(7)).toHaveLength(1);
     expect(github.comments(7)[0]!.body).toContain('### sitesync plan failed');
     expect(github.comments(7)[0]!.body).toContain('https://github.com/octo/config/actions/runs/99');
+  });
+
+  it("plan in a pull request compares with the base branch's files, the ones it includes too: a password changed in an included file is sent", async () => {
+    const { base, change, env: secrets, live } = INCLUDED_PASSWORD_CHANGE;
+    emu.seed(KEY, [live]);
+    const origin = await pullRequestCheckout(dir, base, change);
+    onTestFinished(() => rm(origin, { recursive: true, force: true }));
+    const env = { GITHUB_BASE_REF: 'main', ...secrets };
+    const r = await runAction({ command: 'plan', comment: 'true' }, 'pr-event.json', env);
+    expect(r.log).not.toContain('matches no file');
+    expect(r.code).toBe(0);
+    expect(r.outputs).toMatchObject({ exitcode: '2', has_changes: 'true' });
+    const saved = JSON.parse(await readFile(r.outputs['plan-json']!, 'utf8'));
+    expect(saved.changes).toEqual([expect.objectContaining({ action: 'update', domain: 'a.example.com', fields: ['password'] })]);
+    expect(saved.changes[0].details[0]).toMatchObject({ field: 'password', write_only: 'baseline' });
+    expect(JSON.stringify(github.comments(7)) + r.log).not.toContain('new-secret-2');
   });
 
   it('a plan that apply would refuse (over the website limit) fails the check, with the reason in the comment', async () => {

@@ -186,7 +186,7 @@ describe('the GitLab pipeline', () => {
     ]);
     expect(jobLines('sitesync-plan')).toEqual([
       'sitesync validate --strict-env',
-      'sitesync plan --format markdown --fail-unsafe --out plan.json --baseline baseline.yaml',
+      'sitesync plan --format markdown --fail-unsafe --out plan.json --baseline $base/sitesync.yaml',
       'sitesync plan --format markdown --fail-unsafe --out plan.json',
       'sitesync ci comment --provider gitlab --file plan.md',
       'sitesync ci comment --provider gitlab --file plan.md',

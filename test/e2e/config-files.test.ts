@@ -51,6 +51,17 @@ describe('-c and --baseline read pipes, as plan --help shows', () => {
     expect(writes(sc.emu)).toEqual([]);
   });
 
+  it('a piped --baseline that includes files says to give its folder, and writes nothing', async () => {
+    const sc = await seeded();
+    const baseline = fifoWith(sc.dir, 'version: 1\ninclude: [sites/*.yaml]\nwebsites: []\n');
+    const r = await sc.cli(['plan', '--baseline', baseline], { env: { SITE_PW: 'new-secret-2' } });
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain(
+      `${baseline}:2:11: include "sites/*.yaml": this file was read from a pipe, which has no folder to find included files in; give the file in its folder (e.g. git worktree add ../base origin/main, then --baseline ../base/sitesync.yaml)`,
+    );
+    expect(writes(sc.emu)).toEqual([]);
+  });
+
   it('validate -c /dev/stdin reads the file from standard input', async () => {
     const r = await runCli(['validate', '-c', '/dev/stdin'], { input: 'version: 1\nwebsites:\n  - domain: a.example.com\n' });
     expect(r.stderr).toBe('');
