@@ -177,14 +177,6 @@ export function unsetKeyVariable(config: Config, env: Env): string | undefined {
 /** Below this size a worker's start costs more than parsing off the main thread saves. */
 const WORKER_FROM_BYTES = 128 * 1024;
 
-/**
- * The worker's young generation, in MiB. A parse keeps nearly all it allocates (the whole
- * document), and V8's default young generation grows to 48 MiB, each collection copying
- * everything still alive in it; a small one moves that data to the old generation sooner, whose
- * marking runs beside the parse. Parse of 10,000 websites: about 540 -> 500 ms.
- */
-const WORKER_YOUNG_GENERATION_MB = 12;
-
 async function parseOffThread(text: string, file: string, options: ParseOptions): Promise<ReadFile> {
   if (text.length < WORKER_FROM_BYTES) return readFileCollecting(text, file, options);
   // The worker is the published entry point again, beside the bundle this module is in (absent
@@ -194,7 +186,7 @@ async function parseOffThread(text: string, file: string, options: ParseOptions)
   // Loaded only for a large file, like the worker itself.
   const { Worker } = process.getBuiltinModule('node:worker_threads');
   const reply = await new Promise<ParseReply>((resolve, reject) => {
-    const worker = new Worker(entry, { argv: [PARSE_WORKER_ARG], resourceLimits: { maxYoungGenerationSizeMb: WORKER_YOUNG_GENERATION_MB } });
+    const worker = new Worker(entry, { argv: [PARSE_WORKER_ARG] });
     worker.once('message', (message: ParseReply) => {
       resolve(message);
       void worker.terminate();
