@@ -146,21 +146,25 @@ describe('the GitHub Action', () => {
     expect(github.comments(7)[0]!.body).toContain('https://github.com/octo/config/actions/runs/99');
   });
 
-  it("plan in a pull request compares with the base branch's files, the ones it includes too: a password changed in an included file is sent", async () => {
-    const { base, change, env: secrets, live } = INCLUDED_PASSWORD_CHANGE;
-    emu.seed(KEY, [live]);
-    const origin = await pullRequestCheckout(dir, base, change);
-    onTestFinished(() => rm(origin, { recursive: true, force: true }));
-    const env = { GITHUB_BASE_REF: 'main', ...secrets };
-    const r = await runAction({ command: 'plan', comment: 'true' }, 'pr-event.json', env);
-    expect(r.log).not.toContain('matches no file');
-    expect(r.code).toBe(0);
-    expect(r.outputs).toMatchObject({ exitcode: '2', has_changes: 'true' });
-    const saved = JSON.parse(await readFile(r.outputs['plan-json']!, 'utf8'));
-    expect(saved.changes).toEqual([expect.objectContaining({ action: 'update', domain: 'a.example.com', fields: ['password'] })]);
-    expect(saved.changes[0].details[0]).toMatchObject({ field: 'password', write_only: 'baseline' });
-    expect(JSON.stringify(github.comments(7)) + r.log).not.toContain('new-secret-2');
-  });
+  it.each(['', 'stats'])(
+    "plan in a pull request compares with the base branch's files, the ones it includes too: a password changed in an included file is sent (working directory %j)",
+    async (folder) => {
+      const { base, change, env: secrets, live } = INCLUDED_PASSWORD_CHANGE;
+      const inFolder = (files: Record<string, string>) => Object.fromEntries(Object.entries(files).map(([path, text]) => [join(folder, path), text]));
+      emu.seed(KEY, [live]);
+      const origin = await pullRequestCheckout(dir, inFolder(base), inFolder(change));
+      onTestFinished(() => rm(origin, { recursive: true, force: true }));
+      const env = { GITHUB_BASE_REF: 'main', ...secrets };
+      const r = await runAction({ command: 'plan', comment: 'true', 'working-directory': folder || '.' }, 'pr-event.json', env);
+      expect(r.log).not.toContain('matches no file');
+      expect(r.code).toBe(0);
+      expect(r.outputs).toMatchObject({ exitcode: '2', has_changes: 'true' });
+      const saved = JSON.parse(await readFile(r.outputs['plan-json']!, 'utf8'));
+      expect(saved.changes).toEqual([expect.objectContaining({ action: 'update', domain: 'a.example.com', fields: ['password'] })]);
+      expect(saved.changes[0].details[0]).toMatchObject({ field: 'password', write_only: 'baseline' });
+      expect(JSON.stringify(github.comments(7)) + r.log).not.toContain('new-secret-2');
+    },
+  );
 
   it('a plan that apply would refuse (over the website limit) fails the check, with the reason in the comment', async () => {
     await writeFile(join(dir, 'sitesync.yaml'), config(['a.example.com', 'b.example.com', 'c.example.com', 'd.example.com']));
