@@ -39,8 +39,9 @@ async function main() {
   // other flags, and each command has caches of its own. (A worker shares the process's flags.)
   // - The young generation stays at its first size (1 MiB a half) instead of doubling up to
   //   16: reading a config keeps nearly all it allocates (the whole document), and each
-  //   collection of a large young generation copies all of it. validate of 10,000 websites:
-  //   about 610 -> 570 ms; loading node:v8 costs a small file's validate some 1.5 ms.
+  //   collection of a large young generation copies all of it. validate of 10,000 websites,
+  //   alternated with and without: 2-6 % faster (e.g. 610 -> 572 ms); collections are ten
+  //   times as many but short. Loading node:v8 costs a small file's validate some 2 ms.
   // - undici parses HTTP with llhttp, compiled to WebAssembly when the first connection opens.
   //   V8's optimising compiler, which it would also get, held every online command up by some
   //   100 ms; its baseline compiler is quick and fast enough for sitesync's few requests.
