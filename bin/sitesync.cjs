@@ -35,17 +35,18 @@ async function main() {
   // The worker thread plan parses a large config file on (see src/config/load.ts and answerParse).
   const worker = args.length === 1 && args[0] === PARSE_WORKER_ARG && !require('node:worker_threads').isMainThread;
   const command = worker ? 'worker' : /^[a-z]{1,20}$/.test(args[0] ?? '') ? args[0] : 'other';
-  // V8's flags, set first, before any script is compiled: V8 refuses a code cache made under
-  // other flags, and each command has caches of its own. (A worker shares the process's flags.)
-  // - The young generation stays at its first size (1 MiB a half) instead of doubling up to
-  //   16: reading a config keeps nearly all it allocates (the whole document), and each
-  //   collection of a large young generation copies all of it. validate of 10,000 websites,
-  //   alternated with and without: 2-6 % faster (e.g. 610 -> 572 ms); collections are ten
-  //   times as many but short. Loading node:v8 costs a small file's validate some 2 ms.
+  // V8's flags for the online commands, set first, before any script is compiled: V8 refuses a
+  // code cache made under other flags, and each command has caches of its own. (A worker
+  // shares the process's flags.) The offline commands set none: loading node:v8 costs a small
+  // file's validate some 2 ms, more than the second flag saves it.
   // - undici parses HTTP with llhttp, compiled to WebAssembly when the first connection opens.
   //   V8's optimising compiler, which it would also get, held every online command up by some
   //   100 ms; its baseline compiler is quick and fast enough for sitesync's few requests.
-  if (!worker) require('node:v8').setFlagsFromString(`--semi-space-growth-factor=1${ONLINE.has(command) ? ' --liftoff-only' : ''}`);
+  // - The young generation stays at its first size (1 MiB a half) instead of doubling up to
+  //   16: reading a config keeps nearly all it allocates (the whole document), and each
+  //   collection of a large young generation copies all of it. Collections are ten times as
+  //   many but short: validate of 10,000 websites, alternated with and without, 2-6 % faster.
+  if (!worker && ONLINE.has(command)) require('node:v8').setFlagsFromString('--liftoff-only --semi-space-growth-factor=1');
   const { tmpdir } = require('node:os');
   const { Script } = require('node:vm');
   const dist = path.join(__dirname, '..', 'dist');
