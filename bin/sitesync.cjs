@@ -38,15 +38,12 @@ async function main() {
   // V8's flags for the online commands, set first, before any script is compiled: V8 refuses a
   // code cache made under other flags, and each command has caches of its own. (A worker
   // shares the process's flags.) The offline commands set none: loading node:v8 costs a small
-  // file's validate some 2 ms, more than the second flag saves it.
-  // - undici parses HTTP with llhttp, compiled to WebAssembly when the first connection opens.
-  //   V8's optimising compiler, which it would also get, held every online command up by some
-  //   100 ms; its baseline compiler is quick and fast enough for sitesync's few requests.
-  // - The young generation stays at its first size (1 MiB a half) instead of doubling up to
-  //   16: reading a config keeps nearly all it allocates (the whole document), and each
-  //   collection of a large young generation copies all of it. Collections are ten times as
-  //   many but short: validate of 10,000 websites, alternated with and without, 2-6 % faster.
-  if (!worker && ONLINE.has(command)) require('node:v8').setFlagsFromString('--liftoff-only --semi-space-growth-factor=1');
+  // file's validate some 2 ms. undici parses HTTP with llhttp, compiled to WebAssembly when
+  // the first connection opens. V8's optimising compiler, which it would also get, held every
+  // online command up by some 100 ms; its baseline compiler is quick and fast enough for
+  // sitesync's few requests. (--semi-space-growth-factor=1 was tried: starting a worker thread
+  // resets it, which changed V8's flag hash mid-run and made the next start refuse its caches.)
+  if (!worker && ONLINE.has(command)) require('node:v8').setFlagsFromString('--liftoff-only');
   const { tmpdir } = require('node:os');
   const { Script } = require('node:vm');
   const dist = path.join(__dirname, '..', 'dist');

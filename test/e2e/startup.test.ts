@@ -73,10 +73,13 @@ describe('start-up', () => {
     expect(await cached()).toEqual({ cli: ['plan', 'worker'], undici: ['plan'], yargs: [] });
     const [dir] = await readdir(join(cache, 'sitesync'));
     const worker = join(cache, 'sitesync', dir!, (await readdir(join(cache, 'sitesync', dir!))).find((name) => name.endsWith('-worker.bin'))!);
+    const own = join(cache, 'sitesync', dir!, (await readdir(join(cache, 'sitesync', dir!))).find((name) => /^cli-.*-plan\.bin$/.test(name))!);
     const made = (await stat(worker)).mtimeMs;
+    const planMade = (await stat(own)).mtimeMs;
     expect((await run(['plan'])).stdout).toContain('Plan: 5000 to create');
-    // The worker's start used it: V8 accepted the cache, so it was not written again.
+    // Both starts used their caches: V8 accepted them (starting the worker changes no V8 flag), so neither was written again.
     expect((await stat(worker)).mtimeMs).toBe(made);
+    expect((await stat(own)).mtimeMs).toBe(planMade);
   });
 
   it('the argument that makes a worker of sitesync is, on the command line, a mistake like any other (no waiting for a message)', async () => {
