@@ -168,7 +168,8 @@ function build(
   // ${NAME} in every string, before the shape check, so that types are checked on real values.
   const unknown = new Set<string>();
   // Still a reference after substitution: a variable that is not set, under missingEnvAsWarning.
-  const unknownValue = (value: unknown) => Boolean(options.missingEnvAsWarning) && typeof value === 'string' && interpolate(value, {}).referenced;
+  const unknownValue = (value: unknown) =>
+    Boolean(options.missingEnvAsWarning) && typeof value === 'string' && value.includes('${') && interpolate(value, {}).referenced;
   if (references) substitute(raw, [], (path, text) => {
     // api_key_env is the NAME of the key's variable: never expanded, or the key itself would be
     // held (and shown) where a name belongs.

@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config/load.js';
 import { parseConfig } from '../../src/config/parse.js';
 import { ConfigError, formatDiagnostic } from '../../src/errors.js';
+import { isIpOrCidr } from '../../src/exclude-ips.js';
 
 const fixtures = join(import.meta.dirname, '../fixtures/config');
 const env = { EXAMPLE_STATS_PASSWORD: 'correct horse' };
@@ -125,6 +126,21 @@ describe('config messages that lead to the fix', () => {
     const found = await problemsOf(text);
     expect(found).toContain('x.yaml:5:19: warning: websites[1].exclude_ips[0]: "nope" is not an IPv4 or IPv6 address or CIDR range: the service keeps it, but never matches a visitor with it');
     expect(found).toContain('x.yaml:6:19: warning: websites[2].exclude_ips[0]: "nope2" is not an IPv4 or IPv6 address or CIDR range: the service keeps it, but never matches a visitor with it');
+  });
+
+  it('an exclude_ips entry written on many websites is judged the same on each, and warned about on each', () => {
+    // isIpOrCidr remembers what it has checked (a bounded memo): more distinct entries than it
+    // keeps, then the first ones again, must give the same answers.
+    const entries = Array.from({ length: 5000 }, (_, i) => `10.${i >> 8}.${i & 255}.1`);
+    expect(entries.every(isIpOrCidr)).toBe(true);
+    for (const text of ['10.0.0.1', '2001:db8::/32', 'office-router', '10.0.0.999', '2001:db8::/129', 'fe80::1%eth0']) {
+      expect([isIpOrCidr(text), isIpOrCidr(text)]).toEqual(Array(2).fill(['10.0.0.1', '2001:db8::/32'].includes(text)));
+    }
+    const sites = Array.from({ length: 3 }, (_, i) => `  - domain: s${i}.example.com\n    exclude_ips: [office-router, 10.0.0.1]\n`).join('');
+    const { warnings } = parseConfig(`version: 1\nwebsites:\n${sites}`, 'x.yaml', { env: {} });
+    expect(warnings.map(formatDiagnostic)).toEqual(
+      [4, 6, 8].map((line, i) => `x.yaml:${line}:19: warning: websites[${i}].exclude_ips[0]: "office-router" is not an IPv4 or IPv6 address or CIDR range: the service keeps it, but never matches a visitor with it`),
+    );
   });
 
   it('api: {api_key: …} says where the key goes, without repeating it', async () => {
