@@ -65,12 +65,7 @@ async function main() {
       process.stderr.write('sitesync is not built: in a clone of its repository, run `npm ci` (it builds through `prepare`) or `npm run build`.\n');
       process.exit(1);
     }
-    // Named after the content (the hash the build writes as the last line: npm packs every file
-    // with the same time, so size and time can repeat across versions) and the file's size
-    // and time (a script edited by hand keeps the line).
-    const id = /\n\/\/ sitesync-build ([0-9a-f]{16})\n$/.exec(source.slice(-48))?.[1] ?? 'unknown';
-    const build = `${name}-${id}.${stats.size}.${Math.trunc(stats.mtimeMs)}-`;
-    const cache = cacheDir && path.join(cacheDir, `${build}${command}.bin`);
+    const cache = cacheDir && path.join(cacheDir, `${buildOf(name, source.slice(-48), stats)}${command}.bin`);
     let cachedData;
     try {
       if (cache) cachedData = fs.readFileSync(cache);
@@ -78,7 +73,7 @@ async function main() {
       // None yet: this run makes it.
     }
     const script = new Script(`(function (exports, require, module, __filename, __dirname) {${source}\n})`, { filename: file, cachedData });
-    scripts.push({ script, cache, build, cached: cachedData !== undefined && !script.cachedDataRejected });
+    scripts.push({ script, cache, cached: cachedData !== undefined && !script.cachedDataRejected });
     // The scripts require Node's modules and the libraries above, nothing of their own.
     const libraries = new Map();
     const scriptRequire = (id) => {
@@ -93,26 +88,63 @@ async function main() {
 
   /** After the run: the code compiled for this command, kept for the next start of it. */
   const keepCompiledCode = () => {
-    for (const { script, cache, build, cached } of scripts) {
+    let wrote = false;
+    for (const { script, cache, cached } of scripts) {
       if (!cache || cached) continue;
       try {
         const temporary = `${cache}.${process.pid}`;
         fs.writeFileSync(temporary, script.createCachedData());
         fs.renameSync(temporary, cache);
-        // Caches of other builds not made for a week: another version may be in use on this
-        // machine (one per config repository), so only the ones nothing has needed lately go;
-        // so do half-written files (a run that died between writing and renaming) of any build.
-        const stale = Date.now() - 7 * 24 * 3600 * 1000;
-        for (const other of fs.readdirSync(cacheDir)) {
-          const file = path.join(cacheDir, other);
-          const ours = other.startsWith(build) && other.endsWith('.bin');
-          if (!ours && fs.statSync(file).mtimeMs < stale) fs.unlinkSync(file);
-        }
+        wrote = true;
       } catch {
         // A cache that cannot be written only costs the next start its speed.
       }
     }
+    if (wrote) removeStaleCaches();
   };
+
+  /**
+   * The caches of other builds not made for a week: another version may be in use on this
+   * machine (one per config repository), so only the ones nothing has needed lately go; so do
+   * half-written files (a run that died between writing and renaming). This build's caches stay,
+   * of every script and command however old: they are not touched when used.
+   */
+  function removeStaleCaches() {
+    try {
+      const current = [];
+      for (const name of ['cli', ...LIBRARIES]) {
+        const file = path.join(dist, `${name}.cjs`);
+        const stats = fs.statSync(file, { throwIfNoEntry: false });
+        if (!stats) continue;
+        const tail = Buffer.alloc(Math.min(48, stats.size));
+        const fd = fs.openSync(file, 'r');
+        try {
+          fs.readSync(fd, tail, 0, tail.length, stats.size - tail.length);
+        } finally {
+          fs.closeSync(fd);
+        }
+        current.push(buildOf(name, tail.toString('latin1'), stats));
+      }
+      const stale = Date.now() - 7 * 24 * 3600 * 1000;
+      for (const other of fs.readdirSync(cacheDir)) {
+        const ours = other.endsWith('.bin') && current.some((build) => other.startsWith(build));
+        const file = path.join(cacheDir, other);
+        if (!ours && fs.statSync(file).mtimeMs < stale) fs.unlinkSync(file);
+      }
+    } catch {
+      // Left for a later run.
+    }
+  }
+
+  /**
+   * How a script's cache files begin: its name, its content (the hash the build writes as the
+   * last line: npm packs every file with the same time, so size and time can repeat across
+   * versions) and the file's size and time (a script edited by hand keeps the line).
+   */
+  function buildOf(name, tail, stats) {
+    const id = /\n\/\/ sitesync-build ([0-9a-f]{16})\n$/.exec(tail)?.[1] ?? 'unknown';
+    return `${name}-${id}.${stats.size}.${Math.trunc(stats.mtimeMs)}-`;
+  }
 
   /** Where the caches are kept, or undefined when they should not be. */
   function compileCacheDir() {

@@ -126,6 +126,18 @@ describe('start-up', () => {
     expect((await readdir(folder)).sort()).toEqual([own!, 'cli-fedcba9876543210.1.1-plan.bin'].sort());
   });
 
+  it("keeps this build's caches of every script and command however old, since using a cache does not touch it", async () => {
+    expect((await run(['plan', '--detailed-exitcode'])).code).toBe(0);
+    expect((await run(['validate'])).code).toBe(0);
+    const [dir] = await readdir(join(cache, 'sitesync'));
+    const folder = join(cache, 'sitesync', dir!);
+    const eightDaysAgo = new Date(Date.now() - 8 * 24 * 3600 * 1000);
+    for (const name of await readdir(folder)) await utimes(join(folder, name), eightDaysAgo, eightDaysAgo);
+    // A run that writes a cache (fmt has none yet) looks for stale ones: plan's of cli and undici stay.
+    expect((await run(['fmt', '--check'])).code).toBe(0);
+    expect(await cached()).toEqual({ cli: ['fmt', 'plan', 'validate'], undici: ['plan'], yargs: [] });
+  });
+
   it('keeps no cache where another user may write, nor with NODE_DISABLE_COMPILE_CACHE', async () => {
     await mkdir(join(cache, 'sitesync'), { recursive: true });
     await chmod(join(cache, 'sitesync'), 0o777);
