@@ -1,5 +1,5 @@
 /** Loading a config file: read it (I/O), then parse it (pure). */
-import { existsSync, statSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { basename, dirname, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { ConfigError, SitesyncError } from '../errors.js';
@@ -9,7 +9,7 @@ import type { Config, DesiredWebsite, Workspace } from '../model.js';
 import { PARSE_WORKER_ARG, type ParseReply, type ParseRequest } from './config-worker.js';
 import type { Env } from './interpolate.js';
 import { parseFileYielding, readFileCollecting, type ReadFile, type ParseOptions } from './parse.js';
-import { readTextFile } from './read.js';
+import { hasNoFolder, readTextFile } from './read.js';
 
 export interface LoadOptions {
   lenientEnv?: boolean;
@@ -48,12 +48,12 @@ export async function loadWorkspace(file: string, env: Env, options: LoadOptions
   const includedBy = new Map<string, number>();
   // Loaded only for a file that includes others: most files do not, and it costs start-up time.
   const tinyGlob = parsed.includes.length ? (await import('tinyglobby')).glob : undefined;
-  // A pipe (`<(git show …)`) has no folder: the files it includes cannot be found beside it.
-  const piped = parsed.includes.length > 0 && !statSync(file, { throwIfNoEntry: false })?.isFile();
+  // A pipe or standard input has no folder: the files it includes cannot be found beside it.
+  const piped = parsed.includes.length > 0 && hasNoFolder(file);
   for (const { config, glob, pos } of parsed.includes) {
     if (piped) {
       const copy = options.what === 'baseline file' ? 'e.g. git worktree add ../base origin/main, then --baseline ../base/sitesync.yaml' : 'with the files it includes';
-      problems.push({ file, ...pos, severity: 'error', message: `include "${glob}": this file was read from a pipe, which has no folder to find included files in; give the file in its folder (${copy})` });
+      problems.push({ file, ...pos, severity: 'error', message: `include "${glob}": this file was read from a pipe or standard input, which has no folder to find included files in; give the file in its folder (${copy})` });
       continue;
     }
     const matches = (await tinyGlob!(glob, { cwd: dirname(file), absolute: true, onlyFiles: true, expandDirectories: false })).map((m) => resolve(m)).sort();

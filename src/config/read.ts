@@ -6,7 +6,7 @@
  * are read like any other, and the size cap holds while reading (a pipe has no size to stat).
  */
 import { isUtf8 } from 'node:buffer';
-import { closeSync, createReadStream, fstatSync, openSync, readSync } from 'node:fs';
+import { closeSync, createReadStream, fstatSync, openSync, readSync, statSync } from 'node:fs';
 import { ConfigError, type Diagnostic } from '../errors.js';
 
 /** Far above any real config (10,000 websites take about 1 MiB). */
@@ -72,6 +72,15 @@ function readAtMost(fd: number, limit: number): Buffer | undefined {
     total += bytesRead;
     if (total > limit) return undefined;
   }
+}
+
+/**
+ * Whether a file has no folder of its own: a pipe (`<(git show …)`), or a name of a descriptor
+ * (`-c /dev/stdin < sitesync.yaml`: stat sees the regular file behind it, whose folder is
+ * unknown, and not /dev).
+ */
+export function hasNoFolder(file: string): boolean {
+  return descriptorOf(file) !== undefined || !statSync(file, { throwIfNoEntry: false })?.isFile();
 }
 
 /** The descriptor that /dev/stdin, /dev/fd/N or /proc/self/fd/N names. */

@@ -1,11 +1,11 @@
 /** How the CLI reads `-c FILE` and `--baseline FILE`: pipes, size cap, and what a missing one says. */
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawnSync } from 'node:child_process';
 import { createWriteStream } from 'node:fs';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { runCli } from '../helpers/cli.js';
+import { bin, cleanEnv, runCli } from '../helpers/cli.js';
 import { KEY, scenario, writes, type Scenario } from '../helpers/scenario.js';
 
 let s: Scenario | undefined;
@@ -57,9 +57,29 @@ describe('-c and --baseline read pipes, as plan --help shows', () => {
     const r = await sc.cli(['plan', '--baseline', baseline], { env: { SITE_PW: 'new-secret-2' } });
     expect(r.code).toBe(1);
     expect(r.stderr).toContain(
-      `${baseline}:2:11: include "sites/*.yaml": this file was read from a pipe, which has no folder to find included files in; give the file in its folder (e.g. git worktree add ../base origin/main, then --baseline ../base/sitesync.yaml)`,
+      `${baseline}:2:11: include "sites/*.yaml": this file was read from a pipe or standard input, which has no folder to find included files in; give the file in its folder (e.g. git worktree add ../base origin/main, then --baseline ../base/sitesync.yaml)`,
     );
     expect(writes(sc.emu)).toEqual([]);
+  });
+
+  it('validate -c /dev/stdin < FILE that includes files says to give the file in its folder, not that globs are relative to /dev', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'sitesync-stdin-'));
+    try {
+      await mkdir(join(dir, 'sites'));
+      await writeFile(join(dir, 'sitesync.yaml'), 'version: 1\ninclude: [sites/*.yaml]\nwebsites: []\n');
+      await writeFile(join(dir, 'sites', 'a.yaml'), 'websites:\n  - domain: a.example.com\n');
+      // As a user types it: the shell opens the file as standard input, and stat sees a regular file.
+      const r = spawnSync('sh', ['-c', `"${process.execPath}" "${bin}" validate -c /dev/stdin < sitesync.yaml`], { cwd: dir, encoding: 'utf8', env: cleanEnv() });
+      expect(r.status).toBe(1);
+      expect(r.stderr).toContain(
+        '/dev/stdin:2:11: include "sites/*.yaml": this file was read from a pipe or standard input, which has no folder to find included files in; give the file in its folder (with the files it includes)',
+      );
+      expect(r.stderr).not.toContain('relative to /dev');
+      const inFolder = spawnSync(process.execPath, [bin, 'validate', '-c', 'sitesync.yaml'], { cwd: dir, encoding: 'utf8', env: cleanEnv() });
+      expect(inFolder.stdout).toBe('✓ sitesync.yaml is valid: 1 website, 1 included file.\n');
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
   });
 
   it('validate -c /dev/stdin reads the file from standard input', async () => {
