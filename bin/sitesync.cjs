@@ -87,7 +87,9 @@ async function main() {
   };
 
   /** After the run: the code compiled for this command, kept for the next start of it. */
-  const keepCompiledCode = () => {
+  const keepCompiledCode = (cli) => {
+    // A mistyped command is started rarely, and each word would leave caches of its own.
+    if (command !== 'worker' && command !== 'other' && !cli.isCommandWord(command)) return;
     let wrote = false;
     for (const { script, cache, cached } of scripts) {
       if (!cache || cached) continue;
@@ -110,8 +112,8 @@ async function main() {
    * of every script and command however old: they are not touched when used.
    */
   function removeStaleCaches() {
+    const current = [];
     try {
-      const current = [];
       for (const name of ['cli', ...LIBRARIES]) {
         const file = path.join(dist, `${name}.cjs`);
         const stats = fs.statSync(file, { throwIfNoEntry: false });
@@ -125,14 +127,46 @@ async function main() {
         }
         current.push(buildOf(name, tail.toString('latin1'), stats));
       }
-      const stale = Date.now() - 7 * 24 * 3600 * 1000;
-      for (const other of fs.readdirSync(cacheDir)) {
-        const ours = other.endsWith('.bin') && current.some((build) => other.startsWith(build));
-        const file = path.join(cacheDir, other);
-        if (!ours && fs.statSync(file).mtimeMs < stale) fs.unlinkSync(file);
-      }
     } catch {
-      // Left for a later run.
+      return; // Without knowing this build, nothing is removed.
+    }
+    const stale = Date.now() - 7 * 24 * 3600 * 1000;
+    /** Removes each entry of `dir` that `keep` does not keep and nothing has made for a week; one that fails is skipped. */
+    const sweep = (dir, keep) => {
+      let names = [];
+      try {
+        names = fs.readdirSync(dir);
+      } catch {
+        return;
+      }
+      for (const name of names) {
+        if (keep(name)) continue;
+        try {
+          const file = path.join(dir, name);
+          const stats = fs.lstatSync(file);
+          if (stats.isFile() && stats.mtimeMs < stale) fs.unlinkSync(file);
+        } catch {
+          // Left for a later run.
+        }
+      }
+    };
+    sweep(cacheDir, (name) => name.endsWith('.bin') && current.some((build) => name.startsWith(build)));
+    // Other Node versions' folders beside this one (each upgrade leaves one): emptied once stale, then removed.
+    const base = path.dirname(cacheDir);
+    let versions = [];
+    try {
+      versions = fs.readdirSync(base, { withFileTypes: true }).filter((d) => d.isDirectory() && /^v\d+\.\d+\.\d+-\w+$/.test(d.name) && d.name !== path.basename(cacheDir));
+    } catch {
+      return;
+    }
+    for (const version of versions) {
+      const dir = path.join(base, version.name);
+      sweep(dir, () => false);
+      try {
+        fs.rmdirSync(dir);
+      } catch {
+        // Not empty yet: some of its caches were made within the week.
+      }
     }
   }
 
@@ -172,11 +206,11 @@ async function main() {
     parentPort.once('message', async (request) => {
       const reply = await cli.answerParse(request);
       // Before replying: the main thread ends the worker once it has the answer.
-      keepCompiledCode();
+      keepCompiledCode(cli);
       parentPort.postMessage(reply);
     });
     return;
   }
   process.exitCode = await cli.main(args);
-  keepCompiledCode();
+  keepCompiledCode(cli);
 }

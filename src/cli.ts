@@ -4,6 +4,7 @@
  * work and return an exit code.
  */
 import { setMaxListeners } from 'node:events';
+import { COMMAND_TABLE } from './cli-commands.js';
 import { fastParse } from './cli-fast.js';
 import { CommandLineError } from './cli-usage.js';
 import {
@@ -20,6 +21,14 @@ import { printable } from './render/escape.js';
 import { SecretValues } from './secrets.js';
 import { colorsFor, type Context, type Io } from './terminal.js';
 import type { ParseReply, ParseRequest } from './config/config-worker.js';
+
+/**
+ * Whether `word` names a command: bin/sitesync.cjs keeps the compiled code of each command under
+ * its name, and of a mistyped word under none (one cache per typo would pile up).
+ */
+export function isCommandWord(word: string): boolean {
+  return word === 'completion' || COMMAND_TABLE.some((c) => c.path[0] === word);
+}
 
 export async function main(argv: string[], io: Io = processIo()): Promise<number> {
   const abort = new AbortController();

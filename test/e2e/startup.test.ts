@@ -5,7 +5,7 @@
  * where another user could write. The start-up goals of issue 14 depend on all of it, and a
  * stray import would silently undo them.
  */
-import { chmod, mkdir, readdir, readFile, rm, stat, utimes, writeFile } from 'node:fs/promises';
+import { chmod, mkdir, readdir, readFile, rm, stat, symlink, utimes, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { root } from '../helpers/cli.js';
@@ -136,6 +136,38 @@ describe('start-up', () => {
     // A run that writes a cache (fmt has none yet) looks for stale ones: plan's of cli and undici stay.
     expect((await run(['fmt', '--check'])).code).toBe(0);
     expect(await cached()).toEqual({ cli: ['fmt', 'plan', 'validate'], undici: ['plan'], yargs: [] });
+  });
+
+  it('a mistyped command leaves no cache of its own (each typo would pile up another)', async () => {
+    for (const typo of ['vaildate', 'pln']) expect((await run([typo])).stderr).toContain('did you mean');
+    expect((await run(['validate'])).code).toBe(0);
+    expect(await cached()).toEqual({ cli: ['validate'], undici: [], yargs: [] });
+  });
+
+  it("removes stale caches past entries it cannot remove, and an older Node's folder once its caches are a week old", async () => {
+    expect((await run(['validate'])).code).toBe(0);
+    const versions = join(cache, 'sitesync');
+    const [dir] = await readdir(versions);
+    const folder = join(versions, dir!);
+    const [own] = await readdir(folder);
+    const eightDaysAgo = new Date(Date.now() - 8 * 24 * 3600 * 1000);
+    const old = join(folder, 'cli-0123456789abcdef.1.1-plan.bin');
+    await writeFile(old, 'x');
+    await utimes(old, eightDaysAgo, eightDaysAgo);
+    // Entries no run of sitesync makes: a link to nothing and an old folder, which stay.
+    await symlink('/nonexistent', join(folder, 'a-link'));
+    await mkdir(join(folder, 'a-folder'));
+    await utimes(join(folder, 'a-folder'), eightDaysAgo, eightDaysAgo);
+    // What an older Node left, and a folder that is not a Node version's.
+    for (const other of ['v20.19.0-x64', 'not-a-version']) {
+      await mkdir(join(versions, other));
+      await writeFile(join(versions, other, 'cli-x-plan.bin'), 'x');
+      await utimes(join(versions, other, 'cli-x-plan.bin'), eightDaysAgo, eightDaysAgo);
+    }
+    await rm(join(folder, own!));
+    expect((await run(['validate'])).code).toBe(0);
+    expect((await readdir(folder)).sort()).toEqual([own!, 'a-folder', 'a-link'].sort());
+    expect((await readdir(versions)).sort()).toEqual([dir!, 'not-a-version'].sort());
   });
 
   it('keeps no cache where another user may write, nor with NODE_DISABLE_COMPILE_CACHE', async () => {
