@@ -2,15 +2,31 @@
  * Writing files that are never torn: what sitesync writes (saved plans, exports, the emulator's
  * state). node:fs/promises is loaded on first use: most runs write no file.
  */
-import { basename, dirname, join } from 'node:path';
+import { basename, dirname, join, resolve } from 'node:path';
 
 let tempCounter = 0;
 
 /**
- * Writes `text` to `file` so that the file is always either the old or the new content: a
- * temporary file in the same folder, fsynced, then renamed over it.
+ * Whether a path names standard input or output or another open descriptor (`/dev/stdin`,
+ * `/dev/fd/63` of `<(…)`, `/proc/self/fd/0`), not a file in a folder: stat sees whatever is
+ * behind it, a pipe or the file the shell redirected.
  */
-export async function writeAtomic(file: string, text: string, mode = 0o644): Promise<void> {
+export function namesDescriptor(file: string): boolean {
+  return /^\/(?:dev\/(?:stdin|stdout|stderr|fd\/\d+)|proc\/(?:self|thread-self|\d+)(?:\/task\/\d+)?\/fd\/\d+)$/.test(resolve(file));
+}
+
+/** The code of the error writeAtomic throws for a path that is not a regular file. */
+export const NOT_A_FILE = 'SITESYNC_NOT_A_FILE';
+
+/**
+ * Writes `text` to `file` so that the file is always either the old or the new content: a
+ * temporary file in the same folder, fsynced, then renamed over it. A symbolic link stays, and
+ * the file it names is written. Only a regular file (or none yet) is ever replaced: standard
+ * input or output, a pipe, a device or a link to none of them is refused (code NOT_A_FILE),
+ * never renamed over (as root, a rename over /dev/stdout replaces it for the whole system).
+ */
+export async function writeAtomic(path: string, text: string, mode = 0o644): Promise<void> {
+  const file = await regularFile(path);
   const temp = join(dirname(file), `.${basename(file)}.${process.pid}.${++tempCounter}.tmp`);
   const { open, rename, unlink } = process.getBuiltinModule('node:fs/promises');
   const handle = await open(temp, 'wx', mode);
@@ -27,6 +43,23 @@ export async function writeAtomic(file: string, text: string, mode = 0o644): Pro
     throw error;
   }
   await syncFolder(dirname(file));
+}
+
+/** The file a write of `path` lands in: `path`, or the regular file its symbolic link names. */
+async function regularFile(path: string): Promise<string> {
+  const { lstat, realpath, stat } = process.getBuiltinModule('node:fs/promises');
+  const notAFile = () => Object.assign(new Error(`${path} is not a regular file`), { code: NOT_A_FILE });
+  if (namesDescriptor(path)) throw notAFile();
+  const found = await lstat(path).catch((error: NodeJS.ErrnoException) => {
+    if (error.code === 'ENOENT') return undefined;
+    throw error;
+  });
+  if (!found || found.isFile()) return path;
+  if (found.isSymbolicLink()) {
+    const real = await realpath(path).catch(() => undefined);
+    if (real !== undefined && !namesDescriptor(real) && (await stat(real)).isFile()) return real;
+  }
+  throw notAFile();
 }
 
 /** Makes the rename itself durable; not every platform can open a folder, which is fine. */

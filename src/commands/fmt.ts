@@ -2,7 +2,7 @@
 import { stat } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { formatFiles } from '../config/format-files.js';
-import { writeAtomic } from '../files.js';
+import { namesDescriptor, writeAtomic } from '../files.js';
 import { renderFormatDiff } from '../render/format-diff.js';
 import { printable } from '../render/escape.js';
 import type { Context } from '../terminal.js';
@@ -32,10 +32,14 @@ export async function runFmt(args: FmtArgs, ctx: Context): Promise<number> {
     for (const f of run.files) if (f.after === f.before) say(`${f.shown} is already formatted`);
     if (unformatted.length === 0) return 0;
     for (const f of unformatted) ctx.stdout.write(ctx.secrets.clean(renderFormatDiff(printable(f.shown), f.before, f.after, ctx.out)));
-    const fix = ['sitesync fmt', ...(args.files ?? []).map(shellWord), ...(sort ? ['--sort'] : [])].join(' ');
+    // Standard input cannot be rewritten: the fix is fmt of the file itself.
+    const piped = (args.files ?? []).some((f) => namesDescriptor(resolve(ctx.cwd, f)));
+    const fix = piped
+      ? 'run sitesync fmt on the file itself (standard input cannot be rewritten)'
+      : `run: ${['sitesync fmt', ...(args.files ?? []).map(shellWord), ...(sort ? ['--sort'] : [])].join(' ')}`;
     const list = unformatted.map((f) => f.shown).join(', ');
     ctx.stderr.write(
-      `${ctx.err.red(printable(`${unformatted.length === 1 ? `${list} is` : `${unformatted.length} files are`} not formatted${unformatted.length === 1 ? '' : ` (${list})`}`))}; run: ${printable(fix)}\n`,
+      `${ctx.err.red(printable(`${unformatted.length === 1 ? `${list} is` : `${unformatted.length} files are`} not formatted${unformatted.length === 1 ? '' : ` (${list})`}`))}; ${printable(fix)}\n`,
     );
     return 1;
   }

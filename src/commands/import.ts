@@ -7,7 +7,7 @@ import { readTextFile } from '../config/read.js';
 import { parseConfig } from '../config/parse.js';
 import { manageableTraits } from '../domain.js';
 import { SitesyncError, UsageError } from '../errors.js';
-import { writeAtomic } from '../files.js';
+import { namesDescriptor, writeAtomic } from '../files.js';
 import type { Config, LiveWebsite, Workspace } from '../model.js';
 import { selectImports, type AccountLive, type ImportRequest } from '../planner/imports.js';
 import { printable } from '../render/escape.js';
@@ -28,6 +28,10 @@ export interface ImportArgs extends GlobalArgs {
 export async function runImport(args: ImportArgs, ctx: Context): Promise<number> {
   const request = importRequest(args);
   const file = resolve(ctx.cwd, args.config);
+  // The entries go into the file in place, which standard input is not (and a pipe is read once).
+  if (namesDescriptor(file)) {
+    throw new SitesyncError(`-c ${args.config}: import adds the websites to the config file in place; name the file itself, not standard input`);
+  }
   // The text the entries go into, as it was when the file was read (checked again before writing).
   const read = await readTextFile(file);
   // Passwords are not sent: an unset ${NAME} does not stop an import.

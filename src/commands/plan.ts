@@ -11,6 +11,7 @@ import { renderText } from '../render/text.js';
 import type { Context } from '../terminal.js';
 import { failureLines } from './accounts.js';
 import { closeAll, makePlan, type PlannedAccounts, type PlanningArgs } from './make-plan.js';
+import { assertOutputFile, writeFailure } from './shared.js';
 
 export interface PlanArgs extends PlanningArgs {
   format: 'text' | 'markdown' | 'json';
@@ -21,13 +22,19 @@ export interface PlanArgs extends PlanningArgs {
 }
 
 export async function runPlan(args: PlanArgs, ctx: Context): Promise<number> {
+  // Before reading the account: a plan that cannot be saved should fail at once. A saved plan
+  // is made again and again, so an existing one is replaced.
+  const out = args.out === undefined ? undefined : resolve(ctx.cwd, args.out);
+  if (out) await assertOutputFile(out, args.out!, '--out', true, '--format json prints the plan itself');
   const planned = await makePlan(args, ctx);
   if (planned.multi) return planAccounts(planned, args, ctx);
   const { plan, session, live, config, workspace } = planned;
   await session.client.close();
   ctx.stdout.write(render(plan, args.format, ctx, commentIdOfConfig(args.config, ctx)));
   if (args.out) {
-    await savePlan(resolve(ctx.cwd, args.out), plan, { config, configSha256: workspace.sha256, liveTotal: live.length, targets: args.target, excludes: args.exclude, prune: args.prune });
+    await savePlan(out!, plan, { config, configSha256: workspace.sha256, liveTotal: live.length, targets: args.target, excludes: args.exclude, prune: args.prune }).catch((error: unknown) => {
+      throw writeFailure(error, '--out', args.out!);
+    });
     ctx.stderr.write(`Saved the plan to ${args.out}; apply it with: sitesync apply ${args.out}\n`);
   }
   // After the output, so that the plan (whose warnings give the reason) is still shown.
@@ -56,7 +63,9 @@ async function planAccounts(planned: PlannedAccounts, args: PlanArgs, ctx: Conte
     if (failed.length) {
       throw new SitesyncError(`the plan was not saved: it must cover every account, and ${failed.join(', ')} could not be planned`);
     }
-    await saveAccountsPlan(resolve(ctx.cwd, args.out), planned, { targets: args.target, excludes: args.exclude, prune: args.prune });
+    await saveAccountsPlan(resolve(ctx.cwd, args.out), planned, { targets: args.target, excludes: args.exclude, prune: args.prune }).catch((error: unknown) => {
+      throw writeFailure(error, '--out', args.out!);
+    });
     ctx.stderr.write(`Saved the plan of ${sections.length} accounts to ${args.out}; apply it with: sitesync apply ${args.out}\n`);
   }
   const unsafe: string[] = [];

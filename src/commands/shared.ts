@@ -1,6 +1,7 @@
 /** Small pieces the command files share. */
 import { dirname } from 'node:path';
 import { formatDiagnostic, SitesyncError, type Diagnostic } from '../errors.js';
+import { namesDescriptor, NOT_A_FILE } from '../files.js';
 import { printable } from '../render/escape.js';
 import type { Context } from '../terminal.js';
 
@@ -13,7 +14,14 @@ export function printWarnings(warnings: Diagnostic[], ctx: Context): void {
  * folder exists, and it is not a file already there unless `force`. A user's file is never
  * replaced by accident.
  */
-export async function assertOutputFile(file: string, shown: string, flag: string, force: boolean): Promise<void> {
+export async function assertOutputFile(
+  file: string,
+  shown: string,
+  flag: string,
+  force: boolean,
+  /** What to do instead of naming standard output. */
+  instead = `without ${flag}, the output goes to standard output`,
+): Promise<void> {
   // node:fs/promises is loaded on first use: validate, which loads this module, writes nothing.
   const { stat } = process.getBuiltinModule('node:fs/promises');
   const existing = await stat(file).catch((error: NodeJS.ErrnoException) => {
@@ -21,6 +29,9 @@ export async function assertOutputFile(file: string, shown: string, flag: string
     throw new SitesyncError(`${flag} ${shown}: cannot check it (${error.code ?? error.message})`);
   });
   if (existing?.isDirectory()) throw new SitesyncError(`${flag} ${shown}: this is a folder; name a file in it`);
+  if (namesDescriptor(file) || (existing && !existing.isFile())) {
+    throw new SitesyncError(`${flag} ${shown}: this is not a regular file (it names standard output, a pipe or a device); ${instead}`);
+  }
   if (existing && !force) throw new SitesyncError(`${flag} ${shown}: the file exists; pass --force to overwrite it`);
   const folder = await stat(dirname(file)).catch(() => undefined);
   if (!folder) throw new SitesyncError(`${flag} ${shown}: the folder ${dirname(shown)} does not exist; create it first`);
@@ -29,9 +40,13 @@ export async function assertOutputFile(file: string, shown: string, flag: string
 
 /** A failed write as a message, not an internal error. */
 export function writeFailure(error: unknown, flag: string, shown: string): SitesyncError {
+  // Already a message of sitesync's own (a saved plan that would hold a password in clear).
+  if (error instanceof SitesyncError) return error;
   const code = (error as NodeJS.ErrnoException).code;
   const why =
-    code === 'EACCES' || code === 'EPERM'
+    code === NOT_A_FILE
+      ? 'this is not a regular file (it names standard input or output, a pipe, a device, or a link to none), which sitesync never replaces'
+      : code === 'EACCES' || code === 'EPERM'
       ? 'permission denied'
       : code === 'ENOSPC'
         ? 'the disk is full'

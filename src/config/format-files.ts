@@ -7,8 +7,9 @@ import { realpath } from 'node:fs/promises';
 import { dirname, isAbsolute, relative } from 'node:path';
 import { glob } from 'tinyglobby';
 import { ConfigError, type Diagnostic } from '../errors.js';
+import { namesDescriptor } from '../files.js';
 import { formatConfigText } from './format.js';
-import { readTextFile } from './read.js';
+import { hasNoFolder, noFolderMessage, readTextFile } from './read.js';
 
 export interface FormattedFile {
   /** The file on disk (symbolic links followed: the file written is the one the link names). */
@@ -35,14 +36,20 @@ export async function formatFiles(named: { path: string; shown: string }[], opti
   const seen = new Set<string>();
   const queue = [...named];
   for (let next = queue.shift(); next; next = queue.shift()) {
-    const path = await realpath(next.path).catch(() => next!.path);
+    // A link is followed to the file it names; a name of standard input is not (fmt refuses to write it).
+    const path = namesDescriptor(next.path) ? next.path : await realpath(next.path).catch(() => next!.path);
     if (seen.has(path)) continue;
     seen.add(path);
     try {
       const before = await readTextFile(next.path);
       const formatted = formatConfigText(before, { file: next.shown, sort: options.sort });
       files.push({ path, shown: next.shown, before, after: formatted.text, passwords: formatted.passwords });
+      const noFolder = formatted.includes.length > 0 && hasNoFolder(next.path);
       for (const pattern of formatted.includes) {
+        if (noFolder) {
+          problems.push({ file: next.shown, line: 0, col: 0, message: noFolderMessage(pattern), severity: 'error' });
+          continue;
+        }
         const matches = await glob(pattern, { cwd: dirname(next.path), absolute: true, onlyFiles: true, expandDirectories: false });
         if (matches.length === 0) {
           warnings.push({ file: next.shown, line: 0, col: 0, message: `include "${pattern}" matches no file`, severity: 'warning' });

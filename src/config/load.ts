@@ -9,7 +9,7 @@ import type { Config, DesiredWebsite, Workspace } from '../model.js';
 import { PARSE_WORKER_ARG, type ParseReply, type ParseRequest } from './config-worker.js';
 import type { Env } from './interpolate.js';
 import { parseFileYielding, readFileCollecting, type ReadFile, type ParseOptions } from './parse.js';
-import { hasNoFolder, readTextFile } from './read.js';
+import { hasNoFolder, noFolderMessage, readTextFile } from './read.js';
 
 export interface LoadOptions {
   lenientEnv?: boolean;
@@ -52,8 +52,8 @@ export async function loadWorkspace(file: string, env: Env, options: LoadOptions
   const piped = parsed.includes.length > 0 && hasNoFolder(file);
   for (const { config, glob, pos } of parsed.includes) {
     if (piped) {
-      const copy = options.what === 'baseline file' ? 'e.g. git worktree add ../base origin/main, then --baseline ../base/sitesync.yaml' : 'with the files it includes';
-      problems.push({ file, ...pos, severity: 'error', message: `include "${glob}": this file was read from a pipe or standard input, which has no folder to find included files in; give the file in its folder (${copy})` });
+      const copy = options.what === 'baseline file' ? 'e.g. git worktree add ../base origin/main, then --baseline ../base/sitesync.yaml' : undefined;
+      problems.push({ file, ...pos, severity: 'error', message: noFolderMessage(glob, copy) });
       continue;
     }
     const matches = (await tinyGlob!(glob, { cwd: dirname(file), absolute: true, onlyFiles: true, expandDirectories: false })).map((m) => resolve(m)).sort();

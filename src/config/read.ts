@@ -8,6 +8,7 @@
 import { isUtf8 } from 'node:buffer';
 import { closeSync, createReadStream, fstatSync, openSync, readSync, statSync } from 'node:fs';
 import { ConfigError, type Diagnostic } from '../errors.js';
+import { namesDescriptor } from '../files.js';
 
 /** Far above any real config (10,000 websites take about 1 MiB). */
 export const MAX_FILE_BYTES = 16 * 1024 * 1024;
@@ -80,7 +81,12 @@ function readAtMost(fd: number, limit: number): Buffer | undefined {
  * unknown, and not /dev).
  */
 export function hasNoFolder(file: string): boolean {
-  return descriptorOf(file) !== undefined || !statSync(file, { throwIfNoEntry: false })?.isFile();
+  return namesDescriptor(file) || !statSync(file, { throwIfNoEntry: false })?.isFile();
+}
+
+/** Why the files a file without a folder includes cannot be found; `copy` says how to give it in its folder. */
+export function noFolderMessage(glob: string, copy = 'with the files it includes'): string {
+  return `include "${glob}": this file was read from a pipe or standard input, which has no folder to find included files in; give the file in its folder (${copy})`;
 }
 
 /** The descriptor that /dev/stdin, /dev/fd/N or /proc/self/fd/N names. */
