@@ -4,6 +4,7 @@
  */
 import { resolve } from 'node:path';
 import pLimit from 'p-limit';
+import { envValue } from '../config/interpolate.js';
 import { unsetKeyVariable } from '../config/load.js';
 import { suggest } from '../config/suggest.js';
 import { SitesyncError, UsageError } from '../errors.js';
@@ -79,7 +80,7 @@ export function accountConnections(configs: Config[], flags: ConnectionFlags, ct
       const baseUrl = resolveBaseUrl({ insecureHttp: flags.insecureHttp }, {}, config.baseUrl);
       const unset = unsetKeyVariable(config, ctx.env);
       if (unset) throw new SitesyncError(unset);
-      const raw = ctx.env[variable]!;
+      const raw = envValue(ctx.env, variable)!;
       const problem = keyProblem(raw.trim());
       if (problem) throw new SitesyncError(`account ${name}: ${variable} is not an API key: ${problem}`);
       out.set(config, { baseUrl, apiKey: raw.trim() });

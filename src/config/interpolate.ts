@@ -17,6 +17,16 @@ export interface Interpolated {
   referenced: boolean;
 }
 
+/**
+ * The value of the variable `name`: an own string of `env`, never something every object
+ * inherits (`${toString}`, `${__proto__}`, `api_key_env: constructor` are not set).
+ */
+export function envValue(env: Env, name: string): string | undefined {
+  if (!Object.hasOwn(env, name)) return undefined;
+  const value = env[name];
+  return typeof value === 'string' ? value : undefined;
+}
+
 export function interpolate(text: string, env: Env): Interpolated {
   const result: Interpolated = { value: '', missing: [], malformed: [], referenced: false };
   if (!text.includes('$')) return { ...result, value: text };
@@ -31,7 +41,7 @@ export function interpolate(text: string, env: Env): Interpolated {
       return match;
     }
     result.referenced = true;
-    const value = env[name];
+    const value = envValue(env, name);
     if (value === undefined) {
       result.missing.push(name);
       return match;

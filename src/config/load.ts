@@ -7,7 +7,7 @@ import { GlobSet } from '../domain.js';
 import type { Diagnostic } from '../errors.js';
 import type { Config, DesiredWebsite, Workspace } from '../model.js';
 import { PARSE_WORKER_ARG, type ParseReply, type ParseRequest } from './config-worker.js';
-import type { Env } from './interpolate.js';
+import { envValue, type Env } from './interpolate.js';
 import { parseFileYielding, readFileCollecting, type ReadFile, type ParseOptions } from './parse.js';
 import { hasNoFolder, noFolderMessage, readTextFile } from './read.js';
 
@@ -170,7 +170,7 @@ function sortByFile(list: Diagnostic[], files: string[]): Diagnostic[] {
 /** What is wrong when the variable an account's `api_key_env` names is not set; undefined when it is. */
 export function unsetKeyVariable(config: Config, env: Env): string | undefined {
   const account = config.account;
-  if (!account || env[account.apiKeyEnv]?.trim()) return undefined;
+  if (!account || envValue(env, account.apiKeyEnv)?.trim()) return undefined;
   return `account ${account.name}: environment variable ${account.apiKeyEnv} (its api_key_env) is not set`;
 }
 

@@ -181,6 +181,18 @@ describe('a file with accounts on two installations', () => {
     expect(west.stats.log).toHaveLength(0);
   });
 
+  it('an api_key_env naming what every object inherits (constructor) is a variable that is not set, not an internal error', async () => {
+    await writeFile(join(dir, 'sitesync.yaml'), agencyFile().replace('api_key_env: BETA_KEY', 'api_key_env: constructor'));
+    const validate = await cli(['validate']);
+    expect(validate.stderr).toContain('warning: account beta: environment variable constructor (its api_key_env) is not set; plan and apply need it');
+    expect(validate.code).toBe(0);
+    const plan = await cli(['plan']);
+    expect(plan.code).toBe(1);
+    expect(plan.stderr).toContain('account beta: environment variable constructor (its api_key_env) is not set');
+    expect(`${validate.stderr}${plan.stderr}`).not.toContain('Internal error');
+    expect(east.stats.log).toHaveLength(0);
+  });
+
   it('validate checks every included file offline; an error there is printed at its own FILE:LINE:COL and nothing is read', async () => {
     const ok = await cli(['validate'], { GLOBEX_KEY: '' });
     expect(ok.code).toBe(0);

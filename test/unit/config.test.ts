@@ -143,6 +143,19 @@ describe('config messages that lead to the fix', () => {
     );
   });
 
+  it('${NAME} takes only a variable that is set, never what every object inherits (${toString}, ${__proto__}, ${constructor})', async () => {
+    const text = 'version: 1\nwebsites:\n  - domain: a.example.com\n    exclude_params: ["${toString}", "${__proto__}"]\n    privacy: password\n    password: ${constructor}\n';
+    expect(await problemsOf(text)).toEqual([
+      'x.yaml:4:22: websites[0].exclude_params[0]: environment variable toString is not set',
+      'x.yaml:4:37: websites[0].exclude_params[1]: environment variable __proto__ is not set',
+      'x.yaml:6:15: websites[0].password: environment variable constructor is not set',
+    ]);
+    // Set, they are variables like any other.
+    const set = parseConfig(text.replace(', "${__proto__}"', ''), 'x.yaml', { env: { toString: 'utm', constructor: 'pw-1' } as unknown as Record<string, string> });
+    expect(set.websites[0]!.exclude_params).toEqual(['utm']);
+    expect(set.websites[0]!.password?.value).toBe('pw-1');
+  });
+
   it('api: {api_key: …} says where the key goes, without repeating it', async () => {
     const found = await problemsOf('version: 1\napi:\n  base_url: https://a.example.com\n  api_key: sk-live-VERY-SECRET-123\nwebsites: []\n');
     expect(found).toEqual([
