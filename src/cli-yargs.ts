@@ -6,7 +6,7 @@
  * takes to start.
  */
 import yargs, { type Argv, type Options, type PositionalOptions } from 'yargs';
-import { COMMAND_GROUPS, COMMAND_TABLE, GLOBAL_OPTIONS, type CommandSpec } from './cli-commands.js';
+import { camelCase, COMMAND_GROUPS, COMMAND_TABLE, GLOBAL_OPTIONS, type CommandSpec, type OptionSpec } from './cli-commands.js';
 import { CommandLineError, explainUnknown } from './cli-usage.js';
 import { packageVersion } from './paths.js';
 
@@ -44,8 +44,27 @@ function declare(y: Argv, command: CommandSpec, word: string, onCommand: OnComma
       for (const [example, text] of command.examples ?? []) built = built.example(example, text);
       return built;
     },
-    (args) => onCommand(command, args),
+    (args) => onCommand(command, once(command, args)),
   );
+}
+
+/**
+ * yargs makes an option given twice an array. A flag's last word counts (`--no-color --color`);
+ * a value given twice is a mistake that says so, not a list the command cannot read.
+ */
+function once(command: CommandSpec, args: Record<string, unknown>): Record<string, unknown> {
+  const out = { ...args };
+  const options: Record<string, OptionSpec> = { ...GLOBAL_OPTIONS, ...command.options };
+  for (const [name, spec] of Object.entries(options)) {
+    const value = args[name];
+    if (spec.array || !Array.isArray(value)) continue;
+    if (spec.type === 'boolean') {
+      for (const key of [name, camelCase(name), ...(spec.alias ? [spec.alias] : [])]) if (key in out) out[key] = value.at(-1);
+      continue;
+    }
+    throw new CommandLineError(`--${name} is given ${value.length} times (${value.map(String).join(', ')}); give it once`, command.path.join(' '));
+  }
+  return out;
 }
 
 export function buildParser(argv: string[], onCommand: OnCommand): Argv {

@@ -30,6 +30,30 @@ describe('unknown flags and commands say what is unknown and what was meant', ()
     }
   });
 
+  it.each([
+    [['validate', '-c', 'a.yaml', '-c', 'b.yaml'], 'Error: --config is given 2 times (a.yaml, b.yaml); give it once\nRun `sitesync validate --help` for usage.\n'],
+    [['plan', '--out', 'a.json', '--out', 'b.json'], 'Error: --out is given 2 times (a.json, b.json); give it once\nRun `sitesync plan --help` for usage.\n'],
+    [['plan', '--base-url', 'http://a', '--base-url', 'http://b'], 'Error: --base-url is given 2 times (http://a, http://b); give it once\nRun `sitesync plan --help` for usage.\n'],
+    [['ci', 'summary', '--file', 'x', '--file', 'y'], 'Error: --file is given 2 times (x, y); give it once\nRun `sitesync ci summary --help` for usage.\n'],
+    [['emulator', '--port', '0', '--port', '0', '--key', 'k'], 'Error: --port is given 2 times (0, 0); give it once\nRun `sitesync emulator --help` for usage.\n'],
+  ])('a value given twice is a mistake that says so, not an internal error: sitesync %j', async (args, stderr) => {
+    const r = await runCli(args);
+    expect(r.stderr).toBe(stderr);
+    expect(r.code).toBe(1);
+  });
+
+  it('a flag given twice counts by its last word, as shells and other tools read it', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'sitesync-twice-'));
+    try {
+      await writeFile(join(dir, 'sitesync.yaml'), 'version: 1\nwebsites:\n  - domain: a.example.com\n');
+      const r = await runCli(['validate', '--verbose', '--verbose', '--no-color', '--color'], { cwd: dir });
+      expect(r.stdout).toBe('✓ sitesync.yaml is valid: 1 website.\n');
+      expect(r.code).toBe(0);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+
   it('several unknown flags are each named', async () => {
     const r = await runCli(['validate', '--frobnicate', '--verbos']);
     expect(r.stderr).toBe(
