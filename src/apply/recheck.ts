@@ -72,6 +72,8 @@ export function recheckPlan(plan: SavedPlan, config: Config, now: LiveNow): Plan
     ...plan,
     summary: { ...count, unchanged, unmanaged },
     warnings: safetyWarnings(safety, limit),
+    // Informational, and optional in the file's schema: a plan saved without it notes nothing.
+    unverified: plan.unverified ?? [],
     safety,
     limit,
   };

@@ -193,6 +193,18 @@ describe('apply PLANFILE', () => {
     expect(r.stderr).toContain('plan.json: format_version is the string "1"; this sitesync reads format_version 1 (a number)');
   });
 
+  it('a saved plan without its optional "unverified" list applies, instead of an internal error', async () => {
+    await saved();
+    const plan = await readPlan();
+    delete plan.unverified;
+    await writePlan(plan);
+    const r = await s.cli(['apply', 'plan.json'], { env: ENV });
+    expect(r.stderr).not.toContain('Internal error');
+    expect(r.code).toBe(0);
+    expect(r.stdout).toContain('Applied:');
+    await expectConverged();
+  });
+
   it('"changes": [] edited into a saved plan says "No changes" and "Plan: 0 to create", and writes nothing', async () => {
     await saved();
     const plan = await readPlan();
