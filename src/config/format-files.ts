@@ -5,10 +5,10 @@
  */
 import { realpath } from 'node:fs/promises';
 import { dirname, isAbsolute, relative } from 'node:path';
-import { glob } from 'tinyglobby';
 import { ConfigError, type Diagnostic } from '../errors.js';
 import { namesDescriptor } from '../files.js';
 import { formatConfigText } from './format.js';
+import { includedFiles } from './include-glob.js';
 import { hasNoFolder, noFolderMessage, readTextFile } from './read.js';
 
 export interface FormattedFile {
@@ -50,11 +50,11 @@ export async function formatFiles(named: { path: string; shown: string }[], opti
           problems.push({ file: next.shown, line: 0, col: 0, message: noFolderMessage(pattern), severity: 'error' });
           continue;
         }
-        const matches = await glob(pattern, { cwd: dirname(next.path), absolute: true, onlyFiles: true, expandDirectories: false });
+        const matches = await includedFiles(pattern, dirname(next.path));
         if (matches.length === 0) {
           warnings.push({ file: next.shown, line: 0, col: 0, message: `include "${pattern}" matches no file`, severity: 'warning' });
         }
-        for (const match of matches.sort()) queue.push({ path: match, shown: shownPath(match, options.cwd) });
+        for (const match of matches) queue.push({ path: match, shown: shownPath(match, options.cwd) });
       }
     } catch (error) {
       if (!(error instanceof ConfigError)) throw error;

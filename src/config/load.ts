@@ -1,6 +1,6 @@
 /** Loading a config file: read it (I/O), then parse it (pure). */
 import { existsSync } from 'node:fs';
-import { basename, dirname, relative, resolve } from 'node:path';
+import { basename, dirname, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { ConfigError, SitesyncError } from '../errors.js';
 import { GlobSet } from '../domain.js';
@@ -9,6 +9,7 @@ import type { Config, DesiredWebsite, Workspace } from '../model.js';
 import { PARSE_WORKER_ARG, type ParseReply, type ParseRequest } from './config-worker.js';
 import { envValue, type Env } from './interpolate.js';
 import { parseFileYielding, readFileCollecting, type ReadFile, type ParseOptions } from './parse.js';
+import { includedFiles } from './include-glob.js';
 import { hasNoFolder, noFolderMessage, readTextFile } from './read.js';
 
 export interface LoadOptions {
@@ -46,8 +47,6 @@ export async function loadWorkspace(file: string, env: Env, options: LoadOptions
   const hashed = parsed.includes.length === 0 ? [text] : [`${basename(file)}\0${text}\0`];
   const files = [file];
   const includedBy = new Map<string, number>();
-  // Loaded only for a file that includes others: most files do not, and it costs start-up time.
-  const tinyGlob = parsed.includes.length ? (await import('tinyglobby')).glob : undefined;
   // A pipe or standard input has no folder: the files it includes cannot be found beside it.
   const piped = parsed.includes.length > 0 && hasNoFolder(file);
   for (const { config, glob, pos } of parsed.includes) {
@@ -56,7 +55,7 @@ export async function loadWorkspace(file: string, env: Env, options: LoadOptions
       problems.push({ file, ...pos, severity: 'error', message: noFolderMessage(glob, copy) });
       continue;
     }
-    const matches = (await tinyGlob!(glob, { cwd: dirname(file), absolute: true, onlyFiles: true, expandDirectories: false })).map((m) => resolve(m)).sort();
+    const matches = await includedFiles(glob, dirname(file));
     if (matches.length === 0) {
       problems.push({ file, ...pos, severity: 'error', message: `include "${glob}" matches no file (globs are relative to ${dirname(file)})` });
     }

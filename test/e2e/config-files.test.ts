@@ -82,6 +82,22 @@ describe('-c and --baseline read pipes, as plan --help shows', () => {
     }
   });
 
+  it('an include of the file\'s own folder, written as an absolute path, matches no file (validate and fmt), not an internal error', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'sitesync-own-folder-'));
+    try {
+      await writeFile(join(dir, 'sitesync.yaml'), `version: 1\ninclude: ["${dir}", "${dir}/."]\nwebsites: []\n`);
+      const validate = await runCli(['validate'], { cwd: dir });
+      expect(validate.stderr).toContain(`sitesync.yaml:2:11: include "${dir}" matches no file (globs are relative to ${dir})`);
+      expect(validate.stderr).toContain(`include "${dir}/." matches no file`);
+      expect(validate.code).toBe(1);
+      const fmt = await runCli(['fmt', '--check'], { cwd: dir });
+      expect(fmt.stderr).toContain(`sitesync.yaml: warning: include "${dir}" matches no file`);
+      expect(`${validate.stderr}${fmt.stderr}`).not.toContain('Internal error');
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+
   it('validate -c /dev/stdin reads the file from standard input', async () => {
     const r = await runCli(['validate', '-c', '/dev/stdin'], { input: 'version: 1\nwebsites:\n  - domain: a.example.com\n' });
     expect(r.stderr).toBe('');
