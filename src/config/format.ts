@@ -101,7 +101,14 @@ export function formatConfigText(text: string, options: FormatOptions): Formatte
   // is held back where anchors or aliases sit in more than one item: the file keeps its meaning.
   if ([...aliasTargets].some(([alias, target]) => alias.resolve(doc) !== target)) layout.keepAnchorsFirst();
 
-  const out = doc.toString(PRINT_OPTIONS);
+  let out: string;
+  try {
+    out = doc.toString(PRINT_OPTIONS);
+  } catch (error) {
+    // The yaml package could not write a value back (a `!!binary` value, for one).
+    const message = `the file cannot be laid out: the yaml package fails to write one of its values back (${(error as Error).message}); it is left as it is`;
+    throw new ConfigError([{ file: options.file, line: 0, col: 0, message, severity: 'error' }]);
+  }
   return { text: out, includes: includeGlobs(doc), passwords: passwordsInClear(doc) };
 }
 

@@ -37,6 +37,18 @@ describe('sitesync fmt', () => {
     expect(again.stdout).toBe('sitesync.yaml is already formatted\n');
   });
 
+  it('a value the yaml package cannot write back (!!binary) leaves the file as it is, with a message, not an internal error', async () => {
+    const text = 'version: 1\nwebsites:\n  - domain: !!binary aGVsbG8=\n';
+    await write('sitesync.yaml', text);
+    for (const args of [[], ['--check']]) {
+      const r = await fmt(args);
+      expect(r.code).toBe(1);
+      expect(r.stderr).toContain('sitesync.yaml: the file cannot be laid out: the yaml package fails to write one of its values back');
+      expect(r.stderr).not.toContain('Internal error');
+    }
+    expect(await read('sitesync.yaml')).toBe(text);
+  });
+
   it('--check writes nothing and exits 1 with a unified diff and the command that fixes it', async () => {
     await write('sites.yaml', MESSY);
     const r = await fmt(['--check', 'sites.yaml']);
