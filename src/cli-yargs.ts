@@ -44,8 +44,28 @@ function declare(y: Argv, command: CommandSpec, word: string, onCommand: OnComma
       for (const [example, text] of command.examples ?? []) built = built.example(example, text);
       return built;
     },
-    (args) => onCommand(command, once(command, args)),
+    (args) => onCommand(command, afterDashes(command, once(command, args))),
   );
+}
+
+/**
+ * The words after `--` (yargs leaves them in `_`, after the command's own words): positionals
+ * like any other, so that `fmt -- -x.yaml` formats -x.yaml. A word no positional takes is a
+ * mistake, as it is before `--`.
+ */
+function afterDashes(command: CommandSpec, args: Record<string, unknown>): Record<string, unknown> {
+  const words = ((args._ as unknown[] | undefined) ?? []).slice(command.path.length).map(String);
+  if (words.length === 0) return args;
+  const out = { ...args };
+  for (const [name, spec] of Object.entries(command.positionals ?? {})) {
+    if (spec.array) {
+      out[name] = [...((out[name] as string[] | undefined) ?? []), ...words.splice(0)];
+    } else if (out[name] === undefined && words.length) {
+      out[name] = words.shift();
+    }
+  }
+  if (words.length) throw new CommandLineError(`sitesync ${command.path.join(' ')} takes no argument "${words[0]}"`, command.path.join(' '));
+  return out;
 }
 
 /**

@@ -36,7 +36,7 @@ export async function runFmt(args: FmtArgs, ctx: Context): Promise<number> {
     const piped = (args.files ?? []).some((f) => namesDescriptor(resolve(ctx.cwd, f)));
     const fix = piped
       ? 'run sitesync fmt on the file itself (standard input cannot be rewritten)'
-      : `run: ${['sitesync fmt', ...(args.files ?? []).map(shellWord), ...(sort ? ['--sort'] : [])].join(' ')}`;
+      : `run: ${fixCommand(args.files ?? [], sort)}`;
     const list = unformatted.map((f) => f.shown).join(', ');
     ctx.stderr.write(
       `${ctx.err.red(printable(`${unformatted.length === 1 ? `${list} is` : `${unformatted.length} files are`} not formatted${unformatted.length === 1 ? '' : ` (${list})`}`))}; ${printable(fix)}\n`,
@@ -57,6 +57,13 @@ export async function runFmt(args: FmtArgs, ctx: Context): Promise<number> {
     say(`Formatted ${f.shown}`);
   }
   return 0;
+}
+
+/** The fmt that formats `files`: a name that begins with "-" comes after `--`, or it would read as a flag. */
+function fixCommand(files: string[], sort: boolean): string {
+  const words = files.map(shellWord);
+  const flags = sort ? ['--sort'] : [];
+  return (files.some((f) => f.startsWith('-')) ? ['sitesync fmt', ...flags, '--', ...words] : ['sitesync fmt', ...words, ...flags]).join(' ');
 }
 
 /** A file name as a shell word, quoted when it needs to be. */

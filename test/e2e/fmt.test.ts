@@ -49,6 +49,21 @@ describe('sitesync fmt', () => {
     expect(await read('sitesync.yaml')).toBe(text);
   });
 
+  it('files after -- are formatted like any other (a name that begins with "-"), and the fix says -- too', async () => {
+    await write('-x.yaml', MESSY);
+    await write('sitesync.yaml', FORMATTED);
+    const check = await fmt(['--check', '--', '-x.yaml']);
+    expect(check.code).toBe(1);
+    expect(check.stdout).toContain('--- -x.yaml');
+    expect(check.stderr).toContain('-x.yaml is not formatted; run: sitesync fmt -- -x.yaml');
+    const r = await fmt(['--', '-x.yaml']);
+    expect(r.stdout).toBe('Formatted -x.yaml\n');
+    expect(await read('-x.yaml')).toBe(FORMATTED);
+    const extra = await runCli(['validate', '--', 'x.yaml'], { cwd: dir });
+    expect(extra.stderr).toContain('sitesync validate takes no argument "x.yaml"');
+    expect(extra.code).toBe(1);
+  });
+
   it('--check writes nothing and exits 1 with a unified diff and the command that fixes it', async () => {
     await write('sites.yaml', MESSY);
     const r = await fmt(['--check', 'sites.yaml']);
