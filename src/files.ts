@@ -27,7 +27,8 @@ export const NOT_A_FILE = 'SITESYNC_NOT_A_FILE';
  */
 export async function writeAtomic(path: string, text: string, mode = 0o644): Promise<void> {
   const file = await regularFile(path);
-  const temp = join(dirname(file), `.${basename(file)}.${process.pid}.${++tempCounter}.tmp`);
+  // Named after the file, cut short: a name near the 255-byte limit must still get its temporary.
+  const temp = join(dirname(file), `.${basename(file).slice(0, 64)}.${process.pid}.${++tempCounter}.tmp`);
   const { open, rename, unlink } = process.getBuiltinModule('node:fs/promises');
   const handle = await open(temp, 'wx', mode);
   try {

@@ -58,6 +58,14 @@ describe('where sitesync writes', () => {
     expect(await readFile(join(sc.dir, 'real', 'export.yaml'), 'utf8')).toContain('- domain: a.example.com');
   });
 
+  it('export -o a name near the 255-byte limit writes it (its temporary name is cut short)', async () => {
+    const sc = await seeded();
+    const name = `${'e'.repeat(245)}.yaml`;
+    const r = await sc.cli(['export', '-o', name]);
+    expect(r.code).toBe(0);
+    expect(await readFile(join(sc.dir, name), 'utf8')).toContain('- domain: a.example.com');
+  });
+
   it('plan --out into a missing folder or onto standard output is a clear error before the account is read, not an internal one', async () => {
     const sc = await seeded();
     const missing = await sc.cli(['plan', '--out', 'plans/plan.json']);
