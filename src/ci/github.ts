@@ -7,7 +7,7 @@ import { readFile } from 'node:fs/promises';
 import type { Env } from '../config/interpolate.js';
 import { SitesyncError } from '../errors.js';
 import { packageVersion } from '../paths.js';
-import { apiRoot, ApiThread, JsonApi, type CiService, type HttpOptions } from './http.js';
+import { apiRoot, ApiThread, JsonApi, wireText, type CiService, type HttpOptions } from './http.js';
 import type { CommentThread } from './upsert.js';
 
 /** GitHub refuses longer comment bodies. */
@@ -90,7 +90,10 @@ async function prFromEvent(path: string | undefined): Promise<number | { pushed:
 async function prOfCommit(root: URL, token: string, repository: string, sha: string, http: HttpOptions): Promise<number> {
   const api = new JsonApi(root, GITHUB, githubHeaders(token), `commit ${sha.slice(0, 12)} of ${repository}`, http);
   const answer = await api.send('GET', api.url(`/repos/${repository}/commits/${sha}/pulls`));
-  const pulls = answer.status === 200 && Array.isArray(answer.body) ? (answer.body as Array<{ number?: unknown; merge_commit_sha?: unknown }>) : [];
+  // Read liberally: entries that are not objects are skipped.
+  const pulls = (answer.status === 200 && Array.isArray(answer.body) ? (answer.body as unknown[]) : []).filter(
+    (p): p is { number?: unknown; merge_commit_sha?: unknown } => typeof p === 'object' && p !== null,
+  );
   const found = pulls.find((p) => p.merge_commit_sha === sha) ?? pulls[0];
   if (typeof found?.number !== 'number') {
     throw new SitesyncError(`no pull request found for the pushed commit ${sha.slice(0, 12)} (GitHub answered ${answer.status}); pass --pr N`);
@@ -98,11 +101,12 @@ async function prOfCommit(root: URL, token: string, repository: string, sha: str
   return found.number;
 }
 
+/** A comment as GitHub sends it; read liberally, as any field may be missing or of another type. */
 interface WireComment {
   id: number;
-  body?: string | null;
-  html_url?: string;
-  user?: { login?: string; type?: string } | null;
+  body?: unknown;
+  html_url?: unknown;
+  user?: { login?: unknown; type?: unknown } | null;
 }
 
 /** The comments of the pull request, over GitHub's REST API. */
@@ -117,7 +121,13 @@ export function githubThread(target: GitHubTarget, http: HttpOptions = {}): Comm
       create: ['POST', url(`/issues/${pr}/comments`)],
       update: (id) => ['PATCH', url(`/issues/comments/${id}`)],
       noun: 'comment',
-      read: (c) => ({ id: c.id, body: c.body ?? '', author: c.user?.login ?? '', bot: c.user?.type === 'Bot', url: c.html_url ?? `comment ${c.id}` }),
+      read: (c) => ({
+        id: c.id,
+        body: wireText(c.body),
+        author: wireText(c.user?.login),
+        bot: c.user?.type === 'Bot',
+        url: wireText(c.html_url) || `comment ${c.id}`,
+      }),
       // No whoAmI: GitHub Actions' token may not read /user. Its comments are by a bot account,
       // which `pickPlanComment` prefers.
     },

@@ -7,7 +7,7 @@
 import type { Env } from '../config/interpolate.js';
 import { SitesyncError } from '../errors.js';
 import { packageVersion } from '../paths.js';
-import { apiRoot, ApiThread, header, JsonApi, type CiService, type HttpOptions } from './http.js';
+import { apiRoot, ApiThread, header, JsonApi, wireText, type CiService, type HttpOptions } from './http.js';
 import type { CommentThread } from './upsert.js';
 
 /** GitLab's own limit is 1,000,000; the plan stays far below either way. */
@@ -62,11 +62,12 @@ export function gitlabTarget(env: Env, iid?: number): GitLabTarget {
   };
 }
 
+/** A note as GitLab sends it; read liberally, as any field may be missing or of another type. */
 interface WireNote {
   id: number;
-  body?: string | null;
-  system?: boolean;
-  author?: { username?: string } | null;
+  body?: unknown;
+  system?: unknown;
+  author?: { username?: unknown } | null;
 }
 
 /** The notes of the merge request, over GitLab's REST API. */
@@ -94,13 +95,13 @@ export function gitlabThread(target: GitLabTarget, http: HttpOptions = {}): Comm
       noun: 'note',
       read: (n) => ({
         id: n.id,
-        body: n.body ?? '',
-        author: n.author?.username ?? '',
+        body: wireText(n.body),
+        author: wireText(n.author?.username),
         // Project and group access tokens write as bot users named like this.
-        bot: /^(project|group)_\d+_bot/.test(n.author?.username ?? ''),
+        bot: /^(project|group)_\d+_bot/.test(wireText(n.author?.username)),
         url: mrUrl ? `${mrUrl}#note_${n.id}` : `note ${n.id} on !${iid}`,
       }),
-      skip: (n) => Boolean(n?.system),
+      skip: (n) => n?.system === true,
       // The token's user (a project access token has its own bot user); unknown if GitLab will not say.
       whoAmI: async () => {
         const answer = await api.send('GET', api.url('/user'));

@@ -283,3 +283,8 @@ function transportError(error: unknown, url: URL, service: string, secrets: Secr
       return new SitesyncError(`cannot reach ${service} at ${url.host} (${secrets.clean(code ?? 'the connection was lost')})`);
   }
 }
+
+/** A string field of an answer, or '' when it is missing or of another type (answers are read liberally). */
+export function wireText(value: unknown): string {
+  return typeof value === 'string' ? value : '';
+}

@@ -213,6 +213,24 @@ describe('sitesync ci comment on GitHub', () => {
     expect(fake.requests).toEqual([]);
   });
 
+  it('reads odd answers liberally: a comment whose body is not text is not the plan, and a null pull request is none', async () => {
+    fake.seed(7, [
+      { body: 5 as unknown as string, user: { ...BOT } },
+      { body: { text: PLAN } as unknown as string, user: { ...BOT } },
+    ]);
+    const posted = await comment();
+    expect(posted.stderr).not.toContain('Internal error');
+    expect(posted.code).toBe(0);
+    expect(fake.comments(7).map((c) => c.body)).toEqual([5, { text: PLAN }, PLAN]);
+
+    const sha = 'a'.repeat(40);
+    await writeFile(join(dir, 'push.json'), JSON.stringify({ after: sha }));
+    fake.pullsOfCommit.set(sha, [null as unknown as { number: number; merge_commit_sha: string }]);
+    const push = await comment([], { GITHUB_EVENT_PATH: join(dir, 'push.json') });
+    expect(push.code).toBe(1);
+    expect(push.stderr).toContain(`no pull request found for the pushed commit ${sha.slice(0, 12)} (GitHub answered 200); pass --pr N`);
+  });
+
   it('takes the number from --pr, or from issue.number in the event payload, or says it has none', async () => {
     await comment(['--pr', '12']);
     expect(fake.comments(12)).toHaveLength(1);
