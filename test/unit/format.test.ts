@@ -88,7 +88,8 @@ describe('fmt keeps every file of the suite meaning the same, and formatting twi
   for (const { name, text } of [...fixtures, ...written]) {
     it(name, () => {
       const meaning = meaningOf(text);
-      if (meaning === undefined) {
+      // A file that does not parse, or holds a value the yaml package cannot write back (!!binary): refused, left as it is.
+      if (meaning === undefined || text.includes('!!binary')) {
         expect(() => fmt(text)).toThrow(ConfigError);
         return;
       }
