@@ -50,15 +50,15 @@ describe('sitesync fmt', () => {
   });
 
   it('files after -- are formatted like any other (a name that begins with "-"), and the fix says -- too', async () => {
-    await write('-x.yaml', MESSY);
+    await write('-odd-name.yaml', MESSY);
     await write('sitesync.yaml', FORMATTED);
-    const check = await fmt(['--check', '--', '-x.yaml']);
+    const check = await fmt(['--check', '--', '-odd-name.yaml']);
     expect(check.code).toBe(1);
-    expect(check.stdout).toContain('--- -x.yaml');
-    expect(check.stderr).toContain('-x.yaml is not formatted; run: sitesync fmt -- -x.yaml');
-    const r = await fmt(['--', '-x.yaml']);
-    expect(r.stdout).toBe('Formatted -x.yaml\n');
-    expect(await read('-x.yaml')).toBe(FORMATTED);
+    expect(check.stdout).toContain('--- -odd-name.yaml');
+    expect(check.stderr).toContain('-odd-name.yaml is not formatted; run: sitesync fmt -- -odd-name.yaml');
+    const r = await fmt(['--', '-odd-name.yaml']);
+    expect(r.stdout).toBe('Formatted -odd-name.yaml\n');
+    expect(await read('-odd-name.yaml')).toBe(FORMATTED);
     const extra = await runCli(['validate', '--', 'x.yaml'], { cwd: dir });
     expect(extra.stderr).toContain('sitesync validate takes no argument "x.yaml"');
     expect(extra.code).toBe(1);
