@@ -88,8 +88,9 @@ async function main() {
 
   /** After the run: the code compiled for this command, kept for the next start of it. */
   const keepCompiledCode = (cli) => {
-    // A mistyped command is started rarely, and each word would leave caches of its own.
-    if (command !== 'worker' && command !== 'other' && !cli.isCommandWord(command)) return;
+    // A mistyped command is started rarely, and each word would leave caches of its own. (A
+    // dist/ built before isCommandWord existed, as after a git pull without a build, keeps all.)
+    if (command !== 'worker' && command !== 'other' && cli.isCommandWord?.(command) === false) return;
     let wrote = false;
     for (const { script, cache, cached } of scripts) {
       if (!cache || cached) continue;
