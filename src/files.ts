@@ -26,7 +26,7 @@ export const NOT_A_FILE = 'SITESYNC_NOT_A_FILE';
  * never renamed over (as root, a rename over /dev/stdout replaces it for the whole system).
  */
 export async function writeAtomic(path: string, text: string, mode = 0o644): Promise<void> {
-  const file = await regularFile(path);
+  const file = await writeTarget(path);
   // Named after the file, cut short: a name near the 255-byte limit must still get its temporary.
   const temp = join(dirname(file), `.${basename(file).slice(0, 64)}.${process.pid}.${++tempCounter}.tmp`);
   const { open, rename, unlink } = process.getBuiltinModule('node:fs/promises');
@@ -46,8 +46,11 @@ export async function writeAtomic(path: string, text: string, mode = 0o644): Pro
   await syncFolder(dirname(file));
 }
 
-/** The file a write of `path` lands in: `path`, or the regular file its symbolic link names. */
-async function regularFile(path: string): Promise<string> {
+/**
+ * The file a write of `path` lands in: `path` (none yet, or a regular file), or the regular file
+ * its symbolic link names. Anything else throws, with code NOT_A_FILE.
+ */
+export async function writeTarget(path: string): Promise<string> {
   const { lstat, realpath, stat } = process.getBuiltinModule('node:fs/promises');
   const notAFile = () => Object.assign(new Error(`${path} is not a regular file`), { code: NOT_A_FILE });
   if (namesDescriptor(path)) throw notAFile();

@@ -27,7 +27,7 @@ export async function runPlan(args: PlanArgs, ctx: Context): Promise<number> {
   const out = args.out === undefined ? undefined : resolve(ctx.cwd, args.out);
   if (out) await assertOutputFile(out, args.out!, '--out', true, '--format json prints the plan itself');
   const planned = await makePlan(args, ctx);
-  if (planned.multi) return planAccounts(planned, args, ctx);
+  if (planned.multi) return planAccounts(planned, args, ctx, out);
   const { plan, session, live, config, workspace } = planned;
   await session.client.close();
   ctx.stdout.write(render(plan, args.format, ctx, commentIdOfConfig(args.config, ctx)));
@@ -54,16 +54,16 @@ export function render(plan: Plan, format: PlanArgs['format'], ctx: Context, com
   }
 }
 
-async function planAccounts(planned: PlannedAccounts, args: PlanArgs, ctx: Context): Promise<number> {
+async function planAccounts(planned: PlannedAccounts, args: PlanArgs, ctx: Context, out: string | undefined): Promise<number> {
   await closeAll(planned.accounts);
   const sections = sectionsOf(planned, ctx);
   ctx.stdout.write(renderSections(sections, args.format, ctx, commentIdOfConfig(args.config, ctx)));
   const failed = sections.filter((s) => !s.plan).map((s) => s.name);
-  if (args.out) {
+  if (out) {
     if (failed.length) {
       throw new SitesyncError(`the plan was not saved: it must cover every account, and ${failed.join(', ')} could not be planned`);
     }
-    await saveAccountsPlan(resolve(ctx.cwd, args.out), planned, { targets: args.target, excludes: args.exclude, prune: args.prune }).catch((error: unknown) => {
+    await saveAccountsPlan(out, planned, { targets: args.target, excludes: args.exclude, prune: args.prune }).catch((error: unknown) => {
       throw writeFailure(error, '--out', args.out!);
     });
     ctx.stderr.write(`Saved the plan of ${sections.length} accounts to ${args.out}; apply it with: sitesync apply ${args.out}\n`);

@@ -1,7 +1,7 @@
 /** Small pieces the command files share. */
 import { dirname } from 'node:path';
 import { formatDiagnostic, SitesyncError, type Diagnostic } from '../errors.js';
-import { namesDescriptor, NOT_A_FILE } from '../files.js';
+import { NOT_A_FILE, writeTarget } from '../files.js';
 import { printable } from '../render/escape.js';
 import type { Context } from '../terminal.js';
 
@@ -29,14 +29,19 @@ export async function assertOutputFile(
     throw new SitesyncError(`${flag} ${shown}: cannot check it (${error.code ?? error.message})`);
   });
   if (existing?.isDirectory()) throw new SitesyncError(`${flag} ${shown}: this is a folder; name a file in it`);
-  if (namesDescriptor(file) || (existing && !existing.isFile())) {
-    throw new SitesyncError(`${flag} ${shown}: this is not a regular file (it names standard output, a pipe or a device); ${instead}`);
-  }
+  // What the write will check again: refused now, before any work, rather than after it.
+  await writeTarget(file).catch((error: NodeJS.ErrnoException) => {
+    if (error.code !== NOT_A_FILE) return;
+    throw new SitesyncError(`${flag} ${shown}: ${NOT_REGULAR}; ${instead}`);
+  });
   if (existing && !force) throw new SitesyncError(`${flag} ${shown}: the file exists; pass --force to overwrite it`);
   const folder = await stat(dirname(file)).catch(() => undefined);
   if (!folder) throw new SitesyncError(`${flag} ${shown}: the folder ${dirname(shown)} does not exist; create it first`);
   if (!folder.isDirectory()) throw new SitesyncError(`${flag} ${shown}: ${dirname(shown)} is not a folder`);
 }
+
+/** Why a path writeTarget refuses cannot be written, checked before the work or at the write. */
+const NOT_REGULAR = 'this is not a regular file (it names standard input or output, a pipe, a device, or a link to none)';
 
 /** A failed write as a message, not an internal error. */
 export function writeFailure(error: unknown, flag: string, shown: string): SitesyncError {
@@ -45,7 +50,7 @@ export function writeFailure(error: unknown, flag: string, shown: string): Sites
   const code = (error as NodeJS.ErrnoException).code;
   const why =
     code === NOT_A_FILE
-      ? 'this is not a regular file (it names standard input or output, a pipe, a device, or a link to none), which sitesync never replaces'
+      ? `${NOT_REGULAR}, which sitesync never replaces`
       : code === 'EACCES' || code === 'EPERM'
       ? 'permission denied'
       : code === 'ENOSPC'

@@ -41,8 +41,13 @@ describe('where sitesync writes', () => {
     for (const force of [[], ['--force']]) {
       const r = await sc.cli(['export', '-o', '/proc/self/fd/1', ...force]);
       expect(r.code).toBe(1);
-      expect(r.stderr).toContain('--output /proc/self/fd/1: this is not a regular file (it names standard output, a pipe or a device); without --output, the output goes to standard output');
+      expect(r.stderr).toContain('--output /proc/self/fd/1: this is not a regular file (it names standard input or output, a pipe, a device, or a link to none); without --output, the output goes to standard output');
     }
+    // A link to nothing is refused before the account is read too, as the write would refuse it.
+    await symlink('missing.yaml', join(sc.dir, 'dangling.yaml'));
+    const dangling = await sc.cli(['export', '-o', 'dangling.yaml', '--force']);
+    expect(dangling.code).toBe(1);
+    expect(dangling.stderr).toContain('--output dangling.yaml: this is not a regular file (it names standard input or output, a pipe, a device, or a link to none)');
     expect(sc.emu.stats.requests).toBe(0);
   });
 
@@ -73,7 +78,7 @@ describe('where sitesync writes', () => {
     expect(missing.stderr).toBe('Error: --out plans/plan.json: the folder plans does not exist; create it first\n');
     const stdout = await sc.cli(['plan', '--out', '/proc/self/fd/1']);
     expect(stdout.code).toBe(1);
-    expect(stdout.stderr).toContain('--out /proc/self/fd/1: this is not a regular file (it names standard output, a pipe or a device); --format json prints the plan itself');
+    expect(stdout.stderr).toContain('--out /proc/self/fd/1: this is not a regular file (it names standard input or output, a pipe, a device, or a link to none); --format json prints the plan itself');
     expect(sc.emu.stats.requests).toBe(0);
     // An earlier plan file is replaced, as before: plans are made again and again.
     await writeFile(join(sc.dir, 'plan.json'), '{}');
