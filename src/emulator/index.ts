@@ -10,10 +10,12 @@ import { generateKey, keyProblem } from './auth.js';
 import { loadData, Persister } from './persistence.js';
 import type { App } from './routes.js';
 import { EmulatorServer, hostForUrl } from './server.js';
-import { normalizeDomain, State, toStored, type AccountRecord } from './store.js';
+import { normalizeDomain, State, toStored, type AccountRecord, type WebsiteRow } from './store.js';
 import { Throttle } from './throttle.js';
+import { readTraffic, trafficRuleProblem, TrafficRules } from './traffic.js';
 import type {
   AccountSeed,
+  DayTraffic,
   Emulator,
   EmulatorOptions,
   EmulatorStats,
@@ -21,17 +23,23 @@ import type {
   Profile,
   StoredWebsite,
   ThrottleBy,
+  TrafficInput,
+  TrafficRule,
   WebsiteInput,
 } from './types.js';
 
 export type * from './types.js';
 export { parseRateLimit } from './throttle.js';
+export { parseTrafficRule, spreadTraffic } from './traffic.js';
 
 export async function startEmulator(options: EmulatorOptions = {}): Promise<Emulator> {
   const settings = checkOptions(options);
   const dataFile = options.dataFile === undefined ? undefined : resolve(options.dataFile);
   const loaded = dataFile === undefined ? undefined : await loadData(dataFile);
   const state = loaded ? State.from(loaded) : new State();
+  const rules = new TrafficRules(settings.traffic);
+  // Websites of the data file that have no traffic yet get their rule's (written just below).
+  for (const row of state.allWebsites()) if (!state.trafficOf(row.id)) rules.apply(state, row);
 
   const seeds: AccountSeed[] = (options.keys ?? []).map((k) => (typeof k === 'string' ? { key: k } : k));
   if (seeds.length === 0) seeds.push({ key: generateKey() });
@@ -56,7 +64,7 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
     }
   }
 
-  const emulator = new RunningEmulator(state, persister, keys, settings.profile, settings.websiteLimit);
+  const emulator = new RunningEmulator(state, persister, keys, settings.profile, settings.websiteLimit, rules);
   const server = new EmulatorServer({
     app: emulator.app,
     faults: () => emulator.faults,
@@ -79,6 +87,7 @@ interface Settings {
   rateLimit: { limit: number; windowMs: number } | null;
   throttleBy: ThrottleBy;
   websiteLimit: number;
+  traffic: TrafficRule[];
 }
 
 function checkOptions(options: EmulatorOptions): Settings {
@@ -106,7 +115,13 @@ function checkOptions(options: EmulatorOptions): Settings {
       throw new UsageError(`the website limit must be -1 (unlimited) or a count, not ${k.websiteLimit}`);
     }
   }
-  return { host: options.host ?? '127.0.0.1', port, profile, latencyMs, rateLimit, throttleBy, websiteLimit };
+  const traffic = options.traffic ?? [];
+  if (!Array.isArray(traffic)) throw new UsageError('the traffic rules must be a list');
+  for (const rule of traffic) {
+    const problem = trafficRuleProblem(rule);
+    if (problem) throw new UsageError(problem);
+  }
+  return { host: options.host ?? '127.0.0.1', port, profile, latencyMs, rateLimit, throttleBy, websiteLimit, traffic };
 }
 
 class RunningEmulator implements Emulator {
@@ -122,12 +137,14 @@ class RunningEmulator implements Emulator {
     readonly keys: string[],
     profile: Profile,
     websiteLimit: number,
+    private readonly rules: TrafficRules,
   ) {
     const self = this;
     this.app = {
       state,
       profile,
       websiteLimit,
+      trafficRules: rules,
       get faults() {
         return self.faults;
       },
@@ -151,6 +168,8 @@ class RunningEmulator implements Emulator {
 
   seed(key: string, websites: WebsiteInput[]): StoredWebsite[] {
     const account = this.account(key);
+    // Checked before anything is inserted, so that a bad one leaves nothing half-seeded.
+    const traffic = websites.map((w) => (w.traffic === undefined ? undefined : readTraffic(w.traffic)));
     const rows = websites.map((w) =>
       this.state.insert(account.id, {
         domain: normalizeDomain(w.domain.trim(), this.app.profile),
@@ -164,8 +183,28 @@ class RunningEmulator implements Emulator {
         password: w.password ?? null,
       }),
     );
+    rows.forEach((row, i) => {
+      const days = traffic[i];
+      // Its own traffic (even none at all) replaces what a rule would give.
+      if (days) this.state.addTraffic(row.id, days);
+      else this.rules.apply(this.state, row);
+    });
     this.persister?.commit().catch(() => undefined);
     return rows.map(toStored);
+  }
+
+  traffic(key: string, website: string | number): Record<string, DayTraffic> | undefined {
+    const row = this.website(key, website);
+    if (!row) return undefined;
+    return Object.fromEntries([...(this.state.trafficOf(row.id) ?? [])].map(([day, t]) => [day, { ...t }]));
+  }
+
+  addTraffic(key: string, website: string | number, traffic: TrafficInput): Record<string, DayTraffic> {
+    const row = this.website(key, website);
+    if (!row) throw new Error(`the emulator has no website ${JSON.stringify(website)} in this key's account`);
+    this.state.addTraffic(row.id, readTraffic(traffic));
+    this.persister?.commit().catch(() => undefined);
+    return this.traffic(key, row.id)!;
   }
 
   websites(key: string): StoredWebsite[] {
@@ -180,6 +219,14 @@ class RunningEmulator implements Emulator {
   /** Summary numbers for the command's banner. */
   get totals(): { accounts: number; websites: number } {
     return { accounts: this.state.accountCount, websites: this.state.websiteCount };
+  }
+
+  /** The account's website of that id, or of that domain (normalized as `seed` does; the oldest). */
+  private website(key: string, website: string | number): WebsiteRow | undefined {
+    const account = this.account(key);
+    if (typeof website === 'number') return this.state.find(account.id, website);
+    const domain = normalizeDomain(website.trim(), this.app.profile);
+    return this.state.websitesOf(account.id).find((r) => r.domain === domain);
   }
 
   private account(key: string): AccountRecord {

@@ -127,8 +127,14 @@ export function resourceEnvelope<T>(
   };
 }
 
-/** A bare paginator's `toArray()`, as other endpoints of the product answer. */
-export function paginatorEnvelope<T>(page: Page<T>, data: unknown[], urls: PageUrls): Record<string, unknown> {
+/** A bare paginator's `toArray()`, as other endpoints of the product answer (stats among them). */
+export function paginatorEnvelope<T>(
+  page: Page<T>,
+  data: unknown[],
+  urls: PageUrls,
+  /** The stats endpoint passes the page size as the request (or a setting) gave it: a string. */
+  perPageAsString = false,
+): Record<string, unknown> {
   return {
     current_page: page.currentPage,
     data,
@@ -139,7 +145,7 @@ export function paginatorEnvelope<T>(page: Page<T>, data: unknown[], urls: PageU
     links: metaLinks(page, urls),
     next_page_url: page.currentPage < page.lastPage ? urls.url(page.currentPage + 1) : null,
     path: urls.path,
-    per_page: page.perPage,
+    per_page: perPageAsString ? String(page.perPage) : page.perPage,
     prev_page_url: page.currentPage > 1 ? urls.url(page.currentPage - 1) : null,
     to: page.to,
     total: page.total,

@@ -9,7 +9,8 @@
 import { readFile } from 'node:fs/promises';
 import { SitesyncError } from '../errors.js';
 import { writeAtomic } from '../files.js';
-import type { AccountRecord, StateData, WebsiteRow } from './store.js';
+import type { AccountRecord, StateData, TrafficData, WebsiteRow } from './store.js';
+import { isDay } from './traffic.js';
 
 export const FORMAT = 'sitesync-emulator';
 export const VERSION = 1;
@@ -73,8 +74,21 @@ export class Persister {
   }
 }
 
+/**
+ * The file's text. Traffic goes last, one line per website with each day as
+ * `[pageviews, visitors]`: a year of days spread over hundreds of lines each would make the
+ * file many times bigger, and it is rewritten whole on every change.
+ */
 export function serialize(data: StateData): string {
-  return `${JSON.stringify({ format: FORMAT, version: VERSION, ...data }, null, 1)}\n`;
+  const { traffic = [], ...rest } = data;
+  const head = JSON.stringify({ format: FORMAT, version: VERSION, ...rest }, null, 1);
+  const lines = traffic.map((t) => {
+    const days = Object.fromEntries(Object.entries(t.days).map(([day, c]) => [day, [c.pageviews, c.visitors]]));
+    return `  ${JSON.stringify({ website: t.website, days })}`;
+  });
+  // `head` ends with "\n}": the traffic goes in before the closing brace.
+  const list = lines.length === 0 ? '[]' : `[\n${lines.join(',\n')}\n ]`;
+  return `${head.slice(0, -2)},\n "traffic": ${list}\n}\n`;
 }
 
 function dataFileError(file: string, problem: string, hint?: string): SitesyncError {
@@ -190,7 +204,31 @@ export function parseData(json: unknown, file: string): StateData {
       account: w.account,
     };
   });
-  return { nextId: json.nextId, accounts, websites };
+  return { nextId: json.nextId, accounts, websites, traffic: parseTraffic(json.traffic, ids, fail) };
+}
+
+/** The `traffic` list; a file written before traffic existed has none, which is no traffic. */
+function parseTraffic(value: unknown, websiteIds: Set<number>, fail: (problem: string) => SitesyncError): TrafficData[] {
+  if (value === undefined) return [];
+  if (!Array.isArray(value)) throw fail('"traffic" is not a list');
+  const seen = new Set<number>();
+  return value.map((t, i) => {
+    const at = `traffic[${i}]`;
+    if (!isObject(t)) throw fail(`${at} is not an object`);
+    if (!isCount(t.website) || !websiteIds.has(t.website)) throw fail(`${at}.website does not name a website`);
+    if (seen.has(t.website)) throw fail(`${at}.website ${t.website} appears twice`);
+    seen.add(t.website);
+    if (!isObject(t.days)) throw fail(`${at}.days is not an object`);
+    const days: TrafficData['days'] = {};
+    for (const [day, counts] of Object.entries(t.days)) {
+      if (!isDay(day)) throw fail(`${at}.days has "${day}", which is not a day written YYYY-MM-DD`);
+      if (!Array.isArray(counts) || counts.length !== 2 || !counts.every(isCount)) {
+        throw fail(`${at}.days["${day}"] is not [pageviews, visitors]`);
+      }
+      days[day] = { pageviews: counts[0] as number, visitors: counts[1] as number };
+    }
+    return { website: t.website, days };
+  });
 }
 
 function isObject(value: unknown): value is Record<string, unknown> {

@@ -6,8 +6,9 @@ import { fromParams, type Input } from './input.js';
 import { paginate, PageUrls, paginatorEnvelope, resourceEnvelope } from './pagination.js';
 import { accountRecord, storeEcho, updateEcho, websiteRecord, withStatus, type Presenter } from './records.js';
 import type { AccountRecord, State, WebsiteRow } from './store.js';
+import { statRows, type TrafficRules } from './traffic.js';
 import type { Profile } from './types.js';
-import { readListQuery, validateStore, validateUpdate } from './validation.js';
+import { readListQuery, readStatsQuery, validateStore, validateUpdate } from './validation.js';
 
 export interface Answer {
   status: number;
@@ -23,6 +24,8 @@ export interface App extends Presenter {
   state: State;
   /** The plan limit of accounts without their own. */
   websiteLimit: number;
+  /** Traffic given to the websites a store creates. */
+  trafficRules: TrafficRules;
   /** Resolves once every change made so far is durable. */
   commit(): Promise<void>;
 }
@@ -49,6 +52,7 @@ export type Match =
 
 const API = '/api/v1';
 const WEBSITES = `${API}/websites`;
+const STATS = `${API}/stats`;
 
 /**
  * Routes as Laravel matches them: by path first, then by method (HEAD goes with GET). The
@@ -79,6 +83,10 @@ function knownRoute(method: string, rawPath: string): Match {
   if (path.startsWith(`${WEBSITES}/`)) {
     const tail = path.slice(WEBSITES.length + 1);
     if (/^\d{1,15}$/.test(tail)) return pick({ GET: show, PUT: update, PATCH: update, DELETE: destroy }, Number(tail));
+  }
+  if (path.startsWith(`${STATS}/`)) {
+    const tail = path.slice(STATS.length + 1);
+    if (/^\d{1,15}$/.test(tail)) return pick({ GET: stats }, Number(tail));
   }
   return { kind: 'not-found' };
 }
@@ -141,6 +149,7 @@ async function store({ app, account, input }: Call): Promise<Answer> {
   });
   if (!checked.ok) return { status: 422, body: checked.errors.body() };
   const row = app.state.insert(account.id, checked.value);
+  app.trafficRules.apply(app.state, row);
   await app.commit();
   const data = app.profile === 'deployed' ? storeEcho(app, row, input) : websiteRecord(app, row);
   return { ...ok(app, data), status: 201, committed: true };
@@ -169,6 +178,32 @@ async function destroy({ app, account, id }: Call): Promise<Answer> {
   app.state.remove(row);
   await app.commit();
   return { status: 200, body: withStatus(app, { id: row.id, object: 'website', deleted: true }, 200), committed: true };
+}
+
+/**
+ * The product's stats: validation first (a bad parameter on a foreign id is a 422), then the
+ * website, then `SUM(count)` by value as a bare paginator with `per_page` a string. `count`
+ * is a string in `deployed` (MySQL's SUM through PDO), an integer in `full`.
+ */
+function stats({ app, account, origin, query, id }: Call): Answer {
+  const checked = readStatsQuery(fromParams(query), app.profile);
+  if (!checked.ok) return { status: 422, body: checked.errors.body() };
+  const q = checked.value;
+  const website = app.state.find(account.id, id!);
+  if (!website) return notFound(app);
+  let rows = statRows(q.name, app.state.trafficOf(website.id), q.from, q.to);
+  if (q.search !== null) {
+    const needle = q.search.toLowerCase();
+    rows = rows.filter((r) => r.value.toLowerCase().includes(needle));
+  }
+  const dir = q.sort === 'asc' ? 1 : -1;
+  const byValue = (a: { value: string }, b: { value: string }) => (a.value < b.value ? -1 : a.value > b.value ? 1 : 0);
+  // Ties on count go by value, ascending, whatever the direction: the same rows always come in the same order.
+  rows.sort((a, b) => (q.sortBy === 'value' ? byValue(a, b) * dir : (a.count - b.count) * dir || byValue(a, b)));
+  const page = paginate(rows, q.page, q.perPage);
+  const urls = new PageUrls(`${origin}${STATS}/${website.id}`, [...query]);
+  const data = page.items.map((r) => ({ value: r.value, count: app.profile === 'deployed' ? String(r.count) : r.count }));
+  return { status: 200, body: withStatus(app, paginatorEnvelope(page, data, urls, true), 200) };
 }
 
 function account({ app, account }: Call): Answer {

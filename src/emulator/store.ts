@@ -1,10 +1,11 @@
 /**
- * The emulator's state: accounts (known by the hash of their key) and websites, with one id
- * sequence for all accounts like a database table. Plain synchronous code: every change is
- * made in one turn of the event loop, so checks and writes never interleave.
+ * The emulator's state: accounts (known by the hash of their key), websites, with one id
+ * sequence for all accounts like a database table, and each website's traffic by day. Plain
+ * synchronous code: every change is made in one turn of the event loop, so checks and writes
+ * never interleave.
  */
 import { createHash } from 'node:crypto';
-import type { Profile, StoredWebsite } from './types.js';
+import type { DayTraffic, Profile, StoredWebsite } from './types.js';
 
 export interface AccountRecord {
   id: number;
@@ -23,11 +24,20 @@ export interface WebsiteRow extends StoredWebsite {
   account: number;
 }
 
+/** One website's traffic, as saved. */
+export interface TrafficData {
+  website: number;
+  /** By day, `YYYY-MM-DD`. */
+  days: Record<string, DayTraffic>;
+}
+
 /** The persisted form, also what `State.from` reads back. */
 export interface StateData {
   nextId: number;
   accounts: AccountRecord[];
   websites: WebsiteRow[];
+  /** Websites without traffic have no entry; files written before traffic existed have none. */
+  traffic?: TrafficData[];
 }
 
 export function hashKey(key: string): string {
@@ -73,6 +83,8 @@ export class State {
   private readonly byAccount = new Map<number, Map<number, WebsiteRow>>();
   /** How many websites hold each domain (more than one only with the duplicate fault). */
   private readonly domains = new Map<string, number>();
+  /** Per website id, its traffic by day (only websites that have some). */
+  private readonly traffic = new Map<number, Map<string, DayTraffic>>();
   private total = 0;
 
   static from(data: StateData): State {
@@ -81,14 +93,16 @@ export class State {
     const rows = [...data.websites].sort((a, b) => a.id - b.id);
     for (const row of rows) state.put({ ...row });
     state.nextId = Math.max(data.nextId, ...rows.map((r) => r.id + 1), 1);
+    for (const t of data.traffic ?? []) state.addTraffic(t.website, Object.entries(t.days));
     return state;
   }
 
   toData(): StateData {
-    const websites: WebsiteRow[] = [];
-    for (const rows of this.byAccount.values()) websites.push(...rows.values());
-    websites.sort((a, b) => a.id - b.id);
-    return { nextId: this.nextId, accounts: [...this.accounts.values()], websites };
+    // The traffic map as it is, so that traffic a delete failed to drop would show (and be refused on load).
+    const traffic: TrafficData[] = [...this.traffic]
+      .sort(([a], [b]) => a - b)
+      .map(([website, days]) => ({ website, days: Object.fromEntries([...days].map(([d, t]) => [d, { ...t }])) }));
+    return { nextId: this.nextId, accounts: [...this.accounts.values()], websites: this.allWebsites(), traffic };
   }
 
   get accountCount(): number {
@@ -119,6 +133,13 @@ export class State {
     };
     this.addAccount(account);
     return { account, created: true };
+  }
+
+  /** Every account's websites, id ascending. */
+  allWebsites(): WebsiteRow[] {
+    const websites: WebsiteRow[] = [];
+    for (const rows of this.byAccount.values()) websites.push(...rows.values());
+    return websites.sort((a, b) => a.id - b.id);
   }
 
   websitesOf(accountId: number): WebsiteRow[] {
@@ -172,13 +193,36 @@ export class State {
     return changed;
   }
 
+  /** Deletes the website and, as the product's `WebsiteObserver::deleting` does, its traffic. */
   remove(row: WebsiteRow): void {
     const rows = this.byAccount.get(row.account);
     if (!rows?.delete(row.id)) return;
+    this.traffic.delete(row.id);
     this.total--;
     const n = (this.domains.get(row.domain) ?? 1) - 1;
     if (n > 0) this.domains.set(row.domain, n);
     else this.domains.delete(row.domain);
+  }
+
+  /** The website's traffic by day, day ascending; undefined when it has none. */
+  trafficOf(websiteId: number): ReadonlyMap<string, DayTraffic> | undefined {
+    return this.traffic.get(websiteId);
+  }
+
+  /**
+   * Adds checked days to a website's traffic, summing with a day it already has. Days with
+   * nothing counted are not kept, so a website with no traffic has no entry.
+   */
+  addTraffic(websiteId: number, days: Iterable<[string, DayTraffic]>): void {
+    const current = this.traffic.get(websiteId) ?? new Map<string, DayTraffic>();
+    for (const [day, t] of days) {
+      if (t.pageviews === 0 && t.visitors === 0) continue;
+      const before = current.get(day);
+      current.set(day, before ? { pageviews: before.pageviews + t.pageviews, visitors: before.visitors + t.visitors } : { ...t });
+    }
+    if (current.size === 0) return;
+    // Kept day ascending, so that callers read it in order.
+    this.traffic.set(websiteId, new Map([...current].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))));
   }
 
   private addAccount(account: AccountRecord): void {

@@ -43,7 +43,33 @@ export interface EmulatorOptions {
   dataFile?: string;
   /** One line per request (never the key). Default: none. */
   log?: ((line: string) => void) | null;
+  /**
+   * Traffic for websites whose domain matches a rule (the first that matches): given when a
+   * website is seeded without its own `traffic` or stored through the API, and at start-up to
+   * the websites of the data file that have none yet. `parseTrafficRule` reads the CLI form.
+   */
+  traffic?: TrafficRule[];
 }
+
+/** `pageviews` spread over the `days` up to the day the rule applies (UTC), as `spreadTraffic` does. */
+export interface TrafficRule {
+  /** A domain glob: `*` matches any run of characters within one label. */
+  pattern: string;
+  pageviews: number;
+  days: number;
+}
+
+/** One day of a website's traffic. */
+export interface DayTraffic {
+  pageviews: number;
+  visitors: number;
+}
+
+/**
+ * Traffic by day (`YYYY-MM-DD`, UTC): a pageview count, or the counts. Visitors left out are a
+ * third of the pageviews, rounded up.
+ */
+export type TrafficInput = Record<string, number | { pageviews: number; visitors?: number }>;
 
 /** What `seed` takes: stored as given, without validation beyond domain normalization. */
 export interface WebsiteInput {
@@ -55,6 +81,8 @@ export interface WebsiteInput {
   exclude_ips?: string | null;
   favorite?: boolean;
   password?: string | null;
+  /** Its traffic; left out, the first matching `EmulatorOptions.traffic` rule gives it some. */
+  traffic?: TrafficInput;
 }
 
 /** A website as the emulator holds it (the password in clear: it is a throwaway stand-in). */
@@ -148,6 +176,13 @@ export interface Emulator {
   seed(key: string, websites: WebsiteInput[]): StoredWebsite[];
   /** A snapshot of that account's websites, id ascending. */
   websites(key: string): StoredWebsite[];
+  /**
+   * A copy of a website's traffic (by domain, normalized as `seed` does, or by id), day
+   * ascending; undefined when that account has no such website.
+   */
+  traffic(key: string, website: string | number): Record<string, DayTraffic> | undefined;
+  /** Adds to a website's traffic (counts of a day already there are summed); returns the result. */
+  addTraffic(key: string, website: string | number, traffic: TrafficInput): Record<string, DayTraffic>;
   /** Closes the server and every connection, and waits for pending writes. */
   close(): Promise<void>;
 }

@@ -8,6 +8,7 @@
 import { isValidHostname } from '../domain.js';
 import { phpTruthy, type Input, type InputValue } from './input.js';
 import { normalizeDomain, type NewWebsite, type WebsiteChanges } from './store.js';
+import { isDay, STAT_NAMES, type StatName } from './traffic.js';
 import type { Profile } from './types.js';
 
 export class ValidationErrors {
@@ -323,4 +324,64 @@ export function readListQuery(input: Input, strict: boolean): Checked<ListQuery>
 
   if (!errors.empty) return { ok: false, errors };
   return { ok: true, value: { search, searchBy, favorite, sortBy, sort, perPage, page } };
+}
+
+export interface StatsQuery {
+  name: StatName;
+  /** Inclusive days, `YYYY-MM-DD`. */
+  from: string;
+  to: string;
+  search: string | null;
+  sortBy: 'count' | 'value';
+  sort: 'asc' | 'desc';
+  perPage: number;
+  page: number;
+}
+
+/**
+ * The stats parameters. `name`, `from` and `to` are the product's rules (required, `in`,
+ * `date_format:Y-m-d`), in its 422 shape and wording per profile; everything else falls back
+ * to its default in both profiles, as the product's controller reads it.
+ */
+export function readStatsQuery(input: Input, profile: Profile): Checked<StatsQuery> {
+  const errors = new ValidationErrors(profile);
+  const required = (field: string): InputValue | undefined => {
+    const v = input.get(field);
+    if (v === undefined || v === null || (Array.isArray(v) && v.length === 0)) {
+      errors.add(field, `The ${field} field is required.`);
+      return undefined;
+    }
+    return v;
+  };
+  const day = (field: 'from' | 'to'): string | undefined => {
+    const v = required(field);
+    if (v === undefined) return undefined;
+    if (typeof v === 'string' && isDay(v)) return v;
+    // Laravel 10: "The from field must match …"; Laravel 9: "The from does not match …".
+    errors.add(field, profile === 'deployed' ? `The ${field} field must match the format Y-m-d.` : `The ${field} does not match the format Y-m-d.`);
+    return undefined;
+  };
+
+  const rawName = required('name');
+  let name: StatName | undefined;
+  if (rawName !== undefined) {
+    if (typeof rawName === 'string' && (STAT_NAMES as readonly string[]).includes(rawName)) name = rawName as StatName;
+    else errors.add('name', 'The selected name is invalid.');
+  }
+  const from = day('from');
+  const to = day('to');
+  if (!errors.empty || name === undefined || from === undefined || to === undefined) return { ok: false, errors };
+
+  const text = (field: string): string | null => {
+    const v = input.get(field);
+    return typeof v === 'string' ? v : null;
+  };
+  const sortBy = text('sort_by') === 'value' ? 'value' : 'count';
+  const sort = text('sort') === 'asc' ? 'asc' : 'desc';
+  const pp = text('per_page');
+  const perPage = pp !== null && /^\d+$/.test(pp) && PER_PAGE.includes(Number(pp)) ? Number(pp) : 10;
+  const p = text('page');
+  const n = p === null ? undefined : asInteger(p);
+  const page = n !== undefined && n >= 1 ? n : 1;
+  return { ok: true, value: { name, from, to, search: text('search'), sortBy, sort, perPage, page } };
 }
