@@ -9,23 +9,21 @@
  * SITESYNC_BASE_URL, else the file's `api.base_url`; the key from `apiKey`, else `apiKeyFile`,
  * else SITESYNC_API_KEY. Plain http:// only to loopback unless `insecureHttp`.
  */
-import { executePlan, type ChangeResult } from './apply/execute.js';
-import { passwordsFromConfig } from './apply/saved-plan.js';
+import { executePlan, passwordsFrom } from './apply/execute.js';
 import type { Env } from './config/interpolate.js';
 import { loadWorkspace as loadWorkspaceFile } from './config/load.js';
-import type { Account, Config, LiveWebsite, Plan, Workspace } from './model.js';
+import type { Account, ChangeResult, Config, LiveWebsite, Plan, Workspace } from './model.js';
 import { planChanges, type PlanOptions as PlannerOptions } from './planner/plan.js';
 import { assertSafe } from './planner/safety.js';
-import { renderJson } from './render/json.js';
+import { renderRunJson } from './render/run.js';
 import { renderMarkdown } from './render/markdown.js';
 import { renderText } from './render/text.js';
 import { SecretValues } from './secrets.js';
 import { ServiceClient } from './service/client.js';
 import { resolveConnection } from './service/connection.js';
 
-export type { Account, AccountSource, Change, Config, Workspace, CreateChange, DeleteChange, FieldChange, LimitCheck, LiveWebsite, Plan, SafetyCheck, Settings, Summary, UpdateChange } from './model.js';
+export type { Account, AccountSource, Change, ChangeResult, Config, Workspace, CreateChange, DeleteChange, FieldChange, LimitCheck, LiveWebsite, Plan, SafetyCheck, Settings, Summary, UpdateChange } from './model.js';
 export type { Diagnostic } from './errors.js';
-export type { ChangeResult } from './apply/execute.js';
 export { ConfigError, SafetyError, SitesyncError } from './errors.js';
 import { SitesyncError } from './errors.js';
 
@@ -96,9 +94,9 @@ export function plan(config: Config, live: LiveState, options: PlanOptions = {})
   return planChanges({ config, live: live.websites, account: live.account, baseUrl: live.baseUrl, options: planner });
 }
 
-/** The plan as `sitesync plan --format …` prints it (text without colour). */
+/** The plan as `sitesync plan --format …` prints it for a single-account file (text without colour). */
 export function renderPlan(plan: Plan, format: 'text' | 'markdown' | 'json' = 'text'): string {
-  if (format === 'json') return renderJson(plan);
+  if (format === 'json') return renderRunJson([{ name: '', baseUrl: plan.base_url, plan }]);
   if (format === 'markdown') return `${renderMarkdown(plan)}\n`;
   return renderText(plan);
 }
@@ -129,7 +127,7 @@ export interface ApplyResult {
  */
 export async function applyPlan(plan: Plan, config: Config, options: ApplyOptions = {}): Promise<ApplyResult> {
   assertSafe(plan.safety, plan.limit, options.force === true);
-  const passwordFor = passwordsFromConfig(plan, config, config.file);
+  const passwordFor = passwordsFrom(plan, config, config.file);
   // A refusal may echo the form it was sent: its message is cleaned of the passwords before it is a result.
   const secrets = new SecretValues();
   secrets.addPasswordsOf(config);

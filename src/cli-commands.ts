@@ -1,15 +1,18 @@
 /**
- * The command line as data: every command, its options, its examples and what runs it. The ONE
- * table both readers of the command line use: the fast path (src/cli-fast.ts: ordinary
- * invocations, parsed by node:util without loading yargs) and yargs (src/cli-yargs.ts: help,
- * completion, usage errors, anything unusual). Adding a flag is one entry here;
- * test/unit/cli-fast.test.ts then holds the two readers to the same answer for it.
- *
- * Option entries are yargs option declarations, restricted to what the fast path also
- * understands: `type` (string, boolean, number), `choices` (a string option's values),
- * `alias` (one letter), `array`, `default`, `requiresArg`, `demandOption`. Loading this module
- * loads no command and no yargs.
+ * The command line as data: every command, its options, its examples and what runs it, which
+ * src/cli-yargs.ts declares to yargs. Adding a flag is one entry here. Option entries are yargs
+ * option declarations: `type`, `choices`, `alias` (one letter), `array`, `default`,
+ * `requiresArg`, `demandOption`.
  */
+import { runAccount } from './commands/account.js';
+import { runApply } from './commands/apply.js';
+import { runCiComment, runCiSummary } from './commands/ci.js';
+import { runEmulator } from './commands/emulator.js';
+import { runExport } from './commands/export.js';
+import { runFmt } from './commands/fmt.js';
+import { runImport } from './commands/import.js';
+import { runPlan } from './commands/plan.js';
+import { runValidate } from './commands/validate.js';
 import type { Context } from './terminal.js';
 
 export interface OptionSpec {
@@ -44,7 +47,6 @@ export interface CommandSpec {
   options: Readonly<Record<string, OptionSpec>>;
   /** Shown in the command's help: [command line, what it does]. */
   examples?: readonly (readonly [string, string])[];
-  /** Imported when the command runs, so that each command loads only its own code. */
   run: (args: Record<string, unknown>, ctx: Context) => Promise<number>;
 }
 
@@ -106,10 +108,11 @@ const planning = {
   },
 } as const satisfies Record<string, OptionSpec>;
 
-const load =
-  (module: () => Promise<Runner>) =>
-  async (args: Record<string, unknown>, ctx: Context): Promise<number> =>
-    (await module())(args as never, ctx);
+/** A command's runner, which reads the arguments yargs parsed as its own typed args. */
+const command =
+  (runner: Runner) =>
+  (args: Record<string, unknown>, ctx: Context): Promise<number> =>
+    runner(args as never, ctx);
 
 export const COMMAND_TABLE: readonly CommandSpec[] = [
   {
@@ -128,7 +131,7 @@ export const COMMAND_TABLE: readonly CommandSpec[] = [
       ['$0 validate -c sites/prod.yaml', 'Check a file without network or key'],
       ['$0 validate --format github', 'In a GitHub workflow: each problem on its line of the pull request'],
     ],
-    run: load(async () => (await import('./commands/validate.js')).runValidate),
+    run: command(runValidate),
   },
   {
     path: ['fmt'],
@@ -143,7 +146,7 @@ export const COMMAND_TABLE: readonly CommandSpec[] = [
       ['$0 fmt --check', 'In CI: fail, with a diff, when a file is not formatted'],
       ['$0 fmt --sort sites/*.yaml', 'Format these files, websites in domain order'],
     ],
-    run: load(async () => (await import('./commands/fmt.js')).runFmt),
+    run: command(runFmt),
   },
   {
     path: ['plan'],
@@ -167,7 +170,7 @@ export const COMMAND_TABLE: readonly CommandSpec[] = [
       ['$0 plan --account acme --exclude "*.test"', 'In a file with accounts: one account, without its test websites'],
       ['$0 plan --format markdown --fail-unsafe', 'In a pull request: fail the check when apply would refuse the plan'],
     ],
-    run: load(async () => (await import('./commands/plan.js')).runPlan),
+    run: command(runPlan),
   },
   {
     path: ['apply'],
@@ -184,7 +187,7 @@ export const COMMAND_TABLE: readonly CommandSpec[] = [
       ['$0 apply --auto-approve', 'In CI, after merge'],
       ['$0 apply plan.json', 'Apply a saved plan, if the service has not changed since'],
     ],
-    run: load(async () => (await import('./commands/apply.js')).runApply),
+    run: command(runApply),
   },
   {
     path: ['export'],
@@ -200,7 +203,7 @@ export const COMMAND_TABLE: readonly CommandSpec[] = [
       ['$0 export -o sitesync.yaml --force', 'Replace an earlier export'],
       ['$0 export -c sitesync.yaml --account acme', 'One account of a file with accounts, in the accounts: form'],
     ],
-    run: load(async () => (await import('./commands/export.js')).runExport),
+    run: command(runExport),
   },
   {
     path: ['import'],
@@ -219,7 +222,7 @@ export const COMMAND_TABLE: readonly CommandSpec[] = [
       ['$0 import --unmanaged --dry-run', 'Show what adding every unmanaged website would change'],
       ['$0 import --unmanaged --account acme', 'In a file with accounts: the unmanaged websites of acme'],
     ],
-    run: load(async () => (await import('./commands/import.js')).runImport),
+    run: command(runImport),
   },
   {
     path: ['account'],
@@ -232,7 +235,7 @@ export const COMMAND_TABLE: readonly CommandSpec[] = [
       ['$0 account', 'Check the key and see the website limit'],
       ['$0 account -c sitesync.yaml', 'Every account of a file with accounts: checks each key'],
     ],
-    run: load(async () => (await import('./commands/account.js')).runAccount),
+    run: command(runAccount),
   },
   {
     path: ['emulator'],
@@ -256,7 +259,7 @@ export const COMMAND_TABLE: readonly CommandSpec[] = [
       ['$0 emulator --port 8080', 'Start it; it prints the key and an export line'],
       ['$0 emulator --data state.json --rate-limit 60/60', 'Persistent, throttled like production'],
     ],
-    run: load(async () => (await import('./commands/emulator.js')).runEmulator),
+    run: command(runEmulator),
   },
   {
     path: ['ci', 'comment'],
@@ -280,7 +283,7 @@ export const COMMAND_TABLE: readonly CommandSpec[] = [
       ['$0 ci comment --file plan.md', 'In a pull-request job, with GITHUB_TOKEN set'],
       ['$0 ci comment --file plan.md --id sites/eu.yaml', 'The comment of a second config, even when its plan failed'],
     ],
-    run: load(async () => (await import('./commands/ci.js')).runCiComment),
+    run: command(runCiComment),
   },
   {
     path: ['ci', 'summary'],
@@ -289,7 +292,7 @@ export const COMMAND_TABLE: readonly CommandSpec[] = [
       file: { type: 'string', demandOption: true, requiresArg: true, describe: 'The markdown to add' },
       title: { type: 'string', requiresArg: true, describe: 'A heading above it' },
     },
-    run: load(async () => (await import('./commands/ci.js')).runCiSummary),
+    run: command(runCiSummary),
   },
 ];
 

@@ -1,9 +1,7 @@
 /**
- * The command line as yargs reads it: help, completion, usage errors with what was probably
- * meant, and every invocation the fast path (src/cli-fast.ts) declines. The commands, options
- * and examples come from src/cli-commands.ts; here is only how yargs is told about them, and
- * what the top-level help says. Loaded only when needed: yargs takes longer to load than Node
- * takes to start.
+ * The command line as yargs reads it: every invocation, help, completion, usage errors with what
+ * was probably meant. The commands, options and examples come from src/cli-commands.ts; here is
+ * only how yargs is told about them, and what the top-level help says.
  */
 import yargs, { type Argv, type Options, type PositionalOptions } from 'yargs';
 import { camelCase, COMMAND_GROUPS, COMMAND_TABLE, GLOBAL_OPTIONS, type CommandSpec, type OptionSpec } from './cli-commands.js';

@@ -1,11 +1,9 @@
 /**
- * The command line: read it (the fast path, or yargs for help, completion and mistakes), run the
- * command, and the one place where errors become messages and exit codes. Command files do the
- * work and return an exit code.
+ * The command line: read it (yargs), run the command, and the one place where errors become
+ * messages and exit codes. Command files do the work and return an exit code.
  */
 import { setMaxListeners } from 'node:events';
-import { COMMAND_TABLE } from './cli-commands.js';
-import { fastParse } from './cli-fast.js';
+import { buildParser } from './cli-yargs.js';
 import { CommandLineError } from './cli-usage.js';
 import {
   ConfigError,
@@ -17,18 +15,9 @@ import {
   UsageError,
   type StopSignal,
 } from './errors.js';
-import { printable } from './render/escape.js';
+import { printable } from './escape.js';
 import { SecretValues } from './secrets.js';
 import { colorsFor, type Context, type Io } from './terminal.js';
-import type { ParseReply, ParseRequest } from './config/config-worker.js';
-
-/**
- * Whether `word` names a command: bin/sitesync.cjs keeps the compiled code of each command under
- * its name, and of a mistyped word under none (one cache per typo would pile up).
- */
-export function isCommandWord(word: string): boolean {
-  return word === 'completion' || COMMAND_TABLE.some((c) => c.path[0] === word);
-}
 
 export async function main(argv: string[], io: Io = processIo()): Promise<number> {
   const abort = new AbortController();
@@ -54,10 +43,6 @@ export async function main(argv: string[], io: Io = processIo()): Promise<number
   for (const [name, handler] of handlers) process.on(name, handler);
   let code = 0;
   try {
-    // An ordinary invocation runs without loading yargs; yargs reads the rest (help, completion, mistakes).
-    const fast = fastParse(argv);
-    if (fast) return await fast.command.run(fast.args, ctx);
-    const { buildParser } = await import('./cli-yargs.js');
     await buildParser(argv, async (command, args) => {
       code = await command.run(args, ctx);
     }).parseAsync();
@@ -67,14 +52,6 @@ export async function main(argv: string[], io: Io = processIo()): Promise<number
   } finally {
     for (const [name, handler] of handlers) process.off(name, handler);
   }
-}
-
-/**
- * The work of the worker thread that parses a large config file (see src/config/load.ts), for
- * bin/sitesync.cjs, which runs the worker, to call; loaded when called, like every command.
- */
-export async function answerParse(request: ParseRequest): Promise<ParseReply> {
-  return (await import('./config/config-worker.js')).answerParse(request);
 }
 
 /** The one catch: expected failures are a message and exit code; anything else is a bug. */

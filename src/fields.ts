@@ -5,10 +5,9 @@
  * The planner, the wire translation, the renderers and the saved-plan checks read this table;
  * adding a field is one row here, plus the two schemas (the file's and saved plans') and the emulator.
  */
-import { fileBoolean, fileFlag, filePrivacy, listValue } from './config/file-values.js';
 import { neverMatchingReason } from './exclude-ips.js';
+import { fileBoolean, fileFlag, filePrivacy, listValue, readBool, readEnum, readList, type Raw } from './field-values.js';
 import { PRIVACY_NAMES, type FieldName, type FieldValue, type Flag, type Privacy } from './model.js';
-import { readBool, readEnum, readList, type Raw } from './service/read-values.js';
 
 export interface Field {
   name: FieldName;

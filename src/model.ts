@@ -88,8 +88,10 @@ export interface AccountSource {
 }
 
 /**
- * What one config file describes: one account (a single-account file) or several (an
- * `accounts:` file), with every file it includes already read.
+ * What one config file describes: a list of accounts. A single-account file is a workspace of
+ * one account, unnamed, whose base URL and key come from the flags and `SITESYNC_*`; an
+ * `accounts:` file names each account, with its own base URL and key variable. Every file it
+ * includes is already read.
  */
 export interface Workspace {
   /** The main config file (absolute). */
@@ -228,8 +230,8 @@ export interface LimitCheck {
   exceeded: boolean;
 }
 
+/** One account's plan. A run plans a list of accounts (`AccountPlan`). */
 export interface Plan {
-  format_version: 1;
   base_url: string;
   /** Who the plan was made for: a saved plan is applied only with a key of this account. */
   account: { id: number | string | null; name: string; email: string } | null;
@@ -240,4 +242,45 @@ export interface Plan {
   unverified: FieldName[];
   safety: SafetyCheck;
   limit: LimitCheck;
+}
+
+/** Why an account has no plan, or was not applied: a message, then lines that explain it. */
+export interface Failure {
+  message: string;
+  details: string[];
+}
+
+/** One account of a run: its plan, or why there is none. */
+export interface AccountPlan {
+  /** The account's name in the file; '' for the one account of a single-account file. */
+  name: string;
+  baseUrl: string;
+  plan?: Plan;
+  failure?: Failure;
+}
+
+/** The outcome of one change of a plan, as apply ran it. */
+export interface ChangeResult {
+  change: Change;
+  /** `gone`: a delete that found the website already deleted (by another run): not counted as deleted. */
+  status: 'done' | 'gone' | 'failed' | 'skipped';
+  /** The service's own message, or what went wrong. */
+  error?: string;
+  /** The service refused the change (a 4xx): running it again unchanged fails the same way. */
+  refused?: boolean;
+  /** E.g. "already deleted", "the store's answer was lost; found it stored". */
+  note?: string;
+  ms: number;
+}
+
+export interface ExecuteResult {
+  results: ChangeResult[];
+  interrupted: boolean;
+}
+
+/** One account of an apply: what its changes did, or why it was not applied. */
+export interface AccountOutcome {
+  name: string;
+  outcome?: ExecuteResult;
+  failure?: Failure;
 }

@@ -3,6 +3,7 @@
  * whether a person is watching, and the one question sitesync asks (apply's "Apply?"). `cli.ts`
  * builds the context from the process; tests may build their own.
  */
+import { createInterface } from 'node:readline/promises';
 import pc from 'picocolors';
 import type { Env } from './config/interpolate.js';
 import { NotApprovedError } from './errors.js';
@@ -61,8 +62,6 @@ export async function confirmApply(ctx: Context): Promise<void> {
       'apply asks before it writes, and there is no terminal to ask on: pass --auto-approve (e.g. in CI), or run it in a terminal; nothing was written',
     );
   }
-  // Loaded here: most runs never ask.
-  const { createInterface } = process.getBuiltinModule('node:readline/promises');
   const rl = createInterface({ input: ctx.stdin, output: ctx.stdout as NodeJS.WritableStream, terminal: false });
   let onAbort = () => undefined as void;
   try {

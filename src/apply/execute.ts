@@ -5,22 +5,9 @@
  */
 import pLimit from 'p-limit';
 import { SitesyncError } from '../errors.js';
-import type { Change, Plan } from '../model.js';
+import type { Change, ChangeResult, Config, ExecuteResult, Plan } from '../model.js';
 import type { ServiceClient } from '../service/client.js';
 import { ApiError } from '../service/errors.js';
-
-export interface ChangeResult {
-  change: Change;
-  /** `gone`: a delete that found the website already deleted (by another run): not counted as deleted. */
-  status: 'done' | 'gone' | 'failed' | 'skipped';
-  /** The service's own message, or what went wrong. */
-  error?: string;
-  /** The service refused the change (a 4xx): running it again unchanged fails the same way. */
-  refused?: boolean;
-  /** E.g. "already deleted", "the store's answer was lost; found it stored". */
-  note?: string;
-  ms: number;
-}
 
 export interface ExecuteOptions {
   parallelism: number;
@@ -31,11 +18,6 @@ export interface ExecuteOptions {
   passwordFor: (domain: string) => string | undefined;
   signal?: AbortSignal;
   onResult?: (result: ChangeResult, counts: { done: number; failed: number; total: number }) => void;
-}
-
-export interface ExecuteResult {
-  results: ChangeResult[];
-  interrupted: boolean;
 }
 
 /** Shown when a change sends a password and none resolves: it fails, nothing is sent for it. */
@@ -121,4 +103,23 @@ async function applyChange(
 function messageOf(error: unknown): string {
   if (error instanceof Error) return error.message;
   return String(error);
+}
+
+/**
+ * The password each change sends, from the config it was planned from: the website's own
+ * `${NAME}` there, resolved when the file was loaded. Never from a name written in a plan.
+ * Refuses, before any write, a plan that sends a password the file does not set.
+ */
+export function passwordsFrom(plan: Plan, config: Config, shownConfig: string): (domain: string) => string | undefined {
+  const sites = new Map(config.websites.map((w) => [w.domain, w]));
+  const passwordFor = (domain: string) => sites.get(domain)?.password?.value;
+  const missing = plan.changes.filter((c) => c.fields.includes('password') && passwordFor(c.domain) === undefined).map((c) => c.domain);
+  if (missing.length) {
+    const error = new SitesyncError(
+      `the plan sends a password for ${missing.join(', ')}, but ${shownConfig} sets none for ${missing.length === 1 ? 'it' : 'them'}; nothing was written`,
+    );
+    error.details = ['Make the plan again from the file.'];
+    throw error;
+  }
+  return passwordFor;
 }

@@ -12,9 +12,13 @@ export async function schemaProblems(data: unknown): Promise<string[]> {
   if (validate(data)) return [];
   const out: string[] = [];
   const typed = new Set<string>();
-  for (const error of validate.errors ?? []) {
+  const errors = validate.errors ?? [];
+  // Inside "null or an object": when the value is an object, what is wrong inside it is the news.
+  const within = (e: ErrorObject) => errors.some((o) => o !== e && o.instancePath.startsWith(`${e.instancePath}/`));
+  for (const error of errors) {
     // "must match the then schema" only repeats the errors found inside it.
     if (error.keyword === 'if') continue;
+    if ((error.keyword === 'anyOf' || (error.keyword === 'type' && error.schema === 'null')) && within(error)) continue;
     // One type message per value: `id` fails both its own type and the action's.
     if (error.keyword === 'type') {
       if (typed.has(error.instancePath)) continue;

@@ -8,7 +8,7 @@ import { Agent } from 'undici';
 import { SitesyncError } from '../errors.js';
 import { SecretValues } from '../secrets.js';
 import { serviceMessage } from '../service/errors.js';
-import { checkedAddress } from '../service/connection.js';
+import { checkedAddress } from '../address.js';
 import { classifyTransportError } from '../service/transport.js';
 import type { CommentThread, ThreadComment } from './upsert.js';
 

@@ -1,19 +1,15 @@
-/** `sitesync apply [PLANFILE]`: plan (or load a saved plan), check, ask, apply, summarize. */
-import { resolve } from 'node:path';
-import { assertNoKeyAsPassword, executePlan, type ExecuteResult } from '../apply/execute.js';
-import { assertSameAccount, needsWholeList, recheckPlan } from '../apply/recheck.js';
-import { loadAnySavedPlan, loadPlanConfig, passwordsFromConfig } from '../apply/saved-plan.js';
-import { applyAccounts, applySavedAccounts } from './apply-accounts.js';
-import { assertFresh } from '../apply/staleness.js';
+/** `sitesync apply [PLANFILE]`: plan (or check a saved plan), ask, apply, summarize. */
+import { applyAccounts, gateAccounts } from '../accounts/apply.js';
+import { plansOf } from '../accounts/plan.js';
+import { openRun, type Run, type RunAccount } from '../accounts/run.js';
+import { openSavedRun, verifySavedRun } from '../accounts/saved.js';
 import { interruptedExitCode, SitesyncError, UsageError } from '../errors.js';
-import type { Plan } from '../model.js';
-import { assertSafe } from '../planner/safety.js';
-import { renderApplySummary, resultLine } from '../render/apply-result.js';
+import { printable } from '../escape.js';
+import { renderApplyResults, resultLine } from '../render/apply-result.js';
 import { ProgressLine } from '../render/progress.js';
-import { renderText } from '../render/text.js';
+import { failureBlock, failureLines, renderRunText } from '../render/run.js';
 import { confirmApply, type Context } from '../terminal.js';
-import { makePlan, type PlanningArgs } from './make-plan.js';
-import { openSession, type Session } from './session.js';
+import { planAccounts, type PlanningArgs } from './plan.js';
 
 export interface ApplyArgs extends PlanningArgs {
   planfile?: string;
@@ -29,21 +25,29 @@ export async function runApply(args: ApplyArgs, ctx: Context): Promise<number> {
   return args.planfile ? applySaved(args, ctx) : applyFresh(args, ctx);
 }
 
+/** Plans every account, shows the plan, asks once, then applies each account that passes its own checks. */
 async function applyFresh(args: ApplyArgs, ctx: Context): Promise<number> {
-  const planned = await makePlan(args, ctx);
-  if (planned.multi) return applyAccounts(planned, args, ctx);
-  const { plan, session, config } = planned;
+  const run = await openRun(args, ctx);
   try {
-    if (!showAndCheck(plan, args, ctx)) return 0;
-    const passwordFor = passwordsFromConfig(plan, config, args.config);
-    assertNoKeyAsPassword(plan, session.client, passwordFor);
+    await planAccounts(run, args, ctx);
+    ctx.stdout.write(renderRunText(plansOf(run), ctx.out));
+    const ready = gateAccounts(run, args.force === true, ctx);
+    const refused = run.accounts.filter((a) => a.failure && a.plan);
+    if (!run.named && refused.length) throw refused[0]!.error;
+    for (const a of refused) ctx.stderr.write(failureBlock(`account ${a.name} will not be applied`, failureLines(a.failure), ctx.err));
+    if (ready.length === 0) {
+      const failed = run.accounts.some((a) => a.failure);
+      ctx.stdout.write(failed ? 'Nothing to apply in the other accounts.\n' : 'Nothing to apply.\n');
+      return failed ? 1 : 0;
+    }
     if (!args.autoApprove) await confirmApply(ctx);
-    return await execute(plan, session, passwordFor, args, ctx);
+    return await execute(run, ready, args, ctx);
   } finally {
-    await session.client.close();
+    await run.close();
   }
 }
 
+/** A saved plan: planned again and compared before any write, then applied whole or not at all. */
 async function applySaved(args: ApplyArgs, ctx: Context): Promise<number> {
   const narrowing = ['target', 'exclude', 'account', 'prune', 'baseline', 'resendWriteOnly'].filter((k) => {
     const v = args[k as keyof ApplyArgs];
@@ -53,74 +57,58 @@ async function applySaved(args: ApplyArgs, ctx: Context): Promise<number> {
     throw new UsageError(`a saved plan is applied exactly as it was made: --${narrowing.map(kebab).join(', --')} cannot change it`);
   }
   const file = args.planfile!;
-  const path = resolve(ctx.cwd, file);
-  // Offline first: the whole file, then the config file it was made from and its passwords.
-  const loaded = await loadAnySavedPlan(path, file);
-  if (loaded.multi) return applySavedAccounts(loaded.plan, path, file, args, ctx);
-  const saved = loaded.plan;
-  const { config, shown } = await loadPlanConfig(saved, path, file, ctx.cwd, ctx.env);
-  ctx.secrets.addPasswordsOf(config);
-  const passwordFor = passwordsFromConfig(saved, config, shown);
-  const session = await openSession(args, ctx, saved.base_url);
+  const saved = await openSavedRun(file, args, ctx);
+  const { run } = saved;
   try {
-    if (session.baseUrl !== saved.base_url) {
-      throw new SitesyncError(`${file} was made for ${saved.base_url}, not ${session.baseUrl}; nothing was written`);
+    ctx.stderr.write(`Checking that ${file} (made ${saved.saved.saved.created_at}) still matches the service and ${run.shown}…\n`);
+    await verifySavedRun(saved, file, ctx);
+    ctx.stdout.write(renderRunText(plansOf(run), ctx.out));
+    const ready = gateAccounts(run, args.force === true, ctx);
+    const refused = run.accounts.filter((a) => a.failure);
+    if (refused.length) {
+      if (!run.named) throw refused[0]!.error;
+      const error = new SitesyncError(
+        `${file} would be refused in ${refused.length === 1 ? 'one account' : `${refused.length} accounts`}; a saved plan is applied whole, so nothing was written`,
+      );
+      error.details = refused.flatMap((a) => [`account ${a.name}: ${a.failure!.message}`, ...a.failure!.details.map((d) => `  ${d}`)]);
+      throw error;
     }
-    // The account, its limit and its count now: the file's own figures are never used.
-    const [account, total] = await Promise.all([session.client.getAccount(), session.client.countWebsites()]);
-    assertSameAccount(saved, account, file);
-    const websites = needsWholeList(saved, config) ? await session.client.listWebsites() : undefined;
-    const plan = recheckPlan(saved, config, { account, total: websites?.length ?? total, websites });
-    if (!showAndCheck(plan, args, ctx)) return 0;
-    ctx.stderr.write(`Checking that ${file} (made ${saved.saved.created_at}) still matches the service…\n`);
-    await assertFresh(plan, session.client, websites?.length ?? total, file, websites);
-    return await execute(plan, session, passwordFor, args, ctx);
+    if (ready.length === 0) {
+      ctx.stdout.write('Nothing to apply.\n');
+      return 0;
+    }
+    return await execute(run, ready, args, ctx);
   } finally {
-    await session.client.close();
+    await run.close();
   }
 }
 
-/**
- * Shows the plan and runs the safety gate, the same for a fresh and a saved plan. False when
- * there is nothing to apply; throws, before any write, when the plan is unsafe.
- */
-function showAndCheck(plan: Plan, args: ApplyArgs, ctx: Context): boolean {
-  ctx.stdout.write(renderText(plan, ctx.out));
-  if (plan.changes.length === 0) {
-    ctx.stdout.write('Nothing to apply.\n');
-    return false;
-  }
-  assertSafe(plan.safety, plan.limit, args.force === true);
-  return true;
-}
-
-async function execute(
-  plan: Plan,
-  session: Session,
-  passwordFor: (domain: string) => string | undefined,
-  args: ApplyArgs,
-  ctx: Context,
-): Promise<number> {
+/** Applies the ready accounts with one progress line, a line per change that stays, and the summary. */
+async function execute(run: Run, ready: RunAccount[], args: ApplyArgs, ctx: Context): Promise<number> {
   const progress = new ProgressLine(ctx.stderr, 'Applying');
-  const tty = Boolean(ctx.stderr.isTTY);
-  progress.update({ done: 0, total: plan.changes.length, failed: 0 }, true);
-  let outcome: ExecuteResult;
+  const total = ready.reduce((n, a) => n + a.plan!.changes.length, 0);
+  progress.update({ done: 0, total, failed: 0 }, true);
+  let outcomes;
   try {
-    outcome = await executePlan(plan, session.client, {
-      parallelism: args.parallelism,
-      passwordFor,
-      signal: ctx.signal,
-      onResult: (result, counts) => {
-        if (!tty || result.status === 'failed') progress.log(resultLine(result, ctx.err));
-        progress.update({ done: counts.done + counts.failed, total: counts.total, failed: counts.failed });
+    outcomes = await applyAccounts(
+      run,
+      ready,
+      {
+        parallelism: args.parallelism,
+        signal: ctx.signal,
+        onResult: (a, result, counts) => {
+          progress.log(`${run.named ? `${ctx.err.dim(`[${printable(a.name)}]`)} ` : ''}${resultLine(result, ctx.err)}`);
+          progress.update({ done: counts.done + counts.failed, total, failed: counts.failed });
+        },
       },
-    });
+      ctx,
+    );
   } finally {
     progress.done();
   }
-  ctx.stdout.write(renderApplySummary(outcome, ctx.out));
-  if (outcome.interrupted) return interruptedExitCode(ctx.signal);
-  return outcome.results.some((r) => r.status === 'failed') ? 1 : 0;
+  ctx.stdout.write(renderApplyResults(outcomes, run.accounts.length, run.named, ctx.out));
+  if (outcomes.some((o) => o.outcome?.interrupted)) return interruptedExitCode(ctx.signal);
+  return outcomes.some((o) => o.failure || o.outcome?.results.some((r) => r.status === 'failed')) ? 1 : 0;
 }
 
 function kebab(name: string): string {

@@ -8,7 +8,7 @@ import { cutMarkdown } from '../ci/cut.js';
 import { appendJobSummary, summarySection } from '../ci/summary.js';
 import { upsertPlanComment, type CommentThread } from '../ci/upsert.js';
 import type { Env } from '../config/interpolate.js';
-import { printable } from '../render/escape.js';
+import { printable } from '../escape.js';
 import type { Context } from '../terminal.js';
 
 type Provider = 'github' | 'gitlab';

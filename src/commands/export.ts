@@ -1,14 +1,14 @@
-/** `sitesync export`: the live account as a valid config file. */
+/** `sitesync export`: the live accounts as a valid config file. */
 import { dirname, isAbsolute, relative, resolve, sep } from 'node:path';
-import { writeAtomic } from '../files.js';
+import { readEvery } from '../accounts/read.js';
+import { openRun, type RunArgs } from '../accounts/run.js';
+import { assertOutputFile, writeAtomic, writeFailure } from '../files.js';
 import { packageVersion, schemaPath } from '../paths.js';
 import { renderAccountsExport, renderExport } from '../render/export.js';
-import { accountName, onEveryAccount, workspaceFor, type FileAccountArgs } from './accounts.js';
+import { readingProgress } from '../render/progress.js';
 import type { Context } from '../terminal.js';
-import { openSession, readLiveState, type GlobalArgs } from './session.js';
-import { assertOutputFile, writeFailure } from './shared.js';
 
-export interface ExportArgs extends GlobalArgs, FileAccountArgs {
+export interface ExportArgs extends RunArgs {
   output?: string;
   includeFavorite?: boolean;
   force?: boolean;
@@ -16,44 +16,30 @@ export interface ExportArgs extends GlobalArgs, FileAccountArgs {
 
 export async function runExport(args: ExportArgs, ctx: Context): Promise<number> {
   const file = args.output === undefined ? undefined : resolve(ctx.cwd, args.output);
-  // Before reading the account: a run that cannot write its file should fail at once.
+  // Before reading the accounts: a run that cannot write its file should fail at once.
   if (file) await assertOutputFile(file, args.output!, '--output', args.force === true);
-  const generatedBy = `sitesync ${packageVersion()} on ${new Date().toISOString().slice(0, 10)}`;
-  const schema = schemaReference(args.output ? dirname(resolve(ctx.cwd, args.output)) : ctx.cwd);
-  const fromFile = await workspaceFor(args, ctx);
+  const run = await openRun(args, ctx, { lenientEnv: true, optionalConfig: true });
   let text: string;
   let count: number;
-  if (fromFile?.workspace.multi) {
-    // Every account or none: a file with an account missing would, with prune, plan its websites away.
-    const accounts = await onEveryAccount(fromFile.workspace, fromFile.shown, args, ctx, 'exported', async (session, config) => ({
-      name: accountName(config),
-      apiKeyEnv: config.account!.apiKeyEnv,
-      baseUrl: session.baseUrl,
-      // No progress line per account: several are read at once.
-      account: await session.client.getAccount(),
-      live: await session.client.listWebsites(),
-    }));
-    count = accounts.reduce((n, a) => n + a.live.length, 0);
-    text = renderAccountsExport(accounts, { includeFavorite: args.includeFavorite, generatedBy, schema });
-    return write(file, text, count, args, ctx);
-  }
-  const session = await openSession(args, ctx, fromFile?.workspace.configs[0]?.baseUrl);
   try {
-    const { account, live } = await readLiveState(session, ctx);
-    count = live.length;
-    text = renderExport(live, account, {
-      baseUrl: session.baseUrl,
+    // Every account or none: a file with an account missing would, with prune, plan its websites away.
+    const progress = readingProgress(ctx);
+    await readEvery(run, ctx, 'exported', progress.update).finally(progress.done);
+    const options = {
       includeFavorite: args.includeFavorite,
-      generatedBy,
-      schema,
-    });
+      generatedBy: `sitesync ${packageVersion()} on ${new Date().toISOString().slice(0, 10)}`,
+      schema: schemaReference(file ? dirname(file) : ctx.cwd),
+    };
+    count = run.accounts.reduce((n, a) => n + a.live!.length, 0);
+    text = run.named
+      ? renderAccountsExport(
+          run.accounts.map((a) => ({ name: a.name, apiKeyEnv: a.config.account!.apiKeyEnv, baseUrl: a.connection.baseUrl, account: a.account!, live: a.live! })),
+          options,
+        )
+      : renderExport(run.accounts[0]!.live!, run.accounts[0]!.account!, { ...options, baseUrl: run.accounts[0]!.connection.baseUrl });
   } finally {
-    await session.client.close();
+    await run.close();
   }
-  return write(file, text, count, args, ctx);
-}
-
-async function write(file: string | undefined, text: string, count: number, args: ExportArgs, ctx: Context): Promise<number> {
   if (!file) {
     ctx.stdout.write(text);
     return 0;

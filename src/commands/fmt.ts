@@ -4,9 +4,10 @@ import { resolve } from 'node:path';
 import { formatFiles } from '../config/format-files.js';
 import { namesDescriptor, writeAtomic } from '../files.js';
 import { renderFormatDiff } from '../render/format-diff.js';
-import { printable } from '../render/escape.js';
+import { printable } from '../escape.js';
 import type { Context } from '../terminal.js';
-import { printWarnings, writeFailure } from './shared.js';
+import { renderWarnings } from '../render/diagnostics.js';
+import { writeFailure } from '../files.js';
 
 export interface FmtArgs {
   files?: string[];
@@ -22,7 +23,7 @@ export async function runFmt(args: FmtArgs, ctx: Context): Promise<number> {
     named.map((shown) => ({ path: resolve(ctx.cwd, shown), shown })),
     { cwd: ctx.cwd, sort },
   );
-  printWarnings(run.warnings, ctx);
+  ctx.stderr.write(renderWarnings(run.warnings, ctx.err));
   // A password written in clear is in the file already, but a diff must not carry it into a CI log.
   for (const f of run.files) for (const password of f.passwords) ctx.secrets.add(password);
   const unformatted = run.files.filter((f) => f.after !== f.before);

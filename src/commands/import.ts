@@ -2,27 +2,27 @@
 import { resolve } from 'node:path';
 import { createTwoFilesPatch } from 'diff';
 import { insertWebsites, type NewWebsiteEntry } from '../config/insert-websites.js';
-import { loadWorkspace } from '../config/load.js';
 import { readTextFile } from '../config/read.js';
 import { parseConfig } from '../config/parse.js';
 import { manageableTraits } from '../domain.js';
 import { SitesyncError, UsageError } from '../errors.js';
 import { namesDescriptor, writeAtomic } from '../files.js';
-import type { Config, LiveWebsite, Workspace } from '../model.js';
+import type { Config, LiveWebsite } from '../model.js';
 import { selectImports, type AccountLive, type ImportRequest } from '../planner/imports.js';
-import { printable } from '../render/escape.js';
-import { fileEntry, storedName } from '../render/file-entry.js';
+import { printable } from '../escape.js';
+import { fileEntry, storedName } from '../config/file-entry.js';
+import { readEvery } from '../accounts/read.js';
+import { openRun, type RunArgs } from '../accounts/run.js';
+import { readingProgress } from '../render/progress.js';
 import type { Context } from '../terminal.js';
-import { accountName, onEveryAccount, selectAccounts } from './accounts.js';
-import { openSession, readLiveState, type GlobalArgs } from './session.js';
-import { printWarnings, writeFailure } from './shared.js';
+import { renderWarnings } from '../render/diagnostics.js';
+import { writeFailure } from '../files.js';
 
-export interface ImportArgs extends GlobalArgs {
+export interface ImportArgs extends RunArgs {
   config: string;
   domains?: string[];
   unmanaged?: boolean;
   dryRun?: boolean;
-  account?: string[];
 }
 
 export async function runImport(args: ImportArgs, ctx: Context): Promise<number> {
@@ -35,9 +35,16 @@ export async function runImport(args: ImportArgs, ctx: Context): Promise<number>
   // The text the entries go into, as it was when the file was read (checked again before writing).
   const read = await readTextFile(file);
   // Passwords are not sent: an unset ${NAME} does not stop an import.
-  const workspace = await loadWorkspace(file, ctx.env, { lenientEnv: true });
-  printWarnings(workspace.warnings, ctx);
-  const accounts = await readAccounts(workspace, args, ctx);
+  const run = await openRun(args, ctx, { lenientEnv: true });
+  const { workspace } = run;
+  try {
+    ctx.stderr.write(renderWarnings(workspace.warnings, ctx.err));
+    const progress = readingProgress(ctx);
+    await readEvery(run, ctx, 'imported', progress.update).finally(progress.done);
+  } finally {
+    await run.close();
+  }
+  const accounts = run.accounts.map((a) => ({ config: a.config, live: a.live! }));
   const { imports, notes } = selectImports(accounts, request, args.config);
   for (const note of notes) ctx.stderr.write(`${ctx.err.dim(`Note: ${printable(note)}`)}\n`);
   if (imports.length === 0) {
@@ -63,7 +70,7 @@ export async function runImport(args: ImportArgs, ctx: Context): Promise<number>
   });
   for (const { config, sites } of imports) {
     const n = sites.length;
-    const account = config.account ? ` (account ${accountName(config)})` : '';
+    const account = config.account ? ` (account ${config.account.name})` : '';
     ctx.stdout.write(`Imported ${n} website${n === 1 ? '' : 's'} into ${args.config}${account}: ${sites.map((s) => printable(storedName(s))).join(', ')}\n`);
   }
   ctx.stdout.write(`Check it with: sitesync plan${args.config === 'sitesync.yaml' ? '' : ` -c ${args.config}`}\n`);
@@ -83,22 +90,4 @@ function newEntry(site: LiveWebsite, config: Config): NewWebsiteEntry {
   const { entry, notes, unknown } = fileEntry(site, manageableTraits(storedName(site))!, { defaults: config.defaults });
   if (unknown.length) notes.push(`not returned by the service, not written: ${unknown.join(', ')}`);
   return { entry, notes };
-}
-
-/** Every selected account's live websites; any account that cannot be read stops the import. */
-async function readAccounts(workspace: Workspace, args: ImportArgs, ctx: Context): Promise<AccountLive[]> {
-  if (!workspace.multi) {
-    selectAccounts(workspace, args.account, args.config); // --account with a file of one account is a mistake
-    const config = workspace.configs[0]!;
-    const session = await openSession(args, ctx, config.baseUrl);
-    try {
-      return [{ config, live: (await readLiveState(session, ctx)).live }];
-    } finally {
-      await session.client.close();
-    }
-  }
-  return onEveryAccount(workspace, args.config, args, ctx, 'imported', async (session, config) => ({
-    config,
-    live: await session.client.listWebsites(),
-  }));
 }

@@ -1,17 +1,24 @@
-/** `sitesync plan`: read the live account(s), print the plan; never writes to the service. */
+/** `sitesync plan`: read the live accounts, print the plan; never writes to the service. */
 import { relative, resolve, sep } from 'node:path';
-import { saveAccountsPlan, savePlan } from '../apply/saved-plan.js';
+import { planRun, plansOf, loadBaseline, type RunPlanOptions } from '../accounts/plan.js';
+import { openRun, type Run, type RunArgs } from '../accounts/run.js';
+import { savePlan } from '../apply/saved-plan.js';
 import { SitesyncError } from '../errors.js';
-import type { Plan } from '../model.js';
+import { assertOutputFile, writeFailure } from '../files.js';
 import { assertSafe } from '../planner/safety.js';
-import { renderAccountsJson, renderAccountsMarkdown, renderAccountsText, type AccountSection } from '../render/accounts.js';
-import { renderJson } from '../render/json.js';
-import { renderMarkdown } from '../render/markdown.js';
-import { renderText } from '../render/text.js';
+import { renderWarnings } from '../render/diagnostics.js';
+import { readingProgress } from '../render/progress.js';
+import { failureBlock, renderRunJson, renderRunMarkdown, renderRunText } from '../render/run.js';
 import type { Context } from '../terminal.js';
-import { failureLines } from './accounts.js';
-import { closeAll, makePlan, type PlannedAccounts, type PlanningArgs } from './make-plan.js';
-import { assertOutputFile, writeFailure } from './shared.js';
+
+export interface PlanningArgs extends RunArgs {
+  config: string;
+  prune?: boolean;
+  target?: string[];
+  exclude?: string[];
+  baseline?: string;
+  resendWriteOnly?: boolean;
+}
 
 export interface PlanArgs extends PlanningArgs {
   format: 'text' | 'markdown' | 'json';
@@ -22,98 +29,77 @@ export interface PlanArgs extends PlanningArgs {
 }
 
 export async function runPlan(args: PlanArgs, ctx: Context): Promise<number> {
-  // Before reading the account: a plan that cannot be saved should fail at once. A saved plan
+  // Before reading the accounts: a plan that cannot be saved should fail at once. A saved plan
   // is made again and again, so an existing one is replaced.
   const out = args.out === undefined ? undefined : resolve(ctx.cwd, args.out);
   if (out) await assertOutputFile(out, args.out!, '--out', true, '--format json prints the plan itself');
-  const planned = await makePlan(args, ctx);
-  if (planned.multi) return planAccounts(planned, args, ctx, out);
-  const { plan, session, live, config, workspace } = planned;
-  await session.client.close();
-  ctx.stdout.write(render(plan, args.format, ctx, commentIdOfConfig(args.config, ctx)));
-  if (args.out) {
-    await savePlan(out!, plan, { config, configSha256: workspace.sha256, liveTotal: live.length, targets: args.target, excludes: args.exclude, prune: args.prune }).catch((error: unknown) => {
-      throw writeFailure(error, '--out', args.out!);
-    });
-    ctx.stderr.write(`Saved the plan to ${args.out}; apply it with: sitesync apply ${args.out}\n`);
-  }
-  // After the output, so that the plan (whose warnings give the reason) is still shown.
-  if (args.failUnsafe) assertSafe(plan.safety, plan.limit, false);
-  const changes = plan.changes.length > 0;
-  return args.detailedExitcode && changes ? 2 : 0;
-}
-
-export function render(plan: Plan, format: PlanArgs['format'], ctx: Context, commentId?: string): string {
-  switch (format) {
-    case 'json':
-      return renderJson(plan);
-    case 'markdown':
-      return `${renderMarkdown(plan, undefined, { commentId })}\n`;
-    default:
-      return renderText(plan, ctx.out);
-  }
-}
-
-async function planAccounts(planned: PlannedAccounts, args: PlanArgs, ctx: Context, out: string | undefined): Promise<number> {
-  await closeAll(planned.accounts);
-  const sections = sectionsOf(planned, ctx);
-  ctx.stdout.write(renderSections(sections, args.format, ctx, commentIdOfConfig(args.config, ctx)));
-  const failed = sections.filter((s) => !s.plan).map((s) => s.name);
-  if (out) {
-    if (failed.length) {
-      throw new SitesyncError(`the plan was not saved: it must cover every account, and ${failed.join(', ')} could not be planned`);
+  const run = await openRun(args, ctx);
+  try {
+    await planAccounts(run, args, ctx);
+    const accounts = plansOf(run);
+    const commentId = relative(ctx.cwd, run.workspace.file).split(sep).join('/');
+    ctx.stdout.write(
+      args.format === 'json' ? renderRunJson(accounts) : args.format === 'markdown' ? `${renderRunMarkdown(accounts, undefined, commentId)}\n` : renderRunText(accounts, ctx.out),
+    );
+    const failed = run.accounts.filter((a) => a.failure);
+    if (out) {
+      await savePlan(out, { ...planningOptions(args), accounts, workspace: run.workspace, configs: run.accounts.map((a) => a.config), cwd: ctx.cwd }).catch(
+        (error: unknown) => {
+          throw writeFailure(error, '--out', args.out!);
+        },
+      );
+      ctx.stderr.write(`Saved the plan${run.named ? ` of ${accounts.length} accounts` : ''} to ${args.out}; apply it with: sitesync apply ${args.out}\n`);
     }
-    await saveAccountsPlan(out, planned, { targets: args.target, excludes: args.exclude, prune: args.prune }).catch((error: unknown) => {
-      throw writeFailure(error, '--out', args.out!);
-    });
-    ctx.stderr.write(`Saved the plan of ${sections.length} accounts to ${args.out}; apply it with: sitesync apply ${args.out}\n`);
-  }
-  const unsafe: string[] = [];
-  if (args.failUnsafe) {
-    for (const s of sections) {
-      try {
-        if (s.plan) assertSafe(s.plan.safety, s.plan.limit, false);
-      } catch (error) {
-        unsafe.push(`${s.name}: ${(error as Error).message}`);
-      }
+    // After the output, so that the plan (whose warnings give the reason) is still shown.
+    const unsafe = args.failUnsafe ? refusals(run) : [];
+    if (failed.length || unsafe.length) {
+      if (!run.named) throw unsafe[0]!.error;
+      const lines = [
+        ...(failed.length ? [`${failed.length} of ${accounts.length} accounts could not be planned: ${failed.map((a) => a.name).join(', ')}`] : []),
+        ...(unsafe.length ? [`apply would refuse ${unsafe.length === 1 ? 'one account' : `${unsafe.length} accounts`}:`, ...unsafe.map((u) => `  ${u.name}: ${(u.error as Error).message}`)] : []),
+      ];
+      ctx.stderr.write(failureBlock('', [`Error: ${lines[0]}`, ...lines.slice(1)], ctx.err));
+      return 1;
     }
+    const changes = run.accounts.some((a) => a.plan!.changes.length > 0);
+    return args.detailedExitcode && changes ? 2 : 0;
+  } finally {
+    await run.close();
   }
-  if (failed.length || unsafe.length) {
-    const lines = [
-      ...(failed.length ? [`${failed.length} of ${sections.length} accounts could not be planned: ${failed.join(', ')}`] : []),
-      ...(unsafe.length ? [`apply would refuse ${unsafe.length === 1 ? 'one account' : `${unsafe.length} accounts`}:`, ...unsafe.map((u) => `  ${u}`)] : []),
-    ];
-    ctx.stderr.write(`${ctx.err.red(`Error: ${lines[0]}`)}\n${lines.slice(1).map((l) => `  ${l}\n`).join('')}`);
-    return 1;
-  }
-  const changes = sections.some((s) => s.plan!.changes.length > 0);
-  return args.detailedExitcode && changes ? 2 : 0;
 }
 
 /**
- * The pull-request comment's id: the config's path from the working directory (the repository's
- * root in CI), so that each config of a repository has its own comment.
+ * Loads the baseline, reads and plans every account with a progress line, and prints the file's
+ * warnings: what plan and apply share. The one account of a single-account file that cannot be
+ * planned is the run's error, as any command's.
  */
-function commentIdOfConfig(config: string, ctx: Context): string {
-  return relative(ctx.cwd, resolve(ctx.cwd, config)).split(sep).join('/');
-}
-
-export function sectionsOf(planned: PlannedAccounts, ctx: Context): AccountSection[] {
-  return planned.accounts.map((a) => ({
-    name: a.name,
-    baseUrl: a.baseUrl,
-    plan: a.planned?.plan,
-    failure: a.planned ? undefined : failureLines(a.error, ctx),
-  }));
-}
-
-export function renderSections(sections: AccountSection[], format: PlanArgs['format'], ctx: Context, commentId?: string): string {
-  switch (format) {
-    case 'json':
-      return renderAccountsJson(sections);
-    case 'markdown':
-      return `${renderAccountsMarkdown(sections, undefined, commentId)}\n`;
-    default:
-      return renderAccountsText(sections, ctx.out);
+export async function planAccounts(run: Run, args: PlanningArgs, ctx: Context): Promise<void> {
+  const baseline = await loadBaseline(args.baseline, run, ctx);
+  ctx.stderr.write(renderWarnings(run.workspace.warnings, ctx.err));
+  const progress = readingProgress(ctx);
+  try {
+    await planRun(run, { ...planningOptions(args), baseline }, ctx, progress.update);
+  } finally {
+    progress.done();
   }
+  const lone = run.named ? undefined : run.accounts[0];
+  if (lone?.failure) throw lone.error;
 }
+
+function planningOptions(args: PlanningArgs): RunPlanOptions {
+  return { prune: args.prune, targets: args.target, excludes: args.exclude, resendWriteOnly: args.resendWriteOnly };
+}
+
+/** The accounts whose plan apply would refuse (thresholds, the website limit), with why. */
+function refusals(run: Run): { name: string; error: unknown }[] {
+  return run.accounts.flatMap((a) => {
+    if (!a.plan) return [];
+    try {
+      assertSafe(a.plan.safety, a.plan.limit, false);
+      return [];
+    } catch (error) {
+      return [{ name: a.name, error }];
+    }
+  });
+}
+

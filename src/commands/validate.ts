@@ -5,7 +5,7 @@ import { ConfigError, type Diagnostic } from '../errors.js';
 import type { Workspace } from '../model.js';
 import { renderDiagnosticsJson, renderGithubAnnotations } from '../render/diagnostics.js';
 import type { Context } from '../terminal.js';
-import { printWarnings } from './shared.js';
+import { renderWarnings } from '../render/diagnostics.js';
 
 export interface ValidateArgs {
   config: string;
@@ -27,7 +27,7 @@ export async function runValidate(args: ValidateArgs, ctx: Context): Promise<num
   const warnings = [...workspace.warnings, ...keyWarnings(workspace, ctx.env, args.strictEnv === true)];
   if (format !== 'text') return report(warnings, format, ctx);
   if (warnings.some((w) => w.severity === 'error')) throw new ConfigError(warnings);
-  printWarnings(warnings, ctx);
+  ctx.stderr.write(renderWarnings(warnings, ctx.err));
   const n = workspace.configs.reduce((sum, c) => sum + c.websites.length, 0);
   const parts = [`${n} website${n === 1 ? '' : 's'}`];
   if (workspace.multi) parts.unshift(`${workspace.configs.length} account${workspace.configs.length === 1 ? '' : 's'}`);

@@ -3,14 +3,11 @@
  * reader editors' YAML language server uses too, so a file means to sitesync what it shows.
  *
  * This is `parseDocument` in its steps (yaml's Lexer, Parser, then Composer), driven here for
- * two reasons:
- * - depth: yaml's Parser keeps its own stack, but the Composer, `toJS` and the schema check
- *   recurse once per level, and a few thousand nested lists overflow the call stack (a
- *   RangeError at a place that depends on the stack size). The Parser's stack is watched as
- *   it grows, and a file nested deeper than any config needs is refused at the first node
- *   past the limit, the same on every machine.
- * - sharing the thread: `readDocumentYielding` lets the event loop run every few thousand
- *   tokens, so that `plan` lists the service while its file is read.
+ * depth: yaml's Parser keeps its own stack, but the Composer, `toJS` and the schema check
+ * recurse once per level, and a few thousand nested lists overflow the call stack (a RangeError
+ * at a place that depends on the stack size). The Parser's stack is watched as it grows, and a
+ * file nested deeper than any config needs is refused at the first node past the limit, the
+ * same on every machine.
  */
 import { Composer, Lexer, LineCounter, Parser, YAMLParseError, type CST, type Document } from 'yaml';
 
@@ -22,52 +19,37 @@ export type ReadDocument =
   /** The file nests deeper than MAX_DEPTH: the offset of the first node too deep. */
   | { doc?: undefined; lines: LineCounter; tooDeepAt: number };
 
-/** Lexer tokens between two turns of the event loop (a 10,000-website file has about 400,000). */
-const TOKENS_PER_TURN = 20_000;
-
 export function readDocument(text: string): ReadDocument {
   const reading = new Reading(text);
-  while (!reading.step(Infinity));
-  return reading.result();
-}
-
-/** The same, letting other work (HTTP) run between slices of the file. */
-export async function readDocumentYielding(text: string): Promise<ReadDocument> {
-  const reading = new Reading(text);
-  while (!reading.step(TOKENS_PER_TURN)) await new Promise((resolve) => setImmediate(resolve));
+  reading.parse();
   return reading.result();
 }
 
 class Reading {
   private readonly lines = new LineCounter();
   private readonly parser = new Parser(this.lines.addNewLine);
-  private readonly lexemes: Iterator<string>;
+  private readonly lexemes: Iterable<string>;
   private readonly tokens: CST.Token[] = [];
   private tooDeepAt: number | undefined;
 
   constructor(private readonly text: string) {
-    this.lexemes = new Lexer().lex(text)[Symbol.iterator]();
+    this.lexemes = new Lexer().lex(text);
     this.lines.addNewLine(0);
   }
 
-  /** Feeds up to `count` lexer tokens to the parser; true once the whole text is parsed. */
-  step(count: number): boolean {
+  /** Feeds every lexer token to the parser, stopping at the first node nested too deep. */
+  parse(): void {
     const { parser, tokens } = this;
-    for (let i = 0; i < count; i++) {
-      const next = this.lexemes.next();
-      if (next.done) {
-        for (const token of parser.end()) tokens.push(token);
-        return true;
-      }
-      for (const token of parser.next(next.value)) tokens.push(token);
+    for (const lexeme of this.lexemes) {
+      for (const token of parser.next(lexeme)) tokens.push(token);
       // The stack holds the document, then each open collection (then maybe a scalar being read).
       const deepest = parser.stack[MAX_DEPTH + 1];
       if (deepest && (deepest.type === 'block-map' || deepest.type === 'block-seq' || deepest.type === 'flow-collection')) {
         this.tooDeepAt = deepest.offset;
-        return true;
+        return;
       }
     }
-    return false;
+    for (const token of parser.end()) tokens.push(token);
   }
 
   result(): ReadDocument {

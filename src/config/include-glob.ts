@@ -1,12 +1,9 @@
-/**
- * The files an `include:` glob matches, for the loader and for fmt alike. tinyglobby is loaded
- * only for a file that includes others: most files do not, and it costs start-up time.
- */
+/** The files an `include:` glob matches, for the loader and for fmt alike. */
 import { resolve } from 'node:path';
+import { glob as find } from 'tinyglobby';
 
 /** Sorted absolute paths of the files `glob` matches in `folder`; a glob tinyglobby cannot read matches none. */
 export async function includedFiles(glob: string, folder: string): Promise<string[]> {
-  const { glob: find } = await import('tinyglobby');
   try {
     const matches = await find(glob, { cwd: folder, absolute: true, onlyFiles: true, expandDirectories: false });
     return matches.map((match) => resolve(match)).sort();

@@ -12,7 +12,7 @@
 import { isDeepStrictEqual } from 'node:util';
 import { Document, isMap, isScalar, isSeq, Lexer, parseDocument, visit, type Node, type YAMLMap, type YAMLSeq } from 'yaml';
 import { SitesyncError } from '../errors.js';
-import { yamlWithControlsEscaped } from '../render/file-entry.js';
+import { yamlWithControlsEscaped } from './file-entry.js';
 
 export interface NewWebsiteEntry {
   /** The entry as the file writes it (`domain` first). */

@@ -1,14 +1,13 @@
 /** Loading a config file: read it (I/O), then parse it (pure). */
-import { existsSync } from 'node:fs';
+import { createHash } from 'node:crypto';
 import { basename, dirname, relative } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { installationOf } from '../address.js';
 import { ConfigError, SitesyncError } from '../errors.js';
 import { GlobSet } from '../domain.js';
 import type { Diagnostic } from '../errors.js';
 import type { Config, DesiredWebsite, Workspace } from '../model.js';
-import { PARSE_WORKER_ARG, type ParseReply, type ParseRequest } from './config-worker.js';
 import { envValue, type Env } from './interpolate.js';
-import { parseFileYielding, readFileCollecting, type ReadFile, type ParseOptions } from './parse.js';
+import { parseFile, readFileCollecting } from './parse.js';
 import { includedFiles } from './include-glob.js';
 import { hasNoFolder, noFolderMessage, readTextFile } from './read.js';
 
@@ -18,11 +17,6 @@ export interface LoadOptions {
   missingEnvAsWarning?: boolean;
   /** What the file is to the user, for messages: a config file, or a baseline file. */
   what?: 'config file' | 'baseline file';
-  /**
-   * Parse a large file on a worker thread: for callers with other work meanwhile (plan lists the
-   * service), which then runs on the machine's other core. Alone, a worker only adds its start.
-   */
-  offThread?: boolean;
 }
 
 /** A single-account file's config, with the websites of the files it includes. */
@@ -39,11 +33,8 @@ export async function loadConfig(file: string, env: Env, options: LoadOptions = 
 export async function loadWorkspace(file: string, env: Env, options: LoadOptions = {}): Promise<Workspace> {
   const text = await readTextFile(file, options.what);
   const parseOptions = { env, lenientEnv: options.lenientEnv, missingEnvAsWarning: options.missingEnvAsWarning };
-  const { parsed, problems } = options.offThread
-    ? await parseOffThread(text, file, parseOptions)
-    : await readFileCollecting(text, file, parseOptions);
-  // What the SHA-256 covers, hashed only when a saved plan needs it (node:crypto takes a while to load).
-  // Without includes, as before there were any: a saved plan of such a file stays valid.
+  const { parsed, problems } = readFileCollecting(text, file, parseOptions);
+  // What the SHA-256 covers. Without includes, as before there were any: a saved plan of such a file stays valid.
   const hashed = parsed.includes.length === 0 ? [text] : [`${basename(file)}\0${text}\0`];
   const files = [file];
   const includedBy = new Map<string, number>();
@@ -75,7 +66,7 @@ export async function loadWorkspace(file: string, env: Env, options: LoadOptions
       try {
         const included = await readTextFile(match, 'included file');
         hashed.push(`${relative(dirname(file), match)}\0${included}\0`);
-        const one = await parseFileYielding(included, match, parseOptions, 'include');
+        const one = parseFile(included, match, parseOptions, 'include');
         problems.push(...one.warnings);
         for (const site of one.configs[0]!.websites) parsed.configs[config]!.websites.push({ ...site, file: match });
       } catch (error) {
@@ -87,22 +78,9 @@ export async function loadWorkspace(file: string, env: Env, options: LoadOptions
   problems.push(...crossFileProblems(parsed.configs, file));
   const ordered = sortByFile(problems, files);
   if (ordered.some((d) => d.severity === 'error')) throw new ConfigError(ordered);
-  let sha256: string | undefined;
-  return {
-    file,
-    multi: parsed.multi,
-    configs: parsed.configs,
-    warnings: ordered,
-    get sha256() {
-      if (sha256 === undefined) {
-        const hash = process.getBuiltinModule('node:crypto').createHash('sha256');
-        for (const part of hashed) hash.update(part);
-        sha256 = hash.digest('hex');
-      }
-      return sha256;
-    },
-    files,
-  };
+  const hash = createHash('sha256');
+  for (const part of hashed) hash.update(part);
+  return { file, multi: parsed.multi, configs: parsed.configs, warnings: ordered, sha256: hash.digest('hex'), files };
 }
 
 function accountLabel(config: Config): string {
@@ -152,12 +130,6 @@ function crossFileProblems(configs: Config[], main: string): Diagnostic[] {
   return out;
 }
 
-/** One installation: the base URL without a trailing slash or the API path. */
-function installationOf(baseUrl: string): string {
-  const url = new URL(baseUrl);
-  return `${url.origin}${url.pathname.replace(/\/+$/, '').replace(/\/api\/v1$/, '')}`.toLowerCase();
-}
-
 function sortByFile(list: Diagnostic[], files: string[]): Diagnostic[] {
   const rank = (d: Diagnostic) => {
     const i = files.indexOf(d.file);
@@ -171,36 +143,4 @@ export function unsetKeyVariable(config: Config, env: Env): string | undefined {
   const account = config.account;
   if (!account || envValue(env, account.apiKeyEnv)?.trim()) return undefined;
   return `account ${account.name}: environment variable ${account.apiKeyEnv} (its api_key_env) is not set`;
-}
-
-/** Below this size a worker's start costs more than parsing off the main thread saves. */
-const WORKER_FROM_BYTES = 128 * 1024;
-
-async function parseOffThread(text: string, file: string, options: ParseOptions): Promise<ReadFile> {
-  if (text.length < WORKER_FROM_BYTES) return readFileCollecting(text, file, options);
-  // The worker is the published entry point again, beside the bundle this module is in (absent
-  // when run from the sources): it runs the CLI's bundle from its code cache, as the main thread does.
-  const entry = fileURLToPath(new URL('../bin/sitesync.cjs', import.meta.url));
-  if (!existsSync(entry)) return readFileCollecting(text, file, options);
-  // Loaded only for a large file, like the worker itself.
-  const { Worker } = process.getBuiltinModule('node:worker_threads');
-  const reply = await new Promise<ParseReply>((resolve, reject) => {
-    const worker = new Worker(entry, { argv: [PARSE_WORKER_ARG] });
-    worker.once('message', (message: ParseReply) => {
-      resolve(message);
-      void worker.terminate();
-    });
-    worker.once('error', reject);
-    worker.postMessage({ text, file, options } satisfies ParseRequest);
-  });
-  if (reply.ok) return reply.read;
-  if (reply.kind === 'config') throw new ConfigError(reply.diagnostics);
-  if (reply.kind === 'sitesync') {
-    const error = new SitesyncError(reply.message);
-    error.details = reply.details;
-    throw error;
-  }
-  const error = new Error(reply.message);
-  if (reply.stack) error.stack = reply.stack;
-  throw error;
 }

@@ -6,7 +6,7 @@ import { isMap, isSeq, type Document } from 'yaml';
 import { ConfigError, type Diagnostic } from '../errors.js';
 import { globProblem, GlobSet, parseDomainInput } from '../domain.js';
 import { FIELDS, type Field } from '../fields.js';
-import { addressProblem, BASE_URL_RULE } from '../service/connection.js';
+import { addressProblem, BASE_URL_RULE } from '../address.js';
 import {
   DEFAULT_SAFETY,
   type Config,
@@ -15,9 +15,9 @@ import {
   type Position,
   type Secret,
 } from '../model.js';
-import { listValue } from './file-values.js';
+import { listValue } from '../field-values.js';
 import { interpolate, type Env } from './interpolate.js';
-import { MAX_DEPTH, readDocument, readDocumentYielding, type ReadDocument } from './document.js';
+import { MAX_DEPTH, readDocument, type ReadDocument } from './document.js';
 import { Locator, type Path, type Positions } from './locate.js';
 import { checkShape, pathName } from './shape.js';
 
@@ -75,11 +75,7 @@ function onlyConfig(parsed: ParsedFile, file: string): Config {
 }
 
 export function parseFile(text: string, file: string, options: ParseOptions, role: FileRole = 'main'): ParsedFile {
-  return thrown(fromDocument(readDocument(text), file, options, mayReference(text), role));
-}
-
-export async function parseFileYielding(text: string, file: string, options: ParseOptions, role: FileRole = 'main'): Promise<ParsedFile> {
-  return thrown(fromDocument(await readDocumentYielding(text), file, options, mayReference(text), role));
+  return thrown(readFileCollecting(text, file, options, role));
 }
 
 /** A file's data and its problems, errors too, for a reader that reads more files before it reports. */
@@ -93,11 +89,7 @@ export interface ReadFile {
  * loader then still reads the files this one includes, and reports every file's problems at
  * once. A file that is not YAML (or too deep) has no data, and throws.
  */
-export async function readFileCollecting(text: string, file: string, options: ParseOptions, role: FileRole = 'main'): Promise<ReadFile> {
-  return fromDocument(await readDocumentYielding(text), file, options, mayReference(text), role);
-}
-
-export function readFileCollectingSync(text: string, file: string, options: ParseOptions, role: FileRole = 'main'): ReadFile {
+export function readFileCollecting(text: string, file: string, options: ParseOptions, role: FileRole = 'main'): ReadFile {
   return fromDocument(readDocument(text), file, options, mayReference(text), role);
 }
 

@@ -5,8 +5,8 @@
 import { domainKey, GlobSet, manageableTraits, parseDomainInput } from '../domain.js';
 import { SitesyncError } from '../errors.js';
 import type { Config, LiveWebsite } from '../model.js';
-import { printable } from '../render/escape.js';
-import { printable as quoted, storedName } from '../render/file-entry.js';
+import { printable } from '../escape.js';
+import { printable as quoted, storedName } from '../config/file-entry.js';
 
 export interface AccountLive {
   config: Config;

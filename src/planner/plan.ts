@@ -39,6 +39,22 @@ export interface PlanOptions {
   baseline?: Config;
   /** `--resend-write-only`. */
   resendWriteOnly?: boolean;
+  /**
+   * Why a write-only field of a website is sent again, where the plan is made anew from a saved
+   * one: the reasons the saved plan gave (its baseline is gone). Only a field the file sets is
+   * ever sent, with the file's value.
+   */
+  sendAgain?: (domain: string, field: FieldName) => WriteOnlyReason | undefined;
+  /** Plan these domains alone (a saved plan's websites, read one by one): `live` holds only them. */
+  only?: ReadonlySet<string>;
+}
+
+/** The whole account's counts, where `live` holds only part of it (see PlanOptions.only). */
+export interface Census {
+  /** Websites the account holds: what its website limit counts. */
+  total: number;
+  /** Managed websites (not ignored, within the targets): what the delete threshold counts. */
+  managed: number;
 }
 
 export interface PlanInput {
@@ -47,6 +63,7 @@ export interface PlanInput {
   account: Account | null;
   baseUrl: string;
   options?: PlanOptions;
+  census?: Census;
 }
 
 /** The plan cannot be made as the file stands (e.g. privacy password without a password). */
@@ -66,8 +83,9 @@ export function planChanges(input: PlanInput): Plan {
   const protect = new GlobSet(config.protect.map((p) => p.glob));
   const targets = options.targets?.length ? new GlobSet(options.targets) : undefined;
   const excludes = options.excludes?.length ? new GlobSet(options.excludes) : undefined;
-  const inScope = (domain: string) =>
-    !ignore.matches(domain) && (!targets || targets.matches(domain)) && !excludes?.matches(domain);
+  const only = options.only;
+  const targeted = (domain: string) => (!targets || targets.matches(domain)) && (!only || only.has(domain));
+  const inScope = (domain: string) => !ignore.matches(domain) && targeted(domain) && !excludes?.matches(domain);
   const warnings: string[] = [];
   const problems: string[] = [];
 
@@ -121,7 +139,9 @@ export function planChanges(input: PlanInput): Plan {
     const was = baselineSites?.get(site.domain);
     const old: FileWebsite | null | undefined = baseline ? (was ? { ...was, defaults: baseline.defaults } : null) : undefined;
     const file = { site, values, defaults: config.defaults };
-    const found = updateChange(file, current, old, options.resendWriteOnly === true);
+    const again = (field: FieldName): WriteOnlyReason | undefined =>
+      options.sendAgain?.(site.domain, field) ?? (options.resendWriteOnly ? 'resend' : undefined);
+    const found = updateChange(file, current, old, again);
     problems.push(...found.problems);
     warnings.push(...found.warnings);
     for (const field of found.unverified) unverified.add(field);
@@ -132,7 +152,8 @@ export function planChanges(input: PlanInput): Plan {
   const prune = options.prune === true || config.prune;
   let unmanaged = 0;
   for (const site of liveTwins.values()) {
-    if (listed.has(site.domain)) continue;
+    // Outside the targets nothing is planned, or counted.
+    if (listed.has(site.domain) || !targeted(site.domain)) continue;
     if (prune && inScope(site.domain) && !protect.matches(site.domain)) {
       const before = liveView(site);
       changes.push({ action: 'delete', domain: site.domain, id: site.id, before, after: null, fields: [], details: [], seen: fingerprint(before) });
@@ -152,12 +173,11 @@ export function planChanges(input: PlanInput): Plan {
 
   const summary = { create: 0, update: 0, delete: 0, unchanged, unmanaged };
   for (const change of changes) summary[change.action]++;
-  const managed = live.filter((s) => inScope(s.domain)).length;
+  const managed = input.census?.managed ?? live.filter((s) => inScope(s.domain)).length;
   const safety = checkSafety(summary.delete, managed, config.websites.length === 0, config.safety);
-  const limit = checkLimit(account?.websiteLimit ?? null, live.length, summary.create, summary.delete);
+  const limit = checkLimit(account?.websiteLimit ?? null, input.census?.total ?? live.length, summary.create, summary.delete);
   warnings.push(...safetyWarnings(safety, limit));
   return {
-    format_version: 1,
     base_url: baseUrl,
     account: account ? { id: account.id, name: account.name, email: account.email } : null,
     summary,
@@ -229,7 +249,8 @@ function updateChange(
   current: LiveWebsite,
   /** Undefined without --baseline; null when the baseline lacks the website. */
   old: FileWebsite | null | undefined,
-  resend: boolean,
+  /** Why a write-only field is sent again regardless (--resend-write-only, a saved plan's reasons). */
+  again: (field: FieldName) => WriteOnlyReason | undefined,
 ): UpdateFindings {
   const report: UpdateFindings = { problems: [], warnings: [], unverified: [] };
   // The two views are made only for a website that changes: most of a large file does not.
@@ -271,7 +292,7 @@ function updateChange(
   for (const field of writeOnly) {
     if (field === 'password' && values.privacy === 2 && current.password === false) reasons.set(field, 'missing');
     else if (old !== undefined && (old === null || !sameEnforced(field, old.values, values))) reasons.set(field, 'baseline');
-    else if (resend) reasons.set(field, 'resend');
+    else if (again(field)) reasons.set(field, again(field)!);
   }
   if (values.privacy === 2 && current.password === false && !values.password) {
     const where = `${site.domain} (line ${site.pos.line})`;

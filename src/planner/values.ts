@@ -2,6 +2,7 @@
  * The values sitesync enforces, and the normalization both sides go through before they are
  * compared: one place, so that a difference is never an artefact of representation.
  */
+import { createHash } from 'node:crypto';
 import { FIELD, FIELDS } from '../fields.js';
 import type { DefaultSettings, DesiredWebsite, FieldName, LiveWebsite, WebsiteView } from '../model.js';
 
@@ -73,6 +74,5 @@ export function fingerprint(view: WebsiteView): string {
     const value = view[field.name];
     canonical[field.name] = value === undefined ? null : field.compare === 'set' && Array.isArray(value) ? [...value].sort() : value;
   }
-  // node:crypto is loaded on first use: it takes a while, and many runs hash nothing.
-  return process.getBuiltinModule('node:crypto').createHash('sha256').update(JSON.stringify(canonical)).digest('hex').slice(0, 16);
+  return createHash('sha256').update(JSON.stringify(canonical)).digest('hex').slice(0, 16);
 }

@@ -2,10 +2,10 @@
  * What apply prints as it goes and when it is done: one line per change, then the failures, the
  * counts and what to do next. Pure: results in, text out.
  */
-import type { ChangeResult, ExecuteResult } from '../apply/execute.js';
-import type { Change } from '../model.js';
+import { printable } from '../escape.js';
+import type { AccountOutcome, Change, ChangeResult, ExecuteResult } from '../model.js';
 import type { Colors } from '../terminal.js';
-import { printable } from './escape.js';
+import { accountsCount, failureBlock, failureLines, sectionHeader } from './run.js';
 import { changeTitle } from './values.js';
 
 /** One change's outcome, as it is logged while apply runs (no newline). */
@@ -43,4 +43,42 @@ export function renderApplySummary({ results }: ExecuteResult, c: Colors): strin
     out += `The service refused ${what} marked above: applying again as is fails the same way. Change what its message names (the listed fields in the file, or the domain), then run sitesync plan.\n`;
   }
   return out;
+}
+
+/**
+ * What apply says when it is done, for one account or many: the one unnamed account's summary
+ * as it is; named accounts each under their header (applied, or why not), then the total.
+ * `accounts`: how many the run worked on (those with nothing to apply have no outcome).
+ */
+export function renderApplyResults(outcomes: AccountOutcome[], accounts: number, named: boolean, c: Colors): string {
+  if (!named) return outcomes[0]?.outcome ? renderApplySummary(outcomes[0].outcome, c) : '';
+  let out = '';
+  const counts = { done: 0, failed: 0 };
+  const notApplied: string[] = [];
+  const unfinished: string[] = [];
+  for (const o of outcomes) {
+    out += `\n${sectionHeader(o.name, c)}\n`;
+    if (o.outcome) {
+      out += renderApplySummary(o.outcome, c);
+      for (const r of o.outcome.results) {
+        if (r.status === 'failed') counts.failed++;
+        else if (r.status !== 'skipped') counts.done++;
+      }
+      if (o.outcome.interrupted || o.outcome.results.some((r) => r.status === 'failed')) unfinished.push(o.name);
+    } else {
+      notApplied.push(o.name);
+      out += failureBlock('not applied', failureLines(o.failure), c);
+    }
+  }
+  const untouched = accounts - outcomes.length;
+  const changes = (n: number) => `${n} change${n === 1 ? '' : 's'}`;
+  const line = [
+    `Total for ${accountsCount(accounts)}: ${changes(counts.done)} applied, ${counts.failed} failed`,
+    untouched ? ` (${untouched} had nothing to apply)` : '',
+    notApplied.length ? `; not applied: ${notApplied.join(', ')}` : '',
+    unfinished.length ? `; did not finish: ${unfinished.join(', ')}` : '',
+    '.',
+  ].join('');
+  const bad = notApplied.length + unfinished.length > 0;
+  return `${out}\n${bad ? c.bold(c.red(line)) : c.bold(c.green(line))}\n`;
 }

@@ -3,8 +3,9 @@
  * request's line, or JSON. Pure: problems in, text out.
  */
 import { relative, sep } from 'node:path';
-import type { Diagnostic } from '../errors.js';
-import { jsonUnicodeEscapes } from './escape.js';
+import { formatDiagnostic, type Diagnostic } from '../errors.js';
+import { jsonUnicodeEscapes, printable } from '../escape.js';
+import type { Colors } from '../terminal.js';
 
 /** The file as the repository names it: relative to the working directory, with `/`. */
 function shownFile(file: string, cwd: string): string {
@@ -39,4 +40,9 @@ export function renderDiagnosticsJson(problems: Diagnostic[], cwd: string): stri
   const errors = problems.filter((d) => d.severity === 'error');
   const out = { valid: errors.length === 0, errors: errors.map(item), warnings: problems.filter((d) => d.severity !== 'error').map(item) };
   return `${jsonUnicodeEscapes(JSON.stringify(out, null, 2))}\n`;
+}
+
+/** Warnings (and errors) for a person, one `FILE:LINE:COL: message` line each. */
+export function renderWarnings(problems: Diagnostic[], c: Colors): string {
+  return problems.map((d) => `${(d.severity === 'error' ? c.red : c.yellow)(printable(formatDiagnostic(d)))}\n`).join('');
 }

@@ -7,7 +7,7 @@
  */
 import { Document, type Scalar, type YAMLMap, type YAMLSeq } from 'yaml';
 import { compileGlob, manageableTraits } from '../domain.js';
-import { fileEntry, printable, storedName as stored, yamlWithControlsEscaped } from './file-entry.js';
+import { fileEntry, printable, storedName as stored, yamlWithControlsEscaped } from '../config/file-entry.js';
 import type { Account, LiveWebsite } from '../model.js';
 
 /** Where editors find the schema when sitesync is installed in the config repository. */

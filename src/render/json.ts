@@ -1,24 +1,8 @@
-/**
- * The plan as JSON (`--format json`): the contract's shape, `format_version: 1`. Secrets are
- * `(sensitive)`; what a saved plan adds is added only by `savePlan`.
- */
-import type { Plan } from '../model.js';
-import { jsonUnicodeEscapes } from './escape.js';
+/** A change as the JSON plan holds it: `seen` (the fingerprint of the website as seen) only in saved plans. */
+import type { Change } from '../model.js';
 
-export function renderJson(plan: Plan): string {
-  // JSON already escapes C0; DEL, C1 and bidi controls too, so the file is safe to `cat`.
-  return `${jsonUnicodeEscapes(JSON.stringify(jsonPlan(plan), null, 2))}\n`;
-}
-
-/** The plan as the JSON output holds it. */
-export function jsonPlan(plan: Plan): object {
-  return {
-    ...plan,
-    // `seen` belongs to saved plans only.
-    changes: plan.changes.map((change) => {
-      if (change.action === 'create') return change;
-      const { seen: _seen, ...shown } = change;
-      return shown;
-    }),
-  };
+export function jsonChange(change: Change, keepSeen: boolean): Omit<Change, 'seen'> & { seen?: string } {
+  if (keepSeen || change.action === 'create') return change;
+  const { seen: _seen, ...shown } = change;
+  return shown;
 }

@@ -5,7 +5,7 @@
  */
 import type { Change, Plan } from '../model.js';
 import { listDelta } from '../planner/values.js';
-import { markdownCode, markdownText } from './escape.js';
+import { markdownCode, markdownText } from '../escape.js';
 import {
   DELETE_WARNING,
   formatBefore,

@@ -60,3 +60,12 @@ export function formatSeconds(s: number): string {
   const m = Math.floor(s / 60);
   return `${m}m${String(Math.ceil(s - m * 60)).padStart(2, '0')}s`;
 }
+
+/**
+ * The live line of reading the accounts, as pages read of pages known, on a terminal only (and
+ * not with --verbose, whose request lines it would overwrite).
+ */
+export function readingProgress(ctx: { stderr: Stream; verbose: boolean }): { update: (done: number, total: number) => void; done: () => void } {
+  const line = new ProgressLine(ctx.stderr, 'Reading websites', Boolean(ctx.stderr.isTTY) && !ctx.verbose);
+  return { update: (done, total) => line.update({ done, total, failed: 0 }), done: () => line.done() };
+}

@@ -4,7 +4,7 @@ import { FIELD } from '../fields.js';
 import type { Change, FieldChange, Plan } from '../model.js';
 import type { Colors } from '../terminal.js';
 import { listDelta } from '../planner/values.js';
-import { printable } from './escape.js';
+import { printable } from '../escape.js';
 import {
   accountLabel,
   changeTitle,

@@ -4,7 +4,7 @@
  * too) and each output escapes them once, where it writes them: `printable` on a terminal,
  * `markdownText` in a comment. Titles and labels, written only to a terminal, are escaped here.
  */
-import { printable } from './escape.js';
+import { printable } from '../escape.js';
 import { FIELD, fieldOf } from '../fields.js';
 import type { Change, FieldChange, FieldValue, Plan, WriteOnlyReason } from '../model.js';
 

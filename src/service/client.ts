@@ -32,6 +32,8 @@ export const DEFAULT_RETRY: RetryPolicy = { attempts: 5, baseDelayMs: 300, maxDe
 export interface ClientOptions {
   baseUrl: string;
   apiKey: string;
+  /** Where the key came from, for the advice when the service refuses it (a variable's name, never the key). */
+  keyFrom?: string;
   /**
    * Values that what the service says is cleaned of before it becomes a message (the key is
    * always added). Shared with the caller, so that passwords registered later count too.
@@ -385,7 +387,7 @@ export class ServiceClient {
         if (answer.status >= 200 && answer.status < 300) return answer;
         if (answer.status === 429) {
           this.stats.throttled++;
-          if (++throttled > this.retry.max429) throw errorForStatus(429, this.secrets.cleanDeep(answer.body), spec.what);
+          if (++throttled > this.retry.max429) throw errorForStatus(429, this.secrets.cleanDeep(answer.body), spec.what, this.options.keyFrom);
           continue; // the pacer holds every request until the window ends
         }
         // The service's words may echo the form, password included: cleaned before they are a message.
@@ -421,7 +423,7 @@ export class ServiceClient {
         405,
       );
     }
-    return errorForStatus(answer.status, answer.body, spec.what);
+    return errorForStatus(answer.status, answer.body, spec.what, this.options.keyFrom);
   }
 
   /** Exponential backoff with full jitter. */

@@ -89,11 +89,15 @@ export function describeRefusal(body: unknown): string {
   return 'the service refused the request without saying why';
 }
 
-export function errorForStatus(status: number, body: unknown, what: string): ApiError {
+/**
+ * The error for an answer that is not a success. `keyFrom` says where the key came from
+ * (`SITESYNC_API_KEY or --api-key-file`, an account's variable), for the 401's advice.
+ */
+export function errorForStatus(status: number, body: unknown, what: string, keyFrom = 'SITESYNC_API_KEY or --api-key-file'): ApiError {
   const said = serviceMessage(body);
   switch (status) {
     case 401:
-      return new ApiError('auth', 'the service did not accept the API key (401): check SITESYNC_API_KEY or --api-key-file', status);
+      return new ApiError('auth', `the service did not accept the API key (401): check ${keyFrom}`, status);
     case 403:
       // The product's policies refuse one action with this, which is not about the plan.
       if (said && /unauthorized/i.test(said)) return new ApiError('forbidden', `${what}: the service refused it (403: ${said})`, status);

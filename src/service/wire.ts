@@ -7,7 +7,7 @@ import { domainKey } from '../domain.js';
 import { FIELD, FIELDS } from '../fields.js';
 import type { Account, FieldName, LiveWebsite, WebsiteView } from '../model.js';
 import { ApiError } from './errors.js';
-import { toInt, type Raw } from './read-values.js';
+import { toInt, type Raw } from '../field-values.js';
 
 export function toLiveWebsite(raw: unknown): LiveWebsite {
   if (!raw || typeof raw !== 'object') throw new ApiError('protocol', 'the service sent a website that is not an object');

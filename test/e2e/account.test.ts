@@ -14,7 +14,11 @@ describe('sitesync account', () => {
     expect(text.code).toBe(0);
     expect(text.stdout).toMatch(/^Account +Jane Doe <jane@example\.com>\nPlan +\S.*\nWebsites +3 of 25\nService +http:\/\/127\.0\.0\.1:\d+\n$/);
     const json = await s.cli(['account', '--format', 'json']);
-    expect(JSON.parse(json.stdout)).toMatchObject({ name: 'Jane Doe', email: 'jane@example.com', website_limit: 25, websites: 3, base_url: s.emu.url });
+    expect(JSON.parse(json.stdout)).toEqual({
+      accounts: [
+        { name: null, base_url: s.emu.url, status: 'ok', id: 1, account_name: 'Jane Doe', email: 'jane@example.com', plan: 'Up to 25 websites', website_limit: 25, websites: 3 },
+      ],
+    });
   });
 
   it('an unlimited plan says so; one small request counts the websites', async () => {

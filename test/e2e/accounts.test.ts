@@ -243,11 +243,13 @@ describe('a file with accounts on two installations', () => {
   it('the JSON plan lists the accounts, each with its plan, and the total', async () => {
     const r = await cli(['plan', '--format', 'json']);
     const json = JSON.parse(r.stdout);
-    expect(json.format_version).toBe(1);
+    expect(json.format_version).toBe(2);
     expect(json.summary.create).toBe(6);
     expect(json.accounts.map((a: { name: string }) => a.name)).toEqual(['acme', 'beta', 'globex']);
     expect(json.accounts[2].base_url).toBe(west.url);
-    expect(json.accounts[2].changes.map((c: { domain: string }) => c.domain)).toContain('shop.globex.example');
+    expect(json.accounts[2].summary.create).toBe(3);
+    const globex = json.changes.filter((c: { account: string }) => c.account === 'globex');
+    expect(globex.map((c: { domain: string }) => c.domain)).toContain('shop.globex.example');
   });
 
   it('a saved plan covers every account and is applied whole', async () => {
@@ -278,8 +280,8 @@ describe('a file with accounts on two installations', () => {
     west.resetStats();
     const apply = await cli(['apply', 'plan.json']);
     expect(apply.code).toBe(1);
-    expect(apply.stderr).toMatch(/plan\.json is stale in one account; a saved plan is applied whole, so nothing was written/);
-    expect(apply.stderr).toContain('account acme:');
+    expect(apply.stderr).toContain('plan.json is stale: 1 of its 6 changes no longer match the service; nothing was written');
+    expect(apply.stderr).toMatch(/account acme: acme\.example \(id \d+\): changed since the plan: privacy public → private/);
     expect(writes(east)).toEqual([]);
     expect(writes(west)).toEqual([]);
   });

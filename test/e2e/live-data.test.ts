@@ -107,7 +107,7 @@ describe('odd live domains in every output', () => {
     const plan = JSON.parse(r.stdout);
     const deleted = plan.changes.filter((c: { action: string }) => c.action === 'delete').map((c: { domain: string }) => c.domain);
     expect(deleted.sort()).toEqual([...ODD].sort());
-    expect(plan.account.name).toBe('Evil \x1b[2J <b>|name|</b>');
+    expect(plan.accounts[0].account.name).toBe('Evil \x1b[2J <b>|name|</b>');
   });
 
   it('apply lines, failures and --verbose logs show control characters as escapes', async () => {

@@ -60,22 +60,31 @@ describe('sitesync plan against the emulator', () => {
       before: [],
       after: ['utm_source'],
     });
-    expect(plan.unverified).toEqual(['password']);
+    expect(plan.accounts[0].unverified).toEqual(['password']);
   });
 
   it('--format json has the contract shape', async () => {
     await seeded();
     const r = await s.cli(['plan', '--format', 'json'], { env: { SITE_PW: 'pw-value-123' } });
     const plan = JSON.parse(r.stdout);
+    // One shape for one account or many: the totals, every change naming its account, each account.
     expect(plan).toMatchObject({
-      format_version: 1,
-      base_url: s.emu.url,
-      account: { id: 1, name: 'Emulator account 1', email: 'account1@emulator.local' },
+      format_version: 2,
       summary: { create: 1, update: 1, delete: 1, unchanged: 1, unmanaged: 0 },
-      warnings: [],
+      accounts: [
+        {
+          name: null,
+          base_url: s.emu.url,
+          account: { id: 1, name: 'Emulator account 1', email: 'account1@emulator.local' },
+          summary: { create: 1, update: 1, delete: 1, unchanged: 1, unmanaged: 0 },
+          failure: null,
+          warnings: [],
+        },
+      ],
     });
     for (const change of plan.changes) {
-      expect(Object.keys(change)).toEqual(expect.arrayContaining(['action', 'domain', 'id', 'before', 'after', 'fields']));
+      expect(Object.keys(change)).toEqual(expect.arrayContaining(['account', 'action', 'domain', 'id', 'before', 'after', 'fields']));
+      expect(change.account).toBeNull();
     }
     expect(plan.changes.find((c: { domain: string }) => c.domain === 'example.com').after.password).toBe('(sensitive)');
   });
@@ -134,7 +143,7 @@ describe('sitesync plan against the emulator', () => {
     await seeded();
     const r = await s.cli(['plan'], { env: { SITE_PW: 'x', SITESYNC_API_KEY: 'wrong-key-value-0000' } });
     expect(r.code).toBe(1);
-    expect(r.stderr).toBe('Error: the service did not accept the API key (401): check SITESYNC_API_KEY or --api-key-file\n');
+    expect(r.stderr).toBe('Error: the service did not accept the API key (401): check SITESYNC_API_KEY\n');
   });
 
   it('a server that is not there is a short error, exit 1', async () => {

@@ -105,10 +105,18 @@ describe('apply PLANFILE', () => {
 
   it('a damaged plan file is refused', async () => {
     await saved();
-    await writeFile(join(s.dir, 'bad.json'), '{"format_version": 1, "saved": {}, "changes": [{"action": "update", "domain": "x"}]}');
+    await writeFile(join(s.dir, 'bad.json'), '{"format_version": 2, "saved": {}, "accounts": [], "changes": [{"action": "update", "domain": "x"}]}');
     const r = await s.cli(['apply', 'bad.json']);
     expect(r.code).toBe(1);
     expect(r.stderr).toMatch(/bad\.json: changes\[0\]: "id" is missing/);
+    expect(r.stderr).toMatch(/bad\.json: saved: "config_file" is missing/);
+    expect(s.emu.stats.requests).toBe(0);
+
+    // A plan saved by an older sitesync is refused with what to do.
+    await writeFile(join(s.dir, 'old.json'), '{"format_version": 1, "saved": {}, "changes": []}');
+    const old = await s.cli(['apply', 'old.json']);
+    expect(old.code).toBe(1);
+    expect(old.stderr).toContain('old.json: format_version is 1: the plan was saved by an older sitesync, whose plans this one does not apply; make the plan again');
     expect(writes(s.emu)).toEqual([]);
   });
 
@@ -123,7 +131,7 @@ describe('apply PLANFILE', () => {
 
   it('a plan made with one account\'s key is refused with another account\'s key, and nothing is written there', async () => {
     await saved({ keys: [KEY, OTHER_KEY] });
-    expect((await readPlan()).account).toEqual({ id: 1, name: 'Emulator account 1', email: 'account1@emulator.local' });
+    expect((await readPlan()).accounts[0].account).toEqual({ id: 1, name: 'Emulator account 1', email: 'account1@emulator.local' });
     const r = await s.cli(['apply', 'plan.json'], { env: { ...ENV, SITESYNC_API_KEY: OTHER_KEY } });
     expect(r.code).toBe(1);
     expect(r.stderr).toContain(
@@ -167,36 +175,47 @@ describe('apply PLANFILE', () => {
   it('a create edited to "evil..com/x" is refused before any write, with every problem of the file at once', async () => {
     await saved();
     const plan = await readPlan();
+    // The shape first, every problem at once, before anything is read from the service.
+    const shape = structuredClone(plan);
+    shape.changes[2].id = 'one';
+    shape.changes[1].after.exclude_ips = ['10.0.0.0/8', 'two\nlines'];
+    await writePlan(shape);
+    const malformed = await s.cli(['apply', 'plan.json'], { env: ENV });
+    expect(malformed.code).toBe(1);
+    expect(malformed.stderr).toContain('2 problems found; nothing was changed on the service.');
+    expect(malformed.stderr).toContain('plan.json: changes[2].id: must be a whole number, not "one"');
+    expect(malformed.stderr).toMatch(/plan\.json: changes\[1\]\.after\.exclude_ips\[1\]: must match pattern/);
+    expect(s.emu.stats.requests).toBe(0);
+
+    // Then what it asks, against a plan of the config file made again now.
     plan.changes[0].domain = 'evil..com/x';
     plan.changes[0].after.domain = 'evil..com/x';
     plan.changes[1].after.exclude_ips = ['10.0.0.0/8', ' office-router'];
-    plan.changes[2].id = 'one';
     await writePlan(plan);
     const r = await s.cli(['apply', 'plan.json'], { env: ENV });
     expect(r.code).toBe(1);
-    expect(r.stderr).toContain('4 problems found; nothing was changed on the service.');
-    expect(r.stderr).toContain('plan.json: changes[0].domain: "evil..com/x" is not a bare domain name (no scheme, port or path)');
-    expect(r.stderr).toContain('plan.json: changes[1].after.exclude_ips[1]: " office-router" has blanks around it');
-    // What the plan shows must be what it sends.
-    expect(r.stderr).toContain('plan.json: changes[1].details[4].after: is not the value of after.exclude_ips');
-    expect(r.stderr).toContain('plan.json: changes[2].id: must be a whole number, not "one"');
+    expect(r.stderr).toContain('2 problems found; nothing was changed on the service.');
+    expect(r.stderr).toContain('plan.json: changes[0]: creates evil..com/x, but sitesync.yaml does not list it');
+    expect(r.stderr).toContain('plan.json: changes[1].after.exclude_ips: sends 10.0.0.0/8,  office-router, but sitesync.yaml sets (none) for c.example.com');
     expect(writes(s.emu)).toEqual([]);
   });
 
-  it('"format_version": "1" is refused, saying it is a string where the number 1 is read', async () => {
+  it('"format_version": "2" is refused, saying it is a string where the number 2 is read', async () => {
     await saved();
     const plan = await readPlan();
-    plan.format_version = '1';
+    plan.format_version = '2';
     await writePlan(plan);
     const r = await s.cli(['apply', 'plan.json'], { env: ENV });
     expect(r.code).toBe(1);
-    expect(r.stderr).toContain('plan.json: format_version is the string "1"; this sitesync reads format_version 1 (a number)');
+    expect(r.stderr).toContain('plan.json: format_version is the string "2"; this sitesync reads format_version 2 (a number)');
   });
 
-  it('a saved plan without its optional "unverified" list applies, instead of an internal error', async () => {
+  it('a saved plan without its informational parts (summary, warnings, unverified) applies, instead of an internal error', async () => {
     await saved();
     const plan = await readPlan();
-    delete plan.unverified;
+    delete plan.summary;
+    delete plan.accounts[0].unverified;
+    delete plan.accounts[0].warnings;
     await writePlan(plan);
     const r = await s.cli(['apply', 'plan.json'], { env: ENV });
     expect(r.stderr).not.toContain('Internal error');
@@ -227,10 +246,10 @@ describe('apply PLANFILE computes safety and the website limit again', () => {
     const made = await s.cli(['plan', '--out', 'plan.json']);
     expect(made.stdout).toContain('this plan deletes 11 of 12 managed websites, 92 % > 10 %: apply will refuse without --force');
     const plan = await readPlan();
-    plan.safety.exceeded = false;
-    plan.safety.max_delete_percent = 100;
-    plan.safety.managed = 1000;
-    plan.warnings = [];
+    plan.accounts[0].safety.exceeded = false;
+    plan.accounts[0].safety.max_delete_percent = 100;
+    plan.accounts[0].safety.managed = 1000;
+    plan.accounts[0].warnings = [];
     await writePlan(plan);
     s.emu.resetStats();
     const r = await s.cli(['apply', 'plan.json']);
@@ -246,7 +265,7 @@ describe('apply PLANFILE computes safety and the website limit again', () => {
     await s.write(`version: 1\nprune: true\nwebsites: []\n`);
     await s.cli(['plan', '--out', 'plan.json']);
     const plan = await readPlan();
-    plan.safety.empty_file = false;
+    plan.accounts[0].safety.empty_file = false;
     await writePlan(plan);
     s.emu.resetStats();
     const r = await s.cli(['apply', 'plan.json']);

@@ -1,5 +1,5 @@
 /**
- * The e2e tests run the bundled CLI, the same files users get (bin/sitesync.cjs → dist/cli.cjs):
+ * The e2e tests run the bundled CLI, the same files users get (bin/sitesync.cjs → dist/cli.js):
  * rebuild it first when the sources are newer than the build.
  */
 import { execFileSync } from 'node:child_process';
@@ -21,7 +21,7 @@ function newest(dir: string): number {
 export default function setup(): void {
   let built = 0;
   try {
-    built = Math.min(...['dist/cli.cjs', 'dist/types/api.d.ts', 'dist/dev/demo.js'].map((f) => statSync(join(root, f)).mtimeMs));
+    built = Math.min(...['dist/cli.js', 'dist/types/api.d.ts', 'dist/dev/demo.js'].map((f) => statSync(join(root, f)).mtimeMs));
   } catch {
     built = 0;
   }

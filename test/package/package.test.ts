@@ -75,7 +75,7 @@ describe('the packed package', () => {
   it('holds the bundled CLI, the API types, the schema and the README, and no sources, tests or benches', () => {
     const files = packed.files.map((f) => f.path).sort();
     expect(files).toEqual(
-      expect.arrayContaining(['README.md', 'package.json', 'bin/sitesync.cjs', 'dist/cli.cjs', 'dist/undici.cjs', 'dist/yargs.cjs', 'dist/api.js', 'dist/types/api.d.ts', 'schemas/sitesync.schema.json']),
+      expect.arrayContaining(['README.md', 'package.json', 'bin/sitesync.cjs', 'dist/cli.js', 'dist/api.js', 'dist/types/api.d.ts', 'schemas/sitesync.schema.json']),
     );
     expect(files.filter((f) => /^(src|test|bench|examples|scripts|dist\/dev)\//.test(f) || /\.map$/.test(f))).toEqual([]);
   });

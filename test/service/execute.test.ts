@@ -4,8 +4,7 @@
  * does not resolve fails loudly without a request.
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { executePlan, NO_PASSWORD } from '../../src/apply/execute.js';
-import { passwordsFromConfig } from '../../src/apply/saved-plan.js';
+import { executePlan, NO_PASSWORD, passwordsFrom } from '../../src/apply/execute.js';
 import { parseConfig } from '../../src/config/parse.js';
 import { startEmulator, type Emulator } from '../../src/emulator/index.js';
 import { planChanges } from '../../src/planner/plan.js';
@@ -44,7 +43,7 @@ describe('passwords reach their change by domain', () => {
   it('a copied plan (structuredClone) still sends its password', async () => {
     const { config, plan } = await planned();
     const copy = structuredClone(plan);
-    const { results } = await executePlan(copy, client, { parallelism: 2, passwordFor: passwordsFromConfig(plan, config, 'sitesync.yaml') });
+    const { results } = await executePlan(copy, client, { parallelism: 2, passwordFor: passwordsFrom(plan, config, 'sitesync.yaml') });
     expect(results.map((r) => [r.change.domain, r.status])).toEqual([
       ['open.example.com', 'done'],
       ['locked.example.com', 'done'],

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { jsonUnicodeEscapes, markdownCode, markdownText, printable } from '../../src/render/escape.js';
+import { jsonUnicodeEscapes, markdownCode, markdownText, printable } from '../../src/escape.js';
 import { SecretValues } from '../../src/secrets.js';
 
 describe('what the service says is cleaned of every secret, whatever its length', () => {

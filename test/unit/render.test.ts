@@ -4,7 +4,7 @@ import { parseConfig } from '../../src/config/parse.js';
 import type { LiveWebsite, Plan } from '../../src/model.js';
 import { planChanges } from '../../src/planner/plan.js';
 import { renderApplySummary, resultLine } from '../../src/render/apply-result.js';
-import { renderJson } from '../../src/render/json.js';
+import { renderRunJson } from '../../src/render/run.js';
 import { MARKER, renderMarkdown } from '../../src/render/markdown.js';
 import { renderText } from '../../src/render/text.js';
 
@@ -58,12 +58,12 @@ describe('renderers are pure functions of the plan (golden files)', () => {
   });
 
   it('json', async () => {
-    await expect(renderJson(samplePlan())).toMatchFileSnapshot('../golden/plan.json');
+    await expect(renderRunJson([{ name: '', baseUrl: samplePlan().base_url, plan: samplePlan() }])).toMatchFileSnapshot('../golden/plan.json');
   });
 
   it('no output holds the password, only (sensitive)', () => {
     const p = samplePlan();
-    for (const out of [renderText(p), renderMarkdown(p), renderJson(p)]) {
+    for (const out of [renderText(p), renderMarkdown(p), renderRunJson([{ name: '', baseUrl: p.base_url, plan: p }])]) {
       expect(out).not.toContain('pa55-word-VALUE');
       expect(out).toContain('(sensitive)');
     }

@@ -1,16 +1,21 @@
+/**
+ * A saved plan is checked by planning again: its shape against the schema, then each change
+ * against the change planned now from the same config and the websites as they are now.
+ */
 import { describe, expect, it } from 'vitest';
-import { configProblems } from '../../src/apply/plan-config.js';
-import { ruleProblems } from '../../src/apply/plan-rules.js';
 import { schemaProblems } from '../../src/apply/plan-schema.js';
-import { assertSameAccount, recheckPlan } from '../../src/apply/recheck.js';
-import type { SavedPlan } from '../../src/apply/saved-plan.js';
+import type { SavedChange, SavedPlan } from '../../src/apply/saved-plan.js';
+import { compareSaved, savedReasons, type Numbered, type Touched } from '../../src/apply/verify.js';
 import { parseConfig } from '../../src/config/parse.js';
-import type { Account, DeleteChange, LiveWebsite, UpdateChange } from '../../src/model.js';
-import { planChanges } from '../../src/planner/plan.js';
+import type { Account, Config, LiveWebsite } from '../../src/model.js';
+import { planChanges, type PlanOptions } from '../../src/planner/plan.js';
+import { fingerprint, liveView } from '../../src/planner/values.js';
+import { runJson } from '../../src/render/run.js';
 
 const yaml = `version: 1
 prune: true
 ignore: ["*.staging.example.com"]
+protect: ["keep.example.com"]
 safety: {max_delete_percent: 30, min_existing: 2}
 defaults:
   exclude_params: [utm_source]
@@ -30,116 +35,140 @@ const live: LiveWebsite[] = [
   { id: 2, domain: 'same.example.com', privacy: 0, email: 0, exclude_bots: 1, exclude_params: ['utm_source'], exclude_ips: [], password: false },
   { id: 3, domain: 'old.example.com', privacy: 0, email: 0, exclude_bots: 1, exclude_ips: [], password: false },
   { id: 4, domain: 'a.staging.example.com', privacy: 0, email: 0, exclude_bots: 1, exclude_ips: [], password: false },
+  { id: 5, domain: 'keep.example.com', privacy: 0, email: 0, exclude_bots: 1, exclude_ips: [], password: false },
 ];
+const BASE = 'https://analytics.example.com';
 
-function saved(from = config, prune = false): SavedPlan {
-  const plan = planChanges({ config: from, live, account, baseUrl: 'https://analytics.example.com', options: { prune } });
-  const out = {
-    ...plan,
-    saved: { created_at: '2026-01-01T00:00:00.000Z', sitesync_version: '0.1.0', config_file: 'sitesync.yaml', config_sha256: 'a'.repeat(64), live_total: 4, targets: [], prune },
-  };
-  return JSON.parse(JSON.stringify(out)) as SavedPlan;
+function saved(from: Config = config, options: PlanOptions = {}): SavedPlan {
+  const plan = planChanges({ config: from, live, account, baseUrl: BASE, options });
+  const json = runJson([{ name: '', baseUrl: BASE, plan }], { keepSeen: true });
+  const meta = { created_at: '2026-01-01T00:00:00.000Z', sitesync_version: '0.1.0', config_file: 'sitesync.yaml', config_sha256: 'a'.repeat(64), targets: [], excludes: [], prune: options.prune === true, resend_write_only: false };
+  return JSON.parse(JSON.stringify({ ...json, saved: meta })) as SavedPlan;
+}
+
+/** A change edited to touch the live website `w`, with the fingerprint of it as it is: not stale, so only what it asks is judged. */
+function aimedAt(change: SavedChange, w: LiveWebsite): SavedChange {
+  const before = liveView(w);
+  return { ...change, domain: w.domain, id: w.id, before, seen: fingerprint(before) } as SavedChange;
+}
+
+/** What apply does: plan the saved plan's websites again, as they are now, and compare. */
+function check(plan: SavedPlan, from: Config = config, now: LiveWebsite[] = live) {
+  const numbered: Numbered[] = plan.changes.map((change, index) => ({ index, change }));
+  const touched: Touched = { byId: new Map(now.map((w) => [w.id, w])), byDomain: new Map(now.map((w) => [w.domain, w])) };
+  const only = new Set(plan.changes.map((c) => c.domain));
+  const read = now.filter((w) => only.has(w.domain) || plan.changes.some((c) => c.id === w.id));
+  const fresh = planChanges({
+    config: from,
+    live: read,
+    account,
+    baseUrl: BASE,
+    options: { prune: plan.saved.prune, targets: plan.saved.targets, excludes: plan.saved.excludes, checkPatterns: false, only, sendAgain: savedReasons(plan.changes) },
+    census: { total: now.length, managed: now.length },
+  });
+  return compareSaved(numbered, fresh, touched, { config: from, shownConfig: 'sitesync.yaml', targets: plan.saved.targets, excludes: plan.saved.excludes, prune: plan.saved.prune });
 }
 
 describe('a saved plan file is checked whole', () => {
-  it('what plan --out writes passes the schema and the rules', async () => {
+  it('what plan --out writes passes the schema, and planning it again finds it unchanged', async () => {
     const plan = saved();
     expect(plan.changes.map((c) => c.action)).toEqual(['create', 'update', 'delete']);
     expect(await schemaProblems(plan)).toEqual([]);
-    expect(ruleProblems(plan.changes)).toEqual([]);
+    expect(check(plan)).toEqual({ stale: [], problems: [] });
   });
 
-  it('a change written twice, an edited "before", and a password sent without its marker are each named', () => {
+  it('a change written twice, an edited fingerprint, and a password sent without the marker are each named', () => {
     const plan = saved();
-    plan.changes.push(JSON.parse(JSON.stringify(plan.changes[2])));
-    plan.changes[1]!.before!.privacy = 2;
-    delete plan.changes[1]!.after!.password;
-    expect(ruleProblems(plan.changes)).toEqual([
-      'changes[1].before: does not match the fingerprint in "seen" (the file was edited)',
-      'changes[1].fields: sends password, but "after" holds no value for it',
-      'changes[1].details[0].before: is not the value of before.privacy',
-      'changes[1].details[1].after: is not the value of after.password',
-      'changes[3].domain: "old.example.com" is changed twice (also changes[2])',
-      'changes[3].id: id 3 is changed twice (also changes[2])',
+    plan.changes.push(JSON.parse(JSON.stringify(plan.changes[2])) as SavedChange);
+    (plan.changes[1] as { seen: string }).seen = '0000000000000000';
+    delete plan.changes[0]!.after!.favorite;
+    expect(check(plan)).toEqual({
+      stale: ['example.com (id 1): changed since the plan'],
+      problems: [
+        'changes[0].after.favorite: sends (unknown), but sitesync.yaml sets true for new.example.com',
+        'changes[3].domain: "old.example.com" is changed twice (also changes[2])',
+      ],
+    });
+  });
+
+  it('a website changed at the service since, one created in the meantime, and one deleted are stale, with what changed', () => {
+    const plan = saved();
+    const now = live.map((w) => (w.id === 1 ? { ...w, privacy: 1 as const } : w)).filter((w) => w.id !== 3);
+    now.push({ id: 9, domain: 'new.example.com', privacy: 0, email: 0, exclude_bots: 1, exclude_ips: [], password: false });
+    expect(check(plan, config, now).stale).toEqual([
+      'new.example.com: now exists at the service (id 9); the plan would create it',
+      'example.com (id 1): changed since the plan: privacy public → private',
+      'old.example.com (id 3): no longer exists at the service',
     ]);
-  });
-});
-
-describe('what a saved plan says of itself is computed again', () => {
-  it('summary, safety and limit come from the changes, the config and the live account, not the file', () => {
-    const plan = saved();
-    plan.summary = { create: 0, update: 0, delete: 0, unchanged: 99, unmanaged: 99 };
-    plan.safety.exceeded = true;
-    plan.limit.exceeded = true;
-    plan.warnings = ['nothing to see here'];
-    const again = recheckPlan(plan, config, { account: { ...account, websiteLimit: 4 }, total: 4, websites: live });
-    expect(again.summary).toEqual({ create: 1, update: 1, delete: 1, unchanged: 1, unmanaged: 1 });
-    // The ignored staging website is not managed: 1 delete of 3 managed.
-    expect(again.safety).toMatchObject({ managed: 3, deletes: 1, exceeded: true, empty_file: false });
-    expect(again.limit).toEqual({ limit: 4, live: 4, after: 4, exceeded: false });
-    expect(again.warnings).toEqual([
-      'this plan deletes 1 of 3 managed websites, 33 % > 30 %: apply will refuse without --force',
-    ]);
-    // The same figures as the planner's own.
-    const fresh = planChanges({ config, live, account: { ...account, websiteLimit: 4 }, baseUrl: 'https://analytics.example.com' });
-    expect([again.summary, again.safety, again.limit]).toEqual([fresh.summary, fresh.safety, fresh.limit]);
-  });
-
-  it('targets recorded in the plan narrow the managed websites, as they did when it was made', () => {
-    const plan = saved();
-    plan.saved.targets = ['*.example.com'];
-    const again = recheckPlan(plan, config, { account, total: 4, websites: live });
-    expect(again.safety.managed).toBe(2);
-  });
-
-  it('another account is refused, by id, or by e-mail when the service gives no id', () => {
-    const plan = saved();
-    expect(() => assertSameAccount(plan, account, 'plan.json')).not.toThrow();
-    expect(() => assertSameAccount(plan, { ...account, id: 8 }, 'plan.json')).toThrow(
-      'plan.json was made for the account Jane <jane@example.com> (id 7), but the key belongs to Jane <jane@example.com> (id 8); nothing was written',
-    );
-    plan.account!.id = null;
-    expect(() => assertSameAccount(plan, { ...account, id: null, email: 'other@example.com' }, 'plan.json')).toThrow(/the key belongs to Jane <other@example.com>;/);
   });
 });
 
 describe('a saved plan does only what the config file it was made from asks for', () => {
-  const unpruned = parseConfig(yaml
+  const unpruned = parseConfig(
+    yaml
       .replace('prune: true\n', '')
       .replace('  exclude_params: [utm_source]\n', '  email: false\n')
-      .replace('  - domain: same.example.com\n', '  - domain: same.example.com\n    exclude_params: [utm_source]\n'), '/repo/sitesync.yaml', { env: { PW: 'pw-VALUE-1' } });
+      .replace('  - domain: same.example.com\n', '  - domain: same.example.com\n    exclude_params: [utm_source]\n'),
+    '/repo/sitesync.yaml',
+    { env: { PW: 'pw-VALUE-1' } },
+  );
 
-  it('what plan --out writes follows its file, --prune included', () => {
-    expect(configProblems(saved(), config, 'sitesync.yaml')).toEqual([]);
-    const pruned = saved(unpruned, true);
+  it('what plan --out writes follows its file, --prune included; without --prune recorded, the delete is refused', () => {
+    const pruned = saved(unpruned, { prune: true });
     expect(pruned.changes.map((c) => c.action)).toEqual(['create', 'update', 'delete']);
-    expect(configProblems(pruned, unpruned, 'sitesync.yaml')).toEqual([]);
+    expect(check(pruned, unpruned).problems).toEqual([]);
     pruned.saved.prune = false;
-    expect(configProblems(pruned, unpruned, 'sitesync.yaml')).toEqual([
+    expect(check(pruned, unpruned).problems).toEqual([
       'changes[2]: deletes old.example.com, but neither sitesync.yaml (prune: true) nor the plan (--prune) prunes',
     ]);
   });
 
-  it('deletes of a listed, ignored or untargeted website, an update of one not listed, another value and an unread field the file does not set are each named', () => {
-    const plan = saved(unpruned, true);
-    const remove = plan.changes[2] as DeleteChange;
-    plan.changes.push({ ...remove, domain: 'same.example.com', id: 2 }, { ...remove, domain: 'a.staging.example.com', id: 4 });
-    const update = plan.changes[1] as UpdateChange;
-    plan.changes.push({ ...update, domain: 'elsewhere.example.com', id: 9 });
+  it('deletes of a listed, ignored or protected website, an update of one not listed, another value and an unread field are each named', () => {
+    const plan = saved(unpruned, { prune: true });
+    const remove = plan.changes[2]!;
+    const byId = (id: number) => live.find((x) => x.id === id)!;
+    plan.changes.push(aimedAt(remove, byId(2)), aimedAt(remove, byId(4)), aimedAt(remove, byId(5)));
+    const update = plan.changes[1] as SavedChange & { action: 'update' };
+    const elsewhere: LiveWebsite = { id: 9, domain: 'elsewhere.example.com', privacy: 0, email: 0, exclude_bots: 1, exclude_ips: [], password: false };
+    plan.changes.push(aimedAt(update, elsewhere));
     update.after = { ...update.after, privacy: 1, favorite: true };
-    // live example.com does not show exclude_params, and this file does not set it
+    // The live example.com does not show exclude_params, and this file does not set it.
     update.fields.push('exclude_params');
-    expect(configProblems(plan, unpruned, 'sitesync.yaml')).toEqual([
+    const now = [...live, elsewhere];
+    expect(check(plan, unpruned, now).problems).toEqual([
       'changes[1].after.privacy: sends private, but sitesync.yaml sets password for example.com',
       'changes[1].after.favorite: sends true, but sitesync.yaml does not set favorite for example.com',
-      'changes[1].fields: sends exclude_params, which the service does not show and sitesync.yaml does not set for example.com',
+      'changes[1].fields: sends exclude_params, which a plan of sitesync.yaml made now does not send to example.com',
       'changes[3]: deletes same.example.com, but sitesync.yaml lists it',
       'changes[4]: deletes a.staging.example.com, but sitesync.yaml ignores it ("*.staging.example.com")',
-      'changes[5]: updates elsewhere.example.com, but sitesync.yaml does not list it',
+      'changes[5]: deletes keep.example.com, but sitesync.yaml protects it ("keep.example.com")',
+      'changes[6]: updates elsewhere.example.com, but sitesync.yaml does not list it',
     ]);
     plan.saved.targets = ['example.com'];
-    expect(configProblems(plan, unpruned, 'sitesync.yaml')).toContain(
-      'changes[0]: creates new.example.com, but no --target of the plan (example.com) matches it',
-    );
+    expect(check(plan, unpruned, now).problems).toContain('changes[0]: creates new.example.com, but no --target of the plan (example.com) matches it');
+  });
+
+  it('a write-only field sent because of the baseline is sent again for that reason, and only where the file sets it', () => {
+    const baseline = parseConfig(yaml.replace('${PW}', '${OLD_PW}'), '/repo/old.yaml', { env: { OLD_PW: 'old' } });
+    const plan = saved(config, { baseline });
+    const update = plan.changes.find((c) => c.domain === 'example.com')!;
+    expect(update.details.find((d) => d.field === 'password')?.write_only).toBe('missing');
+    const same = saved(config, { baseline });
+    // A saved reason for a field the file does not set is not taken up: the change differs.
+    const unchanged = same.changes.find((c) => c.domain === 'same.example.com');
+    expect(unchanged).toBeUndefined();
+    const edited = aimedAt(update, live.find((w) => w.id === 2)!) as SavedChange & { action: 'update' };
+    same.changes.push({ ...edited, fields: ['password'], after: { domain: 'same.example.com', password: '(sensitive)' }, details: [{ field: 'password', before: false, after: '(sensitive)', write_only: 'baseline' }] });
+    expect(check(same).problems).toContain('changes[3].after.password: sends (sensitive), but sitesync.yaml does not set password for same.example.com');
+  });
+});
+
+describe('a plan made again from part of the account counts the whole account', () => {
+  it('the thresholds and the website limit use the census, not the websites read', () => {
+    const only = new Set(['old.example.com', 'new.example.com']);
+    const part = planChanges({ config, live: live.filter((w) => only.has(w.domain)), account, baseUrl: BASE, options: { only }, census: { total: 5, managed: 4 } });
+    const whole = planChanges({ config, live, account, baseUrl: BASE });
+    expect(part.changes.map((c) => `${c.action} ${c.domain}`)).toEqual(['create new.example.com', 'delete old.example.com']);
+    expect([part.safety, part.limit]).toEqual([whole.safety, whole.limit]);
   });
 });

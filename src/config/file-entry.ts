@@ -6,7 +6,7 @@ import { Scalar, visit, type Document, type ToStringOptions } from 'yaml';
 import type { DomainTraits } from '../domain.js';
 import { FIELDS, sameValue, type Field } from '../fields.js';
 import type { DefaultSettings, FieldName, LiveWebsite } from '../model.js';
-import { printable as shownAsData } from './escape.js';
+import { printable as shownAsData } from '../escape.js';
 
 export interface FileEntryOptions {
   includeFavorite?: boolean;

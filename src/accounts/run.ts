@@ -1,0 +1,130 @@
+/**
+ * A run over the accounts of a config file, the one pipeline of every online command:
+ * load → connect (every account checked before anything is read) → read the live state (per
+ * installation, side by side, one pacer each) → plan (pure) → apply. A single-account file is a
+ * run of one account, unnamed. This module opens a run; read.ts, plan.ts and apply.ts are its
+ * steps, each recording on every account what it found or why it failed.
+ */
+import { existsSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { loadWorkspace } from '../config/load.js';
+import { SitesyncError } from '../errors.js';
+import { printable } from '../escape.js';
+import type { Account, Config, Failure, LiveWebsite, Plan, Workspace } from '../model.js';
+import { ServiceClient } from '../service/client.js';
+import type { ConnectionFlags } from '../service/connection.js';
+import { Pacer } from '../service/pacer.js';
+import type { Context } from '../terminal.js';
+import { connectionsOf, type Connection } from './connect.js';
+import { accountName, selectAccounts } from './select.js';
+
+export interface RunArgs extends ConnectionFlags {
+  /** `-c`; default sitesync.yaml. */
+  config?: string;
+  account?: string[];
+}
+
+export interface RunOptions {
+  /** Passwords are not sent (export, account, import): an unset ${NAME} does not stop the run. */
+  lenientEnv?: boolean;
+  /**
+   * The command works without a config file (account, export): without -c, and with no
+   * sitesync.yaml in the folder, its one account comes from the flags and SITESYNC_* alone.
+   */
+  optionalConfig?: boolean;
+}
+
+/** One account of a run, with what each step found. */
+export interface RunAccount {
+  /** '' for the one account of a single-account file. */
+  name: string;
+  config: Config;
+  connection: Connection;
+  client: ServiceClient;
+  /** Read from the service. */
+  account?: Account;
+  live?: LiveWebsite[];
+  /** The account's count of websites, when `live` holds only part of them. */
+  total?: number;
+  plan?: Plan;
+  /** Why the account has no plan, or is not applied; `error` is what was thrown. */
+  failure?: Failure;
+  error?: unknown;
+}
+
+export interface Run {
+  workspace: Workspace;
+  /** The config file as the user named it, for messages. */
+  shown: string;
+  /** The accounts worked on (all of the file's, or those --account names), in the file's order. */
+  accounts: RunAccount[];
+  /** The accounts have names (an `accounts:` file): outputs show a section for each. */
+  named: boolean;
+  close(): Promise<void>;
+}
+
+/** Loads the file, selects the accounts and connects each; throws, before any request, on any problem. */
+export async function openRun(args: RunArgs, ctx: Context, options: RunOptions = {}): Promise<Run> {
+  const shown = args.config ?? 'sitesync.yaml';
+  const file = resolve(ctx.cwd, shown);
+  const workspace =
+    options.optionalConfig && args.config === undefined && !args.account?.length && !existsSync(file)
+      ? flagsOnly(file)
+      : await loadWorkspace(file, ctx.env, { lenientEnv: options.lenientEnv });
+  return connectRun(workspace, selectAccounts(workspace, args.account, shown), args, ctx, shown);
+}
+
+/** A run of `configs` (accounts of `workspace`): each connected, with a client of its own. */
+export async function connectRun(workspace: Workspace, configs: Config[], flags: ConnectionFlags, ctx: Context, shown: string): Promise<Run> {
+  // Passwords go to the service; what it says back is cleaned of them before it is shown.
+  for (const config of configs) ctx.secrets.addPasswordsOf(config);
+  const note = (line: string) => ctx.stderr.write(`${ctx.err.dim(`Note: ${line}`)}\n`);
+  const connections = await connectionsOf(workspace, configs, flags, ctx.env, shown, note);
+  const pacers = new Map<string, Pacer>();
+  const accounts = configs.map((config): RunAccount => {
+    const connection = connections.get(config)!;
+    const name = accountName(config);
+    let pacer = pacers.get(connection.installation);
+    if (!pacer) pacers.set(connection.installation, (pacer = new Pacer()));
+    const prefix = workspace.multi ? `[${name}] ` : '';
+    const client = new ServiceClient({
+      baseUrl: connection.baseUrl,
+      apiKey: connection.apiKey,
+      keyFrom: connection.keyFrom,
+      secrets: ctx.secrets, // the client registers its key here, so every message is cleaned of it
+      signal: ctx.signal,
+      // One pace per installation: a deployed one counts every key from this address in one budget.
+      pacer,
+      log: ctx.verbose ? (line) => ctx.stderr.write(`${ctx.err.dim(printable(`${prefix}${line}`))}\n`) : undefined,
+    });
+    return { name, config, connection, client };
+  });
+  return {
+    workspace,
+    shown,
+    accounts,
+    named: workspace.multi,
+    close: async () => {
+      await Promise.all(accounts.map((a) => a.client.close()));
+    },
+  };
+}
+
+/** The workspace of a command run without a config file: one unnamed account, from the flags. */
+function flagsOnly(file: string): Workspace {
+  const config: Config = { file, defaults: {}, prune: false, protect: [], ignore: [], safety: { max_delete_percent: 30, min_existing: 10 }, websites: [], warnings: [] };
+  return { file, multi: false, configs: [config], warnings: [], sha256: '', files: [] };
+}
+
+/** What a failure says: the message and its details (a service's words were cleaned of secrets where they entered). */
+export function failureOf(error: unknown, ctx: Pick<Context, 'secrets'>): Failure {
+  if (error instanceof SitesyncError) return { message: error.message, details: [...error.details] };
+  const e = error instanceof Error ? error : new Error(String(error));
+  return { message: `internal error: ${ctx.secrets.clean(e.message)} (a bug in sitesync; run with --verbose and report it)`, details: [] };
+}
+
+/** Records a failure on an account. */
+export function fail(account: RunAccount, error: unknown, ctx: Pick<Context, 'secrets'>): void {
+  account.error = error;
+  account.failure = failureOf(error, ctx);
+}

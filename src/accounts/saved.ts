@@ -1,0 +1,172 @@
+/**
+ * `apply PLANFILE`: the run a saved plan was made for, checked by planning again before any
+ * write. Every account of the plan is read (the websites it touches, one by one, or the whole
+ * list where that costs fewer requests) and planned again from the unchanged config file; a
+ * saved plan is applied whole or not at all, so one account that is stale, differs or cannot be
+ * read refuses all of them.
+ */
+import { resolve } from 'node:path';
+import pLimit from 'p-limit';
+import { loadSavedConfig, readSavedPlan, type SavedPlan } from '../apply/saved-plan.js';
+import { compareSaved, savedReasons, type Numbered, type Touched } from '../apply/verify.js';
+import { GlobSet } from '../domain.js';
+import { ConfigError, SitesyncError, StalePlanError } from '../errors.js';
+import type { Account, LiveWebsite } from '../model.js';
+import { planChanges } from '../planner/plan.js';
+import type { ServiceClient } from '../service/client.js';
+import type { ConnectionFlags } from '../service/connection.js';
+import type { Context } from '../terminal.js';
+import { eachAccount } from './each.js';
+import { connectRun, failureOf, type Run, type RunAccount } from './run.js';
+import { accountName } from './select.js';
+
+export interface SavedRun {
+  run: Run;
+  saved: SavedPlan;
+}
+
+/** Reads the plan file and the config it was made from, and connects its accounts; nothing is read from a service yet. */
+export async function openSavedRun(planfile: string, flags: ConnectionFlags, ctx: Context): Promise<SavedRun> {
+  const path = resolve(ctx.cwd, planfile);
+  const saved = await readSavedPlan(path, planfile);
+  const { workspace, shown } = await loadSavedConfig(saved.saved, path, planfile, ctx.cwd, ctx.env);
+  const unnamed = saved.accounts.some((a) => a.name === null);
+  if (unnamed !== !workspace.multi) {
+    throw new SitesyncError(`${planfile} was made for ${unnamed ? 'one account' : 'a file with accounts'}, and ${shown} ${workspace.multi ? 'holds accounts' : 'holds one account'}; nothing was written`);
+  }
+  const configs = saved.accounts.map(({ name }) => {
+    const config = workspace.configs.find((c) => accountName(c) === (name ?? ''));
+    if (!config) throw new SitesyncError(`${planfile} plans the account ${name}, which ${shown} does not hold; nothing was written`);
+    return config;
+  });
+  const run = await connectRun(workspace, configs, flags, ctx, shown);
+  for (const [i, a] of run.accounts.entries()) {
+    const planned = saved.accounts[i]!.base_url;
+    if (a.connection.baseUrl !== planned) {
+      await run.close();
+      throw new SitesyncError(`${planfile} was made for ${planned}${a.name ? ` for the account ${a.name}` : ''}, not ${a.connection.baseUrl}; nothing was written`);
+    }
+  }
+  return { run, saved };
+}
+
+/**
+ * Plans every account again and compares with the saved plan; on success each account holds the
+ * plan made now (what apply shows and runs). Throws, before any write, naming each account and
+ * change that differs.
+ */
+export async function verifySavedRun({ run, saved }: SavedRun, shownPlan: string, ctx: Pick<Context, 'secrets'>): Promise<void> {
+  const named = (a: RunAccount, line: string) => (a.name ? `account ${a.name}: ${line}` : line);
+  const outcomes = await eachAccount(run.accounts, (a) => a.connection.installation, (a) => verifyAccount(a, saved, shownPlan, run.shown));
+  const failed = outcomes.filter((o) => !o.ok);
+  if (failed.length) {
+    const error = new SitesyncError(
+      failed.length === 1 && !run.named
+        ? `${failureOf(failed[0]!.error, ctx).message}`
+        : `${shownPlan} could not be checked in ${failed.length === 1 ? 'one account' : `${failed.length} accounts`}; a saved plan is applied whole, so nothing was written`,
+    );
+    error.details = failed.flatMap((o) => {
+      const f = failureOf((o as { error: unknown }).error, ctx);
+      return run.named ? [named(o.item, f.message), ...f.details.map((d) => `  ${d}`)] : f.details;
+    });
+    throw error;
+  }
+  const problems = outcomes.flatMap((o) => (o.ok ? o.value.problems.map((p) => named(o.item, p)) : []));
+  if (problems.length) {
+    throw new ConfigError(problems.map((message) => ({ file: shownPlan, line: 0, col: 0, message, severity: 'error' as const })));
+  }
+  const stale = outcomes.flatMap((o) => (o.ok ? o.value.stale.map((p) => named(o.item, p)) : []));
+  if (stale.length) {
+    const error = new StalePlanError(`${shownPlan} is stale: ${stale.length} of its ${saved.changes.length} changes no longer match the service; nothing was written`);
+    error.details = [...stale, 'Make a new plan (sitesync plan --out FILE) and review it.'];
+    throw error;
+  }
+}
+
+async function verifyAccount(a: RunAccount, saved: SavedPlan, shownPlan: string, shownConfig: string) {
+  const mine = (name: string | null) => (name ?? '') === a.name;
+  const identity = saved.accounts.find((s) => mine(s.name))!.account;
+  const changes: Numbered[] = saved.changes.flatMap((change, index) => (mine(change.account) ? [{ index, change }] : []));
+  const [account, total] = await Promise.all([a.client.getAccount(), a.client.countWebsites()]);
+  assertSameAccount(identity, account, a.name ? `${shownPlan} (account ${a.name})` : shownPlan);
+  const { targets, excludes, prune } = saved.saved;
+  const narrowed = a.config.ignore.length > 0 || targets.length > 0 || excludes.length > 0;
+  // The delete threshold counts the managed websites, which narrowing patterns make a part of the whole list.
+  const needsList = narrowed && changes.some((c) => c.change.action === 'delete');
+  const { now, live } = await readTouched(changes, a.client, total, needsList);
+  const ignore = new GlobSet(a.config.ignore.map((p) => p.glob));
+  const inScope = (domain: string) => !ignore.matches(domain) && (!targets.length || new GlobSet(targets).matches(domain)) && !new GlobSet(excludes).matches(domain);
+  a.account = account;
+  a.total = total;
+  a.plan = planChanges({
+    config: a.config,
+    live,
+    account,
+    baseUrl: a.connection.baseUrl,
+    options: {
+      prune,
+      targets,
+      excludes,
+      checkPatterns: false,
+      only: new Set(changes.map((c) => c.change.domain)),
+      sendAgain: savedReasons(changes.map((c) => c.change)),
+    },
+    census: { total, managed: needsList ? live.filter((w) => inScope(w.domain)).length : total },
+  });
+  // Unchanged and unmanaged, for the summary line: the plan read only the websites it touches.
+  const s = a.plan.summary;
+  s.unchanged = Math.max(0, a.config.websites.filter((w) => inScope(w.domain)).length - s.create - s.update);
+  s.unmanaged = Math.max(0, total - s.unchanged - s.update - s.delete);
+  return compareSaved(changes, a.plan, now, { config: a.config, shownConfig, targets, excludes, prune });
+}
+
+/**
+ * Reads what the saved changes touch, whichever way costs fewer requests: each website on its
+ * own (by id; a website to create by a search for its domain), or the whole list once.
+ */
+async function readTouched(changes: Numbered[], client: ServiceClient, total: number, wholeList: boolean): Promise<{ now: Touched; live: LiveWebsite[] }> {
+  const ids = changes.flatMap(({ change }) => (change.action === 'create' ? [] : [change.id]));
+  const creates = changes.filter(({ change }) => change.action === 'create').map(({ change }) => change.domain);
+  const now: Touched = { byId: new Map(), byDomain: new Map() };
+  // One request per website touched, against the pages of the whole list (and the list's first page, already read for the count).
+  if (wholeList || ids.length + creates.length > client.pagesFor(total)) {
+    const live = await client.listWebsites();
+    for (const site of live) {
+      now.byId.set(site.id, site);
+      if (!now.byDomain.has(site.domain)) now.byDomain.set(site.domain, site);
+    }
+    return { now, live };
+  }
+  const limit = pLimit(8);
+  await Promise.all([
+    ...ids.map((id) =>
+      limit(async () => {
+        const found = await client.lookupWebsite(id);
+        if (found) now.byId.set(id, found);
+      }),
+    ),
+    ...creates.map((domain) =>
+      limit(async () => {
+        const found = await client.findWebsite(domain);
+        if (found) now.byDomain.set(domain, found);
+      }),
+    ),
+  ]);
+  const live = [...new Map([...now.byId.values(), ...now.byDomain.values()].map((w) => [w.id, w])).values()];
+  return { now, live };
+}
+
+/** Refuses a key of another account than the one the plan was made for. */
+function assertSameAccount(planned: SavedPlan['accounts'][number]['account'], live: Account, shownPlan: string): void {
+  const same = planned !== null && (planned.id !== null && live.id !== null ? String(planned.id) === String(live.id) : planned.email === live.email);
+  if (same) return;
+  const error = new SitesyncError(`${shownPlan} was made for the account ${describe(planned)}, but the key belongs to ${describe(live)}; nothing was written`);
+  error.details = ['Apply it with a key of the account it was made for, or make a new plan with this key.'];
+  throw error;
+}
+
+function describe(account: { id: number | string | null; name: string; email: string } | null): string {
+  if (!account) return '(unknown)';
+  const who = account.email ? `${account.name} <${account.email}>` : account.name;
+  return account.id === null ? who : `${who} (id ${account.id})`;
+}

@@ -1,0 +1,46 @@
+/** `sitesync account`: who is behind each key, the plan, and websites used of the limit. Pure. */
+import { jsonUnicodeEscapes, printable } from '../escape.js';
+import type { Account, Failure } from '../model.js';
+import type { Colors } from '../terminal.js';
+import { failureBlock, failureLines, sectionHeader } from './run.js';
+
+/** One account as the service shows it, or why it could not be read. */
+export interface AccountView {
+  /** '' for the one account of a single-account file. */
+  name: string;
+  baseUrl: string;
+  account?: Account;
+  /** How many websites it holds. */
+  used?: number;
+  failure?: Failure;
+}
+
+export function renderAccountText(views: AccountView[], c: Colors): string {
+  if (views.length === 1 && views[0]!.name === '') return rows(views[0]!, c);
+  return views
+    .map((v) => `${sectionHeader(v.name, c)}\n${v.account ? rows(v, c) : failureBlock('', failureLines(v.failure), c)}\n`)
+    .join('');
+}
+
+function rows({ baseUrl, account, used }: AccountView, c: Colors): string {
+  const limit = account!.websiteLimit === null ? `${used} (unlimited)` : `${used} of ${account!.websiteLimit}`;
+  const lines: [string, string][] = [
+    ['Account', account!.email ? `${account!.name} <${account!.email}>` : account!.name],
+    ['Plan', account!.plan || '(unknown)'],
+    ['Websites', limit],
+    ['Service', baseUrl],
+  ];
+  // The name, e-mail and plan come from the service: shown as data.
+  return lines.map(([k, v]) => `${c.bold(k.padEnd(9))} ${printable(v)}\n`).join('');
+}
+
+/** `{"accounts": [...]}`, one entry per account (`name` null for a single-account file's). */
+export function renderAccountJson(views: AccountView[]): string {
+  const accounts = views.map((v) => {
+    const head = { name: v.name || null, base_url: v.baseUrl };
+    if (!v.account) return { ...head, status: 'failed', error: failureLines(v.failure).join('\n') };
+    const a = v.account;
+    return { ...head, status: 'ok', id: a.id, account_name: a.name, email: a.email, plan: a.plan, website_limit: a.websiteLimit ?? -1, websites: v.used };
+  });
+  return `${jsonUnicodeEscapes(JSON.stringify({ accounts }, null, 2))}\n`;
+}

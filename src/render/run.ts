@@ -1,0 +1,158 @@
+/**
+ * A run's plan, for one account or many: the accounts' plans as the one-account renderers show
+ * them, or why an account has none. The one account of a single-account file is unnamed and
+ * shown without an account header; named accounts get a section each, then the total. Pure:
+ * plans in, text out.
+ */
+import pc from 'picocolors';
+import { jsonUnicodeEscapes, markdownCode, markdownText, printable } from '../escape.js';
+import type { AccountPlan, Failure, Summary } from '../model.js';
+import type { Colors } from '../terminal.js';
+import { jsonChange } from './json.js';
+import { markerFor, MAX_MARKDOWN, renderMarkdown } from './markdown.js';
+import { renderText } from './text.js';
+
+export interface Total extends Summary {
+  accounts: number;
+  failed: string[];
+}
+
+export function totalOf(accounts: AccountPlan[]): Total {
+  const total: Total = { create: 0, update: 0, delete: 0, unchanged: 0, unmanaged: 0, accounts: accounts.length, failed: [] };
+  for (const { name, plan } of accounts) {
+    if (!plan) {
+      total.failed.push(name);
+      continue;
+    }
+    for (const key of ['create', 'update', 'delete', 'unchanged', 'unmanaged'] as const) total[key] += plan.summary[key];
+  }
+  return total;
+}
+
+/** "3 accounts", "1 account". */
+export function accountsCount(n: number): string {
+  return `${n} account${n === 1 ? '' : 's'}`;
+}
+
+export function totalLine(total: Total): string {
+  const failed = total.failed.length ? ` ${total.failed.length} of ${total.accounts} failed: ${total.failed.join(', ')}.` : '';
+  return `Total for ${accountsCount(total.accounts)}: ${total.create} to create, ${total.update} to update, ${total.delete} to delete (${total.unchanged} unchanged, ${total.unmanaged} unmanaged).${failed}`;
+}
+
+/** Whether a run is shown as the plain plan of one account: a single-account file's. */
+function alone(accounts: AccountPlan[]): AccountPlan | undefined {
+  return accounts.length === 1 && accounts[0]!.name === '' ? accounts[0] : undefined;
+}
+
+export function renderRunText(accounts: AccountPlan[], colors: Colors = pc.createColors(false)): string {
+  const c = colors;
+  const one = alone(accounts);
+  if (one) return one.plan ? renderText(one.plan, c) : failureBlock('', failureLines(one.failure), c);
+  const out: string[] = [];
+  for (const a of accounts) {
+    out.push(sectionHeader(a.name, c), '');
+    if (a.plan) out.push(renderText(a.plan, c));
+    else out.push(`${failureBlock(`${a.name} (${a.baseUrl}) could not be planned`, failureLines(a.failure), c).trimEnd()}\n`);
+  }
+  out.push(c.bold(totalLine(totalOf(accounts))), '');
+  return out.join('\n');
+}
+
+/** The header of a named account's section. */
+export function sectionHeader(name: string, c: Colors): string {
+  return c.bold(c.cyan(`━━ account ${printable(name)} ━━`));
+}
+
+export function failureLines(failure: Failure | undefined): string[] {
+  return failure ? [failure.message, ...failure.details] : ['failed'];
+}
+
+/**
+ * A failure as every command shows it: `✗ TITLE: message` in red, then its details indented,
+ * each line as data (the message may quote the service). An empty title: the message alone.
+ */
+export function failureBlock(title: string, lines: string[], c: Colors): string {
+  const [message = 'failed', ...details] = lines;
+  const head = c.red(`✗ ${title ? `${printable(title)}: ` : ''}${printable(message)}`);
+  return `${[head, ...details.map((d) => `    ${printable(d)}`)].join('\n')}\n`;
+}
+
+/**
+ * The run's pull-request comment. One unnamed account: its plan. Named accounts: the marker,
+ * the total and a table of accounts, then each account's section; over the limit, each section
+ * is cut to its share (a small plan keeps all it needs; the rest is shared by the large ones).
+ */
+export function renderRunMarkdown(accounts: AccountPlan[], limit = MAX_MARKDOWN, commentId?: string): string {
+  const one = alone(accounts);
+  if (one?.plan) return renderMarkdown(one.plan, limit, { commentId });
+  const total = totalOf(accounts);
+  const changed = total.create + total.update + total.delete > 0;
+  const head = [
+    markerFor(commentId),
+    `### sitesync plan, ${accountsCount(total.accounts)}: ${changed ? `${total.create} to create, ${total.update} to update, ${total.delete} to delete` : 'no changes'}${total.failed.length ? ` · ${total.failed.length} failed` : ''}`,
+    '',
+    '| account | service | create | update | delete | unchanged | unmanaged |',
+    '|---|---|---:|---:|---:|---:|---:|',
+  ];
+  for (const a of accounts) {
+    const p = a.plan?.summary;
+    const cells = p ? [p.create, p.update, p.delete, p.unchanged, p.unmanaged].join(' | ') : '**failed** | | | |';
+    head.push(`| ${markdownCode(a.name)} | ${markdownCode(a.baseUrl)} | ${cells} |`);
+  }
+  head.push('');
+  const foot = ['', `**${markdownText(totalLine(total))}**`, ''];
+  const fixed = [...head, ...foot].join('\n').length + accounts.length * 2;
+  const bodies = shareOut(accounts, Math.max(0, limit - fixed), limit);
+  return [...head, ...bodies.flatMap((b) => [b, '']), ...foot].join('\n');
+}
+
+/** Each section rendered within its share of `budget`: the smallest first, leftovers passed on. */
+function shareOut(accounts: AccountPlan[], budget: number, commentLimit: number): string[] {
+  const render = (a: AccountPlan, room: number) =>
+    a.plan
+      ? renderMarkdown(a.plan, room, { section: a.name, commentLimit })
+      : `### Account ${markdownCode(a.name)}: failed\n\n> [!CAUTION]\n> ${failureLines(a.failure).map(markdownText).join('<br>')}\n`;
+  const full = accounts.map((a) => render(a, Number.MAX_SAFE_INTEGER));
+  const order = full.map((text, i) => ({ i, size: text.length })).sort((a, b) => a.size - b.size);
+  const out = [...full];
+  let left = budget;
+  order.forEach(({ i, size }, k) => {
+    const share = Math.floor(left / (order.length - k));
+    if (size > share) out[i] = render(accounts[i]!, share);
+    left -= out[i]!.length;
+  });
+  return out;
+}
+
+/** The version of the JSON plan and the saved plan: 2 since one shape holds one account or many. */
+export const FORMAT_VERSION = 2;
+
+/**
+ * The JSON plan, one shape for one account or many: the totals, every change (each naming its
+ * account; `null` for the one account of a single-account file), and each account with its
+ * service, identity, summary, checks and failure.
+ */
+export function runJson(accounts: AccountPlan[], options: { keepSeen?: boolean } = {}) {
+  const total = totalOf(accounts);
+  return {
+    format_version: FORMAT_VERSION,
+    summary: { create: total.create, update: total.update, delete: total.delete, unchanged: total.unchanged, unmanaged: total.unmanaged },
+    changes: accounts.flatMap((a) => (a.plan?.changes ?? []).map((change) => ({ account: a.name || null, ...jsonChange(change, options.keepSeen === true) }))),
+    accounts: accounts.map((a) => ({
+      name: a.name || null,
+      base_url: a.baseUrl,
+      account: a.plan?.account ?? null,
+      summary: a.plan?.summary ?? null,
+      failure: a.failure ? failureLines(a.failure).join('\n') : null,
+      warnings: a.plan?.warnings ?? [],
+      unverified: a.plan?.unverified ?? [],
+      safety: a.plan?.safety ?? null,
+      limit: a.plan?.limit ?? null,
+    })),
+  };
+}
+
+export function renderRunJson(accounts: AccountPlan[]): string {
+  // JSON already escapes C0; DEL, C1 and bidi controls too, so the output is safe to `cat`.
+  return `${jsonUnicodeEscapes(JSON.stringify(runJson(accounts), null, 2))}\n`;
+}

@@ -1,0 +1,85 @@
+/**
+ * A run's renderers, for one account or many: the unnamed account of a single-account file as
+ * its plan alone, named accounts as a section each with the total, one comment under the limit,
+ * and one JSON shape for both.
+ */
+import { describe, expect, it } from 'vitest';
+import { parseConfig } from '../../src/config/parse.js';
+import { planChanges } from '../../src/planner/plan.js';
+import type { AccountPlan } from '../../src/model.js';
+import { MARKER, renderMarkdown } from '../../src/render/markdown.js';
+import { renderRunJson, renderRunMarkdown, renderRunText } from '../../src/render/run.js';
+import { renderText } from '../../src/render/text.js';
+
+function planOf(n: number, prefix: string) {
+  const sites = Array.from({ length: n }, (_, i) => `  - domain: ${prefix}-${i}.example.com\n    privacy: private\n    exclude_ips: [10.0.0.${i % 250}]`);
+  const config = parseConfig(`version: 1\nwebsites:\n${sites.join('\n')}\n`, 'f.yaml', { env: {} });
+  return planChanges({ config, live: [], account: null, baseUrl: `https://${prefix}.example.net` });
+}
+
+const failed: AccountPlan = { name: 'globex', baseUrl: 'https://g.example.net', failure: { message: 'the API key was refused (401)', details: ['check GLOBEX_KEY'] } };
+
+describe('many accounts in one comment', () => {
+  it('cuts each large account to its share, keeps small ones whole, and stays under 60,000 characters', () => {
+    const sections: AccountPlan[] = [
+      { name: 'big', baseUrl: 'https://big.example.net', plan: planOf(2000, 'big') },
+      { name: 'small', baseUrl: 'https://small.example.net', plan: planOf(3, 'small') },
+      { name: 'large', baseUrl: 'https://large.example.net', plan: planOf(1500, 'large') },
+      failed,
+    ];
+    const md = renderRunMarkdown(sections);
+    expect(md.startsWith(`${MARKER}\n`)).toBe(true);
+    expect(md.match(/<!-- sitesync-plan -->/g)).toHaveLength(1);
+    expect(md.length).toBeLessThan(60_000);
+    expect(md.length).toBeGreaterThan(50_000); // the room is used, not wasted
+    // The small account is whole; each large one says it was cut.
+    for (let i = 0; i < 3; i++) expect(md).toContain(`small-${i}.example.com`);
+    const cutNotes = md.match(/_…and \d+ more changes, cut to keep this comment under 60,000 characters/g) ?? [];
+    expect(cutNotes).toHaveLength(2);
+    expect(md).toContain('### Account `globex`: failed');
+    expect(md).toContain('| `globex` | `https://g.example.net` | **failed** |');
+    expect(md).toMatch(/\*\*Total for 4 accounts: 3503 to create, 0 to update, 0 to delete \(0 unchanged, 0 unmanaged\)\. 1 of 4 failed: globex\.\*\*/);
+  });
+
+  it('text: a section per account, the failed one with its reason, then the total', () => {
+    const text = renderRunText([{ name: 'acme', baseUrl: 'https://a.example.net', plan: planOf(2, 'a') }, failed]);
+    expect(text).toContain('━━ account acme ━━');
+    expect(text).toContain('✗ globex (https://g.example.net) could not be planned: the API key was refused (401)');
+    expect(text).toContain('    check GLOBEX_KEY');
+    expect(text.trimEnd().split('\n').at(-1)).toBe('Total for 2 accounts: 2 to create, 0 to update, 0 to delete (0 unchanged, 0 unmanaged). 1 of 2 failed: globex.');
+  });
+
+  it('json: format_version 2, the total, every change naming its account, and each account with its plan or its failure', () => {
+    const json = JSON.parse(renderRunJson([{ name: 'acme', baseUrl: 'https://a.example.net', plan: planOf(2, 'a') }, failed]));
+    expect(json.format_version).toBe(2);
+    expect(json.summary).toEqual({ create: 2, update: 0, delete: 0, unchanged: 0, unmanaged: 0 });
+    expect(json.changes.map((c: { account: string; domain: string }) => `${c.account} ${c.domain}`)).toEqual(['acme a-0.example.com', 'acme a-1.example.com']);
+    expect(json.accounts[0]).toMatchObject({ name: 'acme', base_url: 'https://a.example.net', failure: null, summary: { create: 2 }, account: null });
+    expect(json.accounts[1]).toMatchObject({ name: 'globex', base_url: 'https://g.example.net', failure: 'the API key was refused (401)\ncheck GLOBEX_KEY', summary: null });
+  });
+});
+
+describe('the one account of a single-account file', () => {
+  const alone: AccountPlan = { name: '', baseUrl: 'https://a.example.net', plan: planOf(2, 'a') };
+
+  it('text and markdown show its plan alone, with no account header or total', () => {
+    expect(renderRunText([alone])).toBe(renderText(alone.plan!));
+    expect(renderRunMarkdown([alone])).toBe(renderMarkdown(alone.plan!));
+    expect(renderRunText([alone])).not.toContain('━━ account');
+    expect(renderRunText([alone])).not.toContain('Total for');
+  });
+
+  it('json has the same shape as many accounts have, the account unnamed (null)', () => {
+    const json = JSON.parse(renderRunJson([alone]));
+    expect(Object.keys(json)).toEqual(['format_version', 'summary', 'changes', 'accounts']);
+    expect(json.accounts).toHaveLength(1);
+    expect(json.accounts[0].name).toBeNull();
+    expect(json.changes.every((c: { account: unknown }) => c.account === null)).toBe(true);
+  });
+
+  it('a named account alone is still a section with its name, and "1 account" (not "1 accounts")', () => {
+    const text = renderRunText([{ ...alone, name: 'acme' }]);
+    expect(text).toContain('━━ account acme ━━');
+    expect(text).toContain('Total for 1 account: 2 to create');
+  });
+});
