@@ -74,10 +74,18 @@ const account = {
   describe: 'In a file with accounts: only the account NAME (repeatable)',
 } as const satisfies OptionSpec;
 
+/** In a pull request: the base branch's copy of the config, whose connections the file must keep. */
+const trustedConfig = {
+  type: 'string',
+  requiresArg: true,
+  describe: "The base branch's copy of the config: accounts, base URLs and key variables are taken from it, and the file must keep them",
+} as const satisfies OptionSpec;
+
 /** export and account read the config file only when asked to (for its accounts). */
 const accountsFile = {
-  config: { ...config, default: undefined, describe: 'A config file with accounts: work on its accounts (default with --account: sitesync.yaml)' },
+  config: { ...config, default: undefined, describe: 'The config file whose accounts to read (default: sitesync.yaml when there is one)' },
   account,
+  'trusted-config': trustedConfig,
 } as const satisfies Record<string, OptionSpec>;
 
 /** What plan and apply share. */
@@ -97,6 +105,7 @@ const planning = {
     describe: 'Leave out websites whose domain matches GLOB (repeatable; the inverse of --target)',
   },
   account,
+  'trusted-config': trustedConfig,
   baseline: {
     type: 'string',
     requiresArg: true,

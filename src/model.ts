@@ -4,6 +4,7 @@
  * into a `Plan`, renderers and the executor consume it.
  */
 import type { Diagnostic } from './errors.js';
+import type { Secret } from './secret.js';
 
 export type Privacy = 0 | 1 | 2;
 export type Flag = 0 | 1;
@@ -30,12 +31,6 @@ export const PRIVACY_NAMES = ['public', 'private', 'password'] as const;
 export interface Position {
   line: number;
   col: number;
-}
-
-/** A secret as written in the file (`${NAME}` or, discouraged, a literal) and its value now. */
-export interface Secret {
-  template: string;
-  value: string;
 }
 
 /** Settings that `defaults` may carry (every one but those enforced only where a website sets them). */

@@ -20,7 +20,8 @@ export function gateAccounts(run: Run, force: boolean, ctx: Pick<Context, 'secre
     if (!a.plan || a.failure || a.plan.changes.length === 0) continue;
     try {
       assertSafe(a.plan.safety, a.plan.limit, force);
-      assertNoKeyAsPassword(a.plan, a.client, passwordsFrom(a.plan, a.config, run.shown));
+      // No account's key, not only its own: each account's variable is another's secret.
+      assertNoKeyAsPassword(a.plan, (value) => run.accounts.some((o) => o.client.usesKey(value)), passwordsFrom(a.plan, a.config, run.shown));
       ready.push(a);
     } catch (error) {
       fail(a, error, ctx);
@@ -59,5 +60,6 @@ export async function applyAccounts(run: Run, ready: RunAccount[], options: Appl
     outcomes.set(o.item, o.ok ? { name: o.item.name, outcome: o.value } : { name: o.item.name, failure: failureOf(o.error, ctx) });
   }
   for (const a of run.accounts) if (a.failure && !outcomes.has(a)) outcomes.set(a, { name: a.name, failure: a.failure });
-  return run.accounts.flatMap((a) => (outcomes.has(a) ? [outcomes.get(a)!] : []));
+  const skipped = run.skipped.map((a) => ({ name: a.name, failure: a.failure }));
+  return [...run.accounts.flatMap((a) => (outcomes.has(a) ? [outcomes.get(a)!] : [])), ...skipped];
 }

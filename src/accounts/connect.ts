@@ -80,6 +80,14 @@ export async function connectionsOf(
       }
     }
   }
+  // One account, one entry: two entries with one key are one account, whatever their base URLs say.
+  const byKey = new Map<string, Config>();
+  for (const [config, connection] of out) {
+    const first = byKey.get(connection.apiKey);
+    if (first) {
+      problems.push(`accounts ${accountName(first)} and ${accountName(config)} use the same API key (${first.account!.apiKeyEnv} and ${config.account!.apiKeyEnv}): they are one account; keep one entry for it`);
+    } else byKey.set(connection.apiKey, config);
+  }
   if (problems.length) {
     const error = new SitesyncError(problems.length === 1 ? problems[0]! : `${problems.length} problems stop the run; nothing was read or written`);
     if (problems.length > 1) error.details = problems;

@@ -61,7 +61,13 @@ export async function planRun(run: Run, options: RunPlanOptions, ctx: Pick<Conte
 
 /** The accounts' plans (or failures), as the renderers show them. */
 export function plansOf(run: Run): AccountPlan[] {
-  return run.accounts.map((a) => ({ name: a.name, baseUrl: a.connection.baseUrl, plan: a.plan, failure: a.failure }));
+  const order = (config: Config) => run.workspace.configs.indexOf(config);
+  return [
+    ...run.accounts.map((a) => ({ order: order(a.config), plan: { name: a.name, baseUrl: a.connection.baseUrl, plan: a.plan, failure: a.failure } })),
+    ...run.skipped.map((a) => ({ order: order(a.config), plan: { name: a.name, baseUrl: a.config.baseUrl ?? '', failure: a.failure } })),
+  ]
+    .sort((a, b) => a.order - b.order)
+    .map((a) => a.plan);
 }
 
 /** `--baseline FILE`: an earlier version of the same file, of the same form (one account, or accounts matched by name). */

@@ -39,6 +39,28 @@ export async function readAccounts(run: Run, ctx: Pick<Context, 'secrets'>, onPr
     },
   );
   for (const o of outcomes) if (!o.ok) fail(o.item, o.error, ctx);
+  assertDistinctAccounts(run.accounts);
+}
+
+/**
+ * One account, one entry: two entries that reach the same account of one installation (its base
+ * URL written two ways, two keys of one account) would each plan the other's websites away.
+ * Checked once the accounts are known, before anything is written; nothing is then planned.
+ */
+export function assertDistinctAccounts(accounts: readonly RunAccount[]): void {
+  const seen = new Map<string, RunAccount>();
+  const lines: string[] = [];
+  for (const a of accounts) {
+    if (!a.account || a.account.id === null) continue;
+    const key = `${a.connection.installation}\0${a.account.id}`;
+    const first = seen.get(key);
+    if (first) lines.push(`accounts ${first.name} and ${a.name} are one account (id ${a.account.id}) of ${a.connection.installation}: keep one entry for it`);
+    else seen.set(key, a);
+  }
+  if (lines.length === 0) return;
+  const error = new SitesyncError(`${lines[0]}; nothing was written`);
+  error.details = lines.slice(1);
+  throw error;
 }
 
 /**
@@ -48,10 +70,10 @@ export async function readAccounts(run: Run, ctx: Pick<Context, 'secrets'>, onPr
  */
 export async function readEvery(run: Run, ctx: Pick<Context, 'secrets'>, done: string, onProgress?: ReadProgress): Promise<void> {
   await readAccounts(run, ctx, onProgress);
-  const failed = run.accounts.filter((a) => a.failure);
+  const failed = [...run.accounts.filter((a) => a.failure), ...run.skipped];
   if (failed.length === 0) return;
-  if (!run.named) throw failed[0]!.error;
-  const error = new SitesyncError(`nothing was ${done}: ${failed.length} of ${run.accounts.length} accounts could not be read`);
+  if (!run.named) throw (failed[0] as { error?: unknown }).error;
+  const error = new SitesyncError(`nothing was ${done}: ${failed.length} of ${run.accounts.length + run.skipped.length} accounts could not be read`);
   error.details = failed.flatMap((a) => [`${a.name}: ${a.failure!.message}`, ...a.failure!.details.map((d) => `  ${d}`)]);
   throw error;
 }

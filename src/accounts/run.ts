@@ -10,18 +10,21 @@ import { resolve } from 'node:path';
 import { loadWorkspace } from '../config/load.js';
 import { SitesyncError } from '../errors.js';
 import { printable } from '../escape.js';
-import type { Account, Config, Failure, LiveWebsite, Plan, Workspace } from '../model.js';
+import { DEFAULT_SAFETY, type Account, type Config, type Failure, type LiveWebsite, type Plan, type Workspace } from '../model.js';
 import { ServiceClient } from '../service/client.js';
 import type { ConnectionFlags } from '../service/connection.js';
 import { Pacer } from '../service/pacer.js';
 import type { Context } from '../terminal.js';
 import { connectionsOf, type Connection } from './connect.js';
+import { checkTrust } from './trust.js';
 import { accountName, selectAccounts } from './select.js';
 
 export interface RunArgs extends ConnectionFlags {
   /** `-c`; default sitesync.yaml. */
   config?: string;
   account?: string[];
+  /** `--trusted-config FILE`: the base branch's copy, whose connections the file must keep (trust.ts). */
+  trustedConfig?: string;
 }
 
 export interface RunOptions {
@@ -52,12 +55,21 @@ export interface RunAccount {
   error?: unknown;
 }
 
+/** An account of the file that the run does not connect to, and why (see trust.ts). */
+export interface SkippedAccount {
+  name: string;
+  config: Config;
+  failure: Failure;
+}
+
 export interface Run {
   workspace: Workspace;
   /** The config file as the user named it, for messages. */
   shown: string;
   /** The accounts worked on (all of the file's, or those --account names), in the file's order. */
   accounts: RunAccount[];
+  /** Accounts selected but not connected: listed as failed in every output. */
+  skipped: SkippedAccount[];
   /** The accounts have names (an `accounts:` file): outputs show a section for each. */
   named: boolean;
   close(): Promise<void>;
@@ -71,7 +83,18 @@ export async function openRun(args: RunArgs, ctx: Context, options: RunOptions =
     options.optionalConfig && args.config === undefined && !args.account?.length && !existsSync(file)
       ? flagsOnly(file)
       : await loadWorkspace(file, ctx.env, { lenientEnv: options.lenientEnv });
-  return connectRun(workspace, selectAccounts(workspace, args.account, shown), args, ctx, shown);
+  const selected = selectAccounts(workspace, args.account, shown);
+  const { untrusted } = args.trustedConfig ? await checkTrust(workspace, selected, args.trustedConfig, ctx.cwd, shown) : { untrusted: new Set<Config>() };
+  const run = await connectRun(workspace, selected.filter((c) => !untrusted.has(c)), args, ctx, shown);
+  run.skipped = [...untrusted].map((config) => ({
+    name: accountName(config),
+    config,
+    failure: {
+      message: 'not planned until its connection is on the base branch',
+      details: [`The trusted config (${args.trustedConfig}) has no account ${accountName(config)}: merge its base_url and api_key_env first, then its websites.`],
+    },
+  }));
+  return run;
 }
 
 /** A run of `configs` (accounts of `workspace`): each connected, with a client of its own. */
@@ -103,6 +126,7 @@ export async function connectRun(workspace: Workspace, configs: Config[], flags:
     workspace,
     shown,
     accounts,
+    skipped: [],
     named: workspace.multi,
     close: async () => {
       await Promise.all(accounts.map((a) => a.client.close()));
@@ -112,7 +136,7 @@ export async function connectRun(workspace: Workspace, configs: Config[], flags:
 
 /** The workspace of a command run without a config file: one unnamed account, from the flags. */
 function flagsOnly(file: string): Workspace {
-  const config: Config = { file, defaults: {}, prune: false, protect: [], ignore: [], safety: { max_delete_percent: 30, min_existing: 10 }, websites: [], warnings: [] };
+  const config: Config = { file, defaults: {}, prune: false, protect: [], ignore: [], safety: { ...DEFAULT_SAFETY }, websites: [], warnings: [] };
   return { file, multi: false, configs: [config], warnings: [], sha256: '', files: [] };
 }
 

@@ -17,6 +17,8 @@ import type { ServiceClient } from '../service/client.js';
 import type { ConnectionFlags } from '../service/connection.js';
 import type { Context } from '../terminal.js';
 import { eachAccount } from './each.js';
+import { assertDistinctAccounts } from './read.js';
+import { checkTrust } from './trust.js';
 import { connectRun, failureOf, type Run, type RunAccount } from './run.js';
 import { accountName } from './select.js';
 
@@ -26,7 +28,7 @@ export interface SavedRun {
 }
 
 /** Reads the plan file and the config it was made from, and connects its accounts; nothing is read from a service yet. */
-export async function openSavedRun(planfile: string, flags: ConnectionFlags, ctx: Context): Promise<SavedRun> {
+export async function openSavedRun(planfile: string, flags: ConnectionFlags & { trustedConfig?: string }, ctx: Context): Promise<SavedRun> {
   const path = resolve(ctx.cwd, planfile);
   const saved = await readSavedPlan(path, planfile);
   const { workspace, shown } = await loadSavedConfig(saved.saved, path, planfile, ctx.cwd, ctx.env);
@@ -39,6 +41,12 @@ export async function openSavedRun(planfile: string, flags: ConnectionFlags, ctx
     if (!config) throw new SitesyncError(`${planfile} plans the account ${name}, which ${shown} does not hold; nothing was written`);
     return config;
   });
+  if (flags.trustedConfig) {
+    const { untrusted } = await checkTrust(workspace, configs, flags.trustedConfig, ctx.cwd, shown);
+    if (untrusted.size) {
+      throw new SitesyncError(`${planfile} plans ${[...untrusted].map((c) => `account ${accountName(c)}`).join(', ')}, whose connection the trusted config does not hold; a saved plan is applied whole, so nothing was written`);
+    }
+  }
   const run = await connectRun(workspace, configs, flags, ctx, shown);
   for (const [i, a] of run.accounts.entries()) {
     const planned = saved.accounts[i]!.base_url;
@@ -58,6 +66,7 @@ export async function openSavedRun(planfile: string, flags: ConnectionFlags, ctx
 export async function verifySavedRun({ run, saved }: SavedRun, shownPlan: string, ctx: Pick<Context, 'secrets'>): Promise<void> {
   const named = (a: RunAccount, line: string) => (a.name ? `account ${a.name}: ${line}` : line);
   const outcomes = await eachAccount(run.accounts, (a) => a.connection.installation, (a) => verifyAccount(a, saved, shownPlan, run.shown));
+  assertDistinctAccounts(run.accounts);
   const failed = outcomes.filter((o) => !o.ok);
   if (failed.length) {
     const error = new SitesyncError(

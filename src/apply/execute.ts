@@ -24,7 +24,7 @@ export interface ExecuteOptions {
 export const NO_PASSWORD = 'it sends a password, but no value for it resolved from the config file; nothing was sent for it';
 
 export async function executePlan(plan: Plan, client: ServiceClient, options: ExecuteOptions): Promise<ExecuteResult> {
-  assertNoKeyAsPassword(plan, client, options.passwordFor);
+  assertNoKeyAsPassword(plan, (value) => client.usesKey(value), options.passwordFor);
   const limit = pLimit(Math.max(1, options.parallelism));
   const counts = { done: 0, failed: 0, total: plan.changes.length };
   const results = await Promise.all(
@@ -59,17 +59,17 @@ export async function executePlan(plan: Plan, client: ServiceClient, options: Ex
 }
 
 /**
- * Refuses, before any write, a website password that is the API key itself (a config
- * `password: ${SITESYNC_API_KEY}`): the service would store the key where others can use it
- * to open the website.
+ * Refuses, before any write, a website password that is an API key in use (`isKey`: the run's
+ * keys, every account's): the service would store the key where others can use it to open the
+ * website.
  */
-export function assertNoKeyAsPassword(plan: Plan, client: ServiceClient, passwordFor: (domain: string) => string | undefined): void {
+export function assertNoKeyAsPassword(plan: Plan, isKey: (value: string) => boolean, passwordFor: (domain: string) => string | undefined): void {
   const domains = plan.changes
     .filter((c) => c.fields.includes('password'))
     .map((c) => c.domain)
     .filter((domain) => {
       const password = passwordFor(domain);
-      return password !== undefined && client.usesKey(password);
+      return password !== undefined && isKey(password);
     });
   if (domains.length === 0) return;
   const error = new SitesyncError(

@@ -1,5 +1,6 @@
 /** `sitesync account`: the account behind each key (one, or each account of a file with accounts). */
 import { eachAccount } from '../accounts/each.js';
+import { assertDistinctAccounts } from '../accounts/read.js';
 import { failureOf, openRun, type RunArgs } from '../accounts/run.js';
 import { renderAccountJson, renderAccountText, type AccountView } from '../render/account.js';
 import type { Context } from '../terminal.js';
@@ -17,11 +18,12 @@ export async function runAccount(args: AccountArgs, ctx: Context): Promise<numbe
       return { account, used };
     });
     if (!run.named && !outcomes[0]!.ok) throw outcomes[0]!.error;
-    const views: AccountView[] = outcomes.map((o) => ({
-      name: o.item.name,
-      baseUrl: o.item.connection.baseUrl,
-      ...(o.ok ? o.value : { failure: failureOf(o.error, ctx) }),
-    }));
+    for (const o of outcomes) if (o.ok) o.item.account = o.value.account;
+    assertDistinctAccounts(run.accounts);
+    const views: AccountView[] = [
+      ...outcomes.map((o) => ({ name: o.item.name, baseUrl: o.item.connection.baseUrl, ...(o.ok ? o.value : { failure: failureOf(o.error, ctx) }) })),
+      ...run.skipped.map((a) => ({ name: a.name, baseUrl: a.config.baseUrl ?? '', failure: a.failure })),
+    ];
     ctx.stdout.write(args.format === 'json' ? renderAccountJson(views) : renderAccountText(views, ctx.out));
     return views.some((v) => v.failure) ? 1 : 0;
   } finally {

@@ -36,7 +36,7 @@ async function applyFresh(args: ApplyArgs, ctx: Context): Promise<number> {
     if (!run.named && refused.length) throw refused[0]!.error;
     for (const a of refused) ctx.stderr.write(failureBlock(`account ${a.name} will not be applied`, failureLines(a.failure), ctx.err));
     if (ready.length === 0) {
-      const failed = run.accounts.some((a) => a.failure);
+      const failed = run.skipped.length > 0 || run.accounts.some((a) => a.failure);
       ctx.stdout.write(failed ? 'Nothing to apply in the other accounts.\n' : 'Nothing to apply.\n');
       return failed ? 1 : 0;
     }

@@ -41,9 +41,10 @@ export async function runPlan(args: PlanArgs, ctx: Context): Promise<number> {
     ctx.stdout.write(
       args.format === 'json' ? renderRunJson(accounts) : args.format === 'markdown' ? `${renderRunMarkdown(accounts, undefined, commentId)}\n` : renderRunText(accounts, ctx.out),
     );
-    const failed = run.accounts.filter((a) => a.failure);
+    const failed = accounts.filter((a) => a.failure);
     if (out) {
-      await savePlan(out, { ...planningOptions(args), accounts, workspace: run.workspace, configs: run.accounts.map((a) => a.config), cwd: ctx.cwd }).catch(
+      const configs = accounts.map((p) => run.workspace.configs.find((c) => (c.account?.name ?? '') === p.name)!);
+      await savePlan(out, { ...planningOptions(args), accounts, workspace: run.workspace, configs, cwd: ctx.cwd }).catch(
         (error: unknown) => {
           throw writeFailure(error, '--out', args.out!);
         },

@@ -8,7 +8,7 @@ import { dirname, isAbsolute, relative } from 'node:path';
 import { ConfigError, type Diagnostic } from '../errors.js';
 import { namesDescriptor } from '../files.js';
 import { formatConfigText } from './format.js';
-import { includedFiles } from './include-glob.js';
+import { includedFiles, outsideMessage, repositoryOf } from './include-glob.js';
 import { hasNoFolder, noFolderMessage, readTextFile } from './read.js';
 
 export interface FormattedFile {
@@ -34,7 +34,8 @@ export async function formatFiles(named: { path: string; shown: string }[], opti
   const warnings: Diagnostic[] = [];
   const problems: Diagnostic[] = [];
   const seen = new Set<string>();
-  const queue = [...named];
+  // Each file's includes stay in the repository of the file named (fmt writes only there).
+  const queue: { path: string; shown: string; root?: string }[] = [...named];
   for (let next = queue.shift(); next; next = queue.shift()) {
     // A link is followed to the file it names; a name of standard input is not (fmt refuses to write it).
     const path = namesDescriptor(next.path) ? next.path : await realpath(next.path).catch(() => next!.path);
@@ -50,11 +51,13 @@ export async function formatFiles(named: { path: string; shown: string }[], opti
           problems.push({ file: next.shown, line: 0, col: 0, message: noFolderMessage(pattern), severity: 'error' });
           continue;
         }
-        const matches = await includedFiles(pattern, dirname(next.path));
-        if (matches.length === 0) {
+        const root = next.root ?? repositoryOf(next.path);
+        const { inside, outside } = await includedFiles(pattern, dirname(next.path), root);
+        if (outside.length) problems.push({ file: next.shown, line: 0, col: 0, message: outsideMessage(pattern, outside, root), severity: 'error' });
+        else if (inside.length === 0) {
           warnings.push({ file: next.shown, line: 0, col: 0, message: `include "${pattern}" matches no file`, severity: 'warning' });
         }
-        for (const match of matches) queue.push({ path: match, shown: shownPath(match, options.cwd) });
+        for (const match of inside) queue.push({ path: match, shown: shownPath(match, options.cwd), root });
       }
     } catch (error) {
       if (!(error instanceof ConfigError)) throw error;

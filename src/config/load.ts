@@ -6,9 +6,9 @@ import { ConfigError, SitesyncError } from '../errors.js';
 import { GlobSet } from '../domain.js';
 import type { Diagnostic } from '../errors.js';
 import type { Config, DesiredWebsite, Workspace } from '../model.js';
-import { envValue, type Env } from './interpolate.js';
+import { envValue, interpolate, type Env } from './interpolate.js';
 import { parseFile, readFileCollecting } from './parse.js';
-import { includedFiles } from './include-glob.js';
+import { includedFiles, outsideMessage, repositoryOf } from './include-glob.js';
 import { hasNoFolder, noFolderMessage, readTextFile } from './read.js';
 
 export interface LoadOptions {
@@ -40,14 +40,16 @@ export async function loadWorkspace(file: string, env: Env, options: LoadOptions
   const includedBy = new Map<string, number>();
   // A pipe or standard input has no folder: the files it includes cannot be found beside it.
   const piped = parsed.includes.length > 0 && hasNoFolder(file);
+  const root = parsed.includes.length > 0 && !piped ? repositoryOf(file) : '';
   for (const { config, glob, pos } of parsed.includes) {
     if (piped) {
       const copy = options.what === 'baseline file' ? 'e.g. git worktree add ../base origin/main, then --baseline ../base/sitesync.yaml' : undefined;
       problems.push({ file, ...pos, severity: 'error', message: noFolderMessage(glob, copy) });
       continue;
     }
-    const matches = await includedFiles(glob, dirname(file));
-    if (matches.length === 0) {
+    const { inside: matches, outside } = await includedFiles(glob, dirname(file), root);
+    if (outside.length) problems.push({ file, ...pos, severity: 'error', message: outsideMessage(glob, outside, root) });
+    else if (matches.length === 0) {
       problems.push({ file, ...pos, severity: 'error', message: `include "${glob}" matches no file (globs are relative to ${dirname(file)})` });
     }
     for (const match of matches) {
@@ -75,7 +77,7 @@ export async function loadWorkspace(file: string, env: Env, options: LoadOptions
       }
     }
   }
-  problems.push(...crossFileProblems(parsed.configs, file));
+  problems.push(...crossFileProblems(parsed.configs, file), ...keyAsPasswordProblems(parsed.configs, file));
   const ordered = sortByFile(problems, files);
   if (ordered.some((d) => d.severity === 'error')) throw new ConfigError(ordered);
   const hash = createHash('sha256');
@@ -136,6 +138,37 @@ function sortByFile(list: Diagnostic[], files: string[]): Diagnostic[] {
     return i < 0 ? files.length : i;
   };
   return [...list].sort((a, b) => rank(a) - rank(b) || a.line - b.line || a.col - b.col);
+}
+
+/** The CI's own tokens: sitesync reads them to comment, never to store them as a password. */
+const CI_TOKENS = ['GITHUB_TOKEN', 'GITLAB_TOKEN', 'CI_JOB_TOKEN'];
+
+/**
+ * A password read from a variable that holds an API key (SITESYNC_API_KEY, an account's
+ * api_key_env) or the CI's token would store that secret at the service, where whoever opens the
+ * website's statistics can use it. Refused by name here, offline; apply refuses by value too.
+ */
+function keyAsPasswordProblems(configs: Config[], main: string): Diagnostic[] {
+  const held = new Map<string, string>([['SITESYNC_API_KEY', 'the API key']]);
+  for (const c of configs) if (c.account?.apiKeyEnv) held.set(c.account.apiKeyEnv, `the API key of account ${c.account.name} (its api_key_env)`);
+  for (const token of CI_TOKENS) held.set(token, "the CI's token");
+  const out: Diagnostic[] = [];
+  for (const config of configs) {
+    for (const site of config.websites) {
+      if (!site.password) continue;
+      for (const name of new Set(interpolate(site.password.template, {}).missing)) {
+        const what = held.get(name);
+        if (!what) continue;
+        out.push({
+          file: site.file ?? main,
+          ...site.password.pos,
+          severity: 'error',
+          message: `the password of ${site.written} is \${${name}}, which holds ${what}: the service would store it where anyone who opens the website's statistics can read it; give the website a password of its own`,
+        });
+      }
+    }
+  }
+  return out;
 }
 
 /** What is wrong when the variable an account's `api_key_env` names is not set; undefined when it is. */

@@ -13,8 +13,8 @@ import {
   type DefaultSettings,
   type DesiredWebsite,
   type Position,
-  type Secret,
 } from '../model.js';
+import { Secret } from '../secret.js';
 import { listValue } from '../field-values.js';
 import { interpolate, type Env } from './interpolate.js';
 import { MAX_DEPTH, readDocument, type ReadDocument } from './document.js';
@@ -158,20 +158,21 @@ function build(
   const templates = new Map<unknown, (string | undefined)[]>();
   for (const holder of [raw, ...accounts.map(([, a]) => a)]) templates.set(holder, passwordTemplates(holder));
   // ${NAME} in every string, before the shape check, so that types are checked on real values.
+  // It is read in a website's password only: the file may be a stranger's (a pull request), and
+  // a value from the environment anywhere else would show in plans and comments, or be sent.
   const unknown = new Set<string>();
-  // Still a reference after substitution: a variable that is not set, under missingEnvAsWarning.
-  const unknownValue = (value: unknown) =>
-    Boolean(options.missingEnvAsWarning) && typeof value === 'string' && value.includes('${') && interpolate(value, {}).referenced;
+  // A value that still holds a reference (refused outside a password, or not set): nothing more is checked of it.
+  const unknownValue = (value: unknown) => typeof value === 'string' && value.includes('${') && interpolate(value, {}).referenced;
   if (references) substitute(raw, [], (path, text) => {
-    // api_key_env is the NAME of the key's variable: never expanded, or the key itself would be
-    // held (and shown) where a name belongs.
-    if (path[path.length - 1] === 'api_key_env' && interpolate(text, {}).referenced) {
-      error(at.value(path), `${pathName(path)} is the NAME of the variable that holds the key: write NAME, without \${…}`);
-      return text;
-    }
     const r = interpolate(text, options.env);
     for (const bad of r.malformed) {
       error(at.value(path), `${pathName(path)}: "${bad}" is not a valid reference (use \${NAME}; write $\${ for a literal "\${")`);
+    }
+    if (!r.referenced) return r.value;
+    if (!isPasswordPath(path)) {
+      unknown.add(pathName(path));
+      error(at.value(path), referenceOutsidePassword(path));
+      return text;
     }
     if (r.missing.length && options.missingEnvAsWarning) {
       unknown.add(pathName(path));
@@ -269,6 +270,25 @@ function sortDiagnostics(list: Diagnostic[]): Diagnostic[] {
   return [...list].sort((a, b) => a.line - b.line || a.col - b.col);
 }
 
+/** Whether a path is a website's password (`websites[3].password`, in an account or not). */
+function isPasswordPath(path: Path): boolean {
+  return path.length >= 3 && path[path.length - 1] === 'password' && path[path.length - 3] === 'websites';
+}
+
+/** Why `${NAME}` is refused at `path`, and what to write instead. */
+function referenceOutsidePassword(path: Path): string {
+  const where = pathName(path);
+  const last = path[path.length - 1];
+  if (last === 'api_key_env') return `${where} is the NAME of the variable that holds the key: write NAME, without \${…}`;
+  const why = `${where}: \${NAME} is read from the environment only in a website's password; here its value would show in plans and pull-request comments`;
+  if (last === 'base_url') {
+    return path[0] === 'accounts'
+      ? `${why}, and the key would be sent to it: write the address itself`
+      : `${why}, and the key would be sent to it: give the address with --base-url or SITESYNC_BASE_URL, or write it here`;
+  }
+  return `${why}: write the value itself`;
+}
+
 /** Replaces, in place, every string that holds `$` by `fn(path, string)`. */
 function substitute(value: unknown, path: (string | number)[], fn: (path: Path, text: string) => string): void {
   if (!value || typeof value !== 'object') return;
@@ -303,7 +323,7 @@ function normalize(
   at: Positions,
   error: Report,
   warn: Report,
-  unknownValue: (value: unknown) => boolean = () => false,
+  unknownValue: (value: unknown) => boolean,
 ): Config {
   const config: Config = {
     file,
@@ -389,7 +409,7 @@ function normalize(
     };
     const template = templates[i];
     if (typeof entry.password === 'string' && template !== undefined) {
-      const secret: Secret = { template, value: entry.password };
+      const secret = new Secret(template, entry.password, at.value([...path, 'password']));
       website.password = secret;
       if (!interpolate(template, {}).referenced) {
         warn(
@@ -413,7 +433,8 @@ function settings(entry: Raw, path: Path, at: Positions, warn: Report, which: re
     if (value === undefined) continue;
     if (field.entryWarning) {
       for (const { value: item, index } of listValue(written) ?? []) {
-        const reason = field.entryWarning(item);
+        // A reference here is refused already.
+        const reason = interpolate(item, {}).referenced ? undefined : field.entryWarning(item);
         if (!reason) continue;
         const where = index === undefined ? [...path, field.name] : [...path, field.name, index];
         warn(at.value(where), `${pathName(where)}: ${reason}`);

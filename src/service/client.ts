@@ -55,6 +55,8 @@ export interface ClientOptions {
   pacer?: Pacer;
   /** Aborts reads in progress (Ctrl-C during plan). Writes are never cut off half way. */
   signal?: AbortSignal;
+  /** The largest answer read (default MAX_ANSWER_BYTES). */
+  maxAnswerBytes?: number;
 }
 
 export interface ClientStats {
@@ -90,6 +92,8 @@ interface Answer {
 }
 
 export const PER_PAGE = 100;
+/** Far above any answer of the service (a page of 100 websites is some 50 KiB): more is not the service. */
+export const MAX_ANSWER_BYTES = 64 * 1024 * 1024;
 /** Pages read at once: quick on a large account, still gentle on a small PHP service. */
 export const LIST_CONCURRENCY = 12;
 
@@ -450,7 +454,7 @@ export class ServiceClient {
         const res = await this.pool.request({ method: spec.method, path, headers, body, signal });
         status = res.statusCode;
         responseHeaders = res.headers;
-        const text = await res.body.text();
+        const text = await this.readBody(res, spec.what);
         this.stats.requests++;
         this.stats.byStatus[status] = (this.stats.byStatus[status] ?? 0) + 1;
         this.log(`${spec.method} ${path} ${status} ${this.clock.now() - ticket.sentAt}ms${attempt ? ` (retry ${attempt})` : ''}`);
@@ -470,6 +474,26 @@ export class ServiceClient {
       if (signal?.aborted) throw new InterruptedError('interrupted');
       throw transportError(error, this.options.baseUrl, spec.what, this.secrets);
     }
+  }
+
+  /** The answer's text, refused past the cap before it is all in memory (a declared length, or as it comes). */
+  private async readBody(res: { headers: Answer['headers']; body: AsyncIterable<Buffer> & { destroy(): unknown } }, what: string): Promise<string> {
+    const max = this.options.maxAnswerBytes ?? MAX_ANSWER_BYTES;
+    const tooMuch = () => {
+      res.body.destroy();
+      const size = max >= 1024 * 1024 ? `${Math.round(max / 1024 / 1024)} MiB` : `${max} bytes`;
+      return new ApiError('protocol', `${what}: the service answered more than ${size}, which no answer of the service is; nothing more was read (is the base URL the service's address?)`);
+    };
+    const declared = Number(res.headers['content-length']);
+    if (Number.isFinite(declared) && declared > max) throw tooMuch();
+    const chunks: Buffer[] = [];
+    let size = 0;
+    for await (const chunk of res.body) {
+      size += chunk.length;
+      if (size > max) throw tooMuch();
+      chunks.push(chunk);
+    }
+    return Buffer.concat(chunks, size).toString('utf8');
   }
 
   private log(line: string): void {

@@ -156,9 +156,9 @@ describe('apply PLANFILE', () => {
 
   it('a saved plan whose config file changed since is refused, naming the file; the password never comes from elsewhere', async () => {
     await saved();
-    // The reference in the config file is pointed at the API key after the plan was made.
-    await s.write(CONFIG.replace('${SITE_PW}', '${SITESYNC_API_KEY}'));
-    const changed = await s.cli(['apply', 'plan.json'], { env: ENV });
+    // The reference in the config file is pointed at another secret after the plan was made.
+    await s.write(CONFIG.replace('${SITE_PW}', '${OTHER_SECRET}'));
+    const changed = await s.cli(['apply', 'plan.json'], { env: { ...ENV, OTHER_SECRET: 'not-this-one' } });
     expect(changed.code).toBe(1);
     expect(changed.stderr).toContain(
       'sitesync.yaml changed since plan.json was made from it (its SHA-256 differs); nothing was written',
@@ -169,7 +169,7 @@ describe('apply PLANFILE', () => {
     expect(missing.code).toBe(1);
     expect(missing.stderr).toContain('sitesync.yaml, which plan.json was made from, cannot be read');
     expect(writes(s.emu)).toEqual([]);
-    expect(s.emu.websites(KEY).map((w) => w.password)).not.toContain(KEY);
+    expect(s.emu.websites(KEY).map((w) => w.password)).not.toContain('not-this-one');
   });
 
   it('a create edited to "evil..com/x" is refused before any write, with every problem of the file at once', async () => {

@@ -159,7 +159,7 @@ describe('what the service says back', () => {
 });
 
 describe('a website password that is the API key', () => {
-  it('apply refuses it before any write, naming the website, never the key', async () => {
+  it("a password read from the key's variable is refused offline, at its line, never naming the key", async () => {
     s = await scenario();
     s.emu.seed(KEY, [{ domain: 'lab.example.com', privacy: 0, email: 0, exclude_bots: 1 }]);
     await s.write(`version: 1
@@ -170,17 +170,37 @@ websites:
   - domain: new1.example.com
 `);
     s.emu.resetStats();
-    const r = await s.cli(['apply', '--auto-approve']);
+    for (const command of [['validate'], ['plan'], ['apply', '--auto-approve']]) {
+      const r = await s.cli(command);
+      expect(r.code, r.stderr).toBe(1);
+      expect(r.stderr).toContain('sitesync.yaml:5:15: the password of lab.example.com is ${SITESYNC_API_KEY}, which holds the API key');
+      expect(r.stdout + r.stderr).not.toContain(KEY);
+    }
+    expect(s.emu.stats.requests).toBe(0);
+  });
+
+  it('apply refuses, before any write, a password whose value is an API key in use, from any variable', async () => {
+    s = await scenario();
+    s.emu.seed(KEY, [{ domain: 'lab.example.com', privacy: 0, email: 0, exclude_bots: 1 }]);
+    await s.write(`version: 1
+websites:
+  - domain: lab.example.com
+    privacy: password
+    password: \${LAB_PW}
+  - domain: new1.example.com
+`);
+    s.emu.resetStats();
+    const r = await s.cli(['apply', '--auto-approve'], { env: { LAB_PW: KEY } });
     expect(r.code, r.stderr).toBe(1);
     expect(r.stderr).toContain('the password of lab.example.com is the API key');
     expect(r.stderr).toContain('nothing was written');
     expect(writes(s.emu)).toEqual([]);
     expect(r.stdout + r.stderr).not.toContain(KEY);
 
-    // The same from a saved plan: it names the password only as ${SITESYNC_API_KEY}, so it saves.
-    const saved = await s.cli(['plan', '--out', 'plan.json']);
+    // The same from a saved plan: it names the password only by the website, so it saves.
+    const saved = await s.cli(['plan', '--out', 'plan.json'], { env: { LAB_PW: KEY } });
     expect(saved.code, saved.stderr).toBe(0);
-    const fromFile = await s.cli(['apply', 'plan.json']);
+    const fromFile = await s.cli(['apply', 'plan.json'], { env: { LAB_PW: KEY } });
     expect(fromFile.code, fromFile.stderr).toBe(1);
     expect(fromFile.stderr).toContain('the password of lab.example.com is the API key');
     expect(writes(s.emu)).toEqual([]);

@@ -46,14 +46,17 @@ describe('sitesync validate (the built CLI)', () => {
     expect(set.stdout).toContain('is valid: 4 websites');
   });
 
-  it('an unset variable in a value whose type matters is not reported as a wrong type by validate', async () => {
+  it('a ${NAME} outside a password is one error at its line, not also a wrong type; an unset password is a warning', async () => {
     const dir = await mkdtemp(join(tmpdir(), 'sitesync-validate-'));
     try {
-      await writeFile(join(dir, 'sitesync.yaml'), 'version: 1\napi: { base_url: "${STATS_URL}" }\nwebsites:\n  - domain: a.example\n    privacy: ${A_PRIVACY}\n');
+      await writeFile(join(dir, 'sitesync.yaml'), 'version: 1\napi: { base_url: "${STATS_URL}" }\nwebsites:\n  - domain: a.example\n    privacy: ${A_PRIVACY}\n    password: ${A_PW}\n');
       const r = await runCli(['validate'], { cwd: dir });
-      expect(r.code).toBe(0);
-      expect(r.stderr).toContain('api.base_url: environment variable STATS_URL is not set, so its value is not checked');
-      expect(r.stderr).toContain('websites[0].privacy: environment variable A_PRIVACY is not set, so its value is not checked');
+      expect(r.code).toBe(1);
+      expect(r.stderr).toContain("sitesync.yaml:2:18: api.base_url: ${NAME} is read from the environment only in a website's password");
+      expect(r.stderr).toContain("sitesync.yaml:5:14: websites[0].privacy: ${NAME} is read from the environment only in a website's password");
+      expect(r.stderr).not.toContain('must be');
+      expect(r.stderr).toContain('websites[0].password: environment variable A_PW is not set, so its value is not checked');
+      expect(r.stderr).toContain('2 problems found');
     } finally {
       await rm(dir, { recursive: true, force: true });
     }

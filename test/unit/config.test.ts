@@ -144,16 +144,46 @@ describe('config messages that lead to the fix', () => {
   });
 
   it('${NAME} takes only a variable that is set, never what every object inherits (${toString}, ${__proto__}, ${constructor})', async () => {
-    const text = 'version: 1\nwebsites:\n  - domain: a.example.com\n    exclude_params: ["${toString}", "${__proto__}"]\n    privacy: password\n    password: ${constructor}\n';
+    const site = (domain: string, name: string) => `  - domain: ${domain}\n    privacy: password\n    password: \${${name}}\n`;
+    const text = `version: 1\nwebsites:\n${site('a.example.com', 'toString')}${site('b.example.com', '__proto__')}${site('c.example.com', 'constructor')}`;
     expect(await problemsOf(text)).toEqual([
-      'x.yaml:4:22: websites[0].exclude_params[0]: environment variable toString is not set',
-      'x.yaml:4:37: websites[0].exclude_params[1]: environment variable __proto__ is not set',
-      'x.yaml:6:15: websites[0].password: environment variable constructor is not set',
+      'x.yaml:5:15: websites[0].password: environment variable toString is not set',
+      'x.yaml:8:15: websites[1].password: environment variable __proto__ is not set',
+      'x.yaml:11:15: websites[2].password: environment variable constructor is not set',
     ]);
     // Set, they are variables like any other.
-    const set = parseConfig(text.replace(', "${__proto__}"', ''), 'x.yaml', { env: { toString: 'utm', constructor: 'pw-1' } as unknown as Record<string, string> });
-    expect(set.websites[0]!.exclude_params).toEqual(['utm']);
-    expect(set.websites[0]!.password?.value).toBe('pw-1');
+    const env = Object.assign(Object.create(null) as Record<string, string>, { toString: 'pw-0', constructor: 'pw-2' });
+    const set = parseConfig(text.replace('${__proto__}', 'literal'), 'x.yaml', { env });
+    expect(set.websites.map((w) => w.password?.value)).toEqual(['pw-0', 'literal', 'pw-2']);
+  });
+
+  it('${NAME} anywhere but a website password is refused at its line, saying why and what to write instead', async () => {
+    const text = [
+      'version: 1',
+      'api:',
+      '  base_url: "https://stats.example.com/${KEY}"',
+      'defaults:',
+      '  exclude_params: ["${KEY}"]',
+      'websites:',
+      '  - domain: ${KEY}.example.com',
+      '    exclude_ips: ["${KEY}"]',
+      '    email: "${KEY}"',
+      '  - domain: b.example.com',
+      '    exclude_params: ["a$${b}"]',
+      '',
+    ].join('\n');
+    const found = await problemsOf(text, { KEY: 'sk-live-SECRET-VALUE' });
+    expect(found).toEqual([
+      "x.yaml:3:13: api.base_url: ${NAME} is read from the environment only in a website's password; here its value would show in plans and pull-request comments, and the key would be sent to it: give the address with --base-url or SITESYNC_BASE_URL, or write it here",
+      "x.yaml:5:20: defaults.exclude_params[0]: ${NAME} is read from the environment only in a website's password; here its value would show in plans and pull-request comments: write the value itself",
+      "x.yaml:7:13: websites[0].domain: ${NAME} is read from the environment only in a website's password; here its value would show in plans and pull-request comments: write the value itself",
+      "x.yaml:8:19: websites[0].exclude_ips[0]: ${NAME} is read from the environment only in a website's password; here its value would show in plans and pull-request comments: write the value itself",
+      "x.yaml:9:12: websites[0].email: ${NAME} is read from the environment only in a website's password; here its value would show in plans and pull-request comments: write the value itself",
+    ]);
+    expect(found.join('\n')).not.toContain('SECRET-VALUE');
+    // $${ still writes a literal ${, anywhere.
+    const literal = parseConfig('version: 1\nwebsites:\n  - domain: b.example.com\n    exclude_params: ["a$${b}"]\n', 'x.yaml', { env: {} });
+    expect(literal.websites[0]!.exclude_params).toEqual(['a${b}']);
   });
 
   it('api: {api_key: …} says where the key goes, without repeating it', async () => {
@@ -187,9 +217,9 @@ describe('config messages that lead to the fix', () => {
   });
 });
 
-async function problemsOf(text: string): Promise<string[]> {
+async function problemsOf(text: string, env: Record<string, string> = {}): Promise<string[]> {
   try {
-    parseConfig(text, 'x.yaml', { env: {} });
+    parseConfig(text, 'x.yaml', { env });
     return [];
   } catch (e) {
     return (e as ConfigError).diagnostics.map(formatDiagnostic);
@@ -319,6 +349,6 @@ describe('a valid file becomes the normalized model', () => {
   it('a baseline may name variables that are no longer set', () => {
     const text = 'version: 1\nwebsites:\n  - domain: a.example.com\n    privacy: 2\n    password: ${GONE}\n';
     const config = parseConfig(text, 'old.yaml', { env: {}, lenientEnv: true });
-    expect(config.websites[0]!.password).toEqual({ template: '${GONE}', value: '${GONE}' });
+    expect([config.websites[0]!.password?.template, config.websites[0]!.password?.value]).toEqual(['${GONE}', '${GONE}']);
   });
 });
