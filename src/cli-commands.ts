@@ -12,6 +12,7 @@ import { runExport } from './commands/export.js';
 import { runFmt } from './commands/fmt.js';
 import { runImport } from './commands/import.js';
 import { runPlan } from './commands/plan.js';
+import { runShow } from './commands/show.js';
 import { runValidate } from './commands/validate.js';
 import type { Context } from './terminal.js';
 
@@ -190,6 +191,7 @@ export const COMMAND_TABLE: readonly CommandSpec[] = [
       'auto-approve': { type: 'boolean', describe: 'Do not ask (needed without a terminal)' },
       force: { type: 'boolean', describe: 'Override the safety thresholds' },
       parallelism: { type: 'number', default: 4, requiresArg: true, describe: 'Changes applied at once' },
+      report: { type: 'string', requiresArg: true, describe: 'Also write what apply did as markdown to FILE (e.g. for a comment on the merged pull request)' },
     },
     examples: [
       ['$0 apply', 'Show the plan and ask before applying it'],
@@ -245,6 +247,19 @@ export const COMMAND_TABLE: readonly CommandSpec[] = [
       ['$0 account -c sitesync.yaml', 'Every account of a file with accounts: checks each key'],
     ],
     run: command(runAccount),
+  },
+  {
+    path: ['show'],
+    describe: 'Show a plan saved by `sitesync plan --out`, offline (no key, nothing read from the service)',
+    positionals: { planfile: { type: 'string', describe: 'A plan saved by `sitesync plan --out`' } },
+    options: {
+      format: { choices: ['text', 'markdown', 'json'], default: 'text', describe: 'Output format (markdown: the whole plan, up to a job summary\'s size)' },
+    },
+    examples: [
+      ['$0 show plan.json', "A pull request's plan artifact, read without a key"],
+      ['$0 show plan.json --format markdown >> "$GITHUB_STEP_SUMMARY"', 'The whole plan in the job summary'],
+    ],
+    run: command(runShow),
   },
   {
     path: ['emulator'],

@@ -15,7 +15,8 @@ import { gitWorkTree } from '../config/repository.js';
 import { ConfigError, SitesyncError } from '../errors.js';
 import { jsonUnicodeEscapes } from '../escape.js';
 import { writeAtomic } from '../files.js';
-import type { AccountPlan, Change, Config, Workspace } from '../model.js';
+import { FIELD_NAMES } from '../fields.js';
+import type { AccountPlan, Change, Config, Plan, Summary, Workspace } from '../model.js';
 import { packageVersion } from '../paths.js';
 import { FORMAT_VERSION, runJson } from '../render/run.js';
 import { schemaProblems } from './plan-schema.js';
@@ -184,4 +185,28 @@ export async function loadSavedConfig(saved: SavedMeta, planFile: string, shownP
     refuse(`${shown}${workspace!.files.length > 1 ? ' or a file it includes' : ''} changed since ${shownPlan} was made from it (its SHA-256 differs)`);
   }
   return { workspace: workspace!, shown };
+}
+
+/**
+ * The accounts' plans as a saved plan holds them, for showing it (`sitesync show`). Nothing here
+ * is trusted for applying: apply plans again. What the file leaves out reads as empty.
+ */
+export function savedAccounts(saved: SavedPlan): AccountPlan[] {
+  return saved.accounts.map((a) => {
+    const info = a as SavedAccount & Partial<Pick<Plan, 'warnings' | 'unverified' | 'safety' | 'limit'>> & { summary?: Partial<Summary> | null };
+    const changes = saved.changes.filter((c) => c.account === a.name).map(({ account: _account, ...change }) => change as Change);
+    const count = (action: Change['action']) => changes.filter((c) => c.action === action).length;
+    const number = (n: unknown) => (typeof n === 'number' && Number.isInteger(n) && n >= 0 ? n : 0);
+    const plan: Plan = {
+      base_url: a.base_url,
+      account: a.account,
+      summary: { create: count('create'), update: count('update'), delete: count('delete'), unchanged: number(info.summary?.unchanged), unmanaged: number(info.summary?.unmanaged) },
+      changes,
+      warnings: Array.isArray(info.warnings) ? info.warnings.filter((w): w is string => typeof w === 'string') : [],
+      unverified: Array.isArray(info.unverified) ? info.unverified.filter((f) => (FIELD_NAMES as readonly unknown[]).includes(f)) : [],
+      safety: info.safety ?? { managed: 0, deletes: 0, percent: 0, max_delete_percent: 0, min_existing: 0, exceeded: false, empty_file: false },
+      limit: info.limit ?? { limit: null, live: 0, after: 0, exceeded: false },
+    };
+    return { name: a.name ?? '', baseUrl: a.base_url, plan };
+  });
 }

@@ -3,9 +3,12 @@ import { applyAccounts, gateAccounts } from '../accounts/apply.js';
 import { plansOf } from '../accounts/plan.js';
 import { openRun, type Run, type RunAccount } from '../accounts/run.js';
 import { openSavedRun, verifySavedRun } from '../accounts/saved.js';
+import { resolve } from 'node:path';
 import { interruptedExitCode, SitesyncError, UsageError } from '../errors.js';
+import { assertOutputFile, writeAtomic, writeFailure } from '../files.js';
+import type { AccountOutcome } from '../model.js';
 import { printable } from '../escape.js';
-import { renderApplyResults, resultLine } from '../render/apply-result.js';
+import { renderApplyMarkdown, renderApplyResults, resultLine } from '../render/apply-result.js';
 import { ProgressLine } from '../render/progress.js';
 import { failureBlock, failureLines, renderRunText } from '../render/run.js';
 import { confirmApply, type Context } from '../terminal.js';
@@ -16,12 +19,16 @@ export interface ApplyArgs extends PlanningArgs {
   autoApprove?: boolean;
   force?: boolean;
   parallelism: number;
+  /** Also write what apply did as markdown here. */
+  report?: string;
 }
 
 export async function runApply(args: ApplyArgs, ctx: Context): Promise<number> {
   if (!Number.isInteger(args.parallelism) || args.parallelism < 1 || args.parallelism > 64) {
     throw new UsageError('--parallelism must be a whole number from 1 to 64');
   }
+  // Before reading anything: a report that cannot be written should fail at once.
+  if (args.report !== undefined) await assertOutputFile(resolve(ctx.cwd, args.report), args.report, '--report', true);
   return args.planfile ? applySaved(args, ctx) : applyFresh(args, ctx);
 }
 
@@ -33,6 +40,7 @@ async function applyFresh(args: ApplyArgs, ctx: Context): Promise<number> {
     ctx.stdout.write(renderRunText(plansOf(run), ctx.out));
     const ready = gateAccounts(run, args.force === true, ctx);
     const refused = run.accounts.filter((a) => a.failure && a.plan);
+    if (ready.length === 0 || refused.length) await writeReport(args, notApplied(run), run, ctx);
     if (!run.named && refused.length) throw refused[0]!.error;
     for (const a of refused) ctx.stderr.write(failureBlock(`account ${a.name} will not be applied`, failureLines(a.failure), ctx.err));
     if (ready.length === 0) {
@@ -107,8 +115,23 @@ async function execute(run: Run, ready: RunAccount[], args: ApplyArgs, ctx: Cont
     progress.done();
   }
   ctx.stdout.write(renderApplyResults(outcomes, run.accounts.length, run.named, ctx.out));
+  await writeReport(args, outcomes, run, ctx);
   if (outcomes.some((o) => o.outcome?.interrupted)) return interruptedExitCode(ctx.signal);
   return outcomes.some((o) => o.failure || o.outcome?.results.some((r) => r.status === 'failed')) ? 1 : 0;
+}
+
+/** The accounts that were failed before anything ran, as outcomes. */
+function notApplied(run: Run): AccountOutcome[] {
+  return [...run.accounts.filter((a) => a.failure).map((a) => ({ name: a.name, failure: a.failure! })), ...run.skipped.map((a) => ({ name: a.name, failure: a.failure }))];
+}
+
+/** `--report FILE`: what apply did, as markdown. */
+async function writeReport(args: ApplyArgs, outcomes: AccountOutcome[], run: Run, ctx: Context): Promise<void> {
+  if (args.report === undefined) return;
+  const text = renderApplyMarkdown(outcomes, run.accounts.length + run.skipped.length, run.named);
+  await writeAtomic(resolve(ctx.cwd, args.report), text).catch((error: unknown) => {
+    throw writeFailure(error, '--report', args.report!);
+  });
 }
 
 function kebab(name: string): string {

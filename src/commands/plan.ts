@@ -39,7 +39,7 @@ export async function runPlan(args: PlanArgs, ctx: Context): Promise<number> {
     const accounts = plansOf(run);
     const commentId = relative(ctx.cwd, run.workspace.file).split(sep).join('/');
     ctx.stdout.write(
-      args.format === 'json' ? renderRunJson(accounts) : args.format === 'markdown' ? `${renderRunMarkdown(accounts, undefined, commentId)}\n` : renderRunText(accounts, ctx.out),
+      args.format === 'json' ? renderRunJson(accounts) : args.format === 'markdown' ? `${renderRunMarkdown(accounts, { commentId })}\n` : renderRunText(accounts, ctx.out),
     );
     const failed = accounts.filter((a) => a.failure);
     if (out) {

@@ -1,5 +1,6 @@
 /** `sitesync validate`: offline; parse and check the file and every file it includes, report every problem. */
 import { resolve } from 'node:path';
+import { envValue } from '../config/interpolate.js';
 import { loadWorkspace, unsetKeyVariable } from '../config/load.js';
 import { ConfigError, type Diagnostic } from '../errors.js';
 import type { Workspace } from '../model.js';
@@ -9,6 +10,7 @@ import { renderWarnings } from '../render/diagnostics.js';
 
 export interface ValidateArgs {
   config: string;
+  apiKeyFile?: string;
   format?: 'text' | 'github' | 'json';
   /** An unset `${NAME}` is an error, as for plan and apply (by default a warning: validate needs no secrets). */
   strictEnv?: boolean;
@@ -25,7 +27,7 @@ export async function runValidate(args: ValidateArgs, ctx: Context): Promise<num
     return report(error.diagnostics, format, ctx);
   }
   const warnings = [...workspace.warnings, ...keyWarnings(workspace, ctx.env, args.strictEnv === true)];
-  if (format !== 'text') return report(warnings, format, ctx);
+  if (format !== 'text') return report(warnings, format, ctx, { keys: keyVariables(workspace, ctx.env, args.apiKeyFile) });
   if (warnings.some((w) => w.severity === 'error')) throw new ConfigError(warnings);
   ctx.stderr.write(renderWarnings(warnings, ctx.err));
   const n = workspace.configs.reduce((sum, c) => sum + c.websites.length, 0);
@@ -38,12 +40,13 @@ export async function runValidate(args: ValidateArgs, ctx: Context): Promise<num
   return 0;
 }
 
-function report(problems: Diagnostic[], format: 'github' | 'json', ctx: Context): number {
+function report(problems: Diagnostic[], format: 'github' | 'json', ctx: Context, extra: Record<string, unknown> = {}): number {
   const errors = problems.filter((d) => d.severity === 'error').length;
   if (format === 'json') {
-    ctx.stdout.write(renderDiagnosticsJson(problems, ctx.cwd));
+    ctx.stdout.write(renderDiagnosticsJson(problems, ctx.cwd, extra));
   } else {
-    ctx.stdout.write(renderGithubAnnotations(problems, ctx.cwd));
+    // GitHub places annotations by paths from the repository's top, wherever the step runs.
+    ctx.stdout.write(renderGithubAnnotations(problems, ctx.env.GITHUB_WORKSPACE || ctx.cwd));
     const warnings = problems.length - errors;
     ctx.stdout.write(errors ? `${errors} problem${errors === 1 ? '' : 's'} found.\n` : `Valid${warnings ? `, ${warnings} warning${warnings === 1 ? '' : 's'}` : ''}.\n`);
   }
@@ -61,4 +64,13 @@ function keyWarnings(workspace: Workspace, env: Record<string, string | undefine
     const severity = strict ? ('error' as const) : ('warning' as const);
     return [{ file: workspace.file, ...config.account!.pos, severity, message: strict ? unset : `${unset}; plan and apply need it` }];
   });
+}
+
+/**
+ * The variables that hold the run's keys, by name, and which are not set: a CI job can tell a
+ * run that has no key at all (a fork's or Dependabot's pull request) from a broken one.
+ */
+function keyVariables(workspace: Workspace, env: Record<string, string | undefined>, apiKeyFile: string | undefined): { variables: string[]; unset: string[] } {
+  const variables = workspace.multi ? workspace.configs.map((c) => c.account!.apiKeyEnv) : apiKeyFile === undefined ? ['SITESYNC_API_KEY'] : [];
+  return { variables, unset: variables.filter((name) => !envValue(env, name)?.trim()) };
 }

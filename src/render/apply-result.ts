@@ -2,7 +2,7 @@
  * What apply prints as it goes and when it is done: one line per change, then the failures, the
  * counts and what to do next. Pure: results in, text out.
  */
-import { printable } from '../escape.js';
+import { markdownCode, markdownText, printable } from '../escape.js';
 import type { AccountOutcome, Change, ChangeResult, ExecuteResult } from '../model.js';
 import type { Colors } from '../terminal.js';
 import { accountsCount, failureBlock, failureLines, sectionHeader } from './run.js';
@@ -81,4 +81,39 @@ export function renderApplyResults(outcomes: AccountOutcome[], accounts: number,
   ].join('');
   const bad = notApplied.length + unfinished.length > 0;
   return `${out}\n${bad ? c.bold(c.red(line)) : c.bold(c.green(line))}\n`;
+}
+
+/**
+ * What apply did, as markdown (`apply --report`, which the action posts on the merged pull
+ * request): the outcome, a row per account with its counts, each failure and refusal with the
+ * service's or the check's own words (escaped: they may quote the service), and the total.
+ */
+export function renderApplyMarkdown(outcomes: AccountOutcome[], accounts: number, named: boolean): string {
+  const done = (o: AccountOutcome, action: string) => o.outcome?.results.filter((r) => r.status === 'done' && r.change.action === action).length ?? 0;
+  const failedOf = (o: AccountOutcome) => o.outcome?.results.filter((r) => r.status === 'failed') ?? [];
+  const bad = outcomes.some((o) => o.failure || o.outcome?.interrupted || failedOf(o).length > 0);
+  const lines = [`### sitesync apply: ${bad ? 'failed' : 'done'}`, ''];
+  if (outcomes.length === 0) return [...lines, 'Nothing to apply.', ''].join('\n');
+  lines.push(`| ${named ? 'account | ' : ''}created | updated | deleted | failed | |`, `|${named ? '---|' : ''}---:|---:|---:|---:|---|`);
+  for (const o of outcomes) {
+    const state = o.failure ? '**not applied**' : o.outcome?.interrupted ? '**interrupted**' : failedOf(o).length ? '**failed**' : 'done';
+    lines.push(`| ${named ? `${markdownCode(o.name)} | ` : ''}${done(o, 'create')} | ${done(o, 'update')} | ${done(o, 'delete')} | ${failedOf(o).length} | ${state} |`);
+  }
+  const problems = outcomes.flatMap((o) => {
+    const who = named ? `${markdownCode(o.name)}: ` : '';
+    if (o.failure) return [`- ${who}not applied: ${markdownText(o.failure.message)}`, ...o.failure.details.map((d) => `  - ${markdownText(d)}`)];
+    return failedOf(o).map((r) => {
+      // Raw text, escaped once for markdown (changeTitle and withoutPrefix escape for a terminal).
+      const prefix = `${r.change.action} ${r.change.domain}: `;
+      const message = r.error ?? 'failed';
+      const id = r.change.id !== null ? ` (id ${r.change.id})` : '';
+      return `- ${who}${r.change.action} ${markdownCode(r.change.domain)}${id}: ${markdownText(message.startsWith(prefix) ? message.slice(prefix.length) : message)}`;
+    });
+  });
+  if (problems.length) lines.push('', ...problems);
+  if (named) {
+    const total = (action: string) => outcomes.reduce((n, o) => n + done(o, action), 0);
+    lines.push('', `**Total for ${accountsCount(accounts)}: ${total('create')} created, ${total('update')} updated, ${total('delete')} deleted, ${outcomes.reduce((n, o) => n + failedOf(o).length, 0)} failed.**`);
+  }
+  return `${lines.join('\n')}\n`;
 }

@@ -35,10 +35,10 @@ export function renderGithubAnnotations(problems: Diagnostic[], cwd: string): st
 }
 
 /** `{ valid, errors, warnings }`, each problem as `{ file, line, col, message }`. */
-export function renderDiagnosticsJson(problems: Diagnostic[], cwd: string): string {
+export function renderDiagnosticsJson(problems: Diagnostic[], cwd: string, extra: Record<string, unknown> = {}): string {
   const item = (d: Diagnostic) => ({ file: shownFile(d.file, cwd), line: d.line, col: d.col, message: d.message });
   const errors = problems.filter((d) => d.severity === 'error');
-  const out = { valid: errors.length === 0, errors: errors.map(item), warnings: problems.filter((d) => d.severity !== 'error').map(item) };
+  const out = { valid: errors.length === 0, errors: errors.map(item), warnings: problems.filter((d) => d.severity !== 'error').map(item), ...extra };
   return `${jsonUnicodeEscapes(JSON.stringify(out, null, 2))}\n`;
 }
 

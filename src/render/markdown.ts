@@ -47,7 +47,22 @@ export interface MarkdownOptions {
   commentLimit?: number;
   /** Which config's comment this is (see markerFor). */
   commentId?: string;
+  /** What a cut plan says: what was cut to fit, and where the rest is (default: a pull-request comment). */
+  cut?: CutNote;
 }
+
+export interface CutNote {
+  /** "this comment", "this page". */
+  what: string;
+  /** Where every change is. */
+  whereAll: string;
+}
+
+/** The plan comment's cut note: the action puts the whole plan in the job summary, and the saved plan in an artifact. */
+export const COMMENT_CUT: CutNote = {
+  what: 'this comment',
+  whereAll: "The JSON plan (`--format json`, `--out`) lists them all; in CI, the run's job summary shows the whole plan, and its plan artifact holds it",
+};
 
 export function renderMarkdown(plan: Plan, limit = MAX_MARKDOWN, options: MarkdownOptions = {}): string {
   const head: string[] = options.section === undefined ? [markerFor(options.commentId)] : [];
@@ -90,7 +105,7 @@ export function renderMarkdown(plan: Plan, limit = MAX_MARKDOWN, options: Markdo
   if (shown < blocks.length) {
     body.push(
       '',
-      `_…and ${blocks.length - shown} more changes, cut to keep this comment under ${(options.commentLimit ?? limit).toLocaleString('en-US')} characters. The JSON plan (\`--format json\`, \`--out\`) lists them all; in CI, see the run's job summary and artifacts._`,
+      `_…and ${blocks.length - shown} more changes, cut to keep ${(options.cut ?? COMMENT_CUT).what} under ${(options.commentLimit ?? limit).toLocaleString('en-US')} characters. ${(options.cut ?? COMMENT_CUT).whereAll}._`,
     );
   }
   return `${[...head, ...body, ...foot].join('\n')}`;

@@ -9,7 +9,7 @@ import { jsonUnicodeEscapes, markdownCode, markdownText, printable } from '../es
 import type { AccountPlan, Failure, Summary } from '../model.js';
 import type { Colors } from '../terminal.js';
 import { jsonChange } from './json.js';
-import { markerFor, MAX_MARKDOWN, renderMarkdown } from './markdown.js';
+import { markerFor, MAX_MARKDOWN, renderMarkdown, type CutNote } from './markdown.js';
 import { renderText } from './text.js';
 
 export interface Total extends Summary {
@@ -82,9 +82,10 @@ export function failureBlock(title: string, lines: string[], c: Colors): string 
  * the total and a table of accounts, then each account's section; over the limit, each section
  * is cut to its share (a small plan keeps all it needs; the rest is shared by the large ones).
  */
-export function renderRunMarkdown(accounts: AccountPlan[], limit = MAX_MARKDOWN, commentId?: string): string {
+export function renderRunMarkdown(accounts: AccountPlan[], options: { limit?: number; commentId?: string; cut?: CutNote } = {}): string {
+  const { limit = MAX_MARKDOWN, commentId, cut } = options;
   const one = alone(accounts);
-  if (one?.plan) return renderMarkdown(one.plan, limit, { commentId });
+  if (one?.plan) return renderMarkdown(one.plan, limit, { commentId, cut });
   const total = totalOf(accounts);
   const changed = total.create + total.update + total.delete > 0;
   const head = [
@@ -102,15 +103,15 @@ export function renderRunMarkdown(accounts: AccountPlan[], limit = MAX_MARKDOWN,
   head.push('');
   const foot = ['', `**${markdownText(totalLine(total))}**`, ''];
   const fixed = [...head, ...foot].join('\n').length + accounts.length * 2;
-  const bodies = shareOut(accounts, Math.max(0, limit - fixed), limit);
+  const bodies = shareOut(accounts, Math.max(0, limit - fixed), limit, cut);
   return [...head, ...bodies.flatMap((b) => [b, '']), ...foot].join('\n');
 }
 
 /** Each section rendered within its share of `budget`: the smallest first, leftovers passed on. */
-function shareOut(accounts: AccountPlan[], budget: number, commentLimit: number): string[] {
+function shareOut(accounts: AccountPlan[], budget: number, commentLimit: number, cut: CutNote | undefined): string[] {
   const render = (a: AccountPlan, room: number) =>
     a.plan
-      ? renderMarkdown(a.plan, room, { section: a.name, commentLimit })
+      ? renderMarkdown(a.plan, room, { section: a.name, commentLimit, cut })
       : `### Account ${markdownCode(a.name)}: failed\n\n> [!CAUTION]\n> ${failureLines(a.failure).map(markdownText).join('<br>')}\n`;
   const full = accounts.map((a) => render(a, Number.MAX_SAFE_INTEGER));
   const order = full.map((text, i) => ({ i, size: text.length })).sort((a, b) => a.size - b.size);

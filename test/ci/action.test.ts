@@ -1,28 +1,19 @@
-/**
- * The GitHub Action (action.yml) run as the runner runs a composite action: each step's shell
- * script with its `${{ … }}` expressions filled in, `bash -e -o pipefail`, GITHUB_OUTPUT a file,
- * against the emulator and the fake GitHub API.
- */
-import { spawn } from 'node:child_process';
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+/** The GitHub Action (action.yml), its steps run as the runner runs them (run-action.ts), against the emulator and the fake GitHub API. */
+import { existsSync, readFileSync } from 'node:fs';
+import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, onTestFinished } from 'vitest';
-import { parse } from 'yaml';
 import { startEmulator, type Emulator } from '../../src/emulator/index.js';
 import { MARKER } from '../../src/render/markdown.js';
-import { cleanEnv, root } from '../helpers/cli.js';
-import { BOT, GITHUB_TOKEN, REPO, startFakeGitHub, type FakeGitHub } from './fake-github.js';
-import { INCLUDED_PASSWORD_CHANGE, pullRequestCheckout } from './pull-request-repo.js';
+import { parse } from 'yaml';
+import { root } from '../helpers/cli.js';
+import { BOT, REPO, startElsewhere, startFakeGitHub, type FakeGitHub } from './fake-github.js';
+import { git, INCLUDED_PASSWORD_CHANGE, pullRequestCheckout } from './pull-request-repo.js';
+import { action, runAction as run, runStep, type ActionRun } from './run-action.js';
 
 const KEY = 'action-test-key-0123456789';
 const SHA = 'a'.repeat(40);
-const action = parse(await readFile(join(root, 'action.yml'), 'utf8')) as {
-  inputs: Record<string, { default?: string }>;
-  outputs: Record<string, { value: string }>;
-  runs: { using: string; steps: Array<{ name: string; id?: string; run: string; shell: string; env?: Record<string, string>; 'working-directory'?: string }> };
-};
-
 let emu: Emulator;
 let github: FakeGitHub;
 let dir: string;
@@ -42,67 +33,14 @@ afterEach(async () => {
 
 const config = (domains: string[]) => `version: 1\nwebsites:\n${domains.map((d) => `  - domain: ${d}\n`).join('')}`;
 
-/** Fills `${{ inputs.x }}`, `${{ github.token }}`, `${{ inputs.command }}` as the runner would. */
-function fill(text: string, inputs: Record<string, string>): string {
-  return text.replace(/\$\{\{\s*([^}]+?)\s*\}\}/g, (_, expr: string) => {
-    if (expr.startsWith('inputs.')) return inputs[expr.slice('inputs.'.length)] ?? '';
-    if (expr === 'github.token') return GITHUB_TOKEN;
-    throw new Error(`action.yml uses an expression this test does not know: ${expr}`);
-  });
-}
-
-interface ActionRun {
-  code: number | null;
-  log: string;
-  outputs: Record<string, string>;
-}
-
-async function runAction(given: Record<string, string>, event: 'pr-event.json' | 'push-event.json', extraEnv: Record<string, string> = {}): Promise<ActionRun> {
-  const inputs: Record<string, string> = {};
-  for (const [name, spec] of Object.entries(action.inputs)) inputs[name] = given[name] ?? fill(spec.default ?? '', {});
-  const output = join(dir, `output-${Math.random()}`);
-  await writeFile(output, '');
-  let log = '';
-  for (const step of action.runs.steps) {
-    const env = cleanEnv({
-      GITHUB_ACTIONS: 'true',
-      GITHUB_ACTION_PATH: root,
-      GITHUB_OUTPUT: output,
-      GITHUB_STEP_SUMMARY: join(dir, 'summary.md'),
-      RUNNER_TEMP: dir,
-      GITHUB_API_URL: github.url,
-      GITHUB_REPOSITORY: REPO,
-      GITHUB_EVENT_PATH: join(dir, event),
-      GITHUB_SERVER_URL: 'https://github.com',
-      GITHUB_RUN_ID: '99',
-      SITESYNC_BASE_URL: emu.url,
-      SITESYNC_API_KEY: KEY,
-      NO_COLOR: '1',
-      ...extraEnv,
-      ...Object.fromEntries(Object.entries(step.env ?? {}).map(([k, v]) => [k, fill(v, inputs)])),
-    });
-    const cwd = join(dir, fill(step['working-directory'] ?? '.', inputs));
-    const code = await new Promise<number | null>((resolve, reject) => {
-      const child = spawn('bash', ['--noprofile', '--norc', '-eo', 'pipefail', '-c', fill(step.run, inputs)], { cwd, env });
-      child.stdout.on('data', (d: Buffer) => (log += d.toString()));
-      child.stderr.on('data', (d: Buffer) => (log += d.toString()));
-      child.on('error', reject);
-      child.on('close', resolve);
-    });
-    if (code !== 0) return { code, log, outputs: await outputsOf(output) };
-  }
-  return { code: 0, log, outputs: await outputsOf(output) };
-}
-
-async function outputsOf(file: string): Promise<Record<string, string>> {
-  const lines = (await readFile(file, 'utf8')).split('\n').filter(Boolean);
-  return Object.fromEntries(lines.map((l) => [l.slice(0, l.indexOf('=')), l.slice(l.indexOf('=') + 1)]));
+function runAction(given: Record<string, string>, event: 'pr-event.json' | 'push-event.json', extraEnv: Record<string, string | undefined> = {}): Promise<ActionRun> {
+  return run({ dir, githubApi: github.url }, given, event, { SITESYNC_BASE_URL: emu.url, SITESYNC_API_KEY: KEY, ...extraEnv });
 }
 
 describe('the GitHub Action', () => {
   it('is a composite action with the documented inputs and outputs', () => {
     expect(action.runs.using).toBe('composite');
-    expect(Object.keys(action.inputs).sort()).toEqual(['args', 'command', 'comment', 'config', 'github-token', 'working-directory']);
+    expect(Object.keys(action.inputs).sort()).toEqual(['args', 'command', 'comment', 'config', 'github-token', 'trusted-config', 'working-directory']);
     expect(Object.keys(action.outputs).sort()).toEqual(['exitcode', 'has_changes', 'plan-json']);
   });
 
@@ -185,7 +123,7 @@ describe('the GitHub Action', () => {
     expect(emu.websites(KEY).map((w) => w.domain)).toEqual(['a.example.com']);
     expect(github.comments(7)).toHaveLength(1);
     expect(github.comments(7)[0]!.body).toContain('### sitesync apply: done');
-    expect(github.comments(7)[0]!.body).toContain('Applied: 1 created, 0 updated, 0 deleted, 0 failed.');
+    expect(github.comments(7)[0]!.body).toContain('| 1 | 0 | 0 | 0 | done |');
   });
 
   it('drift: exit 0 and a green step when the account matches; exit 2 and a failed step when it drifted', async () => {
@@ -199,5 +137,151 @@ describe('the GitHub Action', () => {
     expect(clean.code).toBe(0);
     expect(clean.outputs).toMatchObject({ exitcode: '0', has_changes: 'false' });
     expect(github.writes()).toEqual([]);
+  });
+});
+
+describe('the GitHub Action with a file with accounts', () => {
+  const ACME = 'sk-test-ACME-action-0123456789';
+  const BETA = 'sk-test-BETA-action-0123456789';
+  const accounts = (url: string, betaSafety = '') =>
+    [
+      'version: 1',
+      'accounts:',
+      '  acme:',
+      `    base_url: ${url}`,
+      '    api_key_env: ACME_KEY',
+      '    websites:',
+      '      - domain: acme.example.com',
+      '  beta:',
+      `    base_url: ${url}`,
+      '    api_key_env: BETA_KEY',
+      '    prune: true',
+      ...(betaSafety ? [`    safety: ${betaSafety}`] : []),
+      '    websites:',
+      '      - domain: beta.example.com',
+      '',
+    ].join('\n');
+
+  it('plan: has_changes and exitcode from the one JSON shape, and one comment with a section per account', async () => {
+    const agency = await startEmulator({ keys: [ACME, BETA] });
+    onTestFinished(() => agency.close());
+    await writeFile(join(dir, 'sitesync.yaml'), accounts(agency.url));
+    const r = await runAction({ command: 'plan', comment: 'true' }, 'pr-event.json', { SITESYNC_BASE_URL: undefined, SITESYNC_API_KEY: undefined, ACME_KEY: ACME, BETA_KEY: BETA });
+    expect(r.log).not.toContain('TypeError');
+    expect(r.code).toBe(0);
+    expect(r.outputs).toMatchObject({ exitcode: '2', has_changes: 'true' });
+    const body = github.comments(7)[0]!.body;
+    expect(body).toContain('### sitesync plan, 2 accounts: 2 to create, 0 to update, 0 to delete');
+    expect(body).toContain('### Account `acme`');
+    expect(body).toContain('### Account `beta`');
+    expect(r.log + body).not.toMatch(new RegExp(`${ACME}|${BETA}`));
+  });
+
+  it("apply: the comment names each account with its counts and the total, and an account refused by its safety check says why", async () => {
+    const agency = await startEmulator({ keys: [ACME, BETA] });
+    onTestFinished(() => agency.close());
+    agency.seed(BETA, [{ domain: 'old1.beta.example.com' }, { domain: 'old2.beta.example.com' }]);
+    github.pullsOfCommit.set(SHA, [{ number: 7, merge_commit_sha: SHA }]);
+    await writeFile(join(dir, 'sitesync.yaml'), accounts(agency.url, '{ max_delete_percent: 10, min_existing: 1 }'));
+    const r = await runAction({ command: 'apply', comment: 'true' }, 'push-event.json', { SITESYNC_BASE_URL: undefined, SITESYNC_API_KEY: undefined, ACME_KEY: ACME, BETA_KEY: BETA });
+    expect(r.code).toBe(1);
+    expect(r.outputs).toMatchObject({ exitcode: '1' });
+    const body = github.comments(7)[0]!.body;
+    expect(body).toContain('### sitesync apply: failed');
+    expect(body).toContain('| `acme` | 1 | 0 | 0 | 0 | done |');
+    expect(body).toContain('| `beta` | 0 | 0 | 0 | 0 | **not applied** |');
+    expect(body).toContain('- `beta`: not applied: refusing to delete 2 of 2 managed websites, 100 % &gt; 10 %; nothing was written\n  - Check the file and the plan; pass --force');
+    expect(body).toContain('**Total for 2 accounts: 1 created, 0 updated, 0 deleted, 0 failed.**');
+    // One item per line: nothing runs together.
+    expect(body.split('\n').filter((l) => l.startsWith('| `')).length).toBe(2);
+  });
+});
+
+describe('the GitHub Action in pull requests it must not plan with the keys', () => {
+  it('a pull request without a key (a fork, Dependabot) is validated, and the comment says why it was not planned', async () => {
+    await writeFile(join(dir, 'sitesync.yaml'), config(['a.example.com']));
+    const r = await runAction({ command: 'plan', comment: 'true' }, 'pr-event.json', { SITESYNC_API_KEY: '' });
+    expect(r.code).toBe(0);
+    expect(r.outputs).toMatchObject({ exitcode: '0', has_changes: 'false', 'plan-json': '' });
+    expect(github.comments(7)[0]!.body).toContain('### sitesync plan: not run');
+    expect(github.comments(7)[0]!.body).toContain('this run has no API key (pull requests from forks and Dependabot');
+    expect(emu.stats.requests).toBe(0);
+  });
+
+  it("a pull request that moves an account's base_url is refused before any request: the key never reaches the new host", async () => {
+    const elsewhere = await startElsewhere();
+    onTestFinished(() => elsewhere.close());
+    const base = { 'sitesync.yaml': `version: 1\napi:\n  base_url: ${emu.url}\nwebsites:\n  - domain: a.example.com\n` };
+    const change = { 'sitesync.yaml': `version: 1\napi:\n  base_url: ${elsewhere.url}\nwebsites:\n  - domain: a.example.com\n` };
+    const origin = await pullRequestCheckout(dir, base, change);
+    onTestFinished(() => rm(origin, { recursive: true, force: true }));
+    const r = await runAction({ command: 'plan', comment: 'true' }, 'pr-event.json', { GITHUB_BASE_REF: 'main', SITESYNC_BASE_URL: '' });
+    expect(r.code).toBe(1);
+    expect(r.log).toContain("sitesync.yaml: api.base_url differs from the trusted config's");
+    expect(github.comments(7)[0]!.body).toContain('### sitesync plan failed');
+    expect(elsewhere.requests).toEqual([]);
+    expect(emu.stats.requests).toBe(0);
+  });
+
+  it('a pull request that adds the config file, which the base branch does not have yet, is validated, not planned', async () => {
+    const origin = await pullRequestCheckout(dir, { 'README.md': 'config\n' }, { 'sitesync.yaml': config(['a.example.com']) });
+    onTestFinished(() => rm(origin, { recursive: true, force: true }));
+    const r = await runAction({ command: 'plan', comment: 'true' }, 'pr-event.json', { GITHUB_BASE_REF: 'main' });
+    expect(r.code).toBe(0);
+    expect(github.comments(7)[0]!.body).toContain('the base branch (main) has no sitesync.yaml yet, so nothing says where its keys may be sent');
+    expect(emu.stats.requests).toBe(0);
+  });
+
+  it('validate from a working-directory annotates paths from the repository top, where GitHub puts them', async () => {
+    await mkdir(join(dir, 'stats'));
+    await writeFile(join(dir, 'stats/sitesync.yaml'), 'version: 1\nwebsites:\n  - domain: a.example.com\n    privacy: secret\n');
+    const r = await runAction({ command: 'validate', 'working-directory': 'stats' }, 'pr-event.json');
+    expect(r.code).toBe(1);
+    expect(r.log).toContain('::error file=stats/sitesync.yaml,line=4,col=14::');
+  });
+});
+
+describe("the forks' plan recipe (pull_request_target)", () => {
+  const recipe = parse(readFileSync(join(root, 'examples/github/sitesync-plan-forks.yml'), 'utf8')) as {
+    jobs: { plan: { steps: { run?: string; uses?: string; env?: Record<string, string>; with?: Record<string, string> }[] } };
+  };
+  /** The recipe's steps in a checkout of the base branch, as pull_request_target gives it, with the fork's head on origin as refs/pull/7/head. */
+  async function runRecipe(base: Record<string, string>, change: Record<string, string>, env: Record<string, string | undefined>) {
+    const origin = await pullRequestCheckout(dir, base, change);
+    onTestFinished(() => rm(origin, { recursive: true, force: true }));
+    git(dir, 'push', '-q', 'origin', 'HEAD:refs/pull/7/head');
+    git(dir, 'checkout', '-q', 'main');
+    const steps = recipe.jobs.plan.steps;
+    const fetch = steps.find((s) => s.run)!;
+    const fetched = await runStep(fetch.run!, dir, { PR: '7' });
+    expect(fetched.code, fetched.log).toBe(0);
+    const plan = steps.find((s) => s.uses?.startsWith('OWNER/sitesync@'))!;
+    const inputs = Object.fromEntries(Object.entries(plan.with!).map(([k, v]) => [k, String(v).replace('${{ github.workspace }}', dir)]));
+    return runAction(inputs, 'pr-event.json', { GITHUB_BASE_REF: 'main', ...env });
+  }
+
+  it("plans the fork's websites with the keys, against the base branch's connections, and runs nothing of the fork's", async () => {
+    const base = { 'sitesync.yaml': config(['a.example.com']) };
+    // A hook the fork ships would run if its tree were installed or built: it never is.
+    const change = { 'sitesync.yaml': config(['a.example.com', 'b.example.com']), 'package.json': '{"scripts":{"prepare":"touch PWNED"}}' };
+    const r = await runRecipe(base, change, {});
+    expect(r.code, r.log).toBe(0);
+    expect(r.outputs).toMatchObject({ exitcode: '2', has_changes: 'true' });
+    expect(github.comments(7)[0]!.body).toContain('🟢 create | `b.example.com`');
+    expect(existsSync(join(dir, 'PWNED')) || existsSync(join(dir, '.sitesync-pr/PWNED'))).toBe(false);
+    expect(r.log).not.toContain(KEY);
+  });
+
+  it("refuses a fork that points an account's key elsewhere, before any request", async () => {
+    const elsewhere = await startElsewhere();
+    onTestFinished(() => elsewhere.close());
+    const accountsFile = (url: string, env: string) => `version: 1\naccounts:\n  acme:\n    base_url: ${url}\n    api_key_env: ${env}\n    websites:\n      - domain: a.example.com\n`;
+    const r = await runRecipe({ 'sitesync.yaml': accountsFile(emu.url, 'ACME_KEY') }, { 'sitesync.yaml': accountsFile(elsewhere.url, 'GITHUB_TOKEN') }, { ACME_KEY: KEY, SITESYNC_API_KEY: undefined, SITESYNC_BASE_URL: undefined });
+    expect(r.code).toBe(1);
+    expect(r.log).toContain("account acme: base_url differs from the trusted config's");
+    expect(r.log).toContain("account acme: api_key_env differs from the trusted config's");
+    expect(elsewhere.requests).toEqual([]);
+    expect(emu.stats.requests).toBe(0);
+    expect(r.log + JSON.stringify(github.requests)).not.toContain(KEY);
   });
 });

@@ -34,10 +34,11 @@ const steps = (doc: any, job: string): Step[] => doc.jobs[job].steps;
 const stepRunning = (doc: any, job: string, text: string) => steps(doc, job).find((s) => s.run?.includes(text));
 
 describe('the recipe lint', () => {
-  it('finds the recipes: three GitHub workflows and the GitLab file', () => {
+  it('finds the recipes: four GitHub workflows and the GitLab file', () => {
     expect(files.map((f) => relative(examples, f)).sort()).toEqual([
       'github/sitesync-apply.yml',
       'github/sitesync-drift.yml',
+      'github/sitesync-plan-forks.yml',
       'github/sitesync-plan.yml',
       'gitlab/.gitlab-ci.yml',
     ]);
@@ -79,7 +80,7 @@ describe('the recipe lint', () => {
     const found = (await Promise.all(invocations.map((i) => surface.lint(i)))).flat().map((p) => p.message);
     expect(found).toEqual([
       'no flag --bogus-flag for "sitesync plan"',
-      'no command "sitesync plna" (there are: validate, fmt, plan, apply, export, import, account, emulator, ci, completion)',
+      'no command "sitesync plna" (there are: validate, fmt, plan, apply, export, import, account, show, emulator, ci, completion)',
       '--format html: not one of text, markdown, json',
       '"sitesync apply" takes 1 argument(s), given 2',
       '"sitesync ci" needs a command: comment, summary',
@@ -111,7 +112,7 @@ const usesOf = (doc: any, job: string) => steps(doc, job).filter((s) => s.uses);
 const actionSteps = (doc: any, job: string) => steps(doc, job).filter((s) => s.uses && SITESYNC_ACTION.test(s.uses));
 
 describe('the GitHub workflows', () => {
-  const names = ['sitesync-plan.yml', 'sitesync-apply.yml', 'sitesync-drift.yml'];
+  const names = ['sitesync-plan.yml', 'sitesync-plan-forks.yml', 'sitesync-apply.yml', 'sitesync-drift.yml'];
 
   it.each(names)('%s: every action pinned by a full commit SHA, with its tag in a comment', (name) => {
     const { doc, text } = load(`github/${name}`);
@@ -155,6 +156,23 @@ describe('the GitHub workflows', () => {
     expect(upload.with).toMatchObject({ path: '${{ steps.plan.outputs.plan-json }}' });
   });
 
+  it("the forks' plan workflow: pull_request_target for forks only, the base branch checked out without credentials, the pull request's files unpacked as data and planned against the trusted copy", () => {
+    const { doc } = load('github/sitesync-plan-forks.yml');
+    expect(Object.keys(doc.on)).toEqual(['pull_request_target']);
+    expect(doc.jobs.plan.if).toBe('${{ github.event.pull_request.head.repo.fork }}');
+    expect(doc.permissions).toEqual({ contents: 'read', 'pull-requests': 'write' });
+    const [checkout, , fetch] = steps(doc, 'plan');
+    // The default ref of pull_request_target: the base branch. Never the pull request's head.
+    expect(checkout!.with).toEqual({ 'persist-credentials': false });
+    expect(fetch!.run).toMatch(/git fetch [^\n]*refs\/pull\/\$PR\/head/);
+    expect(fetch!.run).toMatch(/git archive refs\/remotes\/pull\/head \| tar -x -C \.sitesync-pr/);
+    // Nothing of the pull request's is installed or run: no npm, node, make or script in it.
+    for (const step of steps(doc, 'plan')) expect(step.run ?? '').not.toMatch(/\b(npm|npx|node|yarn|pnpm|make|bash|sh)\b|\.sitesync-pr\//);
+    expect(actionSteps(doc, 'plan').map((s) => s.with)).toEqual([
+      { command: 'plan', comment: true, 'working-directory': '.sitesync-pr', 'trusted-config': '${{ github.workspace }}/sitesync.yaml' },
+    ]);
+  });
+
   it('the apply workflow: pushes to main touching the config, one at a time, the result on the merged pull request', () => {
     const { doc } = load('github/sitesync-apply.yml');
     expect(doc.on.push).toEqual({ branches: ['main'], paths: ['sitesync.yaml'] });
@@ -186,8 +204,7 @@ describe('the GitLab pipeline', () => {
     ]);
     expect(jobLines('sitesync-plan')).toEqual([
       'sitesync validate --strict-env',
-      'sitesync plan --format markdown --fail-unsafe --out plan.json --baseline $base/sitesync.yaml',
-      'sitesync plan --format markdown --fail-unsafe --out plan.json',
+      'sitesync plan --format markdown --fail-unsafe --out plan.json --trusted-config $base/sitesync.yaml --baseline $base/sitesync.yaml',
       'sitesync ci comment --provider gitlab --file plan.md',
       'sitesync ci comment --provider gitlab --file plan.md',
     ]);

@@ -1,7 +1,7 @@
 /** How the CLI reads `-c FILE` and `--baseline FILE`: pipes, size cap, and what a missing one says. */
 import { execFileSync, spawnSync } from 'node:child_process';
 import { createWriteStream } from 'node:fs';
-import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, rm, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -153,8 +153,8 @@ describe('a hostile file gets a FILE:LINE:COL message, never an internal error',
   });
 });
 
-describe('a large file is parsed beside the listing, on a worker thread', () => {
-  /** Over the size from which plan parses on a worker: about 4,000 websites. */
+describe('a large file', () => {
+  /** About 4,000 websites. */
   const big = (bad?: number) =>
     `version: 1\nwebsites:\n${Array.from({ length: 4000 }, (_, i) => `  - domain: site-${i}.example.com\n    privacy: ${i === bad ? 'privat' : 'private'}\n`).join('')}`;
 
@@ -177,5 +177,39 @@ describe('a large file is parsed beside the listing, on a worker thread', () => 
     expect(r.stderr).toContain(`sitesync.yaml:${3 + 2 * 2500 + 1}:14: websites[2500].privacy must be public, private or password (or 0, 1, 2), not "privat"`);
     expect(r.stderr).not.toContain('Internal error');
     expect(writes(s.emu)).toEqual([]);
+  });
+});
+
+describe('include: stays inside the repository holding the config', () => {
+  it('a folder linked from outside, a ../ glob and an absolute path outside are refused at the include, and nothing of those files is read or written', async () => {
+    const top = await mkdtemp(join(tmpdir(), 'sitesync-include-'));
+    try {
+      const repo = join(top, 'repo');
+      await mkdir(join(repo, '.git'), { recursive: true });
+      await mkdir(join(top, 'outside'));
+      const secret = 'ghp_OUTSIDE_VALUE_123';
+      const outsideText = `websites:\n  - domain: x.example.com\n    privacy: ${secret}\n`;
+      await writeFile(join(top, 'outside/x.yaml'), outsideText);
+      await symlink(join(top, 'outside'), join(repo, 'linked'));
+      for (const include of ['linked/*.yaml', '../outside/*.yaml', join(top, 'outside/*.yaml')]) {
+        await writeFile(join(repo, 'sitesync.yaml'), `version: 1\ninclude: ["${include}"]\nwebsites: []\n`);
+        for (const args of [['validate'], ['fmt'], ['fmt', '--check']]) {
+          const r = await runCli(args, { cwd: repo });
+          expect(r.code, `${include}: ${args.join(' ')}`).toBe(1);
+          expect(r.stdout + r.stderr).toContain('outside the repository');
+          expect(r.stdout + r.stderr).not.toContain(secret);
+        }
+      }
+      expect(await readFile(join(top, 'outside/x.yaml'), 'utf8')).toBe(outsideText);
+      // Inside the repository, an absolute path is fine, and so is a subfolder.
+      await mkdir(join(repo, 'clients'));
+      await writeFile(join(repo, 'clients/a.yaml'), 'websites:\n  - domain: a.example.com\n');
+      await writeFile(join(repo, 'sitesync.yaml'), `version: 1\ninclude: ["${join(repo, 'clients/*.yaml')}"]\nwebsites: []\n`);
+      const ok = await runCli(['validate'], { cwd: repo });
+      expect(ok.stdout).toContain('1 website, 1 included file');
+      expect(ok.code).toBe(0);
+    } finally {
+      await rm(top, { recursive: true, force: true });
+    }
   });
 });

@@ -255,6 +255,28 @@ describe('answers of the product’s own code (deployed)', () => {
 });
 
 describe('failures become short typed errors', () => {
+  it('an answer larger than any the service gives is refused as such, as it comes or by its declared length', async () => {
+    seedMany(300);
+    const error = await failure(client({ maxAnswerBytes: 4096 }).listWebsites());
+    expect(error.kind).toBe('protocol');
+    expect(error.message).toBe("list websites (page 1): the service answered more than 4096 bytes, which no answer of the service is; nothing more was read (is the base URL the service's address?)");
+    // A server that announces 100 MiB is refused before its body is read.
+    const huge = createServer((_req, res) => {
+      res.writeHead(200, { 'content-type': 'application/json', 'content-length': String(100 * 1024 * 1024) });
+      res.write('{"data": [');
+    });
+    await new Promise<void>((resolve) => huge.listen(0, '127.0.0.1', resolve));
+    try {
+      const c = new ServiceClient({ baseUrl: `http://127.0.0.1:${(huge.address() as AddressInfo).port}`, apiKey: 'k-0123456789', retry: { attempts: 1 } });
+      const big = await failure(c.getAccount());
+      expect(big.message).toBe("read the account: the service answered more than 64 MiB, which no answer of the service is; nothing more was read (is the base URL the service's address?)");
+      await c.close();
+    } finally {
+      huge.closeAllConnections();
+      await new Promise((resolve) => huge.close(resolve));
+    }
+  });
+
   it('5xx bursts are retried with backoff, then succeed', async () => {
     seedMany(1);
     let n = 0;

@@ -352,3 +352,18 @@ describe('a valid file becomes the normalized model', () => {
     expect([config.websites[0]!.password?.template, config.websites[0]!.password?.value]).toEqual(['${GONE}', '${GONE}']);
   });
 });
+
+describe('the library shows no password', () => {
+  it('JSON.stringify, util.inspect, console.log and a template string of a loaded config show (sensitive), never the value', async () => {
+    const { inspect } = await import('node:util');
+    const config = parseConfig('version: 1\nwebsites:\n  - domain: a.example.com\n    privacy: password\n    password: ${PW}\n', 'x.yaml', { env: { PW: 'pw-SECRET-value' } });
+    const password = config.websites[0]!.password!;
+    for (const shown of [JSON.stringify(config), inspect(config, { depth: 10 }), inspect(password, { showHidden: true }), `${password}`, String(password)]) {
+      expect(shown).not.toContain('pw-SECRET-value');
+    }
+    expect(JSON.stringify(config)).toContain('"password":"(sensitive)"');
+    // The code that sends it reads it.
+    expect(password.value).toBe('pw-SECRET-value');
+    expect(password.template).toBe('${PW}');
+  });
+});
