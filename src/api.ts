@@ -126,7 +126,7 @@ export interface ApplyResult {
  * the file the plan was made from, never from the plan.
  */
 export async function applyPlan(plan: Plan, config: Config, options: ApplyOptions = {}): Promise<ApplyResult> {
-  assertSafe(plan.safety, plan.limit, options.force === true);
+  assertSafe(plan, options.force === true);
   const passwordFor = passwordsFrom(plan, config, config.file);
   // A refusal may echo the form it was sent: its message is cleaned of the passwords before it is a result.
   const secrets = new SecretValues();

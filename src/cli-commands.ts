@@ -277,11 +277,18 @@ export const COMMAND_TABLE: readonly CommandSpec[] = [
       },
       profile: { choices: ['deployed', 'full'], default: 'deployed', describe: 'deployed: as live installs answer; full: every field' },
       'website-limit': { type: 'number', default: -1, requiresArg: true, describe: "The plan's website limit (-1: unlimited)" },
+      traffic: {
+        type: 'string',
+        array: true,
+        requiresArg: true,
+        describe: 'Pageviews for websites whose domain matches PATTERN, spread over the last DAYS days (default 365): PATTERN=PAGEVIEWS[/DAYS] (repeatable)',
+      },
       quiet: { type: 'boolean', describe: 'Do not log requests' },
     },
     examples: [
       ['$0 emulator --port 8080', 'Start it; it prints the key and an export line'],
       ['$0 emulator --data state.json --rate-limit 60/60', 'Persistent, throttled like production'],
+      ['$0 emulator --traffic "old.example.com=12340/400"', 'A website with history: its delete says what it destroys'],
     ],
     run: command(runEmulator),
   },

@@ -55,9 +55,11 @@ export interface Pattern {
 export interface Safety {
   max_delete_percent: number;
   min_existing: number;
+  /** A website with pageviews in this many last days is active: deleted only when `retire` lists it. */
+  active_days: number;
 }
 
-export const DEFAULT_SAFETY: Safety = { max_delete_percent: 30, min_existing: 10 };
+export const DEFAULT_SAFETY: Safety = { max_delete_percent: 30, min_existing: 10, active_days: 30 };
 
 export interface Config {
   file: string;
@@ -68,6 +70,8 @@ export interface Config {
   prune: boolean;
   protect: Pattern[];
   ignore: Pattern[];
+  /** Websites to delete with their history, active or not (`retire:`). */
+  retire: Pattern[];
   safety: Safety;
   websites: DesiredWebsite[];
   warnings: Diagnostic[];
@@ -190,6 +194,22 @@ export interface DeleteChange extends ChangeCommon {
   after: null;
   /** A hash of the live website as the plan saw it: apply refuses when it changed. */
   seen: string;
+  /** What the delete destroys, read from the stats API; null when it could not be read (`traffic_unknown` says why). */
+  traffic?: Traffic | null;
+  traffic_unknown?: string;
+  /** `retire:` lists it: deleted with its history, active or not. */
+  retired?: true;
+}
+
+/** What a website's statistics hold: a delete destroys them with it, and there is no undo. */
+export interface Traffic {
+  /** Pageviews recorded in the website's lifetime. */
+  pageviews: number;
+  /** Pageviews in the last 30 days. */
+  pageviews_30d: number;
+  /** Pageviews in the last `recent_days` days (safety.active_days): a website with any is active. */
+  pageviews_recent: number;
+  recent_days: number;
 }
 
 /**
@@ -216,6 +236,11 @@ export interface SafetyCheck {
   exceeded: boolean;
   /** The file lists no websites and the plan deletes some. */
   empty_file: boolean;
+  /**
+   * Deletes of websites with recent pageviews (or whose traffic could not be read) that
+   * `retire:` does not list: apply refuses them. Empty until the deletes' traffic is read.
+   */
+  active?: string[];
 }
 
 export interface LimitCheck {

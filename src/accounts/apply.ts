@@ -19,7 +19,7 @@ export function gateAccounts(run: Run, force: boolean, ctx: Pick<Context, 'secre
   for (const a of run.accounts) {
     if (!a.plan || a.failure || a.plan.changes.length === 0) continue;
     try {
-      assertSafe(a.plan.safety, a.plan.limit, force);
+      assertSafe(a.plan, force);
       // No account's key, not only its own: each account's variable is another's secret.
       assertNoKeyAsPassword(a.plan, (value) => run.accounts.some((o) => o.client.usesKey(value)), passwordsFrom(a.plan, a.config, run.shown));
       ready.push(a);

@@ -5,6 +5,7 @@ import { UsageError } from '../errors.js';
 import type { AccountPlan, Config, Workspace } from '../model.js';
 import { assertPatternsMatch, planChanges } from '../planner/plan.js';
 import type { Context } from '../terminal.js';
+import { readHistory } from './history.js';
 import { readAccounts, type ReadProgress } from './read.js';
 import { fail, type Run } from './run.js';
 
@@ -57,6 +58,8 @@ export async function planRun(run: Run, options: RunPlanOptions, ctx: Pick<Conte
       run.named ? 'in any account, in the file or on the service' : 'in the file or the account',
     );
   }
+  // What each delete destroys: read for the deletes alone, once the plans stand.
+  await readHistory(run, ctx);
 }
 
 /** The accounts' plans (or failures), as the renderers show them. */

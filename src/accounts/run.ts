@@ -136,7 +136,7 @@ export async function connectRun(workspace: Workspace, configs: Config[], flags:
 
 /** The workspace of a command run without a config file: one unnamed account, from the flags. */
 function flagsOnly(file: string): Workspace {
-  const config: Config = { file, defaults: {}, prune: false, protect: [], ignore: [], safety: { ...DEFAULT_SAFETY }, websites: [], warnings: [] };
+  const config: Config = { file, defaults: {}, prune: false, protect: [], ignore: [], retire: [], safety: { ...DEFAULT_SAFETY }, websites: [], warnings: [] };
   return { file, multi: false, configs: [config], warnings: [], sha256: '', files: [] };
 }
 

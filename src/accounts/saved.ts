@@ -17,6 +17,7 @@ import type { ServiceClient } from '../service/client.js';
 import type { ConnectionFlags } from '../service/connection.js';
 import type { Context } from '../terminal.js';
 import { eachAccount } from './each.js';
+import { planWithHistory } from './history.js';
 import { assertDistinctAccounts } from './read.js';
 import { checkTrust } from './trust.js';
 import { connectRun, failureOf, type Run, type RunAccount } from './run.js';
@@ -122,6 +123,8 @@ async function verifyAccount(a: RunAccount, saved: SavedPlan, shownPlan: string,
     },
     census: { total, managed: needsList ? live.filter((w) => inScope(w.domain)).length : total },
   });
+  // What the deletes destroy now: a website that was quiet when the plan was reviewed may not be.
+  a.plan = await planWithHistory(a.plan, a.config, a.client);
   // Unchanged and unmanaged, for the summary line: the plan read only the websites it touches.
   const s = a.plan.summary;
   s.unchanged = Math.max(0, a.config.websites.filter((w) => inScope(w.domain)).length - s.create - s.update);

@@ -66,14 +66,24 @@ export function compareSaved(saved: readonly Numbered[], fresh: Plan, now: Touch
       continue;
     }
     seen.set(change.domain, index);
-    const stale = staleLine(change, now);
+    const fresh = freshByDomain.get(change.domain);
+    const stale = staleLine(change, now) ?? newHistory(change, fresh);
     if (stale) {
       out.stale.push(stale);
       continue;
     }
-    out.problems.push(...differences(at, change, freshByDomain.get(change.domain), scope));
+    out.problems.push(...differences(at, change, fresh, scope));
   }
   return out;
+}
+
+/** A delete of a website that was quiet when the plan was made and has had traffic since: the plan showed less than it destroys. */
+function newHistory(saved: Change, fresh: Change | undefined): string | undefined {
+  if (saved.action !== 'delete' || fresh?.action !== 'delete') return undefined;
+  const then = saved.traffic;
+  const now = fresh.traffic;
+  if (!then || !now || then.pageviews_recent > 0 || now.pageviews_recent === 0) return undefined;
+  return `${saved.domain} (id ${saved.id}): had no pageviews in the last ${then.recent_days} days when the plan was made, and has ${now.pageviews_recent.toLocaleString('en-US')} now`;
 }
 
 const VERB = { create: 'creates', update: 'updates', delete: 'deletes' } as const;

@@ -4,7 +4,7 @@
  */
 import { isAbsolute, resolve } from 'node:path';
 import { UsageError } from '../errors.js';
-import { emulatorTotals, parseRateLimit, startEmulator, type Emulator } from '../emulator/index.js';
+import { emulatorTotals, parseRateLimit, parseTrafficRule, startEmulator, type Emulator } from '../emulator/index.js';
 import type { Context } from '../terminal.js';
 
 export interface EmulatorArgs {
@@ -16,6 +16,7 @@ export interface EmulatorArgs {
   rateLimit?: string;
   throttleBy?: 'address' | 'key';
   websiteLimit?: number;
+  traffic?: string[];
   profile?: 'deployed' | 'full';
   quiet?: boolean;
 }
@@ -35,6 +36,11 @@ export async function runEmulator(args: EmulatorArgs, ctx: Context): Promise<num
     }
     rateLimit = parsed;
   }
+  const traffic = (args.traffic ?? []).map((text) => {
+    const rule = parseTrafficRule(text);
+    if (!rule) throw new UsageError(`--traffic must be PATTERN=PAGEVIEWS[/DAYS], e.g. old.example.com=12340/400; not "${text}"`);
+    return rule;
+  });
   const dataFile = args.data === undefined ? undefined : isAbsolute(args.data) ? args.data : resolve(ctx.cwd, args.data);
   const host = args.host ?? '127.0.0.1';
   const c = ctx.err;
@@ -46,6 +52,7 @@ export async function runEmulator(args: EmulatorArgs, ctx: Context): Promise<num
     latencyMs: latency,
     rateLimit,
     websiteLimit,
+    traffic,
     ...(args.throttleBy === undefined ? {} : { throttleBy: args.throttleBy }),
     ...(dataFile === undefined ? {} : { dataFile }),
     ...(args.key?.length ? { keys: args.key } : {}),

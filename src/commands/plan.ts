@@ -96,7 +96,7 @@ function refusals(run: Run): { name: string; error: unknown }[] {
   return run.accounts.flatMap((a) => {
     if (!a.plan) return [];
     try {
-      assertSafe(a.plan.safety, a.plan.limit, false);
+      assertSafe(a.plan, false);
       return [];
     } catch (error) {
       return [{ name: a.name, error }];

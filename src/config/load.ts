@@ -102,6 +102,7 @@ function crossFileProblems(configs: Config[], main: string): Diagnostic[] {
   for (const config of configs) {
     const seen = new Map<string, DesiredWebsite>();
     const ignore = new GlobSet(config.ignore.map((p) => p.glob));
+    const retire = new GlobSet(config.retire.map((p) => p.glob));
     for (const site of config.websites) {
       const first = seen.get(site.domain);
       // Twice within one file is already said where that file is read.
@@ -111,6 +112,11 @@ function crossFileProblems(configs: Config[], main: string): Diagnostic[] {
       if (ignoredBy >= 0) {
         const pattern = config.ignore[ignoredBy]!;
         error(site, `"${site.written}" is listed here but ignored by "${pattern.glob}" at ${main}:${pattern.pos.line}:${pattern.pos.col}: remove one of them`);
+      }
+      const retiredBy = site.file ? retire.indexOf(site.domain) : -1;
+      if (retiredBy >= 0) {
+        const pattern = config.retire[retiredBy]!;
+        error(site, `"${site.written}" is listed here and retired by "${pattern.glob}" at ${main}:${pattern.pos.line}:${pattern.pos.col}: a retired website is deleted; remove one of them`);
       }
     }
     if (!config.account || !config.baseUrl) continue;

@@ -137,7 +137,7 @@ function fromDocument(read: ReadDocument, file: string, options: ParseOptions, r
 }
 
 /** Top-level keys of a single-account file that belong in an account when the file has accounts. */
-const ACCOUNT_LEVEL = ['api', 'prune', 'protect', 'ignore', 'safety', 'include', 'websites'];
+const ACCOUNT_LEVEL = ['api', 'prune', 'protect', 'ignore', 'retire', 'safety', 'include', 'websites'];
 
 /** From the parsed data to the model: `${NAME}`, the schema, then every rule of the contract. */
 function build(
@@ -331,6 +331,7 @@ function normalize(
     prune: data.prune === true,
     protect: [],
     ignore: [],
+    retire: [],
     safety: { ...DEFAULT_SAFETY },
     websites: [],
     warnings: [],
@@ -348,9 +349,10 @@ function normalize(
   if (safety && typeof safety === 'object') {
     if (typeof safety.max_delete_percent === 'number') config.safety.max_delete_percent = safety.max_delete_percent;
     if (typeof safety.min_existing === 'number') config.safety.min_existing = safety.min_existing;
+    if (typeof safety.active_days === 'number') config.safety.active_days = safety.active_days;
   }
 
-  for (const key of ['protect', 'ignore'] as const) {
+  for (const key of ['protect', 'ignore', 'retire'] as const) {
     const list = data[key];
     if (!Array.isArray(list)) continue;
     list.forEach((glob, i) => {
@@ -369,6 +371,7 @@ function normalize(
   const websites = data.websites;
   if (!Array.isArray(websites)) return config;
   const ignore = new GlobSet(config.ignore.map((p) => p.glob));
+  const retire = new GlobSet(config.retire.map((p) => p.glob));
   const byDomain = new Map<string, DesiredWebsite>();
   const domainPositions = at.itemValues(['websites'], 'domain');
   websites.forEach((site, i) => {
@@ -400,6 +403,11 @@ function normalize(
         pos,
         `"${entry.domain}" is listed at line ${pos.line} but ignored by "${pattern.glob}" at line ${pattern.pos.line}: remove one of them`,
       );
+    }
+    const retiredBy = retire.indexOf(parsed.domain);
+    if (retiredBy >= 0) {
+      const pattern = config.retire[retiredBy]!;
+      error(pos, `"${entry.domain}" is listed at line ${pos.line} and retired by "${pattern.glob}" at line ${pattern.pos.line}: a retired website is deleted; remove one of them`);
     }
     const website: DesiredWebsite = {
       domain: parsed.domain,

@@ -162,6 +162,15 @@ export function planChanges(input: PlanInput): Plan {
     }
   }
 
+  // A retire: pattern that names no live website is probably a typo (read only where the whole account was).
+  if (!targets && !only) {
+    for (const pattern of config.retire) {
+      if (!live.some((w) => new GlobSet([pattern.glob]).matches(w.domain))) {
+        warnings.push(`retire: "${pattern.glob}" (line ${pattern.pos.line}) matches no live website: a typo?`);
+      }
+    }
+  }
+
   if (problems.length) {
     const error = new PlanningError(problems.length === 1 ? problems[0]! : `${problems.length} websites cannot be planned`);
     if (problems.length > 1) error.details = problems;

@@ -3,7 +3,8 @@
  * `apply` before any write.
  */
 import { SafetyError } from '../errors.js';
-import type { LimitCheck, Safety, SafetyCheck } from '../model.js';
+import type { LimitCheck, Plan, Safety, SafetyCheck } from '../model.js';
+import { describeTraffic } from './traffic-words.js';
 
 export function checkSafety(deletes: number, managed: number, fileIsEmpty: boolean, safety: Safety): SafetyCheck {
   const percent = managed === 0 ? 0 : (deletes / managed) * 100;
@@ -45,8 +46,12 @@ export function safetyWarnings(safety: SafetyCheck, limit: LimitCheck): string[]
   return out;
 }
 
-/** Before any write: refuse what the plan's safety checks flag (`--force` overrides the thresholds). */
-export function assertSafe(safety: SafetyCheck, limit: LimitCheck, force: boolean): void {
+/**
+ * Before any write: refuse what the plan's safety checks flag. `--force` overrides the
+ * thresholds; only `retire:` in the file lets recent history go.
+ */
+export function assertSafe(plan: Pick<Plan, 'safety' | 'limit' | 'changes'>, force: boolean): void {
+  const { safety, limit } = plan;
   if (safety.exceeded && !force) {
     const error = new SafetyError(`refusing to delete ${describeShare(safety)}; nothing was written`);
     error.details = ['Check the file and the plan; pass --force if this is intended (safety.max_delete_percent, safety.min_existing).'];
@@ -61,5 +66,16 @@ export function assertSafe(safety: SafetyCheck, limit: LimitCheck, force: boolea
     throw new SafetyError(
       `the account's plan allows ${limit.limit} websites, and after this plan it would hold ${limit.after}; nothing was written`,
     );
+  }
+  const active = plan.changes.filter((c) => c.action === 'delete' && safety.active?.includes(c.domain));
+  if (active.length) {
+    const error = new SafetyError(
+      `refusing to delete ${active.length === 1 ? 'a website' : `${active.length} websites`} with recent traffic, and their history with ${active.length === 1 ? 'it' : 'them'}; nothing was written`,
+    );
+    error.details = [
+      ...active.map((c) => `${c.domain}: ${c.action === 'delete' ? describeTraffic(c) : ''}`),
+      `To delete ${active.length === 1 ? 'it' : 'them'} with ${active.length === 1 ? 'its' : 'their'} history, list ${active.length === 1 ? 'it' : 'them'} in the file: retire: [${active.map((c) => `"${c.domain}"`).join(', ')}]`,
+    ];
+    throw error;
   }
 }

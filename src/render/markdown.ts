@@ -3,7 +3,8 @@
  * it in place), a summary line and table, each change's details folded in `<details>`, and the
  * whole kept under 60,000 characters (GitHub's limit is 65,536).
  */
-import type { Change, Plan } from '../model.js';
+import type { Change, DeleteChange, Plan } from '../model.js';
+import { count } from '../planner/traffic-words.js';
 import { listDelta } from '../planner/values.js';
 import { markdownCode, markdownText } from '../escape.js';
 import {
@@ -82,8 +83,8 @@ export function renderMarkdown(plan: Plan, limit = MAX_MARKDOWN, options: Markdo
   const note = unverifiedNote(plan);
   // sitesync's own sentence about field names: nothing in it to escape.
   if (note) head.push(`> [!NOTE]`, `> ${note}`, '');
-  // Said once, above the changes, rather than on every delete.
-  if (s.delete > 0) head.push('> [!CAUTION]', `> ${s.delete === 1 ? 'This plan deletes a website' : `This plan deletes ${s.delete} websites`}: ${DELETE_WARNING}.`, '');
+  // Said once, above the changes, with what the deletes destroy in all.
+  if (s.delete > 0) head.push('> [!CAUTION]', `> ${deletesLine(plan)}`, '');
   const foot = ['', `**${summaryLine(plan)}**`, ''];
 
   const table: string[] = changed ? ['| | website | changes |', '|---|---|---|'] : [];
@@ -112,8 +113,32 @@ export function renderMarkdown(plan: Plan, limit = MAX_MARKDOWN, options: Markdo
 }
 
 function tableRow(change: Change): string {
-  const what = change.action === 'delete' ? 'deleted with its statistics' : change.fields.join(', ');
+  const what = change.action === 'delete' ? deleteCell(change) : change.fields.join(', ');
   return `| ${ICON[change.action]} | ${markdownCode(change.domain)} | ${markdownText(what)} |`;
+}
+
+/** A delete's row: what it destroys. */
+function deleteCell(change: DeleteChange): string {
+  const t = change.traffic;
+  const retired = change.retired ? ' (retired)' : '';
+  if (t === undefined) return `deleted with its statistics${retired}`;
+  if (t === null) return `deleted; traffic unknown (${change.traffic_unknown ?? 'not read'})${retired}`;
+  if (t.pageviews === 0) return `deleted; no pageviews recorded${retired}`;
+  return `deleted with ${count(t.pageviews)} pageviews (${count(t.pageviews_30d)} in the last 30 days)${retired}`;
+}
+
+/** The one line above the changes: how many websites go, and the pageviews they take with them. */
+function deletesLine(plan: Plan): string {
+  const deletes = plan.changes.filter((c): c is DeleteChange => c.action === 'delete');
+  const n = deletes.length;
+  const websites = n === 1 ? 'a website' : `${n} websites`;
+  if (deletes.every((c) => c.traffic === undefined)) return `This plan deletes ${websites}: ${DELETE_WARNING}.`;
+  const known = deletes.flatMap((c) => (c.traffic ? [c.traffic] : []));
+  const unknown = n - known.length;
+  const total = known.reduce((sum, t) => sum + t.pageviews, 0);
+  const recent = known.reduce((sum, t) => sum + t.pageviews_30d, 0);
+  const them = n === 1 ? 'it' : 'they';
+  return `This plan deletes ${websites} and the ${count(total)} pageviews ${them} recorded (${count(recent)} in the last 30 days)${unknown ? `; the traffic of ${unknown} could not be read` : ''}. There is no undo.`;
 }
 
 function detailBlock(change: Change): string {

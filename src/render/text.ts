@@ -5,10 +5,10 @@ import type { Change, FieldChange, Plan } from '../model.js';
 import type { Colors } from '../terminal.js';
 import { listDelta } from '../planner/values.js';
 import { printable } from '../escape.js';
+import { describeTraffic } from '../planner/traffic-words.js';
 import {
   accountLabel,
   changeTitle,
-  DELETE_WARNING,
   formatBefore,
   formatValue,
   isListChange,
@@ -46,7 +46,7 @@ export function renderText(plan: Plan, colors: Colors = pc.createColors(false)):
 }
 
 function changeBody(change: Change, c: Colors): string[] {
-  if (change.action === 'delete') return [c.red(`! ${DELETE_WARNING}`)];
+  if (change.action === 'delete') return [c.red(`! ${printable(describeTraffic(change))}${change.retired ? ' (retired: deleted with its history)' : ''}`)];
   const width = Math.max(...change.details.map((d) => d.field.length), 8) + 2;
   const out: string[] = [];
   for (const d of change.details) {

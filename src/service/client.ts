@@ -8,13 +8,13 @@ import { Pool } from 'undici';
 import { domainKey } from '../domain.js';
 import { FIELD } from '../fields.js';
 import { InterruptedError } from '../errors.js';
-import type { Account, FieldName, LiveWebsite, WebsiteView } from '../model.js';
+import type { Account, FieldName, LiveWebsite, Traffic, WebsiteView } from '../model.js';
 import { packageVersion } from '../paths.js';
 import { SecretValues } from '../secrets.js';
 import { ApiError, errorForStatus, serviceMessage } from './errors.js';
 import { Pacer, realClock, type PacerClock } from './pacer.js';
 import { classifyTransportError } from './transport.js';
-import { readPage, toAccount, toForm, toLiveWebsite, unwrap, type Form, type Page } from './wire.js';
+import { readPage, readStatsRows, toAccount, toForm, toLiveWebsite, unwrap, type Form, type Page, type StatsRow } from './wire.js';
 
 export interface RetryPolicy {
   /** Attempts for a request that fails with 5xx or a network error (the first one included). */
@@ -226,6 +226,35 @@ export class ServiceClient {
     const page = readPage(answer.body, 1);
     if (page.total !== undefined) return page.total;
     return (await this.listWebsites()).length;
+  }
+
+  /**
+   * What a website's statistics hold (the stats API, two requests): its lifetime pageviews, from
+   * the hourly sums over all time (at most 24 rows), and its pageviews per day over the last
+   * max(30, `recentDays`) days. Days are the service's: the range ends tomorrow, so that a
+   * service ahead of this clock still counts its today.
+   */
+  async readTraffic(id: number, domain: string, recentDays: number, today = new Date(this.clock.now())): Promise<Traffic> {
+    const day = (daysBack: number) => new Date(today.getTime() - daysBack * 86_400_000).toISOString().slice(0, 10);
+    const until = day(-1);
+    const [hours, days] = await Promise.all([
+      this.statsRows(id, domain, 'pageviews_hour', '1970-01-01', until),
+      this.statsRows(id, domain, 'pageviews', day(Math.max(30, recentDays) - 1), until),
+    ]);
+    const sum = (rows: StatsRow[], since?: string) => rows.reduce((n, r) => (since === undefined || r.value >= since ? n + r.count : n), 0);
+    return { pageviews: sum(hours), pageviews_30d: sum(days, day(29)), pageviews_recent: sum(days, day(recentDays - 1)), recent_days: recentDays };
+  }
+
+  /** Every row of one statistic of a website over a range, page by page (100 rows a page). */
+  private async statsRows(id: number, domain: string, name: string, from: string, to: string): Promise<StatsRow[]> {
+    const rows: StatsRow[] = [];
+    for (let page = 1; ; page++) {
+      const params = new URLSearchParams({ name, from, to, per_page: String(PER_PAGE), page: String(page) });
+      const answer = await this.call({ method: 'GET', path: `/stats/${id}?${params}`, what: `read the statistics of ${domain}`, idempotent: true, abortable: true });
+      const read = readStatsRows(answer.body);
+      rows.push(...read.rows);
+      if (read.lastPage === undefined || page >= read.lastPage || read.rows.length === 0) return rows;
+    }
   }
 
   /** How many pages reading the whole list takes for an account of `total` websites. */

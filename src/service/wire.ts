@@ -80,6 +80,29 @@ export function readPage(body: unknown, requested: number): Page {
   };
 }
 
+/** One row of the stats API: a value (a day, an hour…) and the sum of its counts. */
+export interface StatsRow {
+  value: string;
+  count: number;
+}
+
+/**
+ * A page of the stats API, a bare paginator of `{value, count}` rows. `count` is an integer on
+ * SQLite and may come as a string through MySQL (a SUM): read liberally.
+ */
+export function readStatsRows(body: unknown): { rows: StatsRow[]; lastPage?: number } {
+  const page = readPage(body, 1);
+  const rows = page.items.map((item) => {
+    const r = (item && typeof item === 'object' ? item : {}) as Record<string, unknown>;
+    const count = typeof r.count === 'number' ? r.count : typeof r.count === 'string' && r.count.trim() !== '' ? Number(r.count) : NaN;
+    if (!Number.isFinite(count) || count < 0 || (typeof r.value !== 'string' && typeof r.value !== 'number')) {
+      throw new ApiError('protocol', 'the service sent statistics that are not rows of a value and a count');
+    }
+    return { value: String(r.value), count: Math.round(count) };
+  });
+  return { rows, lastPage: page.lastPage };
+}
+
 export type Form = Record<string, string>;
 
 /**

@@ -44,7 +44,7 @@ describe('sitesync plan against the emulator', () => {
     expect(r.stdout).toContain('~ update example.com (id 1)');
     expect(r.stdout).toContain('    privacy         public → password');
     expect(r.stdout).toContain('- delete old.example.com (id 3)');
-    expect(r.stdout).toContain('! deleting a website destroys its collected statistics');
+    expect(r.stdout).toContain('! no pageviews recorded: its statistics are empty');
     expect(r.stdout).toContain('Plan: 1 to create, 1 to update, 1 to delete (1 unchanged, 0 unmanaged).');
     expect(writes(s.emu)).toEqual([]);
   });

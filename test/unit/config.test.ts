@@ -264,7 +264,7 @@ describe('a valid file becomes the normalized model', () => {
     expect(config.prune).toBe(false);
     expect(config.protect.map((p) => p.glob)).toEqual(['example.com', '*.shop.example.com']);
     expect(config.ignore.map((p) => [p.glob, p.pos.line])).toEqual([['*.sandbox.example.com', 10]]);
-    expect(config.safety).toEqual({ max_delete_percent: 30, min_existing: 10 });
+    expect(config.safety).toEqual({ max_delete_percent: 30, min_existing: 10, active_days: 30 });
     expect(config.websites.map((w) => w.domain)).toEqual([
       'example.com',
       'blog.example.com',

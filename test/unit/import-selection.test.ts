@@ -11,6 +11,7 @@ function account(name: string | undefined, listed: string[] = [], ignore: string
     prune: false,
     protect: [],
     ignore: ignore.map((glob) => ({ glob, pos: { line: 3, col: 1 } })),
+    retire: [],
     safety: DEFAULT_SAFETY,
     websites: listed.map((domain, i) => ({ domain, written: domain, pos: { line: 10 + i, col: 5 } })),
     warnings: [],

@@ -1,0 +1,20 @@
+/**
+ * How a delete's traffic reads, in every output (text, markdown, messages): numbers as people
+ * write them. Plain text, not yet escaped (it holds nothing from the service but numbers and
+ * the reason a read failed, which each output escapes where it writes it).
+ */
+import type { DeleteChange, Traffic } from '../model.js';
+
+export function count(n: number): string {
+  return n.toLocaleString('en-US');
+}
+
+/** "destroys 12,340 pageviews recorded, 1,204 in the last 30 days"; the unknown, and nothing recorded, said as such. */
+export function describeTraffic(change: Pick<DeleteChange, 'traffic' | 'traffic_unknown'>): string {
+  if (change.traffic === undefined) return 'deleting a website destroys its collected statistics';
+  if (change.traffic === null) return `traffic unknown (${change.traffic_unknown ?? 'the stats could not be read'}): counted as recent`;
+  const t: Traffic = change.traffic;
+  if (t.pageviews === 0) return 'no pageviews recorded: its statistics are empty';
+  const recent = t.recent_days === 30 ? '' : `, ${count(t.pageviews_recent)} in the last ${t.recent_days} days`;
+  return `destroys ${count(t.pageviews)} pageviews recorded, ${count(t.pageviews_30d)} in the last 30 days${recent}`;
+}

@@ -1,0 +1,135 @@
+/**
+ * A delete destroys a website's statistics with it. Every planned delete says what it destroys,
+ * in every output, read through the stats API (and only for deletes); a delete of a website
+ * with recent traffic is refused unless the file retires it.
+ */
+import { readFile, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { KEY, scenario, writes, type Scenario } from '../helpers/scenario.js';
+
+let s: Scenario;
+afterEach(async () => {
+  await s?.close();
+});
+
+/** A day `n` days ago, as the stats API writes days. */
+const ago = (n: number) => new Date(Date.now() - n * 86_400_000).toISOString().slice(0, 10);
+
+/** keep (listed), old (quiet: traffic long ago), busy (recent traffic), empty (none ever). */
+async function setUp(file: string) {
+  s = await scenario();
+  s.emu.seed(KEY, [
+    { domain: 'keep.example.com', traffic: { [ago(2)]: 50 } },
+    { domain: 'old.example.com', traffic: { [ago(400)]: 12_000, [ago(200)]: 340 } },
+    { domain: 'busy.example.com', traffic: { [ago(300)]: 9_000, [ago(10)]: 1_000, [ago(1)]: 204 } },
+    { domain: 'empty.example.com' },
+  ]);
+  await s.write(file);
+  s.emu.resetStats();
+}
+const PRUNE = 'version: 1\nprune: true\nsafety: { max_delete_percent: 100 }\nwebsites:\n  - domain: keep.example.com\n';
+
+describe('what a delete destroys', () => {
+  it('every output shows each delete with its traffic, read with two requests a delete', async () => {
+    await setUp(PRUNE);
+    const text = await s.cli(['plan']);
+    expect(text.code, text.stderr).toBe(0);
+    expect(text.stdout).toContain('- delete old.example.com (id 2)\n    ! destroys 12,340 pageviews recorded, 0 in the last 30 days');
+    expect(text.stdout).toContain('- delete busy.example.com (id 3)\n    ! destroys 10,204 pageviews recorded, 1,204 in the last 30 days');
+    expect(text.stdout).toContain('- delete empty.example.com (id 4)\n    ! no pageviews recorded: its statistics are empty');
+    expect(text.stdout).toContain('this plan destroys the history of a website with pageviews in the last 30 days or traffic unknown (busy.example.com): apply will refuse unless retire: lists it');
+    const stats = s.emu.stats.log.filter((r) => r.path.startsWith('/api/v1/stats/'));
+    expect(stats).toHaveLength(6);
+    expect(new Set(stats.map((r) => r.path.split('?')[0]))).toEqual(new Set(['/api/v1/stats/2', '/api/v1/stats/3', '/api/v1/stats/4']));
+
+    const md = (await s.cli(['plan', '--format', 'markdown'])).stdout;
+    expect(md).toContain('> This plan deletes 3 websites and the 22,544 pageviews they recorded (1,204 in the last 30 days). There is no undo.');
+    expect(md).toContain('| 🔴 delete | `busy.example.com` | deleted with 10,204 pageviews (1,204 in the last 30 days) |');
+    expect(md).toContain('| 🔴 delete | `empty.example.com` | deleted; no pageviews recorded |');
+
+    const json = JSON.parse((await s.cli(['plan', '--format', 'json'])).stdout);
+    const busy = json.changes.find((c: { domain: string }) => c.domain === 'busy.example.com');
+    expect(busy.traffic).toEqual({ pageviews: 10_204, pageviews_30d: 1_204, pageviews_recent: 1_204, recent_days: 30 });
+    expect(json.accounts[0].safety.active).toEqual(['busy.example.com']);
+  });
+
+  it('a plan without deletes reads no statistics at all', async () => {
+    await setUp('version: 1\nwebsites:\n  - domain: keep.example.com\n    email: true\n');
+    const r = await s.cli(['plan']);
+    expect(r.stdout).toContain('Plan: 0 to create, 1 to update, 0 to delete');
+    expect(s.emu.stats.log.filter((l) => l.path.includes('/stats/'))).toEqual([]);
+    expect(s.emu.stats.requests).toBe(2);
+  });
+
+  it('apply refuses to delete a website with recent traffic, naming it, its traffic and the retire: line to add; nothing is written', async () => {
+    await setUp(PRUNE);
+    const r = await s.cli(['apply', '--auto-approve', '--force']);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain('refusing to delete a website with recent traffic, and their history with it; nothing was written');
+    expect(r.stderr).toContain('busy.example.com: destroys 10,204 pageviews recorded, 1,204 in the last 30 days');
+    expect(r.stderr).toContain('To delete it with its history, list it in the file: retire: ["busy.example.com"]');
+    expect(writes(s.emu)).toEqual([]);
+  });
+
+  it('retire: lets it go with its history; a retire: that matches nothing is a warning, and a retired website still listed is an error', async () => {
+    await setUp(PRUNE.replace('websites:', 'retire: ["busy.example.com", "typo.example.com"]\nwebsites:'));
+    const r = await s.cli(['apply', '--auto-approve']);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout).toContain('! destroys 10,204 pageviews recorded, 1,204 in the last 30 days (retired: deleted with its history)');
+    expect(r.stdout).toContain('retire: "typo.example.com" (line 4) matches no live website: a typo?');
+    expect(r.stdout).toContain('Applied: 0 created, 0 updated, 3 deleted, 0 failed.');
+    // Deleted with the website: its statistics are gone at the service too.
+    expect(s.emu.traffic(KEY, 'busy.example.com')).toBeUndefined();
+
+    await s.write(`${PRUNE}retire: ["keep.example.com"]\n`);
+    const listed = await s.cli(['validate']);
+    expect(listed.code).toBe(1);
+    expect(listed.stderr).toContain('"keep.example.com" is listed at line 5 and retired by "keep.example.com" at line 6: a retired website is deleted; remove one of them');
+  });
+
+  it('safety.active_days sets how recent is recent', async () => {
+    await setUp(PRUNE.replace('{ max_delete_percent: 100 }', '{ max_delete_percent: 100, active_days: 365 }'));
+    const r = await s.cli(['plan', '--format', 'json']);
+    const json = JSON.parse(r.stdout);
+    expect(json.accounts[0].safety.active.sort()).toEqual(['busy.example.com', 'old.example.com']);
+    expect(json.changes.find((c: { domain: string }) => c.domain === 'old.example.com').traffic).toMatchObject({ pageviews_recent: 340, recent_days: 365 });
+  });
+
+  it('traffic that cannot be read is unknown, with the reason: plan shows it, apply refuses it', async () => {
+    await setUp(PRUNE);
+    // An answer the client cannot use (a 5xx is the same, after its retries).
+    s.emu.faults.before = (req) => (req.path.startsWith('/api/v1/stats/2') ? { status: 422, body: { message: { name: ['The selected name is invalid.'] }, status: 422 } } : undefined);
+    const plan = await s.cli(['plan']);
+    expect(plan.code).toBe(0);
+    expect(plan.stdout).toContain('- delete old.example.com (id 2)\n    ! traffic unknown (name: The selected name is invalid.): counted as recent');
+    const json = JSON.parse((await s.cli(['plan', '--format', 'json'])).stdout);
+    const old = json.changes.find((c: { domain: string }) => c.domain === 'old.example.com');
+    expect(old.traffic).toBeNull();
+    expect(old.traffic_unknown).toBe('name: The selected name is invalid.');
+    const apply = await s.cli(['apply', '--auto-approve']);
+    expect(apply.code).toBe(1);
+    expect(apply.stderr).toContain('old.example.com: traffic unknown (name: The selected name is invalid.): counted as recent');
+    expect(writes(s.emu)).toEqual([]);
+  });
+
+  it('a saved plan records the traffic it showed, and is refused when a website that was quiet has had traffic since', async () => {
+    await setUp(PRUNE.replace('websites:', 'retire: ["busy.example.com"]\nwebsites:'));
+    expect((await s.cli(['plan', '--out', 'plan.json'])).code).toBe(0);
+    const saved = JSON.parse(await readFile(join(s.dir, 'plan.json'), 'utf8'));
+    expect(saved.changes.find((c: { domain: string }) => c.domain === 'old.example.com').traffic).toMatchObject({ pageviews: 12_340, pageviews_recent: 0 });
+    s.emu.addTraffic(KEY, 'old.example.com', { [ago(0)]: 7 });
+    s.emu.resetStats();
+    const r = await s.cli(['apply', 'plan.json']);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain('plan.json is stale');
+    expect(r.stderr).toContain('old.example.com (id 2): had no pageviews in the last 30 days when the plan was made, and has 7 now');
+    expect(writes(s.emu)).toEqual([]);
+    // Unchanged since, the saved plan applies.
+    await writeFile(join(s.dir, 'sitesync.yaml'), PRUNE.replace('websites:', 'retire: ["busy.example.com", "old.example.com"]\nwebsites:'));
+    await s.cli(['plan', '--out', 'plan.json']);
+    const again = await s.cli(['apply', 'plan.json']);
+    expect(again.code, again.stderr).toBe(0);
+    expect(again.stdout).toContain('Applied: 0 created, 0 updated, 3 deleted, 0 failed.');
+  });
+});
