@@ -155,10 +155,12 @@ function bareHost(input: string): string {
 
 /**
  * A domain glob: `*` matches any run of characters within one label. The other labels key like
- * domains, so a pattern written in unicode or with a trailing dot matches its website.
+ * domains, so a pattern written in unicode, with a trailing dot or a leading `www.` (which the
+ * service drops) matches its website.
  */
 export function compileGlob(glob: string): RegExp {
-  const source = labelsKey(glob.trim())
+  const key = labelsKey(glob.trim());
+  const source = (key.startsWith('www.') ? key.slice(4) : key)
     .split('*')
     .map((part) => part.replace(/[.+?^${}()|[\]\\]/g, '\\$&'))
     .join('[^.]*');
@@ -198,4 +200,35 @@ export class GlobSet {
   matches(domain: string): boolean {
     return this.indexOf(domain) >= 0;
   }
+}
+
+/**
+ * What to ask the service's search (`LIKE '%value%'` on the domain as stored) for a domain
+ * pattern, so that a plan of a few targets reads those websites rather than the whole account:
+ * the literal part of the pattern likely to select the fewest websites. A part at the end of the
+ * pattern counts without its last label (`.example` or `.com` is in most names of an account),
+ * so `w43*.example` searches `w43`. Undefined where a search cannot be trusted to find every
+ * website the pattern matches, or is not worth it:
+ * - a unicode or punycode name: the service stores either form, and a search finds only one;
+ * - nothing literal of two characters or more (`*`, `*.com`).
+ * The service drops a leading `www.`, so it is not searched; `_` and `%` are wildcards of LIKE,
+ * which only widen the answer: sitesync filters it exactly, as for a whole listing.
+ */
+export function searchLiteral(glob: string): string | undefined {
+  let g = glob.trim().toLowerCase();
+  if (/[^\x00-\x7f]/.test(g) || /(^|[.*])xn--/.test(g)) return undefined;
+  if (g.startsWith('www.')) g = g.slice(4);
+  if (g.endsWith('.')) g = g.slice(0, -1);
+  const parts = g.split('*');
+  let best: string | undefined;
+  let bestScore = 1;
+  parts.forEach((part, i) => {
+    const last = i === parts.length - 1;
+    const score = last ? part.length - (part.length - part.lastIndexOf('.') - 1) : part.length;
+    if (part.length >= 2 && score > bestScore) {
+      best = part;
+      bestScore = score;
+    }
+  });
+  return best;
 }

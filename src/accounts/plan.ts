@@ -28,7 +28,7 @@ export interface RunPlanOptions {
  * of any account is an error of the whole run (a typo would otherwise plan nothing).
  */
 export async function planRun(run: Run, options: RunPlanOptions, ctx: Pick<Context, 'secrets'>, onProgress?: ReadProgress): Promise<void> {
-  await readAccounts(run, ctx, onProgress);
+  await readAccounts(run, ctx, onProgress, options.targets);
   for (const a of run.accounts) {
     if (a.failure) continue;
     try {
@@ -37,6 +37,8 @@ export async function planRun(run: Run, options: RunPlanOptions, ctx: Pick<Conte
         live: a.live!,
         account: a.account!,
         baseUrl: a.connection.baseUrl,
+        // Read through searches for the targets: the live websites are the targeted ones, the count the whole account's.
+        ...(a.total === undefined ? {} : { census: { total: a.total } }),
         options: {
           prune: options.prune,
           targets: options.targets,

@@ -1,4 +1,5 @@
 /** The "read live state" step: each account's identity and websites, installations side by side. */
+import { searchLiteral } from '../domain.js';
 import { SitesyncError } from '../errors.js';
 import { eachAccount } from './each.js';
 import { fail, type Run, type RunAccount } from './run.js';
@@ -8,10 +9,12 @@ import type { Context } from '../terminal.js';
 export type ReadProgress = (done: number, total: number) => void;
 
 /**
- * Reads the account and every website of each account of the run that has not failed yet. An
- * account that cannot be read is failed; the others are read all the same.
+ * Reads the account and the websites of each account of the run that has not failed yet: every
+ * website, or, for a plan narrowed by `targets`, those the service's search finds for them (with
+ * the account's count, which the website limit needs) — requests in proportion to the change,
+ * not to the account. An account that cannot be read is failed; the others are read all the same.
  */
-export async function readAccounts(run: Run, ctx: Pick<Context, 'secrets'>, onProgress?: ReadProgress): Promise<void> {
+export async function readAccounts(run: Run, ctx: Pick<Context, 'secrets'>, onProgress?: ReadProgress, targets: readonly string[] = []): Promise<void> {
   const pages = new Map<RunAccount, { done: number; known: number }>();
   const report = () => {
     let done = 0;
@@ -22,25 +25,38 @@ export async function readAccounts(run: Run, ctx: Pick<Context, 'secrets'>, onPr
     }
     onProgress?.(done, known);
   };
+  const searches = searchesFor(targets);
   const outcomes = await eachAccount(
     run.accounts.filter((a) => !a.failure),
     (a) => a.connection.installation,
     async (a) => {
       pages.set(a, { done: 0, known: 1 });
-      const [account, live] = await Promise.all([
+      const progress = (done: number, of: number | undefined) => {
+        pages.set(a, { done, known: of ?? done });
+        report();
+      };
+      if (!searches) {
+        const [account, live] = await Promise.all([a.client.getAccount(), a.client.listWebsites({}, progress)]);
+        a.account = account;
+        a.live = live;
+        return;
+      }
+      const [account, total, ...found] = await Promise.all([
         a.client.getAccount(),
-        a.client.listWebsites({}, (done, of) => {
-          pages.set(a, { done, known: of ?? done });
-          report();
-        }),
+        a.client.countWebsites(),
+        ...searches.map((search) => a.client.listWebsites({ search, search_by: 'domain' })),
       ]);
       a.account = account;
-      a.live = live;
+      a.total = total;
+      // One website found by several searches is one website.
+      a.live = [...new Map(found.flat().map((w) => [w.id, w])).values()].sort((x, y) => x.id - y.id);
     },
   );
   for (const o of outcomes) if (!o.ok) fail(o.item, o.error, ctx);
   assertDistinctAccounts(run.accounts);
 }
+
+
 
 /**
  * One account, one entry: two entries that reach the same account of one installation (its base
@@ -61,6 +77,14 @@ export function assertDistinctAccounts(accounts: readonly RunAccount[]): void {
   const error = new SitesyncError(`${lines[0]}; nothing was written`);
   error.details = lines.slice(1);
   throw error;
+}
+
+/** The searches that find every website `targets` match; undefined when one of them needs the whole list. */
+function searchesFor(targets: readonly string[]): string[] | undefined {
+  if (targets.length === 0) return undefined;
+  const literals = targets.map(searchLiteral);
+  if (literals.some((l) => l === undefined)) return undefined;
+  return [...new Set(literals as string[])];
 }
 
 /**

@@ -12,7 +12,7 @@ import { renderApplyMarkdown, renderApplyResults, resultLine } from '../render/a
 import { ProgressLine } from '../render/progress.js';
 import { failureBlock, failureLines, renderRunText } from '../render/run.js';
 import { confirmApply, type Context } from '../terminal.js';
-import { planAccounts, type PlanningArgs } from './plan.js';
+import { planAccounts, reportRequests, type PlanningArgs } from './plan.js';
 
 export interface ApplyArgs extends PlanningArgs {
   planfile?: string;
@@ -51,6 +51,7 @@ async function applyFresh(args: ApplyArgs, ctx: Context): Promise<number> {
     if (!args.autoApprove) await confirmApply(ctx);
     return await execute(run, ready, args, ctx);
   } finally {
+    reportRequests(run, ctx);
     await run.close();
   }
 }
@@ -87,6 +88,7 @@ async function applySaved(args: ApplyArgs, ctx: Context): Promise<number> {
     }
     return await execute(run, ready, args, ctx);
   } finally {
+    reportRequests(run, ctx);
     await run.close();
   }
 }

@@ -8,7 +8,7 @@ import { assertOutputFile, writeFailure } from '../files.js';
 import { assertSafe } from '../planner/safety.js';
 import { renderWarnings } from '../render/diagnostics.js';
 import { readingProgress } from '../render/progress.js';
-import { failureBlock, renderRunJson, renderRunMarkdown, renderRunText } from '../render/run.js';
+import { failureBlock, renderRunJson, renderRunMarkdown, renderRunText, requestsLine } from '../render/run.js';
 import type { Context } from '../terminal.js';
 
 export interface PlanningArgs extends RunArgs {
@@ -65,8 +65,15 @@ export async function runPlan(args: PlanArgs, ctx: Context): Promise<number> {
     const changes = run.accounts.some((a) => a.plan!.changes.length > 0);
     return args.detailedExitcode && changes ? 2 : 0;
   } finally {
+    reportRequests(run, ctx);
     await run.close();
   }
+}
+
+/** `--verbose`: per account, how many requests the run made, and what for. */
+export function reportRequests(run: Run, ctx: Context): void {
+  if (!ctx.verbose) return;
+  for (const a of run.accounts) ctx.stderr.write(`${ctx.err.dim(requestsLine(a.name, a.client.stats.requests, a.client.stats.byKind))}\n`);
 }
 
 /**

@@ -53,8 +53,11 @@ export interface PlanOptions {
 export interface Census {
   /** Websites the account holds: what its website limit counts. */
   total: number;
-  /** Managed websites (not ignored, within the targets): what the delete threshold counts. */
-  managed: number;
+  /**
+   * Managed websites (not ignored, within the targets): what the delete threshold counts.
+   * Undefined: every managed website is in `live` (a plan read through searches for its targets).
+   */
+  managed?: number;
 }
 
 export interface PlanInput {

@@ -157,3 +157,22 @@ export function renderRunJson(accounts: AccountPlan[]): string {
   // JSON already escapes C0; DEL, C1 and bidi controls too, so the output is safe to `cat`.
   return `${jsonUnicodeEscapes(JSON.stringify(runJson(accounts), null, 2))}\n`;
 }
+
+const KIND_WORDS: Record<string, [string, string]> = {
+  account: ['account', 'account'],
+  count: ['count', 'counts'],
+  listing: ['listing page', 'listing pages'],
+  search: ['search page', 'search pages'],
+  show: ['website shown', 'websites shown'],
+  statistics: ['statistics', 'statistics'],
+  write: ['write', 'writes'],
+};
+
+/** `--verbose`: how many requests an account's run made, and what for: "[acme] 5 requests: 1 account, 1 count, 1 search page, 2 statistics". */
+export function requestsLine(name: string, total: number, byKind: Partial<Record<string, number>>): string {
+  const parts = Object.entries(KIND_WORDS).flatMap(([kind, [one, many]]) => {
+    const n = byKind[kind] ?? 0;
+    return n ? [`${n} ${n === 1 ? one : many}`] : [];
+  });
+  return `${name ? `[${printable(name)}] ` : ''}${total} request${total === 1 ? '' : 's'}${parts.length ? `: ${parts.join(', ')}` : ''}`;
+}

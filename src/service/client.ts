@@ -64,12 +64,18 @@ export interface ClientStats {
   retries: number;
   throttled: number;
   byStatus: Record<number, number>;
+  /** Requests by what they were for (each attempt counts): what a run's requests went to. */
+  byKind: Partial<Record<RequestKind, number>>;
 }
+
+/** What a request is for, for the count `--verbose` gives. */
+export type RequestKind = 'account' | 'listing' | 'search' | 'count' | 'show' | 'statistics' | 'write';
 
 type Method = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 
 interface RequestSpec {
   method: Method;
+  kind: RequestKind;
   /** Below the API root, e.g. `/websites?page=2`. */
   path: string;
   form?: Form;
@@ -98,7 +104,7 @@ export const MAX_ANSWER_BYTES = 64 * 1024 * 1024;
 export const LIST_CONCURRENCY = 12;
 
 export class ServiceClient {
-  readonly stats: ClientStats = { requests: 0, retries: 0, throttled: 0, byStatus: {} };
+  readonly stats: ClientStats = { requests: 0, retries: 0, throttled: 0, byStatus: {}, byKind: {} };
   private readonly pool: Pool;
   private readonly apiRoot: string;
   private readonly pacer: Pacer;
@@ -142,6 +148,7 @@ export class ServiceClient {
     const answer = await this.call({
       method: 'GET',
       path: '/account',
+      kind: 'account',
       what: 'read the account',
       idempotent: true,
       abortable: true,
@@ -218,6 +225,7 @@ export class ServiceClient {
     const answer = await this.call({
       method: 'GET',
       path: `/websites?${params}`,
+      kind: 'count',
       what: 'count websites',
       idempotent: true,
       abortable: true,
@@ -250,7 +258,7 @@ export class ServiceClient {
     const rows: StatsRow[] = [];
     for (let page = 1; ; page++) {
       const params = new URLSearchParams({ name, from, to, per_page: String(PER_PAGE), page: String(page) });
-      const answer = await this.call({ method: 'GET', path: `/stats/${id}?${params}`, what: `read the statistics of ${domain}`, idempotent: true, abortable: true });
+      const answer = await this.call({ method: 'GET', path: `/stats/${id}?${params}`, kind: 'statistics', what: `read the statistics of ${domain}`, idempotent: true, abortable: true });
       const read = readStatsRows(answer.body);
       rows.push(...read.rows);
       if (read.lastPage === undefined || page >= read.lastPage || read.rows.length === 0) return rows;
@@ -301,7 +309,7 @@ export class ServiceClient {
   }
 
   async getWebsite(id: number): Promise<LiveWebsite> {
-    const answer = await this.call({ method: 'GET', path: `/websites/${id}`, what: `read website ${id}`, idempotent: true, abortable: true });
+    const answer = await this.call({ method: 'GET', path: `/websites/${id}`, kind: 'show', what: `read website ${id}`, idempotent: true, abortable: true });
     return toLiveWebsite(unwrap(answer.body));
   }
 
@@ -317,6 +325,7 @@ export class ServiceClient {
           method: 'POST',
           path: '/websites',
           form: { domain, ...form },
+          kind: 'write',
           what: `create ${domain}`,
           idempotent: false,
         });
@@ -348,6 +357,7 @@ export class ServiceClient {
       method: 'PATCH',
       path: `/websites/${id}`,
       form,
+      kind: 'write',
       what: `update ${domain}`,
       idempotent: true,
       // Some versions answer 500, not 404, for an id that no longer exists: look before retrying.
@@ -378,6 +388,7 @@ export class ServiceClient {
       await this.call({
         method: 'DELETE',
         path: `/websites/${id}`,
+        kind: 'write',
         what: `delete ${domain}`,
         idempotent: true,
         beforeRetry: async () => {
@@ -400,7 +411,8 @@ export class ServiceClient {
     const answer = await this.call({
       method: 'GET',
       path: `/websites?${params}`,
-      what: `list websites (page ${n})`,
+      kind: query.search === undefined ? 'listing' : 'search',
+      what: query.search === undefined ? `list websites (page ${n})` : `search websites for "${query.search}" (page ${n})`,
       idempotent: true,
       abortable: true,
       fixedRoute: true,
@@ -485,6 +497,7 @@ export class ServiceClient {
         responseHeaders = res.headers;
         const text = await this.readBody(res, spec.what);
         this.stats.requests++;
+        this.stats.byKind[spec.kind] = (this.stats.byKind[spec.kind] ?? 0) + 1;
         this.stats.byStatus[status] = (this.stats.byStatus[status] ?? 0) + 1;
         this.log(`${spec.method} ${path} ${status} ${this.clock.now() - ticket.sentAt}ms${attempt ? ` (retry ${attempt})` : ''}`);
         if (status >= 300 && status < 400) throw redirectError(responseHeaders.location, this.secrets);
@@ -492,6 +505,7 @@ export class ServiceClient {
       } catch (error) {
         if (status === undefined) {
           this.stats.requests++;
+          this.stats.byKind[spec.kind] = (this.stats.byKind[spec.kind] ?? 0) + 1;
           this.log(`${spec.method} ${path} failed: ${this.secrets.clean(describeTransportError(error))} after ${this.clock.now() - ticket.sentAt}ms`);
         }
         throw error;
@@ -506,17 +520,21 @@ export class ServiceClient {
   }
 
   /** The answer's text, refused past the cap before it is all in memory (a declared length, or as it comes). */
-  private async readBody(res: { headers: Answer['headers']; body: AsyncIterable<Buffer> & { destroy(): unknown } }, what: string): Promise<string> {
+  private async readBody(res: { headers: Answer['headers']; body: AsyncIterable<Buffer> & { dump(options: { limit: number }): Promise<void> } }, what: string): Promise<string> {
     const max = this.options.maxAnswerBytes ?? MAX_ANSWER_BYTES;
     const tooMuch = () => {
-      res.body.destroy();
       const size = max >= 1024 * 1024 ? `${Math.round(max / 1024 / 1024)} MiB` : `${max} bytes`;
       return new ApiError('protocol', `${what}: the service answered more than ${size}, which no answer of the service is; nothing more was read (is the base URL the service's address?)`);
     };
     const declared = Number(res.headers['content-length']);
-    if (Number.isFinite(declared) && declared > max) throw tooMuch();
+    if (Number.isFinite(declared) && declared > max) {
+      // Discarded unread (undici closes the connection past the limit).
+      await res.body.dump({ limit: 0 }).catch(() => undefined);
+      throw tooMuch();
+    }
     const chunks: Buffer[] = [];
     let size = 0;
+    // Leaving the loop by a throw ends the body's stream.
     for await (const chunk of res.body) {
       size += chunk.length;
       if (size > max) throw tooMuch();

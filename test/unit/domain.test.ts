@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { interpolate } from '../../src/config/interpolate.js';
-import { domainKey, GlobSet, manageableTraits, parseDomainInput } from '../../src/domain.js';
+import { domainKey, GlobSet, manageableTraits, parseDomainInput, searchLiteral } from '../../src/domain.js';
 
 describe('domains as users write them', () => {
   it.each([
@@ -128,5 +128,32 @@ describe('${NAME} interpolation', () => {
     expect(r.value).toBe(value);
     expect(r.missing).toEqual(missing);
     expect(r.malformed).toEqual(malformed);
+  });
+});
+
+describe('what a --target searches for', () => {
+  it.each([
+    ['w5.example', 'w5.example'],
+    ['w43*.example', 'w43'],
+    ['*.shop.example.com', '.shop.example.com'],
+    ['shop.*', 'shop.'],
+    ['W5.Example', 'w5.example'],
+    ['www.w5.example', 'w5.example'],
+    ['x.org.', 'x.org'],
+    ['my_site.example', 'my_site.example'],
+  ])('%s searches %s', (glob, literal) => {
+    expect(searchLiteral(glob)).toBe(literal);
+  });
+
+  it.each(['*', '*.com', '*.*', 'bücher.example', 'xn--bcher-kva.example', '*.xn--bcher-kva.example'])(
+    '%s searches nothing: the whole list is read',
+    (glob) => {
+      expect(searchLiteral(glob)).toBeUndefined();
+    },
+  );
+
+  it('a leading www. in a pattern matches the website the service stores without it', () => {
+    expect(new GlobSet(['www.shop.example.com']).matches('shop.example.com')).toBe(true);
+    expect(new GlobSet(['WWW.*.example.com']).matches('a.example.com')).toBe(true);
   });
 });
