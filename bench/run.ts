@@ -119,6 +119,8 @@ async function startupRatio(name: string, args: string[], env: Record<string, st
 
 const benchmarks: Record<string, (dir: string) => Promise<Figure | Figure[]>> = {
   accounts: accountsBench,
+  requests: requestsBench,
+  deletes: deletesBench,
   /** `sitesync --version`, as a ratio to `node -e 0`. */
   async version(dir) {
     return startupRatio('sitesync --version (start-up)', ['--version'], {}, dir);
@@ -269,6 +271,64 @@ const benchmarks: Record<string, (dir: string) => Promise<Figure | Figure[]>> = 
 };
 
 /**
+ * Issue 27: what a one-website change costs in a 10,000-website account under the product's
+ * throttle (60 requests a minute), against the full listing: plan of one --target, and apply
+ * of a saved plan of that one change. Each run waits for a fresh throttle window first.
+ */
+async function requestsBench(dir: string): Promise<Figure[]> {
+  const n = 10_000;
+  const file = join(dir, 'requests-10k.yaml');
+  await writeFile(file, bigConfig(n).replace(`  - domain: ${siteDomain(4321)}\n`, `  - domain: ${siteDomain(4321)}\n    favorite: true\n`));
+  return withEmulator({ rateLimit: { limit: 60, windowMs: 60_000 } }, async (emu) => {
+    emu.seed(KEY, matchingWebsites(n));
+    const env = { SITESYNC_BASE_URL: emu.url, SITESYNC_API_KEY: KEY };
+    const timed = async (args: string[]) => {
+      await new Promise((r) => setTimeout(r, 61_000)); // a fresh window, as a run of its own would find
+      emu.resetStats();
+      const run = await runCli(args, env, dir);
+      if (run.code !== 0 && run.code !== 2) throw new Error(`sitesync ${args.join(' ')} failed (${run.code}): ${run.stderr.slice(-500)}`);
+      return { ms: round(run.ms), requests: emu.stats.requests };
+    };
+    const target = ['plan', '-c', file, '--target', siteDomain(4321)];
+    const narrow = await timed([...target, '--out', join(dir, 'one.json')]);
+    const full = await timed(['plan', '-c', file]);
+    const saved = await timed(['apply', join(dir, 'one.json')]);
+    const ratio = (a: { ms: number; requests: number }, b: { ms: number; requests: number }) => ({ requestsRatio: round(b.requests / a.requests, 1), timeRatio: round(b.ms / a.ms, 1) });
+    return [
+      { name: 'plan --target of one website in 10,000, at 60 requests a minute (CLI, wall)', ms: narrow.ms, requests: narrow.requests, fullListingMs: full.ms, fullListingRequests: full.requests, ...ratio(narrow, full) },
+      { name: 'apply of a one-change saved plan in 10,000 websites, at 60 requests a minute (CLI, wall)', ms: saved.ms, requests: saved.requests, fullListingMs: full.ms, fullListingRequests: full.requests, ...ratio(saved, full) },
+    ];
+  });
+}
+
+/**
+ * Issue 25: what reading the deletes' traffic costs: the requests a plan of 1,000 deletes
+ * makes, and the time that takes under the product's throttle (60 a minute), worked out from
+ * the requests (fixed windows: the last of N requests goes after floor((N - 1) / 60) minutes).
+ */
+async function deletesBench(dir: string): Promise<Figure> {
+  const n = 1000;
+  const file = join(dir, 'deletes.yaml');
+  await writeFile(file, 'version: 1\nprune: true\nsafety: { max_delete_percent: 100 }\nwebsites: []\n');
+  return withEmulator({}, async (emu) => {
+    emu.seed(KEY, Array.from({ length: n }, (_, i) => ({ domain: siteDomain(i) })));
+    emu.resetStats();
+    const run = await runCli(['plan', '-c', file], { SITESYNC_BASE_URL: emu.url, SITESYNC_API_KEY: KEY }, dir);
+    if (run.code !== 0) throw new Error(`plan failed (${run.code}): ${run.stderr.slice(-500)}`);
+    const stats = emu.stats.log.filter((r) => r.path.startsWith('/api/v1/stats/')).length;
+    const requests = emu.stats.requests;
+    return {
+      name: 'plan of 1,000 deletes: requests, and minutes at 60 requests a minute',
+      requests,
+      statsRequests: stats,
+      requestsPerDelete: round(stats / n, 2),
+      minutesAt60PerMinute: Math.floor((requests - 1) / 60),
+      unthrottledMs: round(run.ms),
+    };
+  });
+}
+
+/**
  * Issue 15: two installations, 5 accounts each, 50 updates per account, each installation
  * throttled to 10 requests a second (counted per client address, as the product does). Apply
  * goal: ≤ 1.15 × the floor of the busiest installation (they run side by side), ≤ 1 % 429s.
@@ -403,7 +463,7 @@ async function main(): Promise<void> {
   const args = process.argv.slice(2);
   const quick = args.includes('--quick');
   const named = args.filter((a) => !a.startsWith('--'));
-  const selected = Object.keys(benchmarks).filter((name) => (named.length ? named.includes(name) : !(quick && name === 'throttled')));
+  const selected = Object.keys(benchmarks).filter((name) => (named.length ? named.includes(name) : !(quick && (name === 'throttled' || name === 'requests'))));
   const dir = await mkdtemp(join(tmpdir(), 'sitesync-bench-'));
   const figures: Figure[] = [];
   try {

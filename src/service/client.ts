@@ -237,32 +237,40 @@ export class ServiceClient {
   }
 
   /**
-   * What a website's statistics hold (the stats API, two requests): its lifetime pageviews, from
-   * the hourly sums over all time (at most 24 rows), and its pageviews per day over the last
-   * max(30, `recentDays`) days. Days are the service's: the range ends tomorrow, so that a
-   * service ahead of this clock still counts its today.
+   * What a website's statistics hold, from the stats API: its lifetime pageviews, and those of
+   * the last 30 and `recentDays` days. One request for most websites: the pageviews per day over
+   * all time, latest day first, 100 days a page; a website with more days of traffic than one
+   * page holds costs one more, for its lifetime from the hourly sums (at most 24 rows). Days are
+   * the service's: ranges end tomorrow, so that a service ahead of this clock still counts its today.
    */
   async readTraffic(id: number, domain: string, recentDays: number, today = new Date(this.clock.now())): Promise<Traffic> {
     const day = (daysBack: number) => new Date(today.getTime() - daysBack * 86_400_000).toISOString().slice(0, 10);
     const until = day(-1);
-    const [hours, days] = await Promise.all([
-      this.statsRows(id, domain, 'pageviews_hour', '1970-01-01', until),
-      this.statsRows(id, domain, 'pageviews', day(Math.max(30, recentDays) - 1), until),
-    ]);
+    const latest = await this.statsPage(id, domain, 'pageviews', '1970-01-01', until, 1, { sort_by: 'value', sort: 'desc' });
     const sum = (rows: StatsRow[], since?: string) => rows.reduce((n, r) => (since === undefined || r.value >= since ? n + r.count : n), 0);
-    return { pageviews: sum(hours), pageviews_30d: sum(days, day(29)), pageviews_recent: sum(days, day(recentDays - 1)), recent_days: recentDays };
+    const whole = latest.lastPage === undefined || latest.lastPage <= 1;
+    const [lifetime, recent] = await Promise.all([
+      whole ? latest.rows : this.statsRows(id, domain, 'pageviews_hour', '1970-01-01', until),
+      // The first page holds the latest 100 days with traffic: every one of a window up to 100 days.
+      whole || recentDays <= PER_PAGE ? latest.rows : this.statsRows(id, domain, 'pageviews', day(recentDays - 1), until),
+    ]);
+    return { pageviews: sum(lifetime), pageviews_30d: sum(latest.rows, day(29)), pageviews_recent: sum(recent, day(recentDays - 1)), recent_days: recentDays };
   }
 
   /** Every row of one statistic of a website over a range, page by page (100 rows a page). */
   private async statsRows(id: number, domain: string, name: string, from: string, to: string): Promise<StatsRow[]> {
     const rows: StatsRow[] = [];
     for (let page = 1; ; page++) {
-      const params = new URLSearchParams({ name, from, to, per_page: String(PER_PAGE), page: String(page) });
-      const answer = await this.call({ method: 'GET', path: `/stats/${id}?${params}`, kind: 'statistics', what: `read the statistics of ${domain}`, idempotent: true, abortable: true });
-      const read = readStatsRows(answer.body);
+      const read = await this.statsPage(id, domain, name, from, to, page);
       rows.push(...read.rows);
       if (read.lastPage === undefined || page >= read.lastPage || read.rows.length === 0) return rows;
     }
+  }
+
+  private async statsPage(id: number, domain: string, name: string, from: string, to: string, page: number, order: Record<string, string> = {}) {
+    const params = new URLSearchParams({ name, from, to, ...order, per_page: String(PER_PAGE), page: String(page) });
+    const answer = await this.call({ method: 'GET', path: `/stats/${id}?${params}`, kind: 'statistics', what: `read the statistics of ${domain}`, idempotent: true, abortable: true });
+    return readStatsRows(answer.body);
   }
 
   /** How many pages reading the whole list takes for an account of `total` websites. */
