@@ -166,6 +166,8 @@ interface ChangeCommon {
   details: FieldChange[];
   /** Where the website is in the file (creates and updates). */
   line?: number;
+  /** The included file it is in, relative to the config file's folder; absent for the config file itself. */
+  file?: string;
 }
 
 /** A website the file lists and the service lacks: stored with every enforced field. */

@@ -8,7 +8,7 @@
 import { installationOf } from '../address.js';
 import { envValue, type Env } from '../config/interpolate.js';
 import { unsetKeyVariable } from '../config/load.js';
-import { SitesyncError, UsageError } from '../errors.js';
+import { SitesyncError, UsageError, type Diagnostic } from '../errors.js';
 import type { Config, Workspace } from '../model.js';
 import { keyProblem, resolveApiKey, resolveBaseUrl, type ConnectionFlags } from '../service/connection.js';
 import { accountName } from './select.js';
@@ -21,6 +21,18 @@ export interface Connection {
   keyFrom: string;
   /** The installation the base URL names (see installationOf): accounts there share a throttle. */
   installation: string;
+}
+
+/** The keys' variables a run misses, as problems of the file (at each account's name). */
+export function missingKeys(workspace: Workspace, configs: Config[], flags: ConnectionFlags, env: Env): Diagnostic[] {
+  if (!workspace.multi) {
+    const set = flags.apiKeyFile !== undefined || Boolean(envValue(env, 'SITESYNC_API_KEY')?.trim());
+    return set ? [] : [{ file: workspace.file, line: 0, col: 0, severity: 'error', message: 'no API key: set SITESYNC_API_KEY, or pass --api-key-file FILE (the key is never read from the config file)' }];
+  }
+  return configs.flatMap((config) => {
+    const unset = unsetKeyVariable(config, env);
+    return unset ? [{ file: workspace.file, ...config.account!.pos, severity: 'error' as const, message: unset }] : [];
+  });
 }
 
 /**

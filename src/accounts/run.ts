@@ -8,14 +8,14 @@
 import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { loadWorkspace } from '../config/load.js';
-import { SitesyncError } from '../errors.js';
+import { ConfigError, SitesyncError } from '../errors.js';
 import { printable } from '../escape.js';
 import { DEFAULT_SAFETY, type Account, type Config, type Failure, type LiveWebsite, type Plan, type Workspace } from '../model.js';
 import { ServiceClient } from '../service/client.js';
 import type { ConnectionFlags } from '../service/connection.js';
 import { Pacer } from '../service/pacer.js';
 import type { Context } from '../terminal.js';
-import { connectionsOf, type Connection } from './connect.js';
+import { connectionsOf, missingKeys, type Connection } from './connect.js';
 import { checkTrust } from './trust.js';
 import { accountName, selectAccounts } from './select.js';
 
@@ -82,7 +82,7 @@ export async function openRun(args: RunArgs, ctx: Context, options: RunOptions =
   const workspace =
     options.optionalConfig && args.config === undefined && !args.account?.length && !existsSync(file)
       ? flagsOnly(file)
-      : await loadWorkspace(file, ctx.env, { lenientEnv: options.lenientEnv });
+      : await loadAll(file, args, ctx, options);
   const selected = selectAccounts(workspace, args.account, shown);
   const { untrusted } = args.trustedConfig ? await checkTrust(workspace, selected, args.trustedConfig, ctx.cwd, shown) : { untrusted: new Set<Config>() };
   const run = await connectRun(workspace, selected.filter((c) => !untrusted.has(c)), args, ctx, shown);
@@ -132,6 +132,23 @@ export async function connectRun(workspace: Workspace, configs: Config[], flags:
       await Promise.all(accounts.map((a) => a.client.close()));
     },
   };
+}
+
+/**
+ * The workspace, and every variable the run misses at once: a file whose \${NAME}s are not all
+ * set also says which keys' variables are not, rather than in a second round once those are set.
+ */
+async function loadAll(file: string, args: RunArgs, ctx: Context, options: RunOptions): Promise<Workspace> {
+  try {
+    return await loadWorkspace(file, ctx.env, { lenientEnv: options.lenientEnv });
+  } catch (error) {
+    if (!(error instanceof ConfigError) || options.lenientEnv) throw error;
+    const lenient = await loadWorkspace(file, ctx.env, { lenientEnv: true }).catch(() => undefined);
+    if (!lenient) throw error;
+    const configs = selectAccounts(lenient, args.account, args.config ?? 'sitesync.yaml');
+    const keys = missingKeys(lenient, configs, args, ctx.env);
+    throw keys.length ? new ConfigError([...error.diagnostics, ...keys]) : error;
+  }
 }
 
 /** The workspace of a command run without a config file: one unnamed account, from the flags. */

@@ -107,7 +107,8 @@ async function execute(run: Run, ready: RunAccount[], args: ApplyArgs, ctx: Cont
         parallelism: args.parallelism,
         signal: ctx.signal,
         onResult: (a, result, counts) => {
-          progress.log(`${run.named ? `${ctx.err.dim(`[${printable(a.name)}]`)} ` : ''}${resultLine(result, ctx.err)}`);
+          // A line per change, on stdout: it stays in the scrollback and in `apply > apply.log`.
+          progress.log(`${run.named ? `${ctx.out.dim(`[${printable(a.name)}]`)} ` : ''}${resultLine(result, ctx.out)}`, ctx.stdout);
           progress.update({ done: counts.done + counts.failed, total, failed: counts.failed });
         },
       },

@@ -2,6 +2,7 @@
  * The planner: (desired config, live websites, options) → Plan. Pure and deterministic: no
  * I/O, no clock, the same inputs give the same plan, byte for byte.
  */
+import { dirname, relative, sep } from 'node:path';
 import { GlobSet, parseDomainInput } from '../domain.js';
 import { FIELD, FIELDS, fieldOrder, sameSecret, sameValue } from '../fields.js';
 import { SitesyncError } from '../errors.js';
@@ -136,7 +137,7 @@ export function planChanges(input: PlanInput): Plan {
       if (values.privacy === 2 && !values.password) {
         problems.push(`${site.domain} (line ${site.pos.line}): privacy is password, but the file sets no password for this new website`);
       }
-      changes.push(createChange(site, values));
+      changes.push(createChange(site, values, config));
       continue;
     }
     const was = baselineSites?.get(site.domain);
@@ -144,7 +145,7 @@ export function planChanges(input: PlanInput): Plan {
     const file = { site, values, defaults: config.defaults };
     const again = (field: FieldName): WriteOnlyReason | undefined =>
       options.sendAgain?.(site.domain, field) ?? (options.resendWriteOnly ? 'resend' : undefined);
-    const found = updateChange(file, current, old, again);
+    const found = updateChange(config, file, current, old, again);
     problems.push(...found.problems);
     warnings.push(...found.warnings);
     for (const field of found.unverified) unverified.add(field);
@@ -218,7 +219,12 @@ function twinWarning(domain: string, group: LiveWebsite[], chosen: LiveWebsite):
   return `the service holds ${domain} ${times}; sitesync manages id ${chosen.id} and leaves id ${others.join(', ')} alone`;
 }
 
-function createChange(site: DesiredWebsite, values: Enforced): CreateChange {
+/** The included file a website is in, relative to the config's folder (where a reader of the plan finds it). */
+function where(site: DesiredWebsite, config: Config): { file?: string } {
+  return site.file ? { file: relative(dirname(config.file), site.file).split(sep).join('/') } : {};
+}
+
+function createChange(site: DesiredWebsite, values: Enforced, config: Config): CreateChange {
   const after = desiredView(site.domain, values);
   // Every enforced field. One the service cannot take on create (favorite) only when it differs
   // from the service's default: apply stores the website, then updates it.
@@ -235,6 +241,7 @@ function createChange(site: DesiredWebsite, values: Enforced): CreateChange {
     fields,
     details: fields.map((field) => ({ field, before: null, after: after[field as keyof typeof after] ?? null })),
     line: site.pos.line,
+    ...where(site, config),
   };
 }
 
@@ -257,6 +264,7 @@ interface UpdateFindings {
 }
 
 function updateChange(
+  config: Config,
   { site, values, defaults }: FileWebsite,
   current: LiveWebsite,
   /** Undefined without --baseline; null when the baseline lacks the website. */
@@ -335,6 +343,7 @@ function updateChange(
     fields: sent.map((d) => d.field),
     details: sent,
     line: site.pos.line,
+    ...where(site, config),
     seen: fingerprint(before),
   };
   return report;

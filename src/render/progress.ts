@@ -32,10 +32,14 @@ export class ProgressLine {
     this.drawn = true;
   }
 
-  /** Prints a whole line above the live one (e.g. a failure), then redraws it on the next update. */
-  log(line: string): void {
+  /**
+   * Prints a whole line above the live one, then redraws it on the next update. The line may go
+   * to another stream (apply's lines go to stdout, so that `apply > log` keeps them); the live
+   * line is cleared first, since both show on one terminal.
+   */
+  log(line: string, to: Stream = this.stream): void {
     if (this.enabled && this.drawn) this.stream.write('\r\u001b[2K');
-    this.stream.write(`${line}\n`);
+    to.write(`${line}\n`);
     this.lastDraw = 0;
   }
 

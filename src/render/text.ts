@@ -28,7 +28,7 @@ export function renderText(plan: Plan, colors: Colors = pc.createColors(false)):
 
   for (const change of plan.changes) {
     const color = paint[change.action];
-    const where = change.line !== undefined ? c.dim(`  (line ${change.line})`) : '';
+    const where = change.line !== undefined ? c.dim(`  (${change.file ? `${printable(change.file)}:` : 'line '}${change.line})`) : '';
     lines.push(`${color(`${SYMBOL[change.action]} ${changeTitle(change)}`)}${where}`);
     lines.push(...changeBody(change, c).map((l) => `    ${l}`), '');
   }

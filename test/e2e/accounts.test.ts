@@ -328,3 +328,24 @@ describe('a file with accounts on two installations', () => {
     expectNoSecrets(r);
   });
 });
+
+describe('the first hour with a file with accounts', () => {
+  it('every missing variable is said at once: the passwords\' and the keys\'', async () => {
+    const r = await cli(['plan'], { VAULT_PW: undefined as unknown as string, BETA_KEY: '', GLOBEX_KEY: '' });
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain('accounts.acme.websites[1].password: environment variable VAULT_PW is not set');
+    expect(r.stderr).toContain('account beta: environment variable BETA_KEY (its api_key_env) is not set');
+    expect(r.stderr).toContain('account globex: environment variable GLOBEX_KEY (its api_key_env) is not set');
+    expect(r.stderr).toContain('3 problems found');
+    expect(east.stats.log).toHaveLength(0);
+  });
+
+  it('a change of a website in an included file names that file and its line, in text and JSON', async () => {
+    const text = await cli(['plan']);
+    expect(text.stdout).toContain('+ create shop.globex.example  (clients/globex/shops.yaml:2)');
+    expect(text.stdout).toContain('+ create acme.example  (line 8)');
+    const json = JSON.parse((await cli(['plan', '--format', 'json'])).stdout);
+    expect(json.changes.find((c: { domain: string }) => c.domain === 'shop.globex.example')).toMatchObject({ file: 'clients/globex/shops.yaml', line: 2 });
+    expect(json.changes.find((c: { domain: string }) => c.domain === 'acme.example').file).toBeUndefined();
+  });
+});

@@ -32,9 +32,9 @@ describe('apply --auto-approve', () => {
     await s.write(`version: 1\nprune: true\nwebsites:\n  - domain: upd.example.com\n    privacy: private\n  - domain: fav.example.com\n    favorite: true\n`);
     const r = await s.cli(['apply', '--auto-approve']);
     expect(r.code).toBe(0);
-    expect(r.stderr).toMatch(/✓ create fav\.example\.com \d+ms/);
-    expect(r.stderr).toMatch(/✓ update upd\.example\.com \(id 1\) \d+ms/);
-    expect(r.stderr).toMatch(/✓ delete gone\.example\.com \(id 2\) \d+ms/);
+    expect(r.stdout).toMatch(/✓ create fav\.example\.com \d+ms/);
+    expect(r.stdout).toMatch(/✓ update upd\.example\.com \(id 1\) \d+ms/);
+    expect(r.stdout).toMatch(/✓ delete gone\.example\.com \(id 2\) \d+ms/);
     expect(r.stdout).toContain('Applied: 1 created, 1 updated, 1 deleted, 0 failed.');
     const fav = s.emu.websites(KEY).find((w) => w.domain === 'fav.example.com')!;
     expect(fav.favorite).toBe(true);
@@ -193,7 +193,7 @@ describe('apply under faults converges', () => {
     await s.write(`version: 1\nwebsites:\n${sites(8)}\n`);
     const r = await s.cli(['apply', '--auto-approve']);
     expect(r.code).toBe(0);
-    expect(r.stderr).toContain("the store's answer was lost; found it stored");
+    expect(r.stdout).toContain("the store's answer was lost; found it stored");
     const domains = s.emu.websites(KEY).map((w) => w.domain);
     expect(domains).toHaveLength(8);
     expect(new Set(domains).size).toBe(8);
@@ -207,7 +207,7 @@ describe('apply under faults converges', () => {
     await s.write(`version: 1\nwebsites:\n${sites(5)}\n`);
     const r = await s.cli(['apply', '--auto-approve']);
     expect(r.code).toBe(1);
-    expect(r.stderr).toContain('✗ create s2.example.com: domain: The domain has already been taken.');
+    expect(r.stdout).toContain('✗ create s2.example.com: domain: The domain has already been taken.');
     expect(r.stdout).toContain('Failed (1):\n  ✗ create s2.example.com: domain: The domain has already been taken.');
     expect(r.stdout).toContain('Applied: 4 created, 0 updated, 0 deleted, 1 failed.');
     expect(s.emu.websites(KEY)).toHaveLength(4);
@@ -222,11 +222,11 @@ describe('apply under faults converges', () => {
     const child = spawn(process.execPath, [bin, 'apply', '--auto-approve', '--parallelism', '2'], { cwd: s.dir, env });
     let out = '';
     let err = '';
-    child.stdout.on('data', (d: Buffer) => (out += d.toString()));
-    child.stderr.on('data', (d: Buffer) => {
-      err += d.toString();
-      if ((err.match(/✓/g) ?? []).length >= 3 && !child.killed) child.kill('SIGINT');
+    child.stdout.on('data', (d: Buffer) => {
+      out += d.toString();
+      if ((out.match(/✓/g) ?? []).length >= 3 && !child.killed) child.kill('SIGINT');
     });
+    child.stderr.on('data', (d: Buffer) => (err += d.toString()));
     const code = await new Promise<number | null>((r) => child.on('close', r));
     expect(code).toBe(130);
     expect(out).toMatch(/Applied: \d+ created, 0 updated, 0 deleted, 0 failed, \d+ not started \(interrupted\)\./);

@@ -121,8 +121,8 @@ describe('odd live domains in every output', () => {
     expect(r.code).toBe(1);
     expect(r.stdout).not.toMatch(RAW_CONTROL);
     expect(r.stderr).not.toMatch(RAW_CONTROL);
-    expect(r.stderr).toContain('✓ delete `x`.example.com (id 2)');
-    expect(r.stderr).toContain('✗ delete a\\x1b[2j\\x1b[31mred.example.com (id 7): refused \\x1b[2J\\x1b[31m here \\u202e');
+    expect(r.stdout).toContain('✓ delete `x`.example.com (id 2)');
+    expect(r.stdout).toContain('✗ delete a\\x1b[2j\\x1b[31mred.example.com (id 7): refused \\x1b[2J\\x1b[31m here \\u202e');
     expect(r.stdout).toContain('Applied: 0 created, 1 updated, 8 deleted, 1 failed.');
     expect(sc.emu.websites(KEY).map((w) => w.domain).sort()).toEqual([ESC_DOMAIN, 'keep.example.com'].sort());
   });
@@ -184,8 +184,8 @@ describe('a domain holding the text "\\x1b" and one holding an ESC', () => {
     expect(yaml).toContain('"lit\\x1b[2j.example.com" (id 2)');
     const applied = await s.cli(['apply', '--auto-approve', '--parallelism', '1']);
     expect(applied.code, applied.stderr).toBe(0);
-    expect(applied.stderr).toContain('✓ delete lit\\\\x1b[2j.example.com (id 1)');
-    expect(applied.stderr).toContain('✓ delete lit\\x1b[2j.example.com (id 2)');
+    expect(applied.stdout).toContain('✓ delete lit\\\\x1b[2j.example.com (id 1)');
+    expect(applied.stdout).toContain('✓ delete lit\\x1b[2j.example.com (id 2)');
   });
 });
 

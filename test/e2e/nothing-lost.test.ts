@@ -143,7 +143,7 @@ describe('two prune runs at once', () => {
     // Each website was deleted by exactly one run; the other says it found it gone.
     expect(counts[0]!.deleted + counts[1]!.deleted).toBe(3);
     expect(counts[0]!.gone + counts[1]!.gone).toBe(3);
-    const goneLines = runs.flatMap((r) => r.stderr.split('\n').filter((l) => l.includes('already gone')));
+    const goneLines = runs.flatMap((r) => r.stdout.split('\n').filter((l) => l.startsWith('· ')));
     expect(goneLines).toHaveLength(3);
     for (const line of goneLines) expect(line).toMatch(/^· delete old\d\.example\.com \(id \d\): already gone: deleted elsewhere since the plan was made \d+ms$/);
   });
