@@ -358,3 +358,42 @@ describe('apply PLANFILE does only what the config file it was made from asks fo
     expect(s.emu.websites(KEY).map((w) => w.domain)).toEqual(['a.example.com']);
   });
 });
+
+describe('a saved plan travels between jobs of one workflow', () => {
+  it('made in one checkout of the repository (from its top or a subfolder) and saved outside it, it applies in another checkout at another path', async () => {
+    s = await scenario();
+    const { mkdir, cp } = await import('node:fs/promises');
+    const first = join(s.dir, 'job-1/ws');
+    const second = join(s.dir, 'job-2/elsewhere/ws');
+    for (const ws of [first, second]) {
+      await mkdir(join(ws, '.git'), { recursive: true });
+      await mkdir(join(ws, 'stats'), { recursive: true });
+      await writeFile(join(ws, 'stats/sitesync.yaml'), 'version: 1\nwebsites:\n  - domain: a.example.com\n');
+    }
+    // The plan job: run in the subfolder, the plan saved outside the checkout (as the action does, in RUNNER_TEMP).
+    const made = await s.cli(['plan', '-c', 'sitesync.yaml', '--out', join(s.dir, 'job-1/plan.json')], { cwd: join(first, 'stats') });
+    expect(made.code, made.stderr).toBe(0);
+    const saved = JSON.parse(await readFile(join(s.dir, 'job-1/plan.json'), 'utf8'));
+    expect(saved.saved.config_file).toBe('stats/sitesync.yaml');
+    // The apply job: the artifact downloaded into its own checkout.
+    await cp(join(s.dir, 'job-1/plan.json'), join(second, 'plan.json'));
+    const applied = await s.cli(['apply', 'plan.json'], { cwd: second });
+    expect(applied.code, applied.stderr).toBe(0);
+    expect(applied.stdout).toContain('Applied: 1 created, 0 updated, 0 deleted, 0 failed.');
+    expect(s.emu.websites(KEY).map((w) => w.domain)).toEqual(['a.example.com']);
+  });
+
+  it('a config_file that climbs out of the repository is refused before anything is read', async () => {
+    s = await scenario();
+    await s.write('version: 1\nwebsites:\n  - domain: a.example.com\n');
+    await s.cli(['plan', '--out', 'plan.json']);
+    const plan = await readPlan();
+    plan.saved.config_file = '../../etc/sitesync.yaml';
+    await writePlan(plan);
+    s.emu.resetStats();
+    const r = await s.cli(['apply', 'plan.json']);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain('saved.config_file: "../../etc/sitesync.yaml" is not a path inside the repository');
+    expect(s.emu.stats.requests).toBe(0);
+  });
+});
