@@ -29,11 +29,13 @@ async function demo(): Promise<number> {
   const emulator = await startEmulator({ host: '127.0.0.1', port: 0 });
   const key = emulator.keys[0]!;
   // What the account holds before sitesync manages it: one website to fix, one the file no
-  // longer lists (prune deletes it), one the file ignores.
+  // longer lists (prune deletes it, and the plan says what history goes with it: a campaign that
+  // ended half a year ago, so nothing recent), one the file ignores.
+  const daysAgo = (n: number) => new Date(Date.now() - n * 86_400_000).toISOString().slice(0, 10);
   emulator.seed(key, [
     { domain: 'blog.example.com', privacy: 1, email: 0, exclude_bots: 1, exclude_ips: '192.0.2.10' },
     { domain: 'docs.example.com', privacy: 1, email: 0, exclude_bots: 1 },
-    { domain: 'old-campaign.example.com', privacy: 0, email: 1, exclude_bots: 0 },
+    { domain: 'old-campaign.example.com', privacy: 0, email: 1, exclude_bots: 0, traffic: { [daysAgo(420)]: 2_210, [daysAgo(300)]: 9_800, [daysAgo(190)]: 330 } },
     { domain: 'test.sandbox.example.com', privacy: 0, email: 0, exclude_bots: 1 },
   ]);
   process.stdout.write(

@@ -285,3 +285,17 @@ describe("the forks' plan recipe (pull_request_target)", () => {
     expect(r.log + JSON.stringify(github.requests)).not.toContain(KEY);
   });
 });
+
+describe('the action applies a saved plan of another job', () => {
+  it('apply with args: plan.json (the artifact of the plan job) applies exactly that plan', async () => {
+    await writeFile(join(dir, 'sitesync.yaml'), config(['a.example.com']));
+    const planned = await runAction({ command: 'plan' }, 'pr-event.json');
+    expect(planned.outputs).toMatchObject({ exitcode: '2', has_changes: 'true' });
+    // The artifact, downloaded into the apply job's checkout.
+    await writeFile(join(dir, 'plan.json'), await readFile(planned.outputs['plan-json']!, 'utf8'));
+    const applied = await runAction({ command: 'apply', args: 'plan.json' }, 'push-event.json');
+    expect(applied.code, applied.log).toBe(0);
+    expect(applied.log).toContain('Applied: 1 created, 0 updated, 0 deleted, 0 failed.');
+    expect(emu.websites(KEY).map((w) => w.domain)).toEqual(['a.example.com']);
+  });
+});
