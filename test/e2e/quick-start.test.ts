@@ -47,7 +47,7 @@ async function startEmulatorLine(line: string): Promise<string> {
 }
 
 describe('the README quick start', () => {
-  it('runs as written: account, validate, plan, apply answered "yes", a clean second plan, export, many accounts', async () => {
+  it('runs as written: account, validate, plan, apply answered "yes", a clean second plan, export, a delete with its traffic, many accounts', async () => {
     const all = quickStart()
       .split('\n')
       .filter((l) => l.trim() && !l.trim().startsWith('#'));
@@ -98,6 +98,8 @@ describe('the README quick start', () => {
     const exported = await readFile(join(dir, 'sitesync.yaml'), 'utf8');
     expect(exported).toContain('version: 1');
     expect(out).toMatch(/Total for 3 accounts: \d+ changes applied, 0 failed\./);
+    // Step 6: a delete says what it destroys (the emulator's --traffic gave the website a history).
+    expect(out).toMatch(/- delete blog\.example\.com \(id \d+\)\r?\n\s+! destroys 12,340 pageviews recorded, [\d,]+ in the last 30 days/);
     for (const key of ['demo-key', 'beta-key', 'globex-key']) expect(out).not.toContain(key);
     expect(out).not.toContain('choose-one');
   }, 60_000);
