@@ -153,7 +153,7 @@ describe('what the service says back', () => {
     s.emu.faults.before = (req) => (req.method === 'POST' ? { status: 422, body: { message: `Bearer ${req.key}` } } : undefined);
     const applied = await s.cli(['--verbose', 'apply', '--auto-approve'], { env: { PW: 'x' } });
     expect(applied.code).toBe(1);
-    expect(applied.stderr).toContain('Bearer (redacted)');
+    expect(applied.stdout).toContain('Bearer (redacted)');
     expect(applied.stdout + applied.stderr).not.toContain(KEY);
   });
 });

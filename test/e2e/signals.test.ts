@@ -18,14 +18,15 @@ async function applyStoppedBy(signal: NodeJS.Signals): Promise<{ code: number | 
   let out = '';
   let err = '';
   let sent = false;
-  child.stdout.on('data', (d: Buffer) => (out += d.toString()));
-  child.stderr.on('data', (d: Buffer) => {
-    err += d.toString();
-    if (!sent && (err.match(/✓/g) ?? []).length >= 3) {
+  // Each change's line is printed to stdout as it ends.
+  child.stdout.on('data', (d: Buffer) => {
+    out += d.toString();
+    if (!sent && (out.match(/✓/g) ?? []).length >= 3) {
       sent = true;
       child.kill(signal);
     }
   });
+  child.stderr.on('data', (d: Buffer) => (err += d.toString()));
   const code = await new Promise<number | null>((r) => child.on('close', r));
   return { code, out, err };
 }
