@@ -29,10 +29,10 @@ export interface SavedRun {
 }
 
 /** Reads the plan file and the config it was made from, and connects its accounts; nothing is read from a service yet. */
-export async function openSavedRun(planfile: string, flags: ConnectionFlags & { trustedConfig?: string }, ctx: Context): Promise<SavedRun> {
-  const path = resolve(ctx.cwd, planfile);
-  const saved = await readSavedPlan(path, planfile);
-  const { workspace, shown } = await loadSavedConfig(saved.saved, path, planfile, ctx.cwd, ctx.env);
+export async function openSavedRun(planfile: string, flags: ConnectionFlags & { trustedConfig?: string; config?: string }, ctx: Context): Promise<SavedRun> {
+  const saved = await readSavedPlan(resolve(ctx.cwd, planfile), planfile);
+  const config = flags.config ?? 'sitesync.yaml';
+  const { workspace, shown } = await loadSavedConfig(saved.saved, resolve(ctx.cwd, config), config, planfile, ctx.env);
   const unnamed = saved.accounts.some((a) => a.name === null);
   if (unnamed !== !workspace.multi) {
     throw new SitesyncError(`${planfile} was made for ${unnamed ? 'one account' : 'a file with accounts'}, and ${shown} ${workspace.multi ? 'holds accounts' : 'holds one account'}; nothing was written`);

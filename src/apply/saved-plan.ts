@@ -7,7 +7,7 @@
  * it does: it plans again (see verify.ts) and refuses anything that differs.
  */
 import { existsSync, realpathSync } from 'node:fs';
-import { dirname, isAbsolute, relative, resolve, sep } from 'node:path';
+import { dirname, isAbsolute, relative, sep } from 'node:path';
 import { interpolate, type Env } from '../config/interpolate.js';
 import { loadWorkspace } from '../config/load.js';
 import { readTextFile } from '../config/read.js';
@@ -52,11 +52,14 @@ export interface SavedPlan {
 }
 
 /**
- * Where saved plans name config files from: the git work tree of `folder`; outside git, the
- * folder itself (the current directory when the plan is made, and when it is applied).
+ * A config file's name as a saved plan records it: its path from the top of its repository (the
+ * git work tree; outside git, its own folder), with `/`. The same in every checkout of the
+ * repository, wherever the checkout or the plan file is.
  */
-export function repositoryRoot(folder: string): string {
-  return gitWorkTree(folder) ?? folder;
+export function repositoryPath(file: string): string {
+  const real = realpathSync(file);
+  const root = gitWorkTree(dirname(real)) ?? dirname(real);
+  return relative(root, real).split(sep).join('/');
 }
 
 export interface SaveOptions {
@@ -77,12 +80,10 @@ export async function savePlan(file: string, options: SaveOptions): Promise<void
     if (!a.plan) throw new SitesyncError(`the plan was not saved: it must cover every account, and ${a.name} could not be planned`);
   }
   assertNoLiteralPasswords(options);
-  // The repository holding the config file; outside git, the current directory.
-  const root = gitWorkTree(dirname(options.workspace.file)) ?? realpathSync(options.cwd);
   const saved: SavedMeta = {
     created_at: (options.now ?? new Date()).toISOString(),
     sitesync_version: packageVersion(),
-    config_file: relative(root, realpathSync(options.workspace.file)).split(sep).join('/'),
+    config_file: repositoryPath(options.workspace.file),
     config_sha256: options.workspace.sha256,
     targets: options.targets ?? [],
     excludes: options.excludes ?? [],
@@ -158,21 +159,22 @@ function formatVersionProblem(version: unknown): string {
 }
 
 /**
- * The config file a saved plan was made from, read again with every file it includes: it must
- * be there and unchanged (same SHA-256). It is found from the repository of the current
- * directory, else from the plan file's; `${NAME}` is taken from the environment now.
+ * The config file a saved plan is applied with: the one the command names (`-c`, default
+ * `sitesync.yaml`) — never one the plan file names, which is data like the rest of it. It must
+ * be the file the plan was made from (the same path in its repository) and unchanged, with
+ * every file it includes (same SHA-256); `${NAME}` is taken from the environment now.
  */
-export async function loadSavedConfig(saved: SavedMeta, planFile: string, shownPlan: string, cwd: string, env: Env): Promise<{ workspace: Workspace; shown: string }> {
-  const candidates = [repositoryRoot(cwd), repositoryRoot(resolve(planFile, '..'))].map((root) => resolve(root, saved.config_file));
-  const file = candidates.find((f) => existsSync(f)) ?? candidates[0]!;
-  const shown = relative(cwd, file) || file;
+export async function loadSavedConfig(saved: SavedMeta, file: string, shown: string, shownPlan: string, env: Env): Promise<{ workspace: Workspace; shown: string }> {
   const again = `Make the plan again: sitesync plan${shown === 'sitesync.yaml' ? '' : ` -c ${shown}`} --out ${shownPlan}`;
-  const refuse = (message: string): never => {
+  const refuse = (message: string, advice = `A saved plan takes its passwords only from the config file it was made from. ${again}`): never => {
     const error = new SitesyncError(`${message}; nothing was written`);
-    error.details = [`A saved plan takes its passwords only from the config file it was made from. ${again}`];
+    error.details = [advice];
     throw error;
   };
-  if (!existsSync(file)) refuse(`${saved.config_file}, which ${shownPlan} was made from, cannot be read: no such file in this repository`);
+  if (!existsSync(file)) refuse(`${shown}, the config file to apply ${shownPlan} with, cannot be read: no such file`, `${shownPlan} was made from ${saved.config_file} (from the top of its repository): give it with -c.`);
+  if (repositoryPath(file) !== saved.config_file) {
+    refuse(`${shownPlan} was made from ${saved.config_file}, not ${shown} (${repositoryPath(file)} in its repository)`, `Give the config file it was made from with -c, or make the plan again from ${shown}.`);
+  }
   let workspace: Workspace | undefined;
   try {
     workspace = await loadWorkspace(file, env);

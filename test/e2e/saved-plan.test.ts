@@ -167,7 +167,8 @@ describe('apply PLANFILE', () => {
     await rm(join(s.dir, 'sitesync.yaml'));
     const missing = await s.cli(['apply', 'plan.json'], { env: ENV });
     expect(missing.code).toBe(1);
-    expect(missing.stderr).toContain('sitesync.yaml, which plan.json was made from, cannot be read');
+    expect(missing.stderr).toContain('sitesync.yaml, the config file to apply plan.json with, cannot be read: no such file');
+    expect(missing.stderr).toContain('plan.json was made from sitesync.yaml (from the top of its repository): give it with -c.');
     expect(writes(s.emu)).toEqual([]);
     expect(s.emu.websites(KEY).map((w) => w.password)).not.toContain('not-this-one');
   });
@@ -377,7 +378,17 @@ describe('a saved plan travels between jobs of one workflow', () => {
     expect(saved.saved.config_file).toBe('stats/sitesync.yaml');
     // The apply job: the artifact downloaded into its own checkout.
     await cp(join(s.dir, 'job-1/plan.json'), join(second, 'plan.json'));
-    const applied = await s.cli(['apply', 'plan.json'], { cwd: second });
+    // The config file is the command's (-c), never one the plan file names; it must be the one the plan was made from.
+    s.emu.resetStats();
+    const elsewhere = await s.cli(['apply', 'plan.json'], { cwd: second });
+    expect(elsewhere.code).toBe(1);
+    expect(elsewhere.stderr).toContain('sitesync.yaml, the config file to apply plan.json with, cannot be read: no such file');
+    await writeFile(join(second, 'sitesync.yaml'), 'version: 1\nwebsites:\n  - domain: a.example.com\n');
+    const other = await s.cli(['apply', 'plan.json'], { cwd: second });
+    expect(other.code).toBe(1);
+    expect(other.stderr).toContain('plan.json was made from stats/sitesync.yaml, not sitesync.yaml (sitesync.yaml in its repository)');
+    expect(s.emu.stats.requests).toBe(0);
+    const applied = await s.cli(['apply', '-c', 'stats/sitesync.yaml', 'plan.json'], { cwd: second });
     expect(applied.code, applied.stderr).toBe(0);
     expect(applied.stdout).toContain('Applied: 1 created, 0 updated, 0 deleted, 0 failed.');
     expect(s.emu.websites(KEY).map((w) => w.domain)).toEqual(['a.example.com']);
