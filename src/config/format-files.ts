@@ -53,7 +53,7 @@ export async function formatFiles(named: { path: string; shown: string }[], opti
         }
         const root = next.root ?? repositoryOf(next.path);
         const { inside, outside } = await includedFiles(pattern, dirname(next.path), root);
-        if (outside.length) problems.push({ file: next.shown, line: 0, col: 0, message: outsideMessage(pattern, outside, root), severity: 'error' });
+        if (outside) problems.push({ file: next.shown, line: 0, col: 0, message: outsideMessage(pattern, outside, root), severity: 'error' });
         else if (inside.length === 0) {
           warnings.push({ file: next.shown, line: 0, col: 0, message: `include "${pattern}" matches no file`, severity: 'warning' });
         }

@@ -1,18 +1,19 @@
 /**
  * The files an `include:` glob matches, for the loader and for fmt alike, and only inside the
  * repository holding the config: the file may be a stranger's (a pull request), and a glob of
- * `../*` or a symbolic link must not make sitesync read (or fmt write) anything outside it.
+ * `../*`, an absolute path or a symbolic link must not make sitesync read (or fmt write), list
+ * or walk anything outside it — nor its `.git` folder, where a checkout keeps its credentials.
  */
 import { realpathSync } from 'node:fs';
-import { dirname, resolve, sep } from 'node:path';
+import { dirname, isAbsolute, normalize, relative, resolve, sep } from 'node:path';
 import { glob as find } from 'tinyglobby';
 import { gitWorkTree } from './repository.js';
 
 export interface Included {
   /** Sorted absolute paths of the files the glob matches inside the repository. */
   inside: string[];
-  /** Files it matches outside the repository (symbolic links resolved): never read. */
-  outside: string[];
+  /** Why the glob reaches outside the repository (nothing of what it reaches is read or named); undefined when it does not. */
+  outside?: string;
 }
 
 /** The repository a config file belongs to: its git work tree; outside git, its own folder. */
@@ -21,30 +22,57 @@ export function repositoryOf(file: string): string {
   return gitWorkTree(folder) ?? realpathSync(folder);
 }
 
-/** The files `glob` matches relative to `folder`, split by whether they lie inside `root`; a glob tinyglobby cannot read matches none. */
+/** Why `path` (symbolic links followed) is not a file sitesync may read in `root`; undefined when it is. */
+export function outsideOf(path: string, root: string): string | undefined {
+  let real: string;
+  try {
+    real = realpathSync(path);
+  } catch {
+    return undefined; // missing: said where it is read
+  }
+  const inside = relative(root, real);
+  if (inside === '' || climbsOut(inside)) return 'it lies outside the repository';
+  if (inside.split(sep).includes('.git')) return "it lies in the repository's .git folder";
+  return undefined;
+}
+
+/** The files `glob` matches relative to `folder`, inside `root`; a glob tinyglobby cannot read matches none. */
 export async function includedFiles(glob: string, folder: string, root: string): Promise<Included> {
+  // Outside by its very text (`../..`, an absolute path elsewhere): refused before anything is walked.
+  const written = normalize(resolve(folder, glob));
+  const anchor = written.split(sep).findIndex((part) => /[*?[\]{}!]/.test(part));
+  const base = anchor < 0 ? written : written.split(sep).slice(0, anchor).join(sep) || sep;
+  if (climbsOut(relative(realOrSelf(root), realOrSelf(base))) || base.split(sep).includes('.git')) {
+    return { inside: [], outside: 'it names files outside the repository (or in its .git folder)' };
+  }
   let matches: string[];
   try {
-    matches = (await find(glob, { cwd: folder, absolute: true, onlyFiles: true, expandDirectories: false })).map((match) => resolve(match)).sort();
+    // Symbolic links are not followed while walking: a link to / under a ** would walk the machine.
+    matches = (await find(glob, { cwd: folder, absolute: true, onlyFiles: true, expandDirectories: false, followSymbolicLinks: false }))
+      .map((match) => resolve(match))
+      .sort();
   } catch {
     // e.g. an absolute glob naming the folder itself, which tinyglobby turns into an empty pattern.
     matches = [];
   }
-  const out: Included = { inside: [], outside: [] };
-  for (const match of matches) {
-    let real: string;
-    try {
-      real = realpathSync(match);
-    } catch {
-      continue;
-    }
-    (real === root || real.startsWith(`${root}${sep}`) ? out.inside : out.outside).push(match);
-  }
-  return out;
+  const inside = matches.filter((match) => outsideOf(match, root) === undefined);
+  return inside.length === matches.length ? { inside } : { inside: [], outside: 'it reaches outside the repository through a symbolic link (or into its .git folder)' };
 }
 
-/** What an include that reaches outside the repository says. */
-export function outsideMessage(glob: string, outside: string[], root: string): string {
-  const what = outside.length === 1 ? outside[0] : `${outside.length} files (${outside[0]}, …)`;
-  return `include "${glob}" matches ${what} outside the repository (${root}): sitesync reads no file outside the repository that holds the config; move it inside`;
+/** Whether a path relative to the repository leaves it (`..`, `../x`, or another drive); `..x` is a name inside. */
+function climbsOut(path: string): boolean {
+  return path === '..' || path.startsWith(`..${sep}`) || isAbsolute(path);
+}
+
+function realOrSelf(path: string): string {
+  try {
+    return realpathSync(path);
+  } catch {
+    return path;
+  }
+}
+
+/** What an include that reaches outside the repository says (naming nothing out there). */
+export function outsideMessage(glob: string, why: string, root: string): string {
+  return `include "${glob}": ${why}; sitesync reads no file outside the repository that holds the config (${root})`;
 }

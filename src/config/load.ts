@@ -1,14 +1,16 @@
 /** Loading a config file: read it (I/O), then parse it (pure). */
 import { createHash } from 'node:crypto';
+import { existsSync } from 'node:fs';
 import { basename, dirname, relative } from 'node:path';
 import { installationOf } from '../address.js';
 import { ConfigError, SitesyncError } from '../errors.js';
+import { namesDescriptor } from '../files.js';
 import { GlobSet } from '../domain.js';
 import type { Diagnostic } from '../errors.js';
 import type { Config, DesiredWebsite, Workspace } from '../model.js';
 import { envValue, interpolate, type Env } from './interpolate.js';
 import { parseFile, readFileCollecting } from './parse.js';
-import { includedFiles, outsideMessage, repositoryOf } from './include-glob.js';
+import { includedFiles, outsideMessage, outsideOf, repositoryOf } from './include-glob.js';
 import { hasNoFolder, noFolderMessage, readTextFile } from './read.js';
 
 export interface LoadOptions {
@@ -31,6 +33,10 @@ export async function loadConfig(file: string, env: Env, options: LoadOptions = 
  * the problems of all the files at once, each at its own FILE:LINE:COL.
  */
 export async function loadWorkspace(file: string, env: Env, options: LoadOptions = {}): Promise<Workspace> {
+  // The config file itself may be a link (a checkout makes the ones a pull request commits): to
+  // nothing outside its repository, whose text the messages would quote.
+  const outside = namesDescriptor(file) || !existsSync(file) ? undefined : outsideOf(file, repositoryOf(file));
+  if (outside) throw new ConfigError([{ file, line: 0, col: 0, severity: 'error', message: `this is a symbolic link, and the file it names ${outside.replace('it lies', 'lies')}: sitesync reads no config there` }]);
   const text = await readTextFile(file, options.what);
   const parseOptions = { env, lenientEnv: options.lenientEnv, missingEnvAsWarning: options.missingEnvAsWarning };
   const { parsed, problems } = readFileCollecting(text, file, parseOptions);
@@ -48,7 +54,7 @@ export async function loadWorkspace(file: string, env: Env, options: LoadOptions
       continue;
     }
     const { inside: matches, outside } = await includedFiles(glob, dirname(file), root);
-    if (outside.length) problems.push({ file, ...pos, severity: 'error', message: outsideMessage(glob, outside, root) });
+    if (outside) problems.push({ file, ...pos, severity: 'error', message: outsideMessage(glob, outside, root) });
     else if (matches.length === 0) {
       problems.push({ file, ...pos, severity: 'error', message: `include "${glob}" matches no file (globs are relative to ${dirname(file)})` });
     }

@@ -212,4 +212,39 @@ describe('include: stays inside the repository holding the config', () => {
       await rm(top, { recursive: true, force: true });
     }
   });
+
+  it("the .git folder and a config file that is a link out are refused, naming nothing out there; a glob follows no link (to a file outside, or to / under a **)", async () => {
+    const top = await mkdtemp(join(tmpdir(), 'sitesync-include-'));
+    try {
+      const repo = join(top, 'repo');
+      await mkdir(join(repo, '.git'), { recursive: true });
+      await writeFile(join(repo, '.git/config.yaml'), 'websites:\n  - domain: git.example.com\n');
+      await mkdir(join(repo, 'clients/deep'), { recursive: true });
+      await writeFile(join(repo, 'clients/a.yaml'), 'websites:\n  - domain: a.example.com\n');
+      await writeFile(join(top, 'outside.yaml'), 'websites:\n  - domain: OUTSIDE_TEXT\n');
+      await symlink(join(top, 'outside.yaml'), join(repo, 'clients/deep/linked.yaml'));
+      await writeFile(join(repo, 'sitesync.yaml'), 'version: 1\ninclude: [".git/*.yaml"]\nwebsites: []\n');
+      const git = await runCli(['validate'], { cwd: repo });
+      expect(git.code).toBe(1);
+      expect(git.stderr).toContain('.git folder');
+      expect(git.stderr).not.toContain('git.example.com');
+      // Links are not followed by a glob: neither the file linked from outside nor a link to /
+      // under a ** (which would walk the machine) is read.
+      await symlink('/', join(repo, 'clients/deep/root'));
+      await writeFile(join(repo, 'sitesync.yaml'), 'version: 1\ninclude: ["clients/**/*.yaml"]\nwebsites: []\n');
+      const ok = await runCli(['validate'], { cwd: repo });
+      expect(ok.stdout).toContain('1 website, 1 included file');
+      expect(ok.stdout + ok.stderr).not.toContain('OUTSIDE_TEXT');
+      // The config file itself a link to a file outside: refused before it is read.
+      await writeFile(join(top, 'secret.yaml'), 'version: 1\nwebsites:\n  - domain: OUTSIDE_TEXT\n');
+      await rm(join(repo, 'sitesync.yaml'));
+      await symlink(join(top, 'secret.yaml'), join(repo, 'sitesync.yaml'));
+      const linked = await runCli(['validate'], { cwd: repo });
+      expect(linked.code).toBe(1);
+      expect(linked.stderr).toContain('symbolic link');
+      expect(linked.stderr).not.toContain('OUTSIDE_TEXT');
+    } finally {
+      await rm(top, { recursive: true, force: true });
+    }
+  });
 });
