@@ -27,6 +27,21 @@ export interface CommandLineFacts {
   commands: readonly string[];
   /** Every option the command accepts, without dashes (aliases included). */
   flags: readonly string[];
+  /** The command's options (the global ones included) by long name, for messages about their values. */
+  options?: Readonly<Record<string, OptionFacts>>;
+}
+
+/** What a message about an option's value needs to know of it (an OptionSpec of src/cli-commands.ts). */
+export interface OptionFacts {
+  type?: 'string' | 'boolean' | 'number';
+  choices?: readonly string[];
+  alias?: string;
+}
+
+/** A failure of the command line as what to fix: one line, or a headline and a line per mistake. */
+export interface Explained {
+  message: string;
+  details?: string[];
 }
 
 /** Flags people reach for to pass a key: there is none, and why. */
@@ -34,6 +49,74 @@ const KEY_FLAGS = new Set(['api-key', 'apikey', 'key', 'token', 'api-token', 'be
 
 const KEY_REASON =
   'the API key is never a command-line argument, where shell history, CI logs and the process list would show it: set SITESYNC_API_KEY, or put it in a file and pass --api-key-file FILE';
+
+/**
+ * yargs' failure message in sitesync's words: unknown words with what was meant, and options
+ * whose value is missing or not one they take, each named as typed in help (`--format`). Any
+ * other message is yargs' own, on one line.
+ */
+export function explainFailure(message: string, facts: CommandLineFacts): Explained {
+  const unknown = explainUnknown(message, facts);
+  if (unknown) return headed(unknown, `${unknown.length} unknown arguments`);
+  const values = explainValues(message, facts.options ?? {});
+  if (values) return headed(values, `${values.length} options have wrong values`);
+  const [first, ...rest] = message.split('\n').map((l) => l.trim()).filter(Boolean);
+  return rest.length ? { message: first ?? message, details: rest } : { message: first ?? message };
+}
+
+function headed(lines: string[], headline: string): Explained {
+  return lines.length === 1 ? { message: lines[0]! } : { message: headline, details: lines };
+}
+
+/**
+ * The lines that explain a yargs failure about values (`Not enough arguments following: o`,
+ * `Invalid values: …`, `Missing required argument: file`), or undefined for any other message.
+ */
+export function explainValues(message: string, options: Readonly<Record<string, OptionFacts>>): string[] | undefined {
+  const following = /^Not enough arguments following: (.+)$/.exec(message);
+  if (following) return [needsValue(following[1]!.trim(), options)];
+  if (message.startsWith('Invalid values:')) {
+    return message
+      .split('\n')
+      .slice(1)
+      .map((line) => /^\s*Argument: (.+?), Given: (.*), Choices: .*$/.exec(line))
+      .filter((m) => m !== null)
+      .map(([, name, given]) => (given === '""' ? needsValue(name!, options) : notAChoice(name!, given!, options)));
+  }
+  const required = /^Missing required arguments?: (.+)$/.exec(message);
+  if (required) return required[1]!.split(', ').map((name) => `${flagName(name.trim(), options)} is required`);
+  return undefined;
+}
+
+/** `--config (-c) needs a value`, with what it takes when that is short to say. */
+export function needsValue(name: string, options: Readonly<Record<string, OptionFacts>>): string {
+  const spec = options[longName(name, options)];
+  const takes = spec?.choices ? `: ${orList(spec.choices)}` : spec?.type === 'number' ? ': a number' : '';
+  return `${flagName(name, options)} needs a value${takes}`;
+}
+
+function notAChoice(name: string, given: string, options: Readonly<Record<string, OptionFacts>>): string {
+  const choices = options[longName(name, options)]?.choices;
+  return `${flagName(name, options)} must be ${choices ? orList(choices) : 'one of its choices'}, not ${given}`;
+}
+
+/** An option as typed in help: `--config (-c)`, whichever of its names yargs used. */
+function flagName(name: string, options: Readonly<Record<string, OptionFacts>>): string {
+  const long = longName(name, options);
+  const alias = options[long]?.alias;
+  return alias ? `--${long} (-${alias})` : `--${long}`;
+}
+
+/** The long name of an option named by yargs: itself, its one-letter alias, or its camelCase key. */
+function longName(name: string, options: Readonly<Record<string, OptionFacts>>): string {
+  if (name in options) return name;
+  const found = Object.entries(options).find(([long, spec]) => spec.alias === name || kebab(name) === long);
+  return found ? found[0] : name;
+}
+
+function orList(words: readonly string[]): string {
+  return words.length < 2 ? words.join('') : `${words.slice(0, -1).join(', ')} or ${words.at(-1)}`;
+}
 
 /**
  * The lines that explain a yargs failure message, or undefined when the message is not about
@@ -67,6 +150,22 @@ function explainPositional(word: string, facts: CommandLineFacts, where: string)
       : `unknown command "${word}" for ${where}; the commands are: ${list}`;
   }
   return `${where} takes no argument "${word}"`;
+}
+
+/**
+ * The first option typed with an empty value (`--port=`, `--out ''`, `-c=`), by long name: yargs
+ * reads it as '' or, for a number, as 0, which no option means. Words after `--` are not options.
+ */
+export function emptyValue(argv: readonly string[], options: Readonly<Record<string, OptionFacts>>): string | undefined {
+  for (let i = 0; i < argv.length && argv[i] !== '--'; i++) {
+    const typed = /^--?([^=]+)(=?)(.*)$/s.exec(argv[i]!);
+    if (!typed) continue;
+    const name = longName(typed[1]!, options);
+    if (!options[name] || options[name].type === 'boolean') continue;
+    const value = typed[2] ? typed[3] : argv[i + 1];
+    if (value?.trim() === '') return name;
+  }
+  return undefined;
 }
 
 /** Whether `name` was typed as a flag (`--name`, `--name=…`, `--no-name`, `-n`), not as a word. */

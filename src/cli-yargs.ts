@@ -5,7 +5,7 @@
  */
 import yargs, { type Argv, type Options, type PositionalOptions } from 'yargs';
 import { camelCase, COMMAND_GROUPS, COMMAND_TABLE, GLOBAL_OPTIONS, type CommandSpec, type OptionSpec } from './cli-commands.js';
-import { CommandLineError, explainUnknown } from './cli-usage.js';
+import { CommandLineError, emptyValue, explainFailure, needsValue } from './cli-usage.js';
 import { packageVersion } from './paths.js';
 
 const EPILOGUE = `Connection:
@@ -18,7 +18,23 @@ Exit codes:
   2  plan --detailed-exitcode only: there are changes to apply
   130  apply stopped by Ctrl-C: changes in flight finished, the rest not started (143: by SIGTERM)
 
-Docs: README.md · the file format: schemas/sitesync.schema.json`;
+Docs (and beside them the file format, schemas/sitesync.schema.json):
+  installed as a package   node_modules/sitesync/README.md
+  in a clone of sitesync   README.md`;
+
+/** `sitesync completion`, which yargs' own completion command would not explain in --help. */
+const COMPLETION = {
+  describe: 'Print a shell completion script (bash, zsh): sitesync completion >> ~/.bashrc',
+  usage: `sitesync completion
+
+Prints a script with which bash or zsh (as $SHELL says) completes sitesync's commands and options
+on Tab. Add it to your shell's start-up file once, then open a new shell. The script calls sitesync
+by its name: with a per-repository install, put the repository's node_modules/.bin on your PATH.`,
+  examples: [
+    ['$0 completion >> ~/.bashrc', 'Install it for bash'],
+    ['$0 completion >> ~/.zshrc', 'Install it for zsh'],
+  ],
+} as const;
 
 /** The sub-commands of each command that has some, for "did you mean". */
 const SUBCOMMANDS: Record<string, readonly string[]> = {
@@ -30,7 +46,7 @@ const SUBCOMMANDS: Record<string, readonly string[]> = {
 export type OnCommand = (command: CommandSpec, args: Record<string, unknown>) => Promise<void>;
 
 /** A command of the table, as yargs declares it under `word`. */
-function declare(y: Argv, command: CommandSpec, word: string, onCommand: OnCommand): Argv {
+function declare(y: Argv, command: CommandSpec, word: string, argv: readonly string[], onCommand: OnCommand): Argv {
   const positionals = Object.entries(command.positionals ?? {});
   return y.command(
     [word, ...positionals.map(([name, p]) => (p.array ? `[${name}..]` : `[${name}]`))].join(' '),
@@ -38,12 +54,43 @@ function declare(y: Argv, command: CommandSpec, word: string, onCommand: OnComma
     (c) => {
       let built = c;
       for (const [name, spec] of positionals) built = built.positional(name, spec as PositionalOptions);
-      built = built.options(command.options as Record<string, Options>);
+      // The command's own options under "Options:", before the global ones its help also lists.
+      built = built.options(forYargs(command.options)).group(Object.keys(command.options), 'Options:');
       for (const [example, text] of command.examples ?? []) built = built.example(example, text);
-      return built;
+      // Before yargs' own checks: `ci comment --pr=` is about --pr, whatever else is missing.
+      return built.middleware((args) => given(command, argv, args), true);
     },
     (args) => onCommand(command, afterDashes(command, once(command, args))),
   );
+}
+
+/**
+ * Options as yargs is told about them: every option that takes a value requires one, so that a
+ * flag left without its value is a mistake yargs reports, never its default or an empty value.
+ */
+function forYargs(options: Readonly<Record<string, OptionSpec>>): Record<string, Options> {
+  return Object.fromEntries(
+    Object.entries(options).map(([name, spec]) => [name, spec.type === 'boolean' ? spec : { ...spec, requiresArg: true }]),
+  ) as Record<string, Options>;
+}
+
+/** The options a command's help and messages know: its own and the global ones. */
+function optionsOf(command: CommandSpec | undefined): Record<string, OptionSpec> {
+  return { ...GLOBAL_OPTIONS, ...command?.options };
+}
+
+/**
+ * Values yargs lets through that no option means: an empty one (`--out ''`, or `--port=`, which
+ * yargs reads as 0) and a number that is none (`--port x`, NaN).
+ */
+function given(command: CommandSpec, argv: readonly string[], args: Record<string, unknown>): void {
+  const options = optionsOf(command);
+  const where = command.path.join(' ');
+  const empty = emptyValue(argv, options);
+  if (empty) throw new CommandLineError(needsValue(empty, options), where);
+  for (const [name, spec] of Object.entries(options)) {
+    if (spec.type === 'number' && Number.isNaN(args[name])) throw new CommandLineError(`--${name} must be a number`, where);
+  }
 }
 
 /**
@@ -72,8 +119,7 @@ function afterDashes(command: CommandSpec, args: Record<string, unknown>): Recor
  */
 function once(command: CommandSpec, args: Record<string, unknown>): Record<string, unknown> {
   const out = { ...args };
-  const options: Record<string, OptionSpec> = { ...GLOBAL_OPTIONS, ...command.options };
-  for (const [name, spec] of Object.entries(options)) {
+  for (const [name, spec] of Object.entries(optionsOf(command))) {
     const value = args[name];
     if (spec.array || !Array.isArray(value)) continue;
     if (spec.type === 'boolean') {
@@ -94,25 +140,34 @@ export function buildParser(argv: string[], onCommand: OnCommand): Argv {
     .usage(
       'sitesync <command> [options]\n\nKeeps the tracked websites of a Website Tracking Service account equal to a YAML file kept in git:\n`plan` shows what would change, `apply` makes it so.',
     )
-    .options(Object.fromEntries(Object.entries(GLOBAL_OPTIONS).map(([name, spec]) => [name, { ...spec, global: true }])) as Record<string, Options>)
+    .options(Object.fromEntries(Object.entries(forYargs(GLOBAL_OPTIONS)).map(([name, spec]) => [name, { ...spec, global: true }])))
     .group([...Object.keys(GLOBAL_OPTIONS), 'help', 'version'], 'Global options:');
   const declared = new Set<string>();
   for (const command of COMMAND_TABLE) {
     const [first, second] = command.path;
     if (second === undefined) {
-      top = declare(top, command, first!, onCommand);
+      top = declare(top, command, first!, argv, onCommand);
     } else if (!declared.has(first!)) {
       // A group is declared once, where its first sub-command is, with all of them.
       declared.add(first!);
       const group = COMMAND_GROUPS[first!]!;
       const members = COMMAND_TABLE.filter((c) => c.path[0] === first);
       top = top.command(first!, group.describe, (y) =>
-        members.reduce((g, member) => declare(g, member, member.path[1]!, onCommand), y).demandCommand(1, group.demand),
+        members.reduce((g, member) => declare(g, member, member.path[1]!, argv, onCommand), y).demandCommand(1, group.demand),
       );
     }
   }
   return top
-    .completion('completion', 'Print a shell completion script (bash, zsh): sitesync completion >> ~/.bashrc')
+    // A command of its own (not yargs' .completion(), which prints the script even for --help);
+    // yargs answers the script's --get-yargs-completions either way.
+    .command(
+      'completion',
+      COMPLETION.describe,
+      (c) => COMPLETION.examples.reduce((y, [example, text]) => y.example(example, text), c.usage(COMPLETION.usage)),
+      () => {
+        parser.showCompletionScript();
+      },
+    )
     .demandCommand(1, 'Say which command to run: sitesync --help lists them.')
     .strict()
     .version(packageVersion())
@@ -122,7 +177,9 @@ export function buildParser(argv: string[], onCommand: OnCommand): Argv {
     .wrap(Math.min(110, process.stdout.columns || 100))
     .exitProcess(false)
     .fail((message, error) => {
-      throw error ?? commandLineError(message, argv, parser);
+      // A command's own error passes through; yargs' own (a YError: a flag without its value) is a usage error.
+      if (error && error.name !== 'YError') throw error;
+      throw commandLineError(message ?? error?.message ?? '', argv, parser);
     });
 }
 
@@ -134,11 +191,11 @@ function commandLineError(message: string, argv: string[], parser: Argv): Comman
     getInternalMethods(): { getContext(): { commands: string[] } };
   };
   const command = internals.getInternalMethods().getContext().commands;
-  const options = internals.getOptions();
-  const flags = [...Object.keys(options.key), ...Object.values(options.alias).flat()];
-  const facts = { argv, command, commands: SUBCOMMANDS[command.join(' ')] ?? [], flags };
-  const lines = explainUnknown(message, facts);
-  const error = new CommandLineError(lines?.length ? (lines.length === 1 ? lines[0]! : `${lines.length} unknown arguments`) : message, command.join(' '));
-  if (lines && lines.length > 1) error.details = lines;
+  const known = internals.getOptions();
+  const flags = [...Object.keys(known.key), ...Object.values(known.alias).flat()];
+  const options = optionsOf(COMMAND_TABLE.find((c) => c.path.join(' ') === command.join(' ')));
+  const explained = explainFailure(message, { argv, command, commands: SUBCOMMANDS[command.join(' ')] ?? [], flags, options });
+  const error = new CommandLineError(explained.message, command.join(' '));
+  if (explained.details) error.details = explained.details;
   return error;
 }

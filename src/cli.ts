@@ -42,20 +42,28 @@ export async function main(argv: string[], io: Io = processIo()): Promise<number
   const handlers = (Object.keys(STOP_SIGNALS) as StopSignal[]).map((name) => [name, stopOn(name)] as const);
   for (const [name, handler] of handlers) process.on(name, handler);
   let code = 0;
+  let running: readonly string[] = [];
   try {
     await buildParser(argv, async (command, args) => {
+      running = command.path;
       code = await command.run(args, ctx);
     }).parseAsync();
     return code;
   } catch (error) {
-    return report(error, ctx);
+    return report(error, ctx, running);
   } finally {
     for (const [name, handler] of handlers) process.off(name, handler);
   }
 }
 
-/** The one catch: expected failures are a message and exit code; anything else is a bug. */
-export function report(error: unknown, ctx: Context): number {
+/** Commands that talk to the service: only their failures say that nothing was changed on it. */
+const SERVICE_COMMANDS = new Set(['plan', 'apply', 'export', 'account', 'import']);
+
+/**
+ * The one catch: expected failures are a message and exit code; anything else is a bug.
+ * `command` is the command that was running (`['plan']`), empty when none was.
+ */
+export function report(error: unknown, ctx: Context, command: readonly string[] = []): number {
   const { stderr, err: c } = ctx;
   if (error instanceof ConfigError) {
     for (const d of error.diagnostics) {
@@ -63,7 +71,9 @@ export function report(error: unknown, ctx: Context): number {
       stderr.write(`${d.severity === 'error' ? c.red(line) : c.yellow(line)}\n`);
     }
     const count = error.diagnostics.filter((d) => d.severity === 'error').length;
-    stderr.write(`${c.red(`${count} ${count === 1 ? 'problem' : 'problems'} found`)}; nothing was changed on the service.\n`);
+    // Offline commands (validate, fmt, show) never touch the service: saying so would only puzzle.
+    const unchanged = SERVICE_COMMANDS.has(command.join(' ')) ? '; nothing was changed on the service' : '';
+    stderr.write(`${c.red(`${count} ${count === 1 ? 'problem' : 'problems'} found`)}${unchanged}.\n`);
     return error.exitCode;
   }
   if (error instanceof SitesyncError) {

@@ -102,8 +102,10 @@ function exportDocument(live: LiveWebsite[], account: Account | null, options: E
   }
   if (unreadable.size) {
     header.push(
-      ` This service does not return ${[...unreadable].join(', ')}: they could not be exported. Add them here;`,
-      ' sitesync sends the file\'s value (empty if unset) with every update it makes to a website.',
+      ` This service does not return ${[...unreadable].join(', ')}: they could not be exported. Add them here`,
+      ' where you want to manage them. sitesync sends such a field only where the file sets it: on create,',
+      ' with another change to the website, when it differs from --baseline, or with --resend-write-only.',
+      ' Left out, it never overwrites what the service holds.',
     );
   }
   for (const twin of twins) {

@@ -13,7 +13,7 @@ import { packageVersion } from '../paths.js';
 import { SecretValues } from '../secrets.js';
 import { ApiError, errorForStatus, serviceMessage } from './errors.js';
 import { Pacer, realClock, type PacerClock } from './pacer.js';
-import { classifyTransportError } from './transport.js';
+import { certificateProblem, checkServerIdentity, classifyTransportError } from './transport.js';
 import { readPage, readStatsRows, toAccount, toForm, toLiveWebsite, unwrap, type Form, type Page, type StatsRow } from './wire.js';
 
 export interface RetryPolicy {
@@ -124,6 +124,7 @@ export class ServiceClient {
       headersTimeout: options.readTimeoutMs ?? 30_000,
       bodyTimeout: options.readTimeoutMs ?? 30_000,
       keepAliveTimeout: 10_000,
+      connect: { checkServerIdentity },
     });
     this.clock = options.clock ?? realClock;
     this.pacer = options.pacer ?? new Pacer(this.clock);
@@ -628,6 +629,13 @@ function transportError(error: unknown, baseUrl: string, what: string, secrets: 
       );
     case 'lost':
       return new ApiError('network', `${what}: the connection to ${origin} was lost`);
+    case 'certificate': {
+      // Not retried ('protocol' is not transient): the same certificate comes back.
+      const { problem, check } = certificateProblem(error, code!);
+      return new ApiError('protocol', `${what}: the TLS certificate of ${origin} ${secrets.clean(problem)}: ${check} (${code})`);
+    }
+    case 'not-tls':
+      return new ApiError('protocol', `${what}: ${origin} does not answer in TLS (${code}): is it an http:// address, or the wrong port?`);
     default:
       return new ApiError('network', `${what}: cannot reach ${origin} (${secrets.clean(code ?? 'network error')})`);
   }

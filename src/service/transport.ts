@@ -1,7 +1,19 @@
 /** What went wrong below HTTP, read once from undici's errors for every client sitesync has. */
+import { checkServerIdentity as nodeCheckServerIdentity, type PeerCertificate } from 'node:tls';
 import { errors as undiciErrors } from 'undici';
 
-export type TransportFailure = 'aborted' | 'connect-timeout' | 'read-timeout' | 'refused' | 'dns' | 'lost' | 'other';
+export type TransportFailure =
+  | 'aborted'
+  | 'connect-timeout'
+  | 'read-timeout'
+  | 'refused'
+  | 'dns'
+  | 'lost'
+  // The server's TLS certificate was refused: a retry meets the same certificate.
+  | 'certificate'
+  // No TLS where https:// expects it (an http port): a retry meets the same server.
+  | 'not-tls'
+  | 'other';
 
 export function classifyTransportError(error: unknown): { failure: TransportFailure; code?: string } {
   if ((error as { name?: string }).name === 'AbortError') return { failure: 'aborted' };
@@ -10,6 +22,7 @@ export function classifyTransportError(error: unknown): { failure: TransportFail
     return { failure: 'read-timeout' };
   }
   const code = (error as { code?: string }).code ?? (error as { cause?: { code?: string } }).cause?.code;
+  if (code !== undefined && code in CERTIFICATE_PROBLEMS) return { failure: 'certificate', code };
   switch (code) {
     case 'ECONNREFUSED':
       return { failure: 'refused', code };
@@ -21,7 +34,85 @@ export function classifyTransportError(error: unknown): { failure: TransportFail
     case 'UND_ERR_SOCKET':
     case 'UND_ERR_CLOSED':
       return { failure: 'lost', code };
+    case 'ERR_SSL_WRONG_VERSION_NUMBER':
+    case 'ERR_SSL_PACKET_LENGTH_TOO_LONG':
+      return { failure: 'not-tls', code };
     default:
       return { failure: 'other', code: code ?? (error as Error).message ?? 'network error' };
   }
+}
+
+/**
+ * Node's host name check, for undici's `connect` option, its error under OpenSSL's code for the
+ * same failure: undici treats ERR_TLS_CERT_ALTNAME_INVALID apart and then never finishes closing
+ * its pool, so that a run would end without a word (exit 0) instead of saying what is wrong.
+ */
+export function checkServerIdentity(host: string, cert: PeerCertificate): Error | undefined {
+  const error = nodeCheckServerIdentity(host, cert);
+  if (error) Object.assign(error, { code: 'HOSTNAME_MISMATCH' });
+  return error;
+}
+
+/** What is wrong with a certificate, and what to check: the words after "the certificate of HOST". */
+export interface CertificateProblem {
+  problem: string;
+  check: string;
+}
+
+const PRIVATE_AUTHORITY = "for a private authority (a company's own, or a proxy that inspects TLS), set NODE_EXTRA_CA_CERTS to a PEM file of its certificate";
+const OTHER_NAMES = { problem: 'is for other names', check: 'the host name in the base URL must be one it names' };
+const NOT_VALID = { problem: 'is not valid', check: 'the service must replace it' };
+
+/**
+ * Node's codes for a certificate it refuses (OpenSSL's verification codes, and Node's own host
+ * name check), in words. Those of revocation lists are missing: Node checks none by default.
+ */
+const CERTIFICATE_PROBLEMS: Readonly<Record<string, CertificateProblem>> = {
+  ERR_TLS_CERT_ALTNAME_INVALID: OTHER_NAMES,
+  HOSTNAME_MISMATCH: OTHER_NAMES,
+  CERT_HAS_EXPIRED: { problem: 'has expired', check: "the service must renew it, unless this computer's clock is wrong" },
+  CERT_NOT_YET_VALID: { problem: 'is not valid yet', check: "is this computer's clock right?" },
+  DEPTH_ZERO_SELF_SIGNED_CERT: {
+    problem: 'is self-signed',
+    check: "if it is your own service's, trust it: set NODE_EXTRA_CA_CERTS to a PEM file of that certificate",
+  },
+  SELF_SIGNED_CERT_IN_CHAIN: { problem: 'is signed by an authority this computer does not trust', check: PRIVATE_AUTHORITY },
+  UNABLE_TO_GET_ISSUER_CERT_LOCALLY: { problem: 'is signed by an unknown authority', check: PRIVATE_AUTHORITY },
+  UNABLE_TO_GET_ISSUER_CERT: { problem: 'is signed by an unknown authority', check: PRIVATE_AUTHORITY },
+  UNABLE_TO_VERIFY_LEAF_SIGNATURE: {
+    problem: 'cannot be traced to an authority this computer knows',
+    check: `the service may leave out its intermediate certificates (it must send them); ${PRIVATE_AUTHORITY}`,
+  },
+  CERT_UNTRUSTED: { problem: 'is not trusted for serving a website', check: 'the service must replace it' },
+  CERT_REVOKED: { problem: 'has been revoked', check: 'the service must replace it' },
+  CERT_REJECTED: { problem: "is refused by this computer's trust settings", check: 'check the authorities this computer trusts (NODE_EXTRA_CA_CERTS)' },
+  INVALID_PURPOSE: { problem: 'is not one for a website', check: 'the service must replace it' },
+  INVALID_CA: NOT_VALID,
+  CERT_CHAIN_TOO_LONG: NOT_VALID,
+  PATH_LENGTH_EXCEEDED: NOT_VALID,
+  CERT_SIGNATURE_FAILURE: NOT_VALID,
+  UNABLE_TO_DECRYPT_CERT_SIGNATURE: NOT_VALID,
+  UNABLE_TO_DECODE_ISSUER_PUBLIC_KEY: NOT_VALID,
+  ERROR_IN_CERT_NOT_BEFORE_FIELD: NOT_VALID,
+  ERROR_IN_CERT_NOT_AFTER_FIELD: NOT_VALID,
+};
+
+/**
+ * What is wrong with the certificate a TLS error refused, for a failure classified as
+ * 'certificate'. For the wrong host name, the names the certificate is for (text from the
+ * server: the caller cleans it like any other).
+ */
+export function certificateProblem(error: unknown, code: string): CertificateProblem {
+  const known = CERTIFICATE_PROBLEMS[code] ?? NOT_VALID;
+  const names = certificateNames(error);
+  return names.length && known === OTHER_NAMES ? { ...known, problem: `${known.problem} (${names.join(', ')})` } : known;
+}
+
+/** The names a refused certificate is for (its subject alternative names), a few at most. */
+function certificateNames(error: unknown): string[] {
+  const cert = (error as { cert?: { subjectaltname?: unknown; subject?: { CN?: unknown } } }).cert;
+  const altNames = typeof cert?.subjectaltname === 'string' ? cert.subjectaltname.split(', ') : [];
+  const names = altNames.map((n) => n.replace(/^(DNS|IP Address):/, '')).filter(Boolean);
+  if (!names.length && typeof cert?.subject?.CN === 'string') names.push(cert.subject.CN);
+  return names.length > 4 ? [...names.slice(0, 4), `${names.length - 4} more`] : names;
 }

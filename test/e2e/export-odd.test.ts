@@ -117,3 +117,24 @@ describe('the export names a schema that exists', () => {
     expect(existsSync(resolve(s.dir, 'sub/dir', schema!))).toBe(true);
   });
 });
+
+describe('the export header says when a field the service does not return is sent', () => {
+  it('only where the file sets it: a field left out never overwrites what the service holds', async () => {
+    s = await scenario();
+    s.emu.seed(KEY, [{ domain: 'example.com', exclude_params: 'utm_source' }]);
+    const r = await s.cli(['export']);
+    expect(r.code, r.stderr).toBe(0);
+    const header = r.stdout.slice(0, r.stdout.indexOf('\nversion:'));
+    expect(header).toContain('# This service does not return exclude_params: they could not be exported.');
+    expect(header.replace(/\n# /g, ' ')).toContain(
+      'sitesync sends such a field only where the file sets it: on create, with another change to the website, when it differs from --baseline, or with --resend-write-only. Left out, it never overwrites what the service holds.',
+    );
+    expect(header).not.toMatch(/empty if unset|with every update/);
+
+    // As the header says: plan sends nothing for the field the export left out.
+    await s.write(r.stdout);
+    s.emu.resetStats();
+    const plan = await s.cli(['plan', '--detailed-exitcode', '--resend-write-only']);
+    expect(plan.code, plan.stdout + plan.stderr).toBe(0);
+  });
+});

@@ -2,6 +2,7 @@
 import pc from 'picocolors';
 import { describe, expect, it } from 'vitest';
 import { report } from '../../src/cli.js';
+import { ConfigError } from '../../src/errors.js';
 import { SecretValues } from '../../src/secrets.js';
 import type { Context } from '../../src/terminal.js';
 
@@ -35,5 +36,21 @@ describe('an internal error', () => {
     expect(stderr()).not.toContain('pw');
     expect(stderr()).not.toContain('\x1b');
     if (verbose) expect(stderr()).toContain('SyntaxError: Unexpected token \\x1b[2J in "password=(redacted)&x"');
+  });
+});
+
+describe('a config error', () => {
+  const problem = () => new ConfigError([{ file: 'sitesync.yaml', line: 3, col: 13, severity: 'error', message: '"a..b" is not a valid domain name' }]);
+
+  it.each([['validate'], ['fmt'], ['show'], ['emulator'], ['ci', 'comment']])('of an offline command (%s) says nothing about the service', (...command) => {
+    const { ctx, stderr } = context(false);
+    expect(report(problem(), ctx, command)).toBe(1);
+    expect(stderr()).toBe('sitesync.yaml:3:13: "a..b" is not a valid domain name\n1 problem found.\n');
+  });
+
+  it.each([['plan'], ['apply'], ['export'], ['account'], ['import']])('of a command that talks to the service (%s) says nothing was changed on it', (...command) => {
+    const { ctx, stderr } = context(false);
+    expect(report(problem(), ctx, command)).toBe(1);
+    expect(stderr()).toBe('sitesync.yaml:3:13: "a..b" is not a valid domain name\n1 problem found; nothing was changed on the service.\n');
   });
 });
