@@ -1,9 +1,12 @@
 /**
  * Writing files that are never torn: what sitesync writes (saved plans, exports, the emulator's
- * state).
+ * state). Files edited in place (`fmt`, `import`) are also never edited by two runs at once, and
+ * never replaced over a change another program made since they were read.
  */
-import { lstat, open, realpath, rename, stat, unlink } from 'node:fs/promises';
+import { hostname } from 'node:os';
+import { link, lstat, open, readFile, realpath, rename, stat, unlink } from 'node:fs/promises';
 import { basename, dirname, join, resolve } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { SitesyncError } from './errors.js';
 
 let tempCounter = 0;
@@ -28,6 +31,29 @@ export const NOT_A_FILE = 'SITESYNC_NOT_A_FILE';
  * never renamed over (as root, a rename over /dev/stdout replaces it for the whole system).
  */
 export async function writeAtomic(path: string, text: string, mode = 0o644): Promise<void> {
+  await writeThenRename(path, text, mode, async () => undefined);
+}
+
+/** The code of the error replaceIfUnchanged throws when the file no longer holds what was read. */
+export const FILE_CHANGED = 'SITESYNC_FILE_CHANGED';
+
+/**
+ * writeAtomic, as a compare-and-swap: the file is replaced only if it still holds `expected`
+ * (every byte, a BOM included) just before the rename; else nothing is written and the error
+ * has code FILE_CHANGED. The lock (withFileLocks) keeps other sitesync runs out; this catches an
+ * editor or a `git checkout` that wrote the file in the meantime.
+ */
+export async function replaceIfUnchanged(path: string, expected: string, text: string, mode = 0o644): Promise<void> {
+  await writeThenRename(path, text, mode, async (file) => {
+    const now = await readFile(file).catch(() => undefined);
+    if (!now || !now.equals(Buffer.from(expected, 'utf8'))) {
+      throw Object.assign(new Error(`${path} changed since it was read`), { code: FILE_CHANGED });
+    }
+  });
+}
+
+/** A temporary file beside the target, fsynced, checked by `beforeRename`, then renamed over it. */
+async function writeThenRename(path: string, text: string, mode: number, beforeRename: (file: string) => Promise<void>): Promise<void> {
   const file = await writeTarget(path);
   // Named after the file, cut short: a name near the 255-byte limit must still get its temporary.
   const temp = join(dirname(file), `.${basename(file).slice(0, 64)}.${process.pid}.${++tempCounter}.tmp`);
@@ -39,12 +65,152 @@ export async function writeAtomic(path: string, text: string, mode = 0o644): Pro
     } finally {
       await handle.close();
     }
+    await beforeRename(file);
     await rename(temp, file);
   } catch (error) {
     await unlink(temp).catch(() => undefined);
     throw error;
   }
   await syncFolder(dirname(file));
+}
+
+/** How long an edit waits for another run's edit of the same file: edits take milliseconds. */
+export const LOCK_WAIT_MS = 30_000;
+
+/** A lock older than this whose holder is unknown (written half: its holder died creating it) is stale. */
+const UNREADABLE_LOCK_STALE_MS = 10_000;
+
+export interface LockOptions {
+  /** How each file is shown in messages (as the user named it). */
+  shown?: (file: string) => string;
+  waitMs?: number;
+}
+
+/**
+ * Runs `edit` holding the lock of every file in `files`, so that two sitesync runs never edit
+ * one file at once: `.NAME.sitesync-lock` beside each (beside the file a symbolic link names),
+ * created exclusively and holding its process id and host. Locks are taken in one order (no two
+ * runs wait on each other), retried for `waitMs` (then an error that names the holder), and
+ * removed when `edit` ends, however it ends. The lock of a process that is gone (killed while it
+ * held it) is removed by the next run.
+ */
+export async function withFileLocks<T>(files: readonly string[], edit: () => Promise<T>, options: LockOptions = {}): Promise<T> {
+  const locks = new Map<string, string>();
+  for (const file of files) {
+    // What cannot be written (standard input, a device) needs no lock: its write says why not.
+    const target = await writeTarget(file).catch(() => undefined);
+    if (target === undefined) continue;
+    const lock = lockPath(target);
+    if (!locks.has(lock)) locks.set(lock, file);
+  }
+  const held: string[] = [];
+  try {
+    for (const lock of [...locks.keys()].sort()) {
+      const file = locks.get(lock)!;
+      await acquire(lock, options.waitMs ?? LOCK_WAIT_MS, options.shown?.(file) ?? file);
+      held.push(lock);
+    }
+    return await edit();
+  } finally {
+    for (const lock of held.reverse()) await release(lock);
+  }
+}
+
+/** The lock file of `file`, beside it (the name cut short as the temporary's is: two long names may share one). */
+export function lockPath(file: string): string {
+  return join(dirname(file), `.${basename(file).slice(0, 64)}.sitesync-lock`);
+}
+
+/** What a lock of this process holds: who holds it, checked before it is removed as stale or released. */
+const OWNER = `${process.pid} ${hostname()}\n`;
+
+async function acquire(lock: string, waitMs: number, shown: string): Promise<void> {
+  const deadline = Date.now() + waitMs;
+  for (let pause = 5; ; pause = Math.min(pause * 2, 100)) {
+    try {
+      const handle = await open(lock, 'wx', 0o644);
+      try {
+        await handle.writeFile(OWNER, 'utf8');
+      } finally {
+        await handle.close();
+      }
+      return;
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw lockFailure(error, shown, lock);
+    }
+    if (await removeIfStale(lock)) continue;
+    if (Date.now() >= deadline) {
+      const holder = parseOwner(await readFile(lock, 'utf8').catch(() => ''));
+      const who = holder ? `process ${holder.pid}${holder.host === hostname() ? '' : ` on ${holder.host}`}` : 'another process';
+      const waited = waitMs >= 1000 ? `${Math.round(waitMs / 1000)} s` : `${waitMs} ms`;
+      throw new SitesyncError(
+        `${shown}: another sitesync (${who}) is editing this file; waited ${waited}, nothing was written. If no sitesync is running, remove ${join(dirname(shown), basename(lock))}`,
+      );
+    }
+    await sleep(pause + Math.random() * pause);
+  }
+}
+
+function lockFailure(error: unknown, shown: string, lock: string): SitesyncError {
+  const code = (error as NodeJS.ErrnoException).code;
+  const why = code === 'EACCES' || code === 'EPERM' ? 'permission denied' : code === 'EROFS' ? 'the file system is read-only' : (code ?? (error as Error).message);
+  return new SitesyncError(`${shown}: cannot create the lock ${join(dirname(shown), basename(lock))} beside it (${why}); nothing was written`);
+}
+
+function parseOwner(text: string): { pid: number; host: string } | undefined {
+  const match = /^(\d+) (.+)\n$/.exec(text);
+  return match ? { pid: Number(match[1]), host: match[2]! } : undefined;
+}
+
+/**
+ * Removes the lock when its holder is gone: a process of this host that no longer runs, or a
+ * lock left half-written long ago. Moved aside first and checked again, so that a lock another
+ * run took a moment ago is never the one removed.
+ */
+async function removeIfStale(lock: string): Promise<boolean> {
+  const found = await readLock(lock);
+  if (!found || !isStale(found)) return false;
+  const aside = `${lock}.${process.pid}.${++tempCounter}.stale`;
+  try {
+    await rename(lock, aside);
+  } catch {
+    return true; // gone already: another run removed it
+  }
+  const moved = await readFile(aside, 'utf8').catch(() => undefined);
+  if (moved !== found.text) {
+    // A fresh lock was moved: put it back, unless yet another run holds the name by now.
+    await link(aside, lock).catch(() => undefined);
+  }
+  await unlink(aside).catch(() => undefined);
+  return true;
+}
+
+async function readLock(lock: string): Promise<{ text: string; mtimeMs: number } | undefined> {
+  try {
+    const [text, info] = await Promise.all([readFile(lock, 'utf8'), stat(lock)]);
+    return { text, mtimeMs: info.mtimeMs };
+  } catch {
+    return undefined;
+  }
+}
+
+function isStale({ text, mtimeMs }: { text: string; mtimeMs: number }): boolean {
+  const owner = parseOwner(text);
+  if (!owner) return Date.now() - mtimeMs > UNREADABLE_LOCK_STALE_MS;
+  if (owner.host !== hostname()) return false; // a process of another machine cannot be checked
+  if (owner.pid === process.pid) return false;
+  try {
+    process.kill(owner.pid, 0);
+    return false;
+  } catch (error) {
+    // EPERM: it runs, as another user.
+    return (error as NodeJS.ErrnoException).code === 'ESRCH';
+  }
+}
+
+async function release(lock: string): Promise<void> {
+  // Only this run's own lock: one removed as stale and taken by another run stays theirs.
+  if ((await readFile(lock, 'utf8').catch(() => undefined)) === OWNER) await unlink(lock).catch(() => undefined);
 }
 
 /**
