@@ -1,8 +1,10 @@
 /** `sitesync fmt`: the config files (and the files they include) in the canonical layout. */
 import { stat } from 'node:fs/promises';
 import { resolve } from 'node:path';
-import { formatFiles } from '../config/format-files.js';
-import { namesDescriptor, writeAtomic } from '../files.js';
+import { formatFile, formatFiles, type FormattedFile } from '../config/format-files.js';
+import { hasNoFolder } from '../config/read.js';
+import { FILE_CHANGED, namesDescriptor, replaceIfUnchanged, withFileLocks } from '../files.js';
+import { SitesyncError } from '../errors.js';
 import { renderFormatDiff } from '../render/format-diff.js';
 import { printable } from '../escape.js';
 import type { Context } from '../terminal.js';
@@ -26,13 +28,22 @@ export async function runFmt(args: FmtArgs, ctx: Context): Promise<number> {
   ctx.stderr.write(renderWarnings(run.warnings, ctx.err));
   // A password written in clear is in the file already, but a diff must not carry it into a CI log.
   for (const f of run.files) for (const password of f.passwords) ctx.secrets.add(password);
+  for (const f of run.files) {
+    if (f.notSorted) ctx.stderr.write(`${ctx.err.dim(`Note: ${printable(`${f.shown}: --sort left ${f.notSorted.lists} in their order: ${f.notSorted.why}`)}`)}\n`);
+  }
   const unformatted = run.files.filter((f) => f.after !== f.before);
   const say = (line: string) => ctx.stdout.write(`${printable(line)}\n`);
+  // No claim of an order --sort could not give.
+  const unsorted = (f: FormattedFile) => (f.notSorted ? `, ${f.notSorted.lists} left in their order (not sorted)` : '');
 
   if (args.check) {
-    for (const f of run.files) if (f.after === f.before) say(`${f.shown} is already formatted`);
+    for (const f of run.files) if (f.after === f.before) say(`${f.shown} is already formatted${unsorted(f)}`);
     if (unformatted.length === 0) return 0;
-    for (const f of unformatted) ctx.stdout.write(ctx.secrets.clean(renderFormatDiff(printable(f.shown), f.before, f.after, ctx.out)));
+    for (const f of unformatted) {
+      const [before, after] = [diffText(f.before), diffText(f.after)];
+      if (before === after) say(`${f.shown}: its lines end in both CRLF and LF; fmt ends every line with ${f.after.includes('\r\n') ? 'CRLF' : 'LF'}, as most of them`);
+      else ctx.stdout.write(ctx.secrets.clean(renderFormatDiff(printable(f.shown), before, after, ctx.out)));
+    }
     // Standard input cannot be rewritten: the fix is fmt of the file itself.
     const piped = (args.files ?? []).some((f) => namesDescriptor(resolve(ctx.cwd, f)));
     const fix = piped
@@ -45,19 +56,40 @@ export async function runFmt(args: FmtArgs, ctx: Context): Promise<number> {
     return 1;
   }
 
-  for (const f of run.files) {
-    if (f.after === f.before) {
-      say(`${f.shown} is already formatted`);
-      continue;
-    }
-    // The file keeps its permissions (a config with passwords in clear may be private).
-    const mode = await stat(f.path).then((s) => s.mode & 0o777, () => undefined);
-    await writeAtomic(f.path, f.after, mode).catch((error: unknown) => {
-      throw writeFailure(error, 'fmt', f.shown);
-    });
-    say(`Formatted ${f.shown}`);
-  }
+  // One run at a time edits a file: what another run wrote since it was read is formatted, not lost.
+  await withFileLocks(
+    unformatted.map((f) => f.path),
+    async () => {
+      const current: FormattedFile[] = [];
+      // (A pipe is read once: what was read is all there is, and its write is refused below.)
+      for (const read of run.files) current.push(read.after === read.before || hasNoFolder(read.path) ? read : await formatFile(read.path, read.shown, sort));
+      for (const f of current) {
+        if (f.after === f.before) {
+          say(`${f.shown} is already formatted${unsorted(f)}`);
+          continue;
+        }
+        // The file keeps its permissions (a config with passwords in clear may be private).
+        const mode = await stat(f.path).then((s) => s.mode & 0o777, () => undefined);
+        await replaceIfUnchanged(f.path, f.before, f.after, mode).catch((error: unknown) => {
+          if ((error as NodeJS.ErrnoException).code === FILE_CHANGED) {
+            throw new SitesyncError(`fmt ${f.shown}: another program changed the file while it was being formatted; it was not written. Run fmt again`);
+          }
+          throw writeFailure(error, 'fmt', f.shown);
+        });
+        say(`Formatted ${f.shown}${unsorted(f)}`);
+      }
+    },
+    { shown: (path) => run.files.find((f) => f.path === path)?.shown ?? path },
+  );
   return 0;
+}
+
+/**
+ * A file's text as the diff shows it: lines compared without their `\r` (fmt keeps the file's
+ * line ending; a raw carriage return would garble the terminal), a byte-order mark left out.
+ */
+function diffText(text: string): string {
+  return text.replace(/^\ufeff/, '').replace(/\r\n/g, '\n');
 }
 
 /** The fmt that formats `files`: a name that begins with "-" comes after `--`, or it would read as a flag. */

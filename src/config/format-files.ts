@@ -2,24 +2,86 @@
  * The I/O half of `sitesync fmt`: reads the files named and every file their `include:` globs
  * match (relative to the including file, followed to any depth, each file once), and formats
  * each in memory. Nothing is written here: the command writes only once every file formatted.
+ * Also how `fmt` and `import` read a file they edit in place: with its byte-order mark.
  */
-import { realpath } from 'node:fs/promises';
+import { readFile, realpath } from 'node:fs/promises';
 import { dirname, isAbsolute, relative } from 'node:path';
 import { ConfigError, type Diagnostic } from '../errors.js';
 import { namesDescriptor } from '../files.js';
-import { formatConfigText } from './format.js';
+import { formatConfigText, type NotSorted } from './format.js';
 import { includedFiles, outsideMessage, repositoryOf } from './include-glob.js';
-import { hasNoFolder, noFolderMessage, readTextFile } from './read.js';
+import { decodeText, hasNoFolder, MAX_FILE_BYTES, noFolderMessage, readTextFile } from './read.js';
 
 export interface FormattedFile {
   /** The file on disk (symbolic links followed: the file written is the one the link names). */
   path: string;
   /** As the user named it, or relative to the working folder for an included file. */
   shown: string;
+  /** Every byte the file held when it was read, a byte-order mark included. */
   before: string;
+  /** The same in the canonical layout, with the file's line ending and byte-order mark. */
   after: string;
   /** Passwords written in clear in it, which no output may show. */
   passwords: string[];
+  /** What `--sort` left in its order, and why. */
+  notSorted?: NotSorted;
+  /** The `include:` globs it holds, as written. */
+  includes: string[];
+}
+
+/** A file as an edit in place reads it: its text, and whether it starts with a byte-order mark, which the edit keeps. */
+export interface FileText {
+  /** Without the byte-order mark, as every reader of sitesync sees it. */
+  text: string;
+  bom: boolean;
+  /** Every byte the file holds (the mark included): what it must still hold when the edit is written. */
+  raw: string;
+}
+
+const BOM = '\ufeff';
+
+/**
+ * Reads a file to edit in place. A regular file is read once, as bytes, so that its
+ * byte-order mark is seen (readTextFile drops it); anything else (missing, a folder, a pipe,
+ * too large) is read, or refused, as readTextFile does.
+ */
+export async function readFileText(path: string, what = 'config file'): Promise<FileText> {
+  const viaReader = async (): Promise<FileText> => {
+    const text = await readTextFile(path, what);
+    return { text, bom: false, raw: text };
+  };
+  if (hasNoFolder(path)) return viaReader();
+  const bytes = await readFile(path).catch(() => undefined);
+  if (!bytes || bytes.length > MAX_FILE_BYTES) return viaReader();
+  const text = decodeText(bytes, path, what);
+  const bom = bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf;
+  return { text, bom, raw: bom ? `${BOM}${text}` : text };
+}
+
+/** The text to write for `text`: with the byte-order mark the file had. */
+export function withBom(text: string, bom: boolean): string {
+  return bom ? `${BOM}${text}` : text;
+}
+
+/** One file read and formatted in memory (a ConfigError at FILE:LINE:COL when it is not YAML). */
+export async function formatFile(path: string, shown: string, sort: boolean): Promise<FormattedFile> {
+  try {
+    const read = await readFileText(path);
+    const formatted = formatConfigText(read.text, { file: shown, sort });
+    return {
+      path,
+      shown,
+      before: read.raw,
+      after: withBom(formatted.text, read.bom),
+      passwords: formatted.passwords,
+      includes: formatted.includes,
+      ...(formatted.notSorted ? { notSorted: formatted.notSorted } : {}),
+    };
+  } catch (error) {
+    if (!(error instanceof ConfigError)) throw error;
+    // readTextFile names the file by its path: say it as the user did.
+    throw new ConfigError(error.diagnostics.map((d) => ({ ...d, file: shown })));
+  }
 }
 
 export interface FormatRun {
@@ -42,9 +104,8 @@ export async function formatFiles(named: { path: string; shown: string }[], opti
     if (seen.has(path)) continue;
     seen.add(path);
     try {
-      const before = await readTextFile(next.path);
-      const formatted = formatConfigText(before, { file: next.shown, sort: options.sort });
-      files.push({ path, shown: next.shown, before, after: formatted.text, passwords: formatted.passwords });
+      const formatted = await formatFile(next.path, next.shown, options.sort);
+      files.push({ ...formatted, path });
       const noFolder = formatted.includes.length > 0 && hasNoFolder(next.path);
       for (const pattern of formatted.includes) {
         if (noFolder) {
@@ -61,8 +122,7 @@ export async function formatFiles(named: { path: string; shown: string }[], opti
       }
     } catch (error) {
       if (!(error instanceof ConfigError)) throw error;
-      // readTextFile names the file by its path: say it as the user did.
-      problems.push(...error.diagnostics.map((d) => ({ ...d, file: next!.shown })));
+      problems.push(...error.diagnostics);
     }
   }
   if (problems.length) throw new ConfigError(problems);

@@ -56,6 +56,14 @@ export interface Formatted {
   includes: string[];
   /** Passwords written in clear (not as `${NAME}`): what a diff of the file must not show. */
   passwords: string[];
+  /** What `--sort` left in its order, and why (an alias would end up above its anchor). */
+  notSorted?: NotSorted;
+}
+
+export interface NotSorted {
+  /** `its websites`, or `the websites of account acme` (of a file with accounts). */
+  lists: string;
+  why: string;
 }
 
 const PRINT_OPTIONS = { indent: 2, indentSeq: true, lineWidth: 0, minContentWidth: 0 } as const;
@@ -97,9 +105,17 @@ export function formatConfigText(text: string, options: FormatOptions): Formatte
   const layout = new Layout(root, options.sort === true);
   layout.node(doc.contents, root, undefined);
   keepHeaderOnTop(doc, layout);
-  // A reordering that would put an alias before its anchor (or make it name another node)
-  // is held back where anchors or aliases sit in more than one item: the file keeps its meaning.
-  if ([...aliasTargets].some(([alias, target]) => alias.resolve(doc) !== target)) layout.keepAnchorsFirst();
+  // A reordering that would put an alias before its anchor (or make it name another node) is
+  // held back: first that of keys, where anchors or aliases sit in more than one of them; then,
+  // if an alias still moved, --sort's, whole (a list sorted but for some items is not sorted).
+  const moved = () => [...aliasTargets].filter(([alias, target]) => alias.resolve(doc) !== target).map(([alias, target]) => ({ alias, target }));
+  let notSorted: NotSorted | undefined;
+  if (moved().length) layout.keepAnchorsFirst((c) => isMap(c));
+  const stillMoved = moved();
+  if (stillMoved.length) notSorted = notSortedOf(doc, layout.unsortWebsites(stillMoved));
+  if (stillMoved.length && moved().length) layout.keepAnchorsFirst(() => true);
+  // Only now, with every list in its final order: a blank line before each website but the first.
+  layout.spaceWebsites();
 
   let out: string;
   try {
@@ -109,7 +125,39 @@ export function formatConfigText(text: string, options: FormatOptions): Formatte
     const message = `the file cannot be laid out: the yaml package fails to write one of its values back (${(error as Error).message}); it is left as it is`;
     throw new ConfigError([{ file: options.file, line: 0, col: 0, message, severity: 'error' }]);
   }
-  return { text: out, includes: includeGlobs(doc), passwords: passwordsInClear(doc) };
+  // yaml writes `\n`; a file written with `\r\n` keeps them.
+  const formatted: Formatted = { text: withLineEnding(out, lineEnding(text)), includes: includeGlobs(doc), passwords: passwordsInClear(doc) };
+  if (notSorted) formatted.notSorted = notSorted;
+  return formatted;
+}
+
+/** What --sort left unsorted, named as the user knows it: the file's websites, or those of an account. */
+function notSortedOf(doc: Document.Parsed, unsorted: { list: YAMLSeq; why: string }[]): NotSorted | undefined {
+  if (!unsorted.length) return undefined;
+  const accounts = isMap(doc.contents) ? doc.contents.get('accounts', true) : undefined;
+  const names = unsorted.map(({ list }) => {
+    const pair = isMap(accounts) ? accounts.items.find((p) => isMap(p.value) && (p.value.get('websites', true) as unknown) === list) : undefined;
+    return pair ? keyName(pair) : undefined;
+  });
+  const named = names.filter((n): n is string => n !== undefined);
+  const lists = named.length === 0 ? 'its websites' : `the websites of account${named.length > 1 ? 's' : ''} ${named.join(' and ')}`;
+  return { lists, why: unsorted[0]!.why };
+}
+
+/** The line ending most of the text's lines end with: `\r\n` (a file written on Windows) or `\n`. */
+export function lineEnding(text: string): '\n' | '\r\n' {
+  let crlf = 0;
+  let lf = 0;
+  for (let at = text.indexOf('\n'); at >= 0; at = text.indexOf('\n', at + 1)) {
+    if (text[at - 1] === '\r') crlf++;
+    else lf++;
+  }
+  return crlf > lf ? '\r\n' : '\n';
+}
+
+/** Text written with `\n` (as yaml writes it), with `eol` at the end of every line instead. */
+export function withLineEnding(text: string, eol: '\n' | '\r\n'): string {
+  return eol === '\n' ? text : text.replace(/\r?\n/g, eol);
 }
 
 function parseYaml(text: string, file: string): { doc: Document.Parsed; lines: LineCounter } {
@@ -150,7 +198,8 @@ class Layout {
   /** Lays out `node`, which `schema` describes (undefined: not known to it), found under `key`. */
   node(node: unknown, schema: SchemaNode | undefined, key: string | undefined): void {
     if (!isCollection(node)) return;
-    if (node.flow) {
+    // An empty list or mapping stays `[]` / `{}`: YAML has no block form of nothing.
+    if (node.flow && node.items.length > 0) {
       node.flow = false;
       // A comment beside a flow collection (`protect: [a]  # why`) would land below its last
       // item once it is a block; above the first item it stays with what it is about.
@@ -198,33 +247,71 @@ class Layout {
   /** Mappings that are items of a list: a comment above one belongs to the item, not its first key. */
   private readonly inSequence = new WeakSet<object>();
 
-  /** One blank line between websites (none before the first); sorted by domain with --sort. */
+  /** Every `websites:` list laid out: spaced once all reordering is done. */
+  private readonly websiteLists: YAMLSeq[] = [];
+
+  /** Websites lists --sort reordered, with the order they had. */
+  private readonly sorted: Reordered[] = [];
+
+  /** Sorted by domain with --sort. */
   private websites(seq: YAMLSeq): void {
-    if (this.sort) {
-      const sorted = [...seq.items].sort((a, b) => compareText(domainOf(a), domainOf(b)));
-      if (!sorted.every((item, i) => item === seq.items[i])) {
-        // A comment above the first item is held by the list: give it to that item so that it moves with it.
-        const first = seq.items[0] as Node | undefined;
-        if (seq.commentBefore && first && (isCollection(first) || isScalar(first))) {
-          first.commentBefore = first.commentBefore ? `${seq.commentBefore}\n${first.commentBefore}` : seq.commentBefore;
-          seq.commentBefore = undefined;
-        }
-        this.reordered.push({ collection: seq, before: [...seq.items] });
-        seq.items = sorted;
-      }
+    this.websiteLists.push(seq);
+    if (!this.sort) return;
+    const sorted = [...seq.items].sort((a, b) => compareText(domainOf(a), domainOf(b)));
+    if (sorted.every((item, i) => item === seq.items[i])) return;
+    // A comment above the first item is held by the list: give it to that item so that it moves with it.
+    const first = seq.items[0] as Node | undefined;
+    if (seq.commentBefore && first && (isCollection(first) || isScalar(first))) {
+      first.commentBefore = first.commentBefore ? `${seq.commentBefore}\n${first.commentBefore}` : seq.commentBefore;
+      seq.commentBefore = undefined;
     }
-    seq.items.forEach((item, i) => {
-      if (isCollection(item) || isScalar(item) || isAlias(item)) item.spaceBefore = i > 0;
-    });
+    this.sorted.push({ collection: seq, before: [...seq.items] });
+    seq.items = sorted;
   }
 
   /**
-   * In every reordered collection with anchors or aliases in more than one item, those items
-   * keep their first order among themselves (in the places the sort gave such items): an
-   * anchor then still comes before its aliases. The other items stay where the sort put them.
+   * One blank line between websites, none before the first (yaml writes a blank line before a
+   * first item as a line of indentation, which a second run would remove).
    */
-  keepAnchorsFirst(): void {
-    for (const { collection, before } of this.reordered) {
+  spaceWebsites(): void {
+    for (const seq of this.websiteLists) {
+      seq.items.forEach((item, i) => {
+        if (isCollection(item) || isScalar(item) || isAlias(item)) item.spaceBefore = i > 0;
+      });
+    }
+  }
+
+  /**
+   * Puts back in their order the sorted websites lists that hold an alias `moved` lists or its
+   * anchor, each with why: sorting it would put an alias above its anchor.
+   */
+  unsortWebsites(moved: { alias: Alias; target: unknown }[]): { list: YAMLSeq; why: string }[] {
+    const unsorted: { list: YAMLSeq; why: string }[] = [];
+    for (const { collection, before } of this.sorted) {
+      const holder = (node: unknown) => collection.items.find((item) => item === node || (isCollection(item) && contains(item, node)));
+      const broken = moved.find(({ alias, target }) => holder(alias) || holder(target));
+      if (!broken) continue;
+      collection.items = before as never;
+      const user = holder(broken.alias);
+      const anchor = holder(broken.target);
+      const why =
+        user && anchor
+          ? `${domainOf(user, false) ?? 'a website'} uses *${broken.alias.source}, whose anchor is in ${domainOf(anchor, false) ?? 'a website'}, and an alias must stay below its anchor; anchor the value in the website that sorts first to sort them`
+          : `the alias *${broken.alias.source} must stay below its anchor`;
+      unsorted.push({ list: collection as YAMLSeq, why });
+    }
+    return unsorted;
+  }
+
+  /**
+   * In every reordered collection (that `which` takes) with anchors or aliases in more than one
+   * item, those items keep their first order among themselves (in the places the sort gave such
+   * items): an anchor then still comes before its aliases. The other items stay where the sort
+   * put them.
+   */
+  keepAnchorsFirst(which: (collection: YAMLMap | YAMLSeq) => boolean): void {
+    for (const { collection, before } of [...this.reordered, ...this.sorted]) {
+      if (!which(collection)) continue;
       const involved = (item: unknown) => (isPair(item) ? holdsAnchorOrAlias(item.key) || holdsAnchorOrAlias(item.value) : holdsAnchorOrAlias(item));
       const inFirstOrder = before.filter(involved);
       if (inFirstOrder.length < 2) continue;
@@ -266,10 +353,25 @@ function keyName(pair: Pair): string | undefined {
   return isScalar(pair.key) && typeof pair.key.value === 'string' ? pair.key.value : undefined;
 }
 
-function domainOf(item: unknown): string | undefined {
+/** The domain an item of a websites list names (lower-cased: the sort's key), if it is a mapping with one. */
+function domainOf(item: unknown, lower = true): string | undefined {
   if (!isMap(item)) return undefined;
   const domain = item.get('domain', true);
-  return isScalar(domain) && typeof domain.value === 'string' ? domain.value.toLowerCase() : undefined;
+  if (!isScalar(domain) || typeof domain.value !== 'string') return undefined;
+  return lower ? domain.value.toLowerCase() : domain.value;
+}
+
+/** Whether `node` is somewhere inside `collection`. */
+function contains(collection: YAMLMap | YAMLSeq, node: unknown): boolean {
+  let found = false;
+  visit(collection, {
+    Node: (_, n) => {
+      if (n !== node) return undefined;
+      found = true;
+      return visit.BREAK;
+    },
+  });
+  return found;
 }
 
 /** By code point, the same on every machine (no locale); entries without a domain last, in their order. */

@@ -3,6 +3,7 @@ import { chmod, mkdir, mkdtemp, readdir, readFile, rm, stat, writeFile } from 'n
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { parse } from 'yaml';
 import { root, runCli } from '../helpers/cli.js';
 
 const MESSY = 'websites:\n  - {privacy: private, domain: b.example}\n  - domain: a.example\nversion: 1   # the format\n';
@@ -137,6 +138,55 @@ describe('sitesync fmt', () => {
     expect(r.stdout).toBe('');
     expect(r.stderr).toMatch(/^more\.yaml:3:1: YAML: /m);
     expect(await read('sitesync.yaml')).toBe('version: 1\ninclude: [more.yaml]\nwebsites: [{domain: a.example}]\n');
+  });
+
+  it('keeps CRLF line endings and a byte-order mark; --check of a formatted CRLF file passes', async () => {
+    await write('sitesync.yaml', `\ufeff${MESSY.replace(/\n/g, '\r\n')}`);
+    const r = await fmt([]);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout).toBe('Formatted sitesync.yaml\n');
+    const bytes = await readFile(join(dir, 'sitesync.yaml'));
+    expect(bytes.subarray(0, 3)).toEqual(Buffer.from([0xef, 0xbb, 0xbf]));
+    expect(bytes.toString('utf8')).toBe(`\ufeff${FORMATTED.replace(/\n/g, '\r\n')}`);
+    const check = await fmt(['--check']);
+    expect(check.stdout).toBe('sitesync.yaml is already formatted\n');
+    expect(check.code).toBe(0);
+    await write('crlf.yaml', FORMATTED.replace(/\n/g, '\r\n'));
+    expect((await fmt(['--check', 'crlf.yaml'])).code).toBe(0);
+  });
+
+  it('anchors and aliases: fmt, then fmt --check passes, with and without --sort; an order --sort cannot give is said, not claimed', async () => {
+    const text = [
+      'version: 1',
+      'defaults: &defaults',
+      '  exclude_params: [utm_source]',
+      'websites:',
+      '  - domain: zeta.example',
+      '    exclude_ips: &office [203.0.113.7]',
+      '  - domain: alpha.example',
+      '    exclude_ips: *office',
+      '  - domain: mid.example',
+      '    exclude_params: *defaults',
+      '',
+    ].join('\n');
+    for (const sort of [[], ['--sort']]) {
+      await write('sitesync.yaml', text);
+      const r = await fmt(sort);
+      expect(r.code, r.stderr).toBe(0);
+      const formatted = await read('sitesync.yaml');
+      expect(formatted).not.toMatch(/^[ \t]+$/m);
+      expect(parse(formatted)).toEqual(parse(text));
+      const check = await fmt(['--check', ...sort]);
+      expect(check.stdout + check.stderr, sort.join()).toContain('sitesync.yaml is already formatted');
+      expect(check.code).toBe(0);
+      if (sort.length) {
+        expect(r.stdout).toBe('Formatted sitesync.yaml, its websites left in their order (not sorted)\n');
+        expect(r.stderr).toContain('Note: sitesync.yaml: --sort left its websites in their order: alpha.example uses *office, whose anchor is in zeta.example');
+      } else {
+        expect(r.stdout).toBe('Formatted sitesync.yaml\n');
+        expect(r.stderr).toBe('');
+      }
+    }
   });
 
   it('a missing file is named', async () => {

@@ -146,6 +146,12 @@ describe('the canonical layout', () => {
     );
   });
 
+  it('an empty list or mapping stays [] / {} on its line, with the comment beside it', () => {
+    const text = 'version: 1\ndefaults: {}\nwebsites: [] # none yet\naccounts:\n  a:\n    api_key_env: K\n    websites: []\n';
+    expect(fmt(text)).toBe(text);
+    expect(fmt(fmt(text))).toBe(text);
+  });
+
   it('comments stay with the key, item or list they are written at, and the header stays on top', () => {
     const text = [
       '# yaml-language-server: $schema=./schema.json',
@@ -201,6 +207,62 @@ describe('the canonical layout', () => {
     const out = fmt(text);
     expect(out).toBe('version: 1\nx-shared:\n  office: &office\n    - 203.0.113.7\nwebsites:\n  - domain: a.example\n    exclude_ips: *office\n');
     expect(meaningOf(out)).toEqual(meaningOf(text));
+  });
+
+  it('--sort with anchors: an alias of an anchor another website holds keeps the list in its order, says why, with no blank-line artefacts; else it sorts', () => {
+    const text = [
+      'version: 1',
+      'defaults: &defaults',
+      '  exclude_params: [utm_source]',
+      'websites:',
+      '  - domain: zeta.example',
+      '    exclude_ips: &office [203.0.113.7]',
+      '  - domain: alpha.example',
+      '    exclude_ips: *office',
+      '  - domain: mid.example',
+      '    exclude_params: *defaults',
+      '',
+    ].join('\n');
+    const out = formatConfigText(text, { file: 'f.yaml', sort: true });
+    expect(out.notSorted).toEqual({
+      lists: 'its websites',
+      why: 'alpha.example uses *office, whose anchor is in zeta.example, and an alias must stay below its anchor; anchor the value in the website that sorts first to sort them',
+    });
+    expect(out.text).not.toMatch(/^[ \t]+$/m);
+    expect(out.text).toBe(fmt(text));
+    expect(formatConfigText(out.text, { file: 'f.yaml', sort: true }).text).toBe(out.text);
+    expect(meaningOf(out.text)).toEqual(meaningOf(text));
+    expect(out.text.indexOf('zeta.example')).toBeLessThan(out.text.indexOf('alpha.example'));
+    // Where every alias stays below its anchor (anchors above the list, or first in domain order), it sorts.
+    const above = [
+      'version: 1',
+      'defaults:',
+      '  exclude_params: &params [utm_source]',
+      'websites:',
+      '  - domain: b.example',
+      '    exclude_params: *params',
+      '  - domain: a.example',
+      '    exclude_params: *params',
+      '',
+    ].join('\n');
+    const sortedAbove = formatConfigText(above, { file: 'f.yaml', sort: true });
+    expect(sortedAbove.notSorted).toBeUndefined();
+    expect(sortedAbove.text).toBe(
+      'version: 1\ndefaults:\n  exclude_params: &params\n    - utm_source\nwebsites:\n  - domain: a.example\n    exclude_params: *params\n\n  - domain: b.example\n    exclude_params: *params\n',
+    );
+    const anchorFirst = 'version: 1\nwebsites:\n  - domain: c.example\n  - domain: a.example\n    exclude_ips: &office [203.0.113.7]\n  - domain: b.example\n    exclude_ips: *office\n';
+    const sorted = formatConfigText(anchorFirst, { file: 'f.yaml', sort: true });
+    expect(sorted.notSorted).toBeUndefined();
+    expect(sorted.text).toBe(
+      'version: 1\nwebsites:\n  - domain: a.example\n    exclude_ips: &office\n      - 203.0.113.7\n\n  - domain: b.example\n    exclude_ips: *office\n\n  - domain: c.example\n',
+    );
+  });
+
+  it('keeps the line ending of a CRLF file; a formatted CRLF file is unchanged', () => {
+    const text = 'websites:\r\n  - {domain: b.example}\r\nversion: 1   # the format\r\n';
+    const out = fmt(text);
+    expect(out).toBe('version: 1 # the format\r\nwebsites:\r\n  - domain: b.example\r\n');
+    expect(fmt(out)).toBe(out);
   });
 
   it('a many-account file: each account follows its schema, and its include globs are found', () => {
