@@ -226,10 +226,16 @@ export const COMMAND_TABLE: readonly CommandSpec[] = [
       config,
       unmanaged: { type: 'boolean', describe: 'Add every live website the file does not list and does not ignore' },
       'dry-run': { type: 'boolean', describe: 'Print the change to the file as a diff; write nothing' },
+      into: {
+        type: 'string',
+        requiresArg: true,
+        describe: "The file the entries go into: the config file or one its account includes (default: where the account's websites are)",
+      },
       account,
     },
     examples: [
       ['$0 import shop.example.com', 'Start managing a website that was added by hand'],
+      ['$0 import shop.globex.example --into clients/globex/websites.yaml', "Into one of the files an account includes"],
       ['$0 import --unmanaged --dry-run', 'Show what adding every unmanaged website would change'],
       ['$0 import --unmanaged --account acme', 'In a file with accounts: the unmanaged websites of acme'],
     ],

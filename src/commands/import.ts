@@ -1,28 +1,46 @@
 /** `sitesync import DOMAIN… | --unmanaged`: adds live websites to the config file, in place. */
-import { resolve } from 'node:path';
+import { stat } from 'node:fs/promises';
+import { dirname, isAbsolute, relative, resolve } from 'node:path';
 import { createTwoFilesPatch } from 'diff';
-import { insertWebsites, type NewWebsiteEntry } from '../config/insert-websites.js';
+import { isMap, isScalar, isSeq, parseDocument } from 'yaml';
+import { insertWebsites, type NewWebsiteEntry, type WebsitesTarget } from '../config/insert-websites.js';
+import { readFileText, withBom, type FileText } from '../config/format-files.js';
+import { includedFiles, repositoryOf } from '../config/include-glob.js';
+import { loadWorkspace } from '../config/load.js';
+import { parseFile } from '../config/parse.js';
 import { readTextFile } from '../config/read.js';
-import { parseConfig } from '../config/parse.js';
 import { manageableTraits } from '../domain.js';
-import { SitesyncError, UsageError } from '../errors.js';
-import { namesDescriptor, writeAtomic } from '../files.js';
-import type { Config, LiveWebsite } from '../model.js';
-import { selectImports, type AccountLive, type ImportRequest } from '../planner/imports.js';
+import { ConfigError, formatDiagnostic, SitesyncError, UsageError } from '../errors.js';
+import { FILE_CHANGED, namesDescriptor, replaceIfUnchanged, withFileLocks, writeFailure } from '../files.js';
+import type { Config, LiveWebsite, Workspace } from '../model.js';
+import { selectImports, type AccountImport, type ImportRequest } from '../planner/imports.js';
 import { printable } from '../escape.js';
 import { fileEntry, storedName } from '../config/file-entry.js';
 import { readEvery } from '../accounts/read.js';
 import { openRun, type RunArgs } from '../accounts/run.js';
+import { accountName, selectAccounts } from '../accounts/select.js';
 import { readingProgress } from '../render/progress.js';
 import type { Context } from '../terminal.js';
 import { renderWarnings } from '../render/diagnostics.js';
-import { writeFailure } from '../files.js';
 
 export interface ImportArgs extends RunArgs {
   config: string;
   domains?: string[];
   unmanaged?: boolean;
   dryRun?: boolean;
+  /** The file the entries go into (the config file, or one the account includes). */
+  into?: string;
+}
+
+/** One file's edit: the accounts whose entries go into it, and where in it. */
+interface FileEdit {
+  /** Absolute. */
+  path: string;
+  /** As the user named it (the config file) or relative to the working folder (an included file). */
+  shown: string;
+  /** The config file itself, or a file it includes (which holds `websites:` only). */
+  role: 'main' | 'include';
+  imports: { account: AccountImport; target: WebsitesTarget }[];
 }
 
 export async function runImport(args: ImportArgs, ctx: Context): Promise<number> {
@@ -32,49 +50,90 @@ export async function runImport(args: ImportArgs, ctx: Context): Promise<number>
   if (namesDescriptor(file)) {
     throw new SitesyncError(`-c ${args.config}: import adds the websites to the config file in place; name the file itself, not standard input`);
   }
-  // The text the entries go into, as it was when the file was read (checked again before writing).
-  const read = await readTextFile(file);
   // Passwords are not sent: an unset ${NAME} does not stop an import.
   const run = await openRun(args, ctx, { lenientEnv: true });
-  const { workspace } = run;
   try {
-    ctx.stderr.write(renderWarnings(workspace.warnings, ctx.err));
+    ctx.stderr.write(renderWarnings(run.workspace.warnings, ctx.err));
     const progress = readingProgress(ctx);
     await readEvery(run, ctx, 'imported', progress.update).finally(progress.done);
   } finally {
     await run.close();
   }
-  const accounts = run.accounts.map((a) => ({ config: a.config, live: a.live! }));
-  const { imports, notes } = selectImports(accounts, request, args.config);
-  for (const note of notes) ctx.stderr.write(`${ctx.err.dim(`Note: ${printable(note)}`)}\n`);
-  if (imports.length === 0) {
-    ctx.stdout.write(`Nothing to import: every live website is listed in ${args.config} or ignored.\n`);
+  const live = new Map(run.accounts.map((a) => [accountName(a.config), a.live!]));
+  const shownOf = (path: string) => (path === file ? args.config : shownPath(path, ctx.cwd));
+  const into = args.into === undefined ? undefined : resolve(ctx.cwd, args.into);
+  const choose = async (workspace: Workspace) => {
+    const accounts = selectAccounts(workspace, args.account, args.config).map((config) => ({ config, live: live.get(accountName(config)) ?? [] }));
+    const selection = selectImports(accounts, request, args.config);
+    return { ...selection, edits: await placeImports(workspace, selection.imports, into, args.into, shownOf) };
+  };
+
+  // Chosen first against the files as they were read, to know which files to lock.
+  const first = await choose(run.workspace);
+  if (first.edits.length && args.dryRun) {
+    sayNotes(first.notes, ctx);
+    for (const edit of first.edits) {
+      const read = await readFileText(edit.path);
+      ctx.stdout.write(createTwoFilesPatch(edit.shown, edit.shown, read.raw, editedText(edit, read, ctx), undefined, undefined, { context: 3 }));
+    }
     return 0;
   }
-
-  const before = await readTextFile(file);
-  if (before !== read) throw new SitesyncError(`${args.config} changed while the service was read; nothing was written. Run import again`);
-  let after = before;
-  for (const { config, sites } of imports) {
-    after = insertWebsites(after, { account: config.account?.name }, sites.map((site) => newEntry(site, config)));
-  }
-  // The result must also be a valid config (a file with accounts is checked by the data check alone until its reader lands).
-  if (!workspace.multi) parseConfig(after, file, { env: ctx.env, lenientEnv: true });
-
-  if (args.dryRun) {
-    ctx.stdout.write(createTwoFilesPatch(args.config, args.config, before, after, undefined, undefined, { context: 3 }));
+  const done = first.edits.length ? await writeEdits(first.edits, async () => choose(await loadWorkspace(file, ctx.env, { lenientEnv: true })), ctx, shownOf) : first;
+  sayNotes(done.notes, ctx);
+  if (done.edits.length === 0) {
+    ctx.stdout.write(`${printable(`Nothing to import: every live website is listed in ${args.config} or ignored.`)}\n`);
     return 0;
   }
-  await writeAtomic(file, after).catch((error: unknown) => {
-    throw writeFailure(error, '-c', args.config);
-  });
-  for (const { config, sites } of imports) {
-    const n = sites.length;
-    const account = config.account ? ` (account ${config.account.name})` : '';
-    ctx.stdout.write(`Imported ${n} website${n === 1 ? '' : 's'} into ${args.config}${account}: ${sites.map((s) => printable(storedName(s))).join(', ')}\n`);
+  for (const edit of done.edits) {
+    for (const { account } of edit.imports) {
+      const n = account.sites.length;
+      const name = account.config.account ? ` (account ${account.config.account.name})` : '';
+      ctx.stdout.write(`${printable(`Imported ${n} website${n === 1 ? '' : 's'} into ${edit.shown}${name}: ${account.sites.map(storedName).join(', ')}`)}\n`);
+    }
   }
   ctx.stdout.write(`Check it with: sitesync plan${args.config === 'sitesync.yaml' ? '' : ` -c ${args.config}`}\n`);
   return 0;
+}
+
+/** Notes hold live text raw: escaped here, once. */
+function sayNotes(notes: string[], ctx: Context): void {
+  for (const note of notes) ctx.stderr.write(`${ctx.err.dim(`Note: ${printable(note)}`)}\n`);
+}
+
+/**
+ * Writes the edits holding the lock of every file they touch: one run at a time edits a file.
+ * Another import (or fmt, or a person) may have changed the files since they were read, so the
+ * websites are chosen again (`chooseNow`) against the files as they are now, and added to what
+ * they hold: no run's entries are lost, and one that can no longer apply (its domain was
+ * imported meanwhile) fails, naming it.
+ */
+async function writeEdits<T extends { edits: FileEdit[] }>(
+  planned: FileEdit[],
+  chooseNow: () => Promise<T>,
+  ctx: Context,
+  shownOf: (path: string) => string,
+): Promise<T> {
+  return withFileLocks(
+    planned.map((e) => e.path),
+    async () => {
+      const reads = new Map<string, FileText>();
+      for (const edit of planned) reads.set(edit.path, await readFileText(edit.path));
+      const now = await chooseNow();
+      const moved = now.edits.find((e) => !reads.has(e.path));
+      if (moved) {
+        throw new SitesyncError(`${moved.shown}: the files changed while the service was read, and the websites now go into this file; nothing was written. Run import again`);
+      }
+      // Every file edited in memory (and checked) before any is written.
+      const texts = now.edits.map((edit) => ({ edit, read: reads.get(edit.path)!, after: editedText(edit, reads.get(edit.path)!, ctx) }));
+      const written: string[] = [];
+      for (const { edit, read, after } of texts) {
+        await writeEdit(edit, read, after, written);
+        written.push(edit.shown);
+      }
+      return now;
+    },
+    { shown: shownOf },
+  );
 }
 
 function importRequest(args: ImportArgs): ImportRequest {
@@ -85,9 +144,116 @@ function importRequest(args: ImportArgs): ImportRequest {
   return { domains };
 }
 
+/**
+ * Which file each account's entries go into: `--into` (the config file, or one the account
+ * includes); else, for an account whose websites all live in included files, the one that
+ * holds most of them (ties: the first read), so that they go where its team keeps them; else
+ * the config file.
+ */
+async function placeImports(
+  workspace: Workspace,
+  imports: AccountImport[],
+  into: string | undefined,
+  intoShown: string | undefined,
+  shownOf: (path: string) => string,
+): Promise<FileEdit[]> {
+  const main = workspace.file;
+  const edits = new Map<string, FileEdit>();
+  for (const account of imports) {
+    const included = await filesIncludedBy(workspace, account.config);
+    let path: string;
+    if (into !== undefined) {
+      if (into !== main && !included.includes(into)) throw notIncluded(intoShown!, account.config, included, shownOf);
+      path = into;
+    } else {
+      path = defaultFile(workspace, account.config, included);
+    }
+    const target: WebsitesTarget = path === main ? { account: account.config.account?.name } : {};
+    const edit = edits.get(path) ?? { path, shown: shownOf(path), role: path === main ? 'main' : 'include', imports: [] };
+    edit.imports.push({ account, target });
+    edits.set(path, edit);
+  }
+  return [...edits.values()];
+}
+
+function defaultFile(workspace: Workspace, config: Config, included: string[]): string {
+  const own = config.websites.filter((w) => w.file === undefined).length;
+  if (own > 0 || included.length === 0) return workspace.file;
+  const count = (file: string) => config.websites.filter((w) => w.file === file).length;
+  // Most websites; of equals, the first read (reduce keeps the earlier on a tie).
+  return included.reduce((best, file) => (count(file) > count(best) ? file : best));
+}
+
+function notIncluded(intoShown: string, config: Config, included: string[], shownOf: (path: string) => string): SitesyncError {
+  const whose = config.account ? `account ${config.account.name}` : 'the config file';
+  const error = new SitesyncError(`--into ${intoShown}: not the config file, and not a file ${whose} includes; nothing was written`);
+  error.details = [included.length ? `The files ${whose} includes: ${included.map(shownOf).join(', ')}.` : `It includes no file.`];
+  return error;
+}
+
+/**
+ * The files an account includes (of a single-account file: those its top-level `include:`
+ * names), in the order they were read: its globs matched as the loader matches them, so that a
+ * file that holds no website yet counts too.
+ */
+async function filesIncludedBy(workspace: Workspace, config: Config): Promise<string[]> {
+  const main = workspace.file;
+  if (workspace.files.length === 1) return [];
+  const doc = parseDocument(await readTextFile(main));
+  const owner = config.account ? doc.getIn(['accounts', config.account.name], true) : doc.contents;
+  const value = isMap(owner) ? owner.get('include', true) : undefined;
+  const globs = (isSeq(value) ? value.items : [value]).flatMap((g) => (isScalar(g) && typeof g.value === 'string' ? [g.value] : []));
+  const root = repositoryOf(main);
+  const matched = new Set<string>();
+  for (const glob of globs) for (const match of (await includedFiles(glob, dirname(main), root)).inside) matched.add(match);
+  return workspace.files.filter((f) => f !== main && matched.has(f));
+}
+
+/** The file's text with the accounts' entries added, in its line ending and with its byte-order mark; checked to read as a config. */
+function editedText(edit: FileEdit, read: FileText, ctx: Context): string {
+  let after = read.text;
+  try {
+    for (const { account, target } of edit.imports) {
+      after = insertWebsites(after, target, account.sites.map((site) => newEntry(site, account.config)));
+    }
+  } catch (error) {
+    if (error instanceof SitesyncError) error.message = `${edit.shown}: ${error.message}`;
+    throw error;
+  }
+  try {
+    parseFile(after, edit.path, { env: ctx.env, lenientEnv: true }, edit.role);
+  } catch (error) {
+    if (!(error instanceof ConfigError)) throw error;
+    const wrapped = new SitesyncError(`${edit.shown}: the file with the websites added would not be a valid config (a bug in sitesync); nothing was written`);
+    wrapped.details = error.diagnostics.map(formatDiagnostic);
+    throw wrapped;
+  }
+  return withBom(after, read.bom);
+}
+
+/** Writes one file, if it still holds what was read (another program may write it without the lock). */
+async function writeEdit(edit: FileEdit, read: FileText, after: string, written: string[]): Promise<void> {
+  const also = written.length ? ` to it; ${written.join(', ')} ${written.length === 1 ? 'was' : 'were'} written already` : '';
+  // The file keeps its permissions (a config with passwords in clear may be private).
+  const mode = await stat(edit.path).then((s) => s.mode & 0o777, () => undefined);
+  await replaceIfUnchanged(edit.path, read.raw, after, mode).catch((error: unknown) => {
+    if ((error as NodeJS.ErrnoException).code === FILE_CHANGED) {
+      throw new SitesyncError(`${edit.shown}: another program changed the file while the websites were added; nothing was written${also}. Run import again`);
+    }
+    const failure = writeFailure(error, edit.role === 'main' ? '-c' : 'import into', edit.shown);
+    if (also) failure.message += also;
+    throw failure;
+  });
+}
+
 /** The entry a live website gets in the file: what differs from the account's defaults, with notes. */
 function newEntry(site: LiveWebsite, config: Config): NewWebsiteEntry {
   const { entry, notes, unknown } = fileEntry(site, manageableTraits(storedName(site))!, { defaults: config.defaults });
   if (unknown.length) notes.push(`not returned by the service, not written: ${unknown.join(', ')}`);
   return { entry, notes };
+}
+
+function shownPath(path: string, cwd: string): string {
+  const inside = relative(cwd, path);
+  return inside && !inside.startsWith('..') && !isAbsolute(inside) ? inside : path;
 }

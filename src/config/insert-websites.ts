@@ -2,17 +2,19 @@
  * Adds website entries to a config file's text, changing nothing else: `sitesync import`.
  *
  * A file in git is read and reviewed by people, so an edit must show as the added lines alone.
- * Where the `websites` list is a block list with items (the usual case), the new entries are
- * written by the `yaml` package in the file's own indentation and inserted as text after its
- * last item: every other byte stays. A flow list, an empty list or no list at all is edited
- * through yaml's Document API instead, which re-prints the file; then every comment must still
- * be there. Either way the result is read back, and must hold exactly the old data plus the
- * new entries, or nothing is written.
+ * The new entries are written by the `yaml` package in the file's own indentation and line
+ * ending and inserted as text: where the `websites` list is a block list with items (the usual
+ * case), after its last item. A flow list or an empty one (`[]`, nothing) is written anew as a
+ * block list under its key, and a missing one after the last key of its mapping (an account
+ * whose websites are in included files): only the list's own lines change, never another line
+ * of the file, and every comment must still be there. Either way the result is read back, and
+ * must hold exactly the old data plus the new entries, or nothing is written.
  */
 import { isDeepStrictEqual } from 'node:util';
-import { Document, isMap, isScalar, isSeq, Lexer, parseDocument, visit, type Node, type YAMLMap, type YAMLSeq } from 'yaml';
+import { Document, isMap, isScalar, isSeq, Lexer, parseDocument, visit, type Node, type Pair, type YAMLMap, type YAMLSeq } from 'yaml';
 import { SitesyncError } from '../errors.js';
 import { yamlWithControlsEscaped } from './file-entry.js';
+import { lineEnding } from './format.js';
 
 export interface NewWebsiteEntry {
   /** The entry as the file writes it (`domain` first). */
@@ -46,44 +48,52 @@ export function insertWebsites(text: string, target: WebsitesTarget, entries: Ne
   if (doc.errors.length) throw new SitesyncError(`the file does not parse as YAML (${doc.errors[0]!.message.split('\n')[0]})`);
   const before = doc.toJS() as unknown;
   const list = doc.getIn(path, true) as Node | undefined;
+  // New lines end as most of the file's lines do (`\r\n` in a file written on Windows).
+  const eol = lineEnding(text);
   const result =
     isSeq(list) && !list.flow && list.items.length > 0
-      ? insertAfterLastItem(text, doc, list as YAMLSeq, path, entries)
-      : reprintWithEntries(text, doc, path, list, entries);
+      ? insertAfterLastItem(text, doc, list as YAMLSeq, path, entries, eol)
+      : writeNewList(text, doc, path, list, entries, eol);
   assertOnlyAdded(result, before, path, entries);
   return result;
 }
 
 /** The new entries as text after the list's last item, indented as its items are. */
-function insertAfterLastItem(text: string, doc: Document.Parsed, list: YAMLSeq, path: string[], entries: NewWebsiteEntry[]): string {
+function insertAfterLastItem(text: string, doc: Document.Parsed, list: YAMLSeq, path: string[], entries: NewWebsiteEntry[], eol: string): string {
   const style = listStyle(text, doc, list, path);
   const placed = entries.flatMap((e) => placeEntry(entryText(e, style), style));
-  let at = endOfItem(text, list.items.at(-1) as Node, style.dashCol);
-  let head = text.slice(0, at);
-  if (!head.endsWith('\n')) {
-    // The last item ends mid-line (a comment after it), or the file has no final newline.
-    const eol = text.indexOf('\n', at);
-    at = eol < 0 ? text.length : eol + 1;
-    head = text.slice(0, at);
-    if (!head.endsWith('\n')) head += '\n';
-  }
-  return `${head}${placed.join('\n')}\n${text.slice(at)}`;
+  const last = list.items.at(-1) as Node;
+  const at = lineStartAfter(text, endOfItem(text, last.range![0], last.range![2], style.dashCol));
+  return `${withFinalNewline(text.slice(0, at), eol)}${placed.join(eol)}${eol}${text.slice(at)}`;
+}
+
+/** Where the line that holds `at` ends (after its newline): `at` itself when it starts a line. */
+function lineStartAfter(text: string, at: number): number {
+  if (at === 0 || text[at - 1] === '\n') return at;
+  // Something ends mid-line (a comment after it), or the file has no final newline.
+  const next = text.indexOf('\n', at);
+  return next < 0 ? text.length : next + 1;
+}
+
+/** The head of a file, ending with a newline where new lines follow it (a file may end without one). */
+function withFinalNewline(head: string, eol: string): string {
+  return head === '' || head.endsWith('\n') ? head : `${head}${eol}`;
 }
 
 /**
- * Where the last item ends: after its last line, and after comment lines indented deeper than
- * its `-` that follow (they read as part of it, e.g. a commented-out field).
+ * Where an item that spans `start` to `end` (yaml's range, which runs on over the blank lines
+ * and outer comments after a block mapping) ends: after its last line, and after comment lines
+ * indented deeper than `dashCol` that follow (they read as part of it, e.g. a commented-out field).
  */
-function endOfItem(text: string, item: Node, dashCol: number): number {
-  let at = item.range![2];
+function endOfItem(text: string, start: number, end: number, dashCol: number): number {
+  let at = end;
   if (!text.slice(0, at).endsWith('\n')) return at;
-  // yaml's range of a block mapping runs on over the blank lines and outer comments after it.
-  while (at > item.range![0]) {
-    const start = text.lastIndexOf('\n', at - 2) + 1;
-    const line = text.slice(start, at - 1);
+  while (at > start) {
+    const lineStart = text.lastIndexOf('\n', at - 2) + 1;
+    const line = text.slice(lineStart, at - 1);
     const indent = line.length - line.trimStart().length;
     if (line.trim() !== '' && !(line.trimStart().startsWith('#') && indent <= dashCol)) break;
-    at = start;
+    at = lineStart;
   }
   for (;;) {
     const eol = text.indexOf('\n', at);
@@ -178,26 +188,36 @@ function withNotes(node: Node, notes: string[]): void {
   if (notes.length) node.commentBefore = notes.map((n) => ` ${n}`).join('\n');
 }
 
-/** A flow, empty or missing list: added to through the Document, which re-prints the file. */
-function reprintWithEntries(text: string, doc: Document.Parsed, path: string[], list: Node | undefined, entries: NewWebsiteEntry[]): string {
-  let seq: YAMLSeq;
-  if (isSeq(list)) {
-    seq = list;
-    // An empty `[]` becomes a block list, as the rest of sitesync's files write websites.
-    if (seq.items.length === 0) seq.flow = false;
+/**
+ * A flow, empty or missing list, written anew as a block list of its old items and the new
+ * entries: in place of the old value (what follows it on the key's line, a comment, stays
+ * there), or, missing, as `websites:` after the last key of its mapping. No other line changes.
+ */
+function writeNewList(text: string, doc: Document.Parsed, path: string[], list: Node | undefined, entries: NewWebsiteEntry[], eol: string): string {
+  const owner = path.length === 1 ? doc.contents : doc.getIn(path.slice(0, -1), true);
+  const whose = path.length === 1 ? 'the file' : `account ${path[1]}`;
+  if (!isMap(owner) || !owner.items.length) throw new SitesyncError(`${whose} holds no keys to add websites: to; nothing was written`);
+  if (owner.flow) {
+    throw new SitesyncError(`${whose} is written as a flow mapping ({…}), where no block list of websites can go; write it in block style (sitesync fmt does), then import again; nothing was written`);
+  }
+  if (list !== undefined && !isSeq(list) && !(isScalar(list) && list.value === null)) {
+    throw new SitesyncError(`the websites of ${whose} are not a list; nothing was written`);
+  }
+  const pair = owner.items.find((p) => isScalar(p.key) && p.key.value === 'websites');
+  const keyCol = column(text, ((pair ?? owner.items[0]!).key as Node).range![0]);
+  const style = newListStyle(text, doc, keyCol);
+  const old = isSeq(list) ? list.items.map((item) => nodeText(item as Node, style)) : [];
+  const lines = [...old, ...entries.map((e) => entryText(e, style))].flatMap((item) => placeEntry(item, style));
+  let result: string;
+  if (pair && list?.range) {
+    const lineEnd = text.indexOf('\n', list.range[1]);
+    result = `${withoutValue(text, list.range[0], list.range[1], lineEnd)}${eol}${lines.join(eol)}${eol}${lineEnd < 0 ? '' : text.slice(lineEnd + 1)}`;
   } else {
-    seq = doc.createNode([]) as YAMLSeq;
-    // `websites:` with nothing after it: keep a comment written there.
-    if (isScalar(list)) seq.comment = list.comment;
-    doc.setIn(path, seq);
+    const last = owner.items.at(-1) as Pair;
+    const node = (last.value ?? last.key) as Node;
+    const at = lineStartAfter(text, endOfItem(text, node.range![0], node.range![2], keyCol));
+    result = `${withFinalNewline(text.slice(0, at), eol)}${' '.repeat(keyCol)}websites:${eol}${lines.join(eol)}${eol}${text.slice(at)}`;
   }
-  for (const e of entries) {
-    const item = doc.createNode(e.entry) as Node;
-    withNotes(item, e.notes);
-    seq.items.push(item);
-  }
-  const indent = indentStep(text, doc);
-  const result = yamlWithControlsEscaped(doc, { indent, flowCollectionPadding: flowPadding(text) });
   const lost = missingComments(text, result);
   if (lost.length) {
     const error = new SitesyncError(`adding to this websites list would lose ${lost.length === 1 ? 'a comment' : `${lost.length} comments`} of the file; nothing was written`);
@@ -205,6 +225,50 @@ function reprintWithEntries(text: string, doc: Document.Parsed, path: string[], 
     throw error;
   }
   return result;
+}
+
+/**
+ * The file up to the end of the key's line (`lineEnd`), without the value from `start` to `end`
+ * (`[]`, `[…]`, `~`, or nothing): a comment after it stays, as far from the key as it was.
+ */
+function withoutValue(text: string, start: number, end: number, lineEnd: number): string {
+  const key = text.slice(0, start).replace(/\s+$/, '');
+  const rest = text.slice(end, lineEnd < 0 ? text.length : lineEnd).replace(/\s+$/, '');
+  if (rest === '') return key;
+  if (/^[ \t]/.test(rest)) return `${key}${rest}`;
+  // Nothing was written between the value and its comment (`websites:   # soon`): the blanks before the value stay.
+  return `${key}${/[ \t]*$/.exec(text.slice(0, start))![0] || ' '}${rest}`;
+}
+
+/** How a new block list under a key at `keyCol` is written: as the file's other block lists sit under their keys. */
+function newListStyle(text: string, doc: Document.Parsed, keyCol: number): ListStyle {
+  const indent = indentStep(text, doc);
+  let seqOffset: number | undefined;
+  visit(doc, {
+    Pair(_key, pair) {
+      if (seqOffset !== undefined) return visit.BREAK;
+      if (isSeq(pair.value) && !pair.value.flow && pair.value.items.length && isScalar(pair.key) && pair.key.range && pair.value.range) {
+        seqOffset = Math.max(0, column(text, pair.value.range[0]) - column(text, pair.key.range[0]));
+      }
+      return undefined;
+    },
+  });
+  const offset = seqOffset ?? indent;
+  return { dashCol: keyCol + offset, contentOffset: 2, nestedOffset: offset, flowLists: false, indent, flowPadding: flowPadding(text) };
+}
+
+/** An item of an old flow list as a block mapping at column 0 (its own nested flow lists stay flow). */
+function nodeText(node: Node, style: ListStyle): string {
+  if (isMap(node)) node.flow = false;
+  const doc = new Document();
+  doc.contents = node;
+  // An alias to an anchor elsewhere in the file is written as it was: its anchor is not in this piece.
+  return yamlWithControlsEscaped(doc, {
+    indent: style.nestedOffset > 0 ? style.nestedOffset : 2,
+    indentSeq: style.nestedOffset > 0,
+    flowCollectionPadding: style.flowPadding,
+    verifyAliasOrder: false,
+  });
 }
 
 /** The comments of `before` that `after` no longer holds (each counted as often as it occurs). */

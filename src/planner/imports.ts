@@ -1,12 +1,13 @@
 /**
  * Which live websites `sitesync import` adds to the file, and to which account's list: pure,
  * over the file's accounts and what each one's service holds.
+ *
+ * Messages and notes hold live text raw: it is escaped once, where it is shown (`printable`).
  */
 import { domainKey, GlobSet, manageableTraits, parseDomainInput } from '../domain.js';
 import { SitesyncError } from '../errors.js';
-import type { Config, LiveWebsite } from '../model.js';
-import { printable } from '../escape.js';
-import { printable as quoted, storedName } from '../config/file-entry.js';
+import type { Config, DefaultSettings, FieldName, LiveWebsite } from '../model.js';
+import { fileEntry, storedName } from '../config/file-entry.js';
 
 export interface AccountLive {
   config: Config;
@@ -40,10 +41,11 @@ export function selectImports(accounts: AccountLive[], request: ImportRequest, s
   const multi = accounts.some((a) => a.config.account);
   const where = multi ? (accounts.length > 1 ? 'any of the accounts read' : `account ${accountOf(accounts[0]!.config)}`) : 'the account';
   const seen = new Set<string>();
+  let unreadDefault = false;
   for (const input of request.domains) {
     const parsed = parseDomainInput(input);
     if (parsed.domain === undefined) {
-      problems.push(`${printable(input)}: ${parsed.problem}`);
+      problems.push(`${input}: ${parsed.problem}`);
       continue;
     }
     const key = domainKey(parsed.domain);
@@ -51,18 +53,24 @@ export function selectImports(accounts: AccountLive[], request: ImportRequest, s
     seen.add(key);
     const holders = views.filter((v) => v.byKey.has(key));
     if (holders.length === 0) {
-      problems.push(`${printable(input)}: no live website of ${where} has this domain`);
+      problems.push(`${input}: no live website of ${where} has this domain`);
       continue;
     }
     if (holders.length > 1) {
-      problems.push(`${printable(input)}: accounts ${holders.map((h) => accountOf(h.config)).join(' and ')} both hold it; choose one with --account`);
+      problems.push(`${input}: accounts ${holders.map((h) => accountOf(h.config)).join(' and ')} both hold it; choose one with --account`);
       continue;
     }
     const view = holders[0]!;
     const site = view.byKey.get(key)!;
     const why = whyNotImportable(view, site, shown);
     if (why) {
-      problems.push(`${printable(input)}: ${why}`);
+      problems.push(`${input}: ${why}`);
+      continue;
+    }
+    const unread = unreadDefaults(view.config, site);
+    if (unread.length) {
+      unreadDefault = true;
+      problems.push(`${input}: ${unreadDefaultProblem(view.config, unread)}`);
       continue;
     }
     picked.set(view, [...(picked.get(view) ?? []), site]);
@@ -70,9 +78,46 @@ export function selectImports(accounts: AccountLive[], request: ImportRequest, s
   if (problems.length) {
     const error = new SitesyncError(problems.length === 1 ? `${problems[0]}; nothing was imported` : `${problems.length} domains cannot be imported; nothing was imported`);
     if (problems.length > 1) error.details = problems;
+    if (unreadDefault) error.details.push(UNREAD_DEFAULT_HINT);
     throw error;
   }
   return { imports: views.filter((v) => picked.has(v)).map((v) => ({ config: v.config, sites: picked.get(v)! })), notes: [] };
+}
+
+/**
+ * The fields the service did not return for `site` (it never shows them) that the account's
+ * `defaults` set. A listed website gets its defaults: the next update sitesync makes to it for
+ * any reason would send the default over the value the service holds, which nobody has read,
+ * and the file has no way to say "not this field" for one website. Writing the entry anyway
+ * would break import's promise to leave the website as it is, so import refuses it and says
+ * how to choose: the user knows what the website should hold, sitesync cannot.
+ */
+export function unreadDefaults(config: Config, site: LiveWebsite): FieldName[] {
+  const traits = manageableTraits(storedName(site));
+  if (!traits) return [];
+  const { unknown } = fileEntry(site, traits, { defaults: config.defaults });
+  return unknown.filter((name) => config.defaults[name as keyof DefaultSettings] !== undefined);
+}
+
+/** Why websites (`who`: one named, or several) cannot be imported: `fields` the service does not show, the defaults set. */
+function unreadDefaultProblem(config: Config, fields: FieldName[], who?: { sites: LiveWebsite[] }): string {
+  const names = fields.join(' and ');
+  const values = fields.map((f) => `${f}: ${shownValue(config.defaults[f as keyof DefaultSettings])}`).join(', ');
+  const sites = who?.sites ?? [];
+  const one = sites.length <= 1;
+  const subject = !who ? `its ${names}` : one ? `the ${names} of ${quoted(storedName(sites[0]!))}` : `the ${names} of ${sites.length} websites (${sites.slice(0, 3).map((s) => quoted(storedName(s))).join(', ')}${sites.length > 3 ? ', …' : ''})`;
+  const consequence = one
+    ? 'listed, it would be sent the default with its next update, over the value it holds, which sitesync cannot read'
+    : 'listed, they would be sent the default with their next update, over the values they hold, which sitesync cannot read';
+  return `the service does not show ${subject}, and the defaults${inAccount(config)} set ${values}: ${consequence}`;
+}
+
+/** What the error adds: how to import such a website. */
+const UNREAD_DEFAULT_HINT =
+  'Say what it should hold: add its entry by hand with the value it should have (sitesync sends it with its next update), or move the field from defaults to the websites that should get it, then import again.';
+
+function shownValue(value: unknown): string {
+  return Array.isArray(value) ? `[${value.join(', ')}]` : String(value);
 }
 
 interface AccountView {
@@ -100,7 +145,7 @@ function whyNotImportable(view: AccountView, site: LiveWebsite, shown: string): 
   const ignored = view.ignore.indexOf(site.domain);
   if (ignored >= 0) {
     const pattern = view.config.ignore[ignored]!;
-    return `matched by the ignore pattern ${printable(pattern.glob)} (${shown}:${pattern.pos.line}); a listed website cannot be ignored: remove the pattern first`;
+    return `matched by the ignore pattern ${pattern.glob} (${shown}:${pattern.pos.line}); a listed website cannot be ignored: remove the pattern first`;
   }
   if (!manageableTraits(storedName(site))) {
     return `the service stores it as ${quoted(storedName(site))}, which no file entry can name (list it under ignore to leave it alone)`;
@@ -111,20 +156,35 @@ function whyNotImportable(view: AccountView, site: LiveWebsite, shown: string): 
 function selectUnmanaged(views: AccountView[]): ImportSelection {
   const notes: string[] = [];
   const imports: AccountImport[] = [];
+  const problems: string[] = [];
   for (const view of views) {
     const sites: LiveWebsite[] = [];
+    const unread = new Map<string, LiveWebsite[]>();
     for (const site of view.byKey.values()) {
       if (view.listed.has(site.domain) || view.ignore.matches(site.domain)) continue;
       if (!manageableTraits(storedName(site))) {
         notes.push(`left out ${quoted(storedName(site))} (id ${site.id})${inAccount(view.config)}: no file entry can name it; list it under ignore to leave it alone`);
         continue;
       }
+      const fields = unreadDefaults(view.config, site);
+      if (fields.length) unread.set(fields.join(','), [...(unread.get(fields.join(',')) ?? []), site]);
       sites.push(site);
     }
     sites.sort((a, b) => (storedName(a) < storedName(b) ? -1 : storedName(a) > storedName(b) ? 1 : 0));
+    for (const [fields, held] of unread) problems.push(unreadDefaultProblem(view.config, fields.split(',') as FieldName[], { sites: held }));
     if (sites.length) imports.push({ config: view.config, sites });
   }
+  if (problems.length) {
+    const error = new SitesyncError(problems.length === 1 ? `${problems[0]}; nothing was imported` : `websites of ${problems.length} accounts cannot be imported; nothing was imported`);
+    error.details = [...(problems.length > 1 ? problems : []), UNREAD_DEFAULT_HINT];
+    throw error;
+  }
   return { imports, notes };
+}
+
+/** Live text in a message, quoted so that odd white space shows; escaped where it is shown. */
+function quoted(text: string): string {
+  return `"${text}"`;
 }
 
 function accountOf(config: Config): string {

@@ -2,6 +2,7 @@
 import { describe, expect, it } from 'vitest';
 import { DEFAULT_SAFETY, type Config, type LiveWebsite } from '../../src/model.js';
 import { selectImports } from '../../src/planner/imports.js';
+import type { SitesyncError } from '../../src/errors.js';
 
 function account(name: string | undefined, listed: string[] = [], ignore: string[] = []): Config {
   return {
@@ -83,3 +84,43 @@ describe('selectImports in a single-account file', () => {
     expect(imports[0]!.sites.map((s) => s.id)).toEqual([3]);
   });
 });
+
+describe('selectImports: a default for a field the service does not show', () => {
+  const withDefaults = (): Config => ({ ...account(undefined), defaults: { exclude_params: ['utm_source'] } });
+  // The deployed service returns no exclude_params: undefined in the record.
+  const deployed = (domain: string): LiveWebsite => ({ id: ++id, domain, privacy: 0, email: 0, exclude_bots: 1, exclude_ips: [] });
+
+  it('a DOMAIN is refused, naming the field and the default, with how to choose', () => {
+    let error: SitesyncError | undefined;
+    try {
+      selectImports([{ config: withDefaults(), live: [deployed('shop.example')] }], { domains: ['shop.example'] }, 'sitesync.yaml');
+    } catch (e) {
+      error = e as SitesyncError;
+    }
+    expect(error?.message).toBe(
+      'shop.example: the service does not show its exclude_params, and the defaults set exclude_params: [utm_source]: listed, it would be sent the default with its next update, over the value it holds, which sitesync cannot read; nothing was imported',
+    );
+    expect(error?.details.at(-1)).toMatch(/^Say what it should hold: add its entry by hand/);
+    // A website whose field the service shows, or a default the file does not set, is imported.
+    const shown = { ...deployed('shown.example'), exclude_params: ['gclid'] };
+    expect(selectImports([{ config: withDefaults(), live: [shown] }], { unmanaged: true }, 'sitesync.yaml').imports[0]!.sites).toEqual([shown]);
+    expect(selectImports([{ config: account(undefined), live: [deployed('x.example')] }], { domains: ['x.example'] }, 'sitesync.yaml').imports).toHaveLength(1);
+  });
+
+  it('--unmanaged is refused whole, once per account, naming the websites', () => {
+    const sites = ['a.example', 'b.example', 'c.example', 'd.example'].map(deployed);
+    expect(() => selectImports([{ config: withDefaults(), live: sites }], { unmanaged: true }, 'sitesync.yaml')).toThrow(
+      'the service does not show the exclude_params of 4 websites ("a.example", "b.example", "c.example", …), and the defaults set exclude_params: [utm_source]: listed, they would be sent the default with their next update',
+    );
+  });
+});
+
+describe('selectImports: live text stays raw in messages (escaped once, where shown)', () => {
+  it('a name with an ESC is left out with a note that holds it raw, and a DOMAIN holding one is named raw', () => {
+    const config = account(undefined);
+    const { notes } = selectImports([{ config, live: [{ id: 5, domain: 'a\x1b[2j.example', privacy: 0 }] }], { unmanaged: true }, 'sitesync.yaml');
+    expect(notes).toEqual(['left out "a\x1b[2j.example" (id 5): no file entry can name it; list it under ignore to leave it alone']);
+    expect(() => selectImports([{ config, live: [] }], { domains: ['b\x1b.example'] }, 'sitesync.yaml')).toThrow(/^b\x1b\.example: /);
+  });
+});
+

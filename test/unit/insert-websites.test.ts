@@ -142,6 +142,62 @@ describe('insertWebsites: a flow, empty or missing list is edited through the Do
   });
 });
 
+describe('insertWebsites: no other byte changes, whatever the list', () => {
+  it("keeps a CRLF file's line ending in the lines it adds", () => {
+    const before = 'version: 1\r\nwebsites:\r\n  - domain: a.example.com\r\n# end\r\n';
+    const after = insertWebsites(before, {}, NEW);
+    expectInsertedAfter(
+      before,
+      after,
+      'a.example.com\r\n',
+      '  # a note about it\r\n  - domain: new.example.com\r\n    email: true\r\n    exclude_ips:\r\n      - 203.0.113.7\r\n      - 2001:db8::/32\r\n  - domain: other.example.com\r\n',
+    );
+    expect(insertWebsites('version: 1\r\nwebsites: []\r\n', {}, [NEW[1]!])).toBe('version: 1\r\nwebsites:\r\n  - domain: other.example.com\r\n');
+  });
+
+  it("an account whose websites are in included files gets websites: after its last key; flow mappings elsewhere stay as written", () => {
+    const before = [
+      'version: 1',
+      'defaults: { exclude_bots: true }',
+      'accounts:',
+      '  globex:',
+      '    base_url: https://analytics.example.com',
+      '    api_key_env: GLOBEX_STATS_KEY',
+      '    safety: { max_delete_percent: 20, min_existing: 2 }',
+      '    include: ["clients/globex/*.yaml"]    # more websites, from other files',
+      '',
+      '  # the next client',
+      '  acme:',
+      '    base_url: https://stats.acme.example',
+      '    api_key_env: ACME_STATS_KEY',
+      '    websites: []',
+      '',
+    ].join('\n');
+    expectInsertedAfter(before, insertWebsites(before, { account: 'globex' }, [NEW[1]!]), 'other files\n', '    websites:\n      - domain: other.example.com\n');
+    expect(insertWebsites(before, { account: 'acme' }, [NEW[1]!])).toBe(before.replace('    websites: []\n', '    websites:\n      - domain: other.example.com\n'));
+  });
+
+  it('a flow list with items is written anew as a block list in its place; a comment after it and every other line stay', () => {
+    const before = 'version: 1\nprotect: [ "example.com" ]\nwebsites: [{domain: a.example.com, exclude_ips: [10.0.0.1]}]   # ours\nprune: false\n';
+    const after = insertWebsites(before, {}, [NEW[1]!]);
+    expect(after).toBe(
+      'version: 1\nprotect: [ "example.com" ]\nwebsites:   # ours\n  - domain: a.example.com\n    exclude_ips: [10.0.0.1]\n  - domain: other.example.com\nprune: false\n',
+    );
+  });
+
+  it('"websites:" with a comment on its line keeps the comment there', () => {
+    expect(insertWebsites('version: 1\nwebsites:   # to come\nprune: true\n', {}, [NEW[1]!])).toBe(
+      'version: 1\nwebsites:   # to come\n  - domain: other.example.com\nprune: true\n',
+    );
+  });
+
+  it('an account written as a flow mapping is refused: no block list can go into it', () => {
+    expect(() => insertWebsites('version: 1\naccounts:\n  acme: {base_url: https://x.example, api_key_env: K}\n', { account: 'acme' }, [NEW[1]!])).toThrow(
+      'account acme is written as a flow mapping ({…}), where no block list of websites can go; write it in block style (sitesync fmt does), then import again; nothing was written',
+    );
+  });
+});
+
 describe('the safety net', () => {
   it('missingComments names a comment that a re-print dropped', () => {
     expect(missingComments('a: 1 # one\n# two\n', 'a: 1 # one\n')).toEqual(['# two']);
