@@ -1,0 +1,43 @@
+/**
+ * The README's own YAML examples are what they teach: every config block validates and is
+ * already in the layout `sitesync fmt` writes; every other block (a workflow step) is YAML.
+ */
+import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { parse } from 'yaml';
+import { root, runCli } from '../helpers/cli.js';
+
+const readme = await readFile(join(root, 'README.md'), 'utf8');
+const blocks = [...readme.matchAll(/^( *)```yaml\n([\s\S]*?)^\1```/gm)].map((m) => m[2]!.replace(new RegExp(`^${m[1]}`, 'gm'), ''));
+const configs = blocks.filter((b) => /^version: 1\b/m.test(b));
+let dir = '';
+afterAll(async () => {
+  if (dir) await rm(dir, { recursive: true, force: true });
+});
+
+describe("the README's YAML", () => {
+  it('has config examples and other blocks, and every block is YAML', () => {
+    expect(configs.length).toBeGreaterThanOrEqual(2);
+    for (const block of blocks) expect(() => parse(block), block).not.toThrow();
+  });
+
+  it.each(configs.map((c, i) => [i, c] as const))('config example %i validates and is formatted as fmt writes it', async (i, text) => {
+    dir ||= await mkdtemp(join(tmpdir(), 'sitesync-readme-'));
+    const folder = join(dir, String(i));
+    await mkdir(folder, { recursive: true });
+    await writeFile(join(folder, 'sitesync.yaml'), text);
+    // The files an example includes, with websites of their own.
+    for (const glob of [...text.matchAll(/^\s+- (clients\/[^\s]*\.yaml)$/gm)].map((m) => m[1]!)) {
+      const file = join(folder, glob.replace('*', 'websites'));
+      await mkdir(dirname(file), { recursive: true });
+      await writeFile(file, 'websites:\n  - domain: shop.globex.example\n');
+    }
+    const valid = await runCli(['validate'], { cwd: folder });
+    expect(valid.stderr).not.toMatch(/error/i);
+    expect(valid.code, valid.stdout + valid.stderr).toBe(0);
+    const formatted = await runCli(['fmt', '--check', 'sitesync.yaml'], { cwd: folder });
+    expect(formatted.code, formatted.stdout + formatted.stderr).toBe(0);
+  });
+});
