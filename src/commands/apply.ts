@@ -2,7 +2,7 @@
 import { applyAccounts, gateAccounts } from '../accounts/apply.js';
 import { plansOf } from '../accounts/plan.js';
 import { openRun, type Run, type RunAccount } from '../accounts/run.js';
-import { openSavedRun, verifySavedRun } from '../accounts/saved.js';
+import { openSavedRun, verifySavedRun, type SavedRun } from '../accounts/saved.js';
 import { resolve } from 'node:path';
 import { interruptedExitCode, SitesyncError, UsageError } from '../errors.js';
 import { assertOutputFile, writeAtomic, writeFailure } from '../files.js';
@@ -58,7 +58,8 @@ async function applyFresh(args: ApplyArgs, ctx: Context): Promise<number> {
 
 /** A saved plan: planned again and compared before any write, then applied whole or not at all. */
 async function applySaved(args: ApplyArgs, ctx: Context): Promise<number> {
-  const narrowing = ['target', 'exclude', 'account', 'prune', 'baseline', 'resendWriteOnly'].filter((k) => {
+  // --prune and --resend-write-only are not changes but consents: see assertConsents.
+  const narrowing = ['target', 'exclude', 'account', 'baseline'].filter((k) => {
     const v = args[k as keyof ApplyArgs];
     return Array.isArray(v) ? v.length > 0 : v !== undefined && v !== false;
   });
@@ -69,6 +70,7 @@ async function applySaved(args: ApplyArgs, ctx: Context): Promise<number> {
   const saved = await openSavedRun(file, args, ctx);
   const { run } = saved;
   try {
+    assertConsents(saved, file, args);
     ctx.stderr.write(`Checking that ${file} (made ${saved.saved.saved.created_at}) still matches the service and ${run.shown}…\n`);
     await verifySavedRun(saved, file, ctx);
     ctx.stdout.write(renderRunText(plansOf(run), ctx.out));
@@ -90,6 +92,29 @@ async function applySaved(args: ApplyArgs, ctx: Context): Promise<number> {
   } finally {
     reportRequests(run, ctx);
     await run.close();
+  }
+}
+
+/**
+ * A plan file is data (an artifact another job made): what it asks beyond the config file needs
+ * the same flag at apply that it needed at plan. Deletes of websites the file merely does not list
+ * (`--prune` where the config does not prune) and write-only values sent again for no change
+ * (`--resend-write-only`) are applied only when the apply command says so too.
+ */
+function assertConsents(saved: SavedRun, file: string, args: ApplyArgs): void {
+  const meta = saved.saved.saved;
+  const resends = saved.saved.changes.filter((c) => (c.details as unknown[]).some((d) => (d as { write_only?: unknown })?.write_only === 'resend'));
+  const asks: string[] = [];
+  if (meta.prune && !args.prune && saved.run.accounts.some((a) => !a.config.prune)) asks.push('--prune');
+  if (resends.length && !args.resendWriteOnly) asks.push('--resend-write-only');
+  if (asks.length) {
+    const error = new SitesyncError(`${file} was made with ${asks.join(' and ')}, which the config file does not ask for; nothing was written`);
+    error.details = [`Review the plan (sitesync show ${file}), then apply it with ${asks.join(' ')} to confirm: sitesync apply ${asks.join(' ')} ${file}`];
+    throw error;
+  }
+  const extra = [args.prune && !meta.prune ? '--prune' : '', args.resendWriteOnly && !meta.resend_write_only ? '--resend-write-only' : ''].filter(Boolean);
+  if (extra.length) {
+    throw new UsageError(`${file} was made without ${extra.join(' and ')}: a saved plan is applied exactly as it was made, so ${extra.join(' and ')} cannot change it`);
   }
 }
 

@@ -347,16 +347,45 @@ describe('apply PLANFILE does only what the config file it was made from asks fo
     expect(writes(s.emu)).toEqual([]);
   });
 
-  it('a plan saved with --prune deletes on apply though the file itself does not prune', async () => {
+  it('a plan saved with --prune deletes, where the file itself does not prune, only when apply says --prune too', async () => {
     s = await scenario();
     s.emu.seed(KEY, [{ domain: 'a.example.com' }, { domain: 'old.example.com' }]);
     await s.write('version: 1\nwebsites:\n  - domain: a.example.com\n');
     await s.cli(['plan', '--prune', '--out', 'plan.json']);
     expect((await readPlan()).saved.prune).toBe(true);
-    const r = await s.cli(['apply', 'plan.json']);
+    s.emu.resetStats();
+    const refused = await s.cli(['apply', 'plan.json']);
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toContain('plan.json was made with --prune, which the config file does not ask for; nothing was written');
+    expect(refused.stderr).toContain('sitesync apply --prune plan.json');
+    expect(writes(s.emu)).toEqual([]);
+    const r = await s.cli(['apply', '--prune', 'plan.json']);
     expect(r.stdout).toContain('Applied: 0 created, 0 updated, 1 deleted, 0 failed.');
     expect(r.code).toBe(0);
     expect(s.emu.websites(KEY).map((w) => w.domain)).toEqual(['a.example.com']);
+    // And --prune cannot be added to a plan made without it.
+    await s.cli(['plan', '--out', 'plan.json']);
+    const added = await s.cli(['apply', '--prune', 'plan.json']);
+    expect(added.code, added.stderr).toBe(1);
+    expect(added.stderr).toContain('plan.json was made without --prune');
+  });
+
+  it('a plan saved with --resend-write-only sends the passwords again only when apply says --resend-write-only too; a plan file edited to ask for it is refused', async () => {
+    s = await scenario();
+    s.emu.seed(KEY, [{ domain: 'a.example.com', privacy: 2, password: 'old-pw' }]);
+    await s.write('version: 1\nwebsites:\n  - domain: a.example.com\n    privacy: password\n    password: ${SITE_PW}\n');
+    const env = { SITE_PW: 'pw-value-123' };
+    await s.cli(['plan', '--resend-write-only', '--out', 'plan.json'], { env });
+    expect((await readPlan()).changes).toHaveLength(1);
+    s.emu.resetStats();
+    const refused = await s.cli(['apply', 'plan.json'], { env });
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toContain('plan.json was made with --resend-write-only, which the config file does not ask for; nothing was written');
+    expect(writes(s.emu)).toEqual([]);
+    const r = await s.cli(['apply', '--resend-write-only', 'plan.json'], { env });
+    expect(r.code, r.stderr).toBe(0);
+    expect(s.emu.websites(KEY)[0]!.password).toBe('pw-value-123');
+    expect(r.stdout + r.stderr).not.toContain('pw-value-123');
   });
 });
 
