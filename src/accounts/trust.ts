@@ -10,6 +10,7 @@ import { resolve } from 'node:path';
 import { installationOf } from '../address.js';
 import { readFileCollecting } from '../config/parse.js';
 import { readTextFile } from '../config/read.js';
+import { keyVariables, passwordsFromKeyVariables } from '../config/load.js';
 import { ConfigError, SitesyncError } from '../errors.js';
 import type { Config, Workspace } from '../model.js';
 import { accountName } from './select.js';
@@ -60,6 +61,10 @@ export async function checkTrust(workspace: Workspace, configs: Config[], truste
       problems.push(`${where}: api_key_env differs from the trusted config's (${trustedFile}): a change of which key an account uses must be on the base branch first`);
     }
   }
+  // A password may not read any variable the trusted copy holds a key in: an account the pull
+  // request removed still has its key in the CI's environment.
+  const keyed = passwordsFromKeyVariables(configs, workspace.file, keyVariables(trusted));
+  if (keyed.length) throw new ConfigError(keyed);
   if (problems.length) {
     const error = new SitesyncError(problems.length === 1 ? `${problems[0]}; nothing was read or written` : `${problems.length} connections differ from the trusted config; nothing was read or written`);
     if (problems.length > 1) error.details = problems;

@@ -161,9 +161,19 @@ const CI_TOKENS = ['GITHUB_TOKEN', 'GITLAB_TOKEN', 'CI_JOB_TOKEN'];
  * website's statistics can use it. Refused by name here, offline; apply refuses by value too.
  */
 function keyAsPasswordProblems(configs: Config[], main: string): Diagnostic[] {
+  return passwordsFromKeyVariables(configs, main, keyVariables(configs));
+}
+
+/** The variables that hold keys in `configs` (each account's api_key_env), with SITESYNC_API_KEY and the CI's tokens, and what each holds. */
+export function keyVariables(configs: Config[]): Map<string, string> {
   const held = new Map<string, string>([['SITESYNC_API_KEY', 'the API key']]);
   for (const c of configs) if (c.account?.apiKeyEnv) held.set(c.account.apiKeyEnv, `the API key of account ${c.account.name} (its api_key_env)`);
   for (const token of CI_TOKENS) held.set(token, "the CI's token");
+  return held;
+}
+
+/** A problem at each website password of `configs` that reads one of the `held` variables. */
+export function passwordsFromKeyVariables(configs: Config[], main: string, held: Map<string, string>): Diagnostic[] {
   const out: Diagnostic[] = [];
   for (const config of configs) {
     for (const site of config.websites) {

@@ -21,7 +21,8 @@ const KEY = 'sk-live-HOSTILE-KEY-0123456789';
 const ACME = 'sk-live-ACME-KEY-9876543210';
 const PASSWORD = 'pw-SHOP-secret-42';
 const OUTSIDE = 'ghp_SECRET3_outside_the_repository';
-const SECRETS = [KEY, ACME, PASSWORD, GITHUB_TOKEN, OUTSIDE, KEY.toLowerCase()];
+const GLOBEX = 'sk-live-GLOBEX-KEY-5555555555';
+const SECRETS = [KEY, ACME, PASSWORD, GITHUB_TOKEN, OUTSIDE, GLOBEX, KEY.toLowerCase()];
 
 let emu: Emulator;
 let github: FakeGitHub;
@@ -58,7 +59,7 @@ afterEach(async () => {
   origin = undefined;
 });
 
-const ENV = () => ({ SITESYNC_BASE_URL: '', SITESYNC_API_KEY: KEY, sitesync_api_key: KEY.toLowerCase(), ACME_STATS_KEY: ACME, SHOP_PW: PASSWORD, GITHUB_BASE_REF: 'main' });
+const ENV = () => ({ SITESYNC_BASE_URL: '', SITESYNC_API_KEY: KEY, sitesync_api_key: KEY.toLowerCase(), ACME_STATS_KEY: ACME, GLOBEX_STATS_KEY: GLOBEX, SHOP_PW: PASSWORD, GITHUB_BASE_REF: 'main' });
 /** The trusted service's address, filled in when the files are written (the emulator starts per test). */
 const TRUSTED = '@TRUSTED@';
 const single = (lines: string[]) => ['version: 1', 'api:', `  base_url: ${TRUSTED}`, ...lines, ''].join('\n');
@@ -148,6 +149,21 @@ describe('a hostile pull request, planned by the action', () => {
     expect(body).toContain('not planned until its connection is on the base branch');
     expect(body).toContain('### Account `acme`: 1 to create');
     expect(elsewhere.requests).toEqual([]);
+    expectNoSecret(r.all);
+  });
+
+  it("an account removed, and its key variable made another account's website password: refused at its line by the trusted config's names", async () => {
+    const acme = (site: string[]) => ['  acme:', `    base_url: ${TRUSTED}`, '    api_key_env: ACME_STATS_KEY', '    websites:', '      - domain: acme.example.com', ...site];
+    const globex = ['  globex:', `    base_url: ${TRUSTED}`, '    api_key_env: GLOBEX_STATS_KEY', '    websites: []'];
+    const file = (lines: string[]) => ['version: 1', 'accounts:', ...lines, ''].join('\n');
+    const r = await planPullRequest(
+      { 'sitesync.yaml': file(acme(['        privacy: password', '        password: ${GLOBEX_STATS_KEY}'])) },
+      { 'sitesync.yaml': file([...acme([]), ...globex]) },
+    );
+    expect(r.code).toBe(1);
+    expect(r.log).toMatch(/sitesync\.yaml:9:19: the password of acme\.example\.com is \$\{GLOBEX_STATS_KEY\}/);
+    expect(r.log).toContain('the API key of account globex');
+    expect(seen).toEqual([]);
     expectNoSecret(r.all);
   });
 });
