@@ -272,7 +272,9 @@ function sortDiagnostics(list: Diagnostic[]): Diagnostic[] {
 
 /** Whether a path is a website's password (`websites[3].password`, in an account or not). */
 function isPasswordPath(path: Path): boolean {
-  return path.length >= 3 && path[path.length - 1] === 'password' && path[path.length - 3] === 'websites';
+  // An item of a list: `websites: {x: {password: …}}` is not a website, and its ${NAME} is not read.
+  const n = path.length;
+  return n >= 3 && path[n - 1] === 'password' && typeof path[n - 2] === 'number' && path[n - 3] === 'websites' && (n === 3 || (n === 5 && path[0] === 'accounts'));
 }
 
 /** Why `${NAME}` is refused at `path`, and what to write instead. */

@@ -186,6 +186,17 @@ describe('config messages that lead to the fix', () => {
     expect(literal.websites[0]!.exclude_params).toEqual(['a${b}']);
   });
 
+  it('a "password" that is not a website\'s (websites as a mapping, a list nested deeper) does not read ${NAME}', async () => {
+    for (const text of [
+      'version: 1\nwebsites:\n  evil:\n    password: "${KEY}"\n',
+      'version: 1\nwebsites:\n  - domain: a.example.com\n    exclude_params:\n      websites: [{password: "${KEY}"}]\n',
+    ]) {
+      const found = await problemsOf(text, { KEY: 'sk-live-SECRET-VALUE' });
+      expect(found.join('\n')).toContain("${NAME} is read from the environment only in a website's password");
+      expect(found.join('\n')).not.toContain('SECRET-VALUE');
+    }
+  });
+
   it('api: {api_key: …} says where the key goes, without repeating it', async () => {
     const found = await problemsOf('version: 1\napi:\n  base_url: https://a.example.com\n  api_key: sk-live-VERY-SECRET-123\nwebsites: []\n');
     expect(found).toEqual([
