@@ -40,17 +40,32 @@ export class SecretValues {
     return this.secrets.size;
   }
 
-  /** `text` with every registered secret replaced by `(redacted)`, in one pass, longest first. */
+  /**
+   * `text` with every registered secret replaced by `(redacted)`. Where two secrets overlap
+   * (`…abcXYZdef…` holding `abcXYZ` and `XYZdef`), the whole stretch they cover is replaced: no
+   * part of either is left.
+   */
   clean(text: string): string {
     if (this.values.size === 0 || text === '') return text;
-    this.pattern ??= new RegExp(
-      [...this.values]
-        .sort((a, b) => b.length - a.length)
-        .map((v) => v.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'))
-        .join('|'),
-      'g',
-    );
-    return text.replace(this.pattern, REDACTED);
+    this.pattern ??= new RegExp([...this.values].sort((a, b) => b.length - a.length).map((v) => `(?=(${v.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}))`).join('|'), 'g');
+    // Every occurrence of every spelling, overlapping ones too (a lookahead matches without consuming).
+    const covered: [number, number][] = [];
+    for (const match of text.matchAll(this.pattern)) {
+      const length = Math.max(...match.slice(1).map((g) => g?.length ?? 0));
+      if (length > 0) covered.push([match.index, match.index + length]);
+    }
+    if (!covered.length) return text;
+    let out = '';
+    let at = 0;
+    let end = -1;
+    for (const [from, to] of covered) {
+      if (from > end) {
+        if (end >= 0) at = end;
+        out += text.slice(at, from) + REDACTED;
+        end = to;
+      } else end = Math.max(end, to);
+    }
+    return out + text.slice(end);
   }
 
   /** A parsed JSON body with every string in it (keys too) cleaned. */

@@ -15,6 +15,12 @@ describe('what the service says is cleaned of every secret, whatever its length'
     expect(secrets.clean('xabx ab e')).toBe('(redacted) (redacted) (redacted)');
   });
 
+  it('two secrets that overlap in the text are both gone: the stretch they cover is one (redacted)', () => {
+    const secrets = new SecretValues();
+    for (const s of ['abcXYZ', 'XYZdef', 'zz']) secrets.add(s);
+    expect(secrets.clean('1 abcXYZdef 2 zzz 3 XYZdef abcXYZ')).toBe('1 (redacted) 2 (redacted) 3 (redacted) (redacted)');
+  });
+
   it('characters that mean something in a regular expression are matched as they are', () => {
     const secrets = new SecretValues();
     secrets.add('a.b*(c|');
