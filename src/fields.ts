@@ -165,7 +165,11 @@ export function sameValue(field: Field, a: unknown, b: unknown): boolean {
   return a === b;
 }
 
-/** Whether two secrets as written in files have the same value now. */
-export function sameSecret(a: { value: string } | undefined, b: { value: string } | undefined): boolean {
-  return a?.value === b?.value;
+/**
+ * Whether two files give a secret the same way: as written (`${NAME}`), never by the values now.
+ * A changed reference is a change of the file, whatever the variables hold; comparing values
+ * would tell a file's author whether a variable of their choice holds a given password.
+ */
+export function sameSecret(a: { template: string } | undefined, b: { template: string } | undefined): boolean {
+  return a?.template === b?.template;
 }

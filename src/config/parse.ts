@@ -153,17 +153,18 @@ function build(
   const warn = (pos: Position, message: string) => diagnostics.push({ file, ...pos, message, severity: 'warning' });
   const parsed: ParsedFile = { multi: false, configs: [], includes: [], warnings: [] };
 
-  // Passwords keep their template (`${NAME}`): a saved plan refers to it, never to the value.
+  // Passwords stay as written (`${NAME}`) in the data: the schema checks what the file says, and a
+  // saved plan refers to it. The value of each is kept beside, by website, for the request that
+  // sends it — never checked or shown, so no message tells a file's author anything about it.
   const accounts = isRecord(raw.accounts) ? (Object.entries(raw.accounts).filter(([, a]) => isRecord(a)) as [string, Raw][]) : [];
-  const templates = new Map<unknown, (string | undefined)[]>();
-  for (const holder of [raw, ...accounts.map(([, a]) => a)]) templates.set(holder, passwordTemplates(holder));
+  const passwords = new WeakMap<object, string>();
   // ${NAME} in every string, before the shape check, so that types are checked on real values.
   // It is read in a website's password only: the file may be a stranger's (a pull request), and
   // a value from the environment anywhere else would show in plans and comments, or be sent.
   const unknown = new Set<string>();
   // A value that still holds a reference (refused outside a password, or not set): nothing more is checked of it.
   const unknownValue = (value: unknown) => typeof value === 'string' && value.includes('${') && interpolate(value, {}).referenced;
-  if (references) substitute(raw, [], (path, text) => {
+  if (references) substitute(raw, [], (path, text, holder) => {
     const r = interpolate(text, options.env);
     for (const bad of r.malformed) {
       error(at.value(path), `${pathName(path)}: "${bad}" is not a valid reference (use \${NAME}; write $\${ for a literal "\${")`);
@@ -177,12 +178,13 @@ function build(
     if (r.missing.length && options.missingEnvAsWarning) {
       unknown.add(pathName(path));
       for (const name of r.missing) {
-        warn(at.value(path), `${pathName(path)}: environment variable ${name} is not set, so its value is not checked; plan and apply need it`);
+        warn(at.value(path), `${pathName(path)}: environment variable ${name} is not set; plan and apply need it`);
       }
     } else if (!options.lenientEnv) {
       for (const name of r.missing) error(at.value(path), `${pathName(path)}: environment variable ${name} is not set`);
     }
-    return r.value;
+    passwords.set(holder, r.value);
+    return text;
   });
 
   for (const issue of checkShape(raw)) {
@@ -198,14 +200,14 @@ function build(
       error(at.key([key]), `"${key}" cannot be in an included file: it holds only websites: (the file that includes it says the rest)`);
     }
     if (!('websites' in raw)) error(at.value([]), 'an included file needs "websites:", the websites it adds');
-    parsed.configs.push(normalize({ websites: raw.websites }, templates.get(raw)!, file, at, error, warn, unknownValue));
+    parsed.configs.push(normalize({ websites: raw.websites }, passwords, file, at, error, warn, unknownValue));
     return { parsed, diagnostics };
   }
 
   if (!('version' in raw)) error(at.key([]), 'the file has no "version", which is required');
   if (!('accounts' in raw)) {
     if (!('websites' in raw)) error(at.key([]), 'the file has no "websites", which is required');
-    parsed.configs.push(normalize(raw, templates.get(raw)!, file, at, error, warn, unknownValue));
+    parsed.configs.push(normalize(raw, passwords, file, at, error, warn, unknownValue));
     includesOf(raw, [], 0, at, parsed);
     return { parsed, diagnostics };
   }
@@ -220,7 +222,7 @@ function build(
   for (const [name, data] of accounts) {
     const base = ['accounts', name];
     const here = prefixed(at, base);
-    const config = normalize({ ...data, api: undefined }, templates.get(data)!, file, here, error, warn, unknownValue);
+    const config = normalize({ ...data, api: undefined }, passwords, file, here, error, warn, unknownValue);
     config.defaults = { ...topDefaults, ...config.defaults };
     config.account = { name, apiKeyEnv: typeof data.api_key_env === 'string' ? data.api_key_env : '', pos: at.key(base) };
     if (typeof data.base_url === 'string' && !unknownValue(data.base_url)) {
@@ -291,15 +293,15 @@ function referenceOutsidePassword(path: Path): string {
   return `${why}: write the value itself`;
 }
 
-/** Replaces, in place, every string that holds `$` by `fn(path, string)`. */
-function substitute(value: unknown, path: (string | number)[], fn: (path: Path, text: string) => string): void {
+/** Replaces, in place, every string that holds `$` by `fn(path, string, the object or list holding it)`. */
+function substitute(value: unknown, path: (string | number)[], fn: (path: Path, text: string, holder: object) => string): void {
   if (!value || typeof value !== 'object') return;
   const container = value as Record<string | number, unknown>;
   const keys: (string | number)[] = Array.isArray(value) ? value.map((_, i) => i) : Object.keys(value);
   for (const key of keys) {
     const v = container[key];
     if (typeof v === 'string') {
-      if (v.includes('$')) container[key] = fn([...path, key], v);
+      if (v.includes('$')) container[key] = fn([...path, key], v, container);
     } else if (v && typeof v === 'object') {
       path.push(key);
       substitute(v, path, fn);
@@ -308,19 +310,12 @@ function substitute(value: unknown, path: (string | number)[], fn: (path: Path, 
   }
 }
 
-/** Each website's password as written, before `${NAME}` is replaced. */
-function passwordTemplates(raw: Raw): (string | undefined)[] {
-  const sites = Array.isArray(raw.websites) ? raw.websites : [];
-  return sites.map((site: unknown) =>
-    site && typeof site === 'object' && typeof (site as Raw).password === 'string' ? ((site as Raw).password as string) : undefined,
-  );
-}
-
 type Report = (pos: { line: number; col: number }, message: string) => void;
 
 function normalize(
   data: Raw,
-  templates: (string | undefined)[],
+  /** Each website's password now, by its entry, where it is written with `${NAME}`. */
+  passwords: WeakMap<object, string>,
   file: string,
   at: Positions,
   error: Report,
@@ -417,9 +412,9 @@ function normalize(
       pos,
       ...checked,
     };
-    const template = templates[i];
-    if (typeof entry.password === 'string' && template !== undefined) {
-      const secret = new Secret(template, entry.password, at.value([...path, 'password']));
+    if (typeof entry.password === 'string') {
+      const template = entry.password;
+      const secret = new Secret(template, passwords.get(entry) ?? template, at.value([...path, 'password']));
       website.password = secret;
       if (!interpolate(template, {}).referenced) {
         warn(

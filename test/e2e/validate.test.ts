@@ -35,7 +35,7 @@ describe('sitesync validate (the built CLI)', () => {
     const file = join(fixtures, 'valid/full.yaml');
     const missing = await runCli(['validate', '-c', file]);
     expect(missing.code).toBe(0);
-    expect(missing.stderr).toContain('warning: websites[0].password: environment variable EXAMPLE_STATS_PASSWORD is not set, so its value is not checked; plan and apply need it');
+    expect(missing.stderr).toContain('warning: websites[0].password: environment variable EXAMPLE_STATS_PASSWORD is not set; plan and apply need it');
     expect(missing.stdout).toContain('is valid: 4 websites, 1 warning.');
     const strict = await runCli(['validate', '-c', file, '--strict-env']);
     expect(strict.code).toBe(1);
@@ -57,7 +57,7 @@ describe('sitesync validate (the built CLI)', () => {
       expect(r.stderr).toContain("sitesync.yaml:2:18: api.base_url: ${NAME} is read from the environment only in a website's password");
       expect(r.stderr).toContain("sitesync.yaml:5:14: websites[0].privacy: ${NAME} is read from the environment only in a website's password");
       expect(r.stderr).not.toContain('must be');
-      expect(r.stderr).toContain('websites[0].password: environment variable A_PW is not set, so its value is not checked');
+      expect(r.stderr).toContain('websites[0].password: environment variable A_PW is not set; plan and apply need it');
       expect(r.stderr).toContain('2 problems found');
     } finally {
       await rm(dir, { recursive: true, force: true });

@@ -197,6 +197,18 @@ describe('config messages that lead to the fix', () => {
     }
   });
 
+  it("a password's value is never checked (the schema sees ${NAME} as written): nothing tells a file's author about a variable's value", async () => {
+    const text = 'version: 1\nwebsites:\n  - domain: a.example.com\n    privacy: password\n    password: ${PW}\n';
+    for (const value of ['x'.repeat(500), '', ' ']) {
+      expect(await problemsOf(text, { PW: value })).toEqual([]);
+    }
+    const config = parseConfig(text, 'x.yaml', { env: { PW: 'p'.repeat(200) } });
+    expect(config.websites[0]!.password!.template).toBe('${PW}');
+    expect(config.websites[0]!.password!.value).toBe('p'.repeat(200));
+    // Written in clear, it is what the file says, and checked.
+    expect((await problemsOf(`version: 1\nwebsites:\n  - domain: a.example.com\n    privacy: password\n    password: ${'q'.repeat(129)}\n`)).join('\n')).toContain('password');
+  });
+
   it('api: {api_key: …} says where the key goes, without repeating it', async () => {
     const found = await problemsOf('version: 1\napi:\n  base_url: https://a.example.com\n  api_key: sk-live-VERY-SECRET-123\nwebsites: []\n');
     expect(found).toEqual([

@@ -166,6 +166,15 @@ describe('the planner: --baseline for write-only fields', () => {
     ]);
   });
 
+  it('passwords are compared as written: a reference renamed is a change even when both variables hold one value, and a value that differs under one name is not', () => {
+    const renamed = yaml.replace('${PW}', '${SAME_PW}');
+    const same = { ...env, PW: 'one-value', SAME_PW: 'one-value' };
+    const p = planChanges({ config: config(yaml, same), live: sites, account: null, baseUrl: BASE, options: { baseline: config(renamed, same) } });
+    expect(brief(p)).toEqual(['update a.example.com: password[baseline], exclude_params[with-update]']);
+    const other = planChanges({ config: config(yaml, { ...env, PW: 'now' }), live: sites, account: null, baseUrl: BASE, options: { baseline: config(yaml, { ...env, PW: 'then' }) } });
+    expect(brief(other)).toEqual([]);
+  });
+
   it('a changed default reaches every website that uses it', () => {
     const now = 'defaults:\n  exclude_params: [utm_source]\nwebsites:\n  - domain: a.example.com\n  - domain: b.example.com\n    exclude_params: [own]';
     const old = 'defaults:\n  exclude_params: [fbclid]\nwebsites:\n  - domain: a.example.com\n  - domain: b.example.com\n    exclude_params: [own]';
