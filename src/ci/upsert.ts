@@ -53,13 +53,11 @@ export async function upsertPlanComment(thread: CommentThread, text: string, id?
 }
 
 /**
- * The marked comment to update. Several can exist (two first runs at once, a person pasting the
- * raw plan): prefer the token's own, then a bot's, then the oldest, so a person's comment is
- * only ever overwritten when nothing else is marked.
+ * The marked comment to update: the token's own, else a bot's (GitHub's token cannot say who it
+ * is; its comments are github-actions[bot]'s). Never a person's: anyone can paste the marker, and
+ * a plan updated into a pull request author's comment would be theirs to edit into another plan.
  */
 export function pickPlanComment(comments: ThreadComment[], self?: string, id?: string): ThreadComment | undefined {
   const marked = comments.filter((c) => isPlanComment(c.body, id));
-  return (
-    (self !== undefined ? marked.find((c) => c.author === self) : undefined) ?? marked.find((c) => c.bot) ?? marked[0]
-  );
+  return (self !== undefined ? marked.find((c) => c.author === self) : undefined) ?? marked.find((c) => c.bot);
 }

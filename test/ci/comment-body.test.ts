@@ -49,11 +49,12 @@ describe('the plan comment body', () => {
 
 describe('finding the plan comment', () => {
   const c = (id: number, body: string, author: string, bot = false): ThreadComment => ({ id, body, author, bot, url: '' });
-  it('prefers the token’s own, then a bot’s, then the oldest marked comment', () => {
+  it('prefers the token’s own, then a bot’s marked comment, and never a person’s (who could edit the plan in it)', () => {
     const all = [c(1, 'hi', 'bot', true), c(2, `${MARKER}\n`, 'alice'), c(3, `${MARKER}\n`, 'ci-bot', true), c(4, `${MARKER}\n`, 'me')];
     expect(pickPlanComment(all, 'me')?.id).toBe(4);
     expect(pickPlanComment(all)?.id).toBe(3);
-    expect(pickPlanComment(all.slice(0, 2))?.id).toBe(2);
+    expect(pickPlanComment(all.slice(0, 2))).toBeUndefined();
+    expect(pickPlanComment(all.slice(0, 2), 'me')).toBeUndefined();
     expect(pickPlanComment([c(1, 'hi', 'bot', true)])).toBeUndefined();
   });
 });
