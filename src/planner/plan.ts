@@ -363,19 +363,23 @@ function sameEnforced(field: FieldName, a: Enforced, b: Enforced): boolean {
 export function assertPatternsMatch(options: Pick<PlanOptions, 'targets' | 'excludes'>, domains: Iterable<string>[], where: string): void {
   const lines: string[] = [];
   const flags = new Set<string>();
+  // With --target, an --exclude must leave out one of the targeted websites: else it excludes nothing.
+  const targeted = options.targets?.length ? new GlobSet(options.targets) : undefined;
   for (const [flag, globs] of [['--target', options.targets ?? []], ['--exclude', options.excludes ?? []]] as const) {
     let pending = globs.map((glob) => ({ glob, set: new GlobSet([glob]) }));
+    const among = flag === '--exclude' && targeted ? (domain: string) => targeted.matches(domain) : () => true;
     for (const list of domains) {
       for (const domain of list) {
         if (pending.length === 0) break;
-        pending = pending.filter((t) => !t.set.matches(domain));
+        if (among(domain)) pending = pending.filter((t) => !t.set.matches(domain));
       }
     }
     for (const { glob } of pending) {
       // A URL or host:port is a common slip: say which bare domain was meant.
       const problem = /[:/]/.test(glob) ? parseDomainInput(glob).problem : undefined;
       flags.add(flag);
-      lines.push(`${flag} "${glob}" matches no website ${where}${problem ? `; ${problem}` : ''}`);
+      const scope = flag === '--exclude' && targeted ? `that --target selects, ${where}` : where;
+      lines.push(`${flag} "${glob}" matches no website ${scope}${problem ? `; ${problem}` : ''}`);
     }
   }
   if (lines.length === 0) return;

@@ -293,6 +293,24 @@ describe('the planner: a --target that matches nothing is an error', () => {
   });
 });
 
+describe('the planner: with --target, an --exclude must leave out a targeted website', () => {
+  const yaml = 'websites:\n  - domain: a.shop.example.com\n  - domain: b.shop.example.com\n  - domain: c.example.com';
+  const sites = [full(1, 'a.shop.example.com'), full(2, 'c.example.com')];
+
+  it('an --exclude that matches only websites outside the targets is refused: it would exclude nothing', () => {
+    expect(() => plan(yaml, sites, { targets: ['*.shop.example.com'], excludes: ['c.example.com'] })).toThrow(
+      new PlanningError('--exclude "c.example.com" matches no website that --target selects, in the file or the account'),
+    );
+  });
+
+  it('one that leaves out a targeted website is fine, and so is any matching --exclude without --target', () => {
+    const narrowed = plan(yaml, sites, { targets: ['*.shop.example.com'], excludes: ['b.shop.example.com'] });
+    expect(narrowed.changes.map((c) => c.domain)).not.toContain('b.shop.example.com');
+    expect(plan(yaml, sites, { targets: ['*.shop.example.com'] }).changes.map((c) => c.domain)).toContain('b.shop.example.com');
+    expect(() => plan(yaml, sites, { excludes: ['c.example.com'] })).not.toThrow();
+  });
+});
+
 describe('the planner: safety and limits are part of the plan', () => {
   const many = (n: number) => Array.from({ length: n }, (_, i) => full(i + 1, `s${i + 1}.example.com`));
 
