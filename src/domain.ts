@@ -210,6 +210,9 @@ export class GlobSet {
  * so `w43*.example` searches `w43`. Undefined where a search cannot be trusted to find every
  * website the pattern matches, or is not worth it:
  * - a unicode or punycode name: the service stores either form, and a search finds only one;
+ *   for the same reason, the end of a label after a `*` is not searched (`*bcher*.example`
+ *   matches xn--bcher-kva.example, stored as bücher.example), nor a label start that may
+ *   begin `xn--`;
  * - nothing literal of two characters or more (`*`, `*.com`).
  * The service drops a leading `www.`, so it is not searched; `_` and `%` are wildcards of LIKE,
  * which only widen the answer: sitesync filters it exactly, as for a whole listing.
@@ -219,7 +222,17 @@ export function searchLiteral(glob: string): string | undefined {
   if (/[^\x00-\x7f]/.test(g) || /(^|[.*])xn--/.test(g)) return undefined;
   if (g.startsWith('www.')) g = g.slice(4);
   if (g.endsWith('.')) g = g.slice(0, -1);
-  const parts = g.split('*');
+  const parts = g.split('*').map((part, i, all) => {
+    // A label's end after a `*` may lie inside a punycode label (`*bcher*` matches
+    // xn--bcher-kva, which the service may store as bücher): only whole labels from the next dot.
+    if (i > 0) part = part.includes('.') ? part.slice(part.indexOf('.')) : '';
+    // A label's start before a `*` is the start of the label, unless it may begin `xn--`.
+    if (i < all.length - 1) {
+      const start = part.slice(part.lastIndexOf('.') + 1);
+      if (start && 'xn--'.startsWith(start)) part = part.slice(0, part.length - start.length);
+    }
+    return part;
+  });
   let best: string | undefined;
   let bestScore = 1;
   parts.forEach((part, i) => {

@@ -141,11 +141,14 @@ describe('what a --target searches for', () => {
     ['www.w5.example', 'w5.example'],
     ['x.org.', 'x.org'],
     ['my_site.example', 'my_site.example'],
+    ['*shop.example.com', '.example.com'],
+    ['*bcher*.shop.example', '.shop.example'],
+    ['shop.xn*.example', 'shop.'],
   ])('%s searches %s', (glob, literal) => {
     expect(searchLiteral(glob)).toBe(literal);
   });
 
-  it.each(['*', '*.com', '*.*', 'bücher.example', 'xn--bcher-kva.example', '*.xn--bcher-kva.example'])(
+  it.each(['*', '*.com', '*.*', 'bücher.example', 'xn--bcher-kva.example', '*.xn--bcher-kva.example', '*bcher*.example', '*kva.example', 'xn*'])(
     '%s searches nothing: the whole list is read',
     (glob) => {
       expect(searchLiteral(glob)).toBeUndefined();
