@@ -199,6 +199,8 @@ export interface DeleteChange extends ChangeCommon {
   /** What the delete destroys, read from the stats API; null when it could not be read (`traffic_unknown` says why). */
   traffic?: Traffic | null;
   traffic_unknown?: string;
+  /** The website was deleted at the service (by another run) after it was listed: nothing left to destroy. */
+  gone?: true;
   /** `retire:` lists it: deleted with its history, active or not. */
   retired?: true;
 }

@@ -23,7 +23,7 @@ export function withHistory(plan: Plan, read: ReadonlyMap<number, TrafficRead>, 
     if (!found) return change;
     const out: DeleteChange = {
       ...change,
-      ...('traffic' in found ? { traffic: found.traffic } : { traffic: null, traffic_unknown: 'gone' in found ? 'the website no longer exists at the service' : found.unknown }),
+      ...('traffic' in found ? { traffic: found.traffic } : 'gone' in found ? { traffic: null, gone: true as const } : { traffic: null, traffic_unknown: found.unknown }),
     };
     if (retire.matches(change.domain)) out.retired = true;
     else if ('unknown' in found || ('traffic' in found && found.traffic.pageviews_recent > 0)) active.push(change.domain);

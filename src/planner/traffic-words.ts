@@ -5,12 +5,16 @@
  */
 import type { DeleteChange, Traffic } from '../model.js';
 
+/** A delete whose website another run deleted since it was listed. */
+export const GONE = 'already deleted at the service: nothing left to destroy';
+
 export function count(n: number): string {
   return n.toLocaleString('en-US');
 }
 
 /** "destroys 12,340 pageviews recorded, 1,204 in the last 30 days"; the unknown, and nothing recorded, said as such. */
-export function describeTraffic(change: Pick<DeleteChange, 'traffic' | 'traffic_unknown'>): string {
+export function describeTraffic(change: Pick<DeleteChange, 'traffic' | 'traffic_unknown' | 'gone'>): string {
+  if (change.gone) return GONE;
   if (change.traffic === undefined) return 'deleting a website destroys its collected statistics';
   if (change.traffic === null) return `traffic unknown (${change.traffic_unknown ?? 'the stats could not be read'}): counted as recent`;
   const t: Traffic = change.traffic;

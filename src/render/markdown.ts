@@ -4,7 +4,7 @@
  * whole kept under 60,000 characters (GitHub's limit is 65,536).
  */
 import type { Change, DeleteChange, Plan } from '../model.js';
-import { count } from '../planner/traffic-words.js';
+import { count, GONE } from '../planner/traffic-words.js';
 import { listDelta } from '../planner/values.js';
 import { markdownCode, markdownText } from '../escape.js';
 import {
@@ -121,6 +121,7 @@ function tableRow(change: Change): string {
 function deleteCell(change: DeleteChange): string {
   const t = change.traffic;
   const retired = change.retired ? ' (retired)' : '';
+  if (change.gone) return GONE;
   if (t === undefined) return `deleted with its statistics${retired}`;
   if (t === null) return `deleted; traffic unknown (${change.traffic_unknown ?? 'not read'})${retired}`;
   if (t.pageviews === 0) return `deleted; no pageviews recorded${retired}`;
@@ -134,7 +135,7 @@ function deletesLine(plan: Plan): string {
   const websites = n === 1 ? 'a website' : `${n} websites`;
   if (deletes.every((c) => c.traffic === undefined)) return `This plan deletes ${websites}: ${DELETE_WARNING}.`;
   const known = deletes.flatMap((c) => (c.traffic ? [c.traffic] : []));
-  const unknown = n - known.length;
+  const unknown = deletes.filter((c) => c.traffic === null && !c.gone).length;
   const total = known.reduce((sum, t) => sum + t.pageviews, 0);
   const recent = known.reduce((sum, t) => sum + t.pageviews_30d, 0);
   const them = n === 1 ? 'it' : 'they';

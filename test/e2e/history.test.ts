@@ -113,6 +113,30 @@ describe('what a delete destroys', () => {
     expect(writes(s.emu)).toEqual([]);
   });
 
+  it('a website deleted by another run between the listing and its stats is "already deleted", not counted as recent, and apply goes on', async () => {
+    await setUp(PRUNE);
+    const deleteDuringStats = (id: number) => {
+      s.emu.faults.before = async (req) => {
+        if (req.path.startsWith(`/api/v1/stats/${id}`)) {
+          s.emu.faults.before = undefined;
+          await fetch(`${s.emu.url}/api/v1/websites/${id}`, { method: 'DELETE', headers: { authorization: `Bearer ${KEY}`, accept: 'application/json' } });
+        }
+        return undefined;
+      };
+    };
+    deleteDuringStats(2);
+    const text = await s.cli(['plan']);
+    expect(text.code, text.stderr).toBe(0);
+    expect(text.stdout).toContain('- delete old.example.com (id 2)\n    ! already deleted at the service: nothing left to destroy');
+    expect(text.stdout).not.toContain('counted as recent');
+    expect(text.stdout).not.toMatch(/traffic unknown \(old\.example\.com/);
+    s.emu.seed(KEY, [{ domain: 'old2.example.com' }]);
+    deleteDuringStats(5);
+    const markdown = await s.cli(['plan', '--format', 'markdown']);
+    expect(markdown.stdout).toContain('already deleted at the service: nothing left to destroy');
+    expect(markdown.stdout).not.toContain('could not be read');
+  });
+
   it('a saved plan records the traffic it showed, and is refused when a website that was quiet has had traffic since', async () => {
     await setUp(PRUNE.replace('websites:', 'retire: ["busy.example.com"]\nwebsites:'));
     expect((await s.cli(['plan', '--out', 'plan.json'])).code).toBe(0);
