@@ -103,12 +103,12 @@ async function verifyAccount(a: RunAccount, saved: SavedPlan, shownPlan: string,
   const narrowed = a.config.ignore.length > 0 || targets.length > 0 || excludes.length > 0;
   // The delete threshold counts the managed websites, which narrowing patterns make a part of the whole list.
   const needsList = narrowed && changes.some((c) => c.change.action === 'delete');
-  const { now, live } = await readTouched(changes, a.client, total, needsList);
+  const { now, live, whole } = await readTouched(changes, a.client, total, needsList);
   const ignore = new GlobSet(a.config.ignore.map((p) => p.glob));
   const inScope = (domain: string) => !ignore.matches(domain) && (!targets.length || new GlobSet(targets).matches(domain)) && !new GlobSet(excludes).matches(domain);
   a.account = account;
   a.total = total;
-  a.plan = planChanges({
+  const input = {
     config: a.config,
     live,
     account,
@@ -122,13 +122,27 @@ async function verifyAccount(a: RunAccount, saved: SavedPlan, shownPlan: string,
       sendAgain: savedReasons(changes.map((c) => c.change)),
     },
     census: { total, managed: needsList ? live.filter((w) => inScope(w.domain)).length : total },
-  });
+  };
+  a.plan = planChanges(input);
   // What the deletes destroy now: a website that was quiet when the plan was reviewed may not be.
   a.plan = await planWithHistory(a.plan, a.config, a.client);
-  // Unchanged and unmanaged, for the summary line: the plan read only the websites it touches.
+  // Unchanged and unmanaged, for the summary line (the changes are the saved ones, and no other).
   const s = a.plan.summary;
-  s.unchanged = Math.max(0, a.config.websites.filter((w) => inScope(w.domain)).length - s.create - s.update);
-  s.unmanaged = Math.max(0, total - s.unchanged - s.update - s.delete);
+  if (whole) {
+    // Every website was read: counted as the plan counted them.
+    const counted = planChanges({ ...input, options: { ...input.options, only: undefined } }).summary;
+    s.unchanged = counted.unchanged;
+    s.unmanaged = counted.unmanaged;
+  } else {
+    // Only the websites the plan touches were read. The listed websites in scope that do not change exist, unchanged.
+    s.unchanged = Math.max(0, a.config.websites.filter((w) => inScope(w.domain)).length - s.create - s.update);
+    // Unmanaged: the whole account but the managed websites; narrowed (--target, ignore), the
+    // share the plan counted, which nothing read now can count again. A number it shows, bounded
+    // by the account, that decides nothing.
+    const written = (saved.accounts.find((x) => mine(x.name)) as { summary?: { unmanaged?: unknown } }).summary?.unmanaged;
+    const fromPlan = typeof written === 'number' && Number.isInteger(written) ? Math.min(Math.max(written, 0), total) : 0;
+    s.unmanaged = narrowed ? fromPlan : Math.max(0, total - s.unchanged - s.update - s.delete);
+  }
   return compareSaved(changes, a.plan, now, { config: a.config, shownConfig, targets, excludes, prune });
 }
 
@@ -136,7 +150,7 @@ async function verifyAccount(a: RunAccount, saved: SavedPlan, shownPlan: string,
  * Reads what the saved changes touch, whichever way costs fewer requests: each website on its
  * own (by id; a website to create by a search for its domain), or the whole list once.
  */
-async function readTouched(changes: Numbered[], client: ServiceClient, total: number, wholeList: boolean): Promise<{ now: Touched; live: LiveWebsite[] }> {
+async function readTouched(changes: Numbered[], client: ServiceClient, total: number, wholeList: boolean): Promise<{ now: Touched; live: LiveWebsite[]; whole: boolean }> {
   const ids = changes.flatMap(({ change }) => (change.action === 'create' ? [] : [change.id]));
   const creates = changes.filter(({ change }) => change.action === 'create').map(({ change }) => change.domain);
   const now: Touched = { byId: new Map(), byDomain: new Map() };
@@ -147,7 +161,7 @@ async function readTouched(changes: Numbered[], client: ServiceClient, total: nu
       now.byId.set(site.id, site);
       if (!now.byDomain.has(site.domain)) now.byDomain.set(site.domain, site);
     }
-    return { now, live };
+    return { now, live, whole: true };
   }
   const limit = pLimit(8);
   await Promise.all([
@@ -165,7 +179,7 @@ async function readTouched(changes: Numbered[], client: ServiceClient, total: nu
     ),
   ]);
   const live = [...new Map([...now.byId.values(), ...now.byDomain.values()].map((w) => [w.id, w])).values()];
-  return { now, live };
+  return { now, live, whole: false };
 }
 
 /** Refuses a key of another account than the one the plan was made for. */

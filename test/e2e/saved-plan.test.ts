@@ -290,6 +290,17 @@ describe('apply PLANFILE computes safety and the website limit again', () => {
     expect(writes(s.emu)).toEqual([]);
   });
 
+  it('apply PLANFILE of a --target plan shows the summary line the plan showed', async () => {
+    s = await scenario();
+    s.emu.seed(KEY, [{ domain: 'a.org' }, { domain: 'b.org' }, { domain: 'c.org' }]);
+    await s.write('version: 1\nwebsites:\n  - domain: a.org\n  - domain: new.org\n');
+    const made = await s.cli(['plan', '--target', 'new.org', '--out', 'plan.json']);
+    const applied = await s.cli(['apply', 'plan.json']);
+    const line = (t: string) => t.match(/^Plan: .*$/m)?.[0];
+    expect(line(applied.stdout)).toBe(line(made.stdout));
+    expect(line(made.stdout)).toBe('Plan: 1 to create, 0 to update, 0 to delete (0 unchanged, 0 unmanaged).');
+  });
+
   it('a summary edited in a saved plan is not what apply shows: it counts the changes', async () => {
     s = await scenario();
     s.emu.seed(KEY, [{ domain: 'gone.example.com' }]);
