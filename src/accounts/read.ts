@@ -92,8 +92,8 @@ function searchesFor(targets: readonly string[]): string[] | undefined {
  * nothing is `done`, e.g. "exported"), so no partial file is ever written. The one account of a
  * single-account file fails with its own error.
  */
-export async function readEvery(run: Run, ctx: Pick<Context, 'secrets'>, done: string, onProgress?: ReadProgress): Promise<void> {
-  await readAccounts(run, ctx, onProgress);
+export async function readEvery(run: Run, ctx: Pick<Context, 'secrets'>, done: string, onProgress?: ReadProgress, targets: readonly string[] = []): Promise<void> {
+  await readAccounts(run, ctx, onProgress, targets);
   const failed = [...run.accounts.filter((a) => a.failure), ...run.skipped];
   if (failed.length === 0) return;
   if (!run.named) throw (failed[0] as { error?: unknown }).error;

@@ -4,6 +4,7 @@ import { assertDistinctAccounts } from '../accounts/read.js';
 import { failureOf, openRun, type RunArgs } from '../accounts/run.js';
 import { renderAccountJson, renderAccountText, type AccountView } from '../render/account.js';
 import type { Context } from '../terminal.js';
+import { reportRequests } from './plan.js';
 
 export interface AccountArgs extends RunArgs {
   format: 'text' | 'json';
@@ -27,6 +28,7 @@ export async function runAccount(args: AccountArgs, ctx: Context): Promise<numbe
     ctx.stdout.write(args.format === 'json' ? renderAccountJson(views) : renderAccountText(views, ctx.out));
     return views.some((v) => v.failure) ? 1 : 0;
   } finally {
+    reportRequests(run, ctx);
     await run.close();
   }
 }

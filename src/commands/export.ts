@@ -7,6 +7,7 @@ import { packageVersion, schemaPath } from '../paths.js';
 import { renderAccountsExport, renderExport } from '../render/export.js';
 import { readingProgress } from '../render/progress.js';
 import type { Context } from '../terminal.js';
+import { reportRequests } from './plan.js';
 
 export interface ExportArgs extends RunArgs {
   output?: string;
@@ -38,6 +39,7 @@ export async function runExport(args: ExportArgs, ctx: Context): Promise<number>
         )
       : renderExport(run.accounts[0]!.live!, run.accounts[0]!.account!, { ...options, baseUrl: run.accounts[0]!.connection.baseUrl });
   } finally {
+    reportRequests(run, ctx);
     await run.close();
   }
   if (!file) {

@@ -22,6 +22,7 @@ import { accountName, selectAccounts } from '../accounts/select.js';
 import { readingProgress } from '../render/progress.js';
 import type { Context } from '../terminal.js';
 import { renderWarnings } from '../render/diagnostics.js';
+import { reportRequests } from './plan.js';
 
 export interface ImportArgs extends RunArgs {
   config: string;
@@ -55,8 +56,10 @@ export async function runImport(args: ImportArgs, ctx: Context): Promise<number>
   try {
     ctx.stderr.write(renderWarnings(run.workspace.warnings, ctx.err));
     const progress = readingProgress(ctx);
-    await readEvery(run, ctx, 'imported', progress.update).finally(progress.done);
+    // Named domains are read by a search each (as plan --target reads them), not the whole account.
+    await readEvery(run, ctx, 'imported', progress.update, 'domains' in request ? request.domains : []).finally(progress.done);
   } finally {
+    reportRequests(run, ctx);
     await run.close();
   }
   const live = new Map(run.accounts.map((a) => [accountName(a.config), a.live!]));

@@ -142,8 +142,12 @@ export class ServiceClient {
   }
 
   async close(): Promise<void> {
+    // A request still in flight (a sibling of one that failed the run) ends when the pool does: not news.
+    this.closed = true;
     await this.pool.close();
   }
+
+  private closed = false;
 
   async getAccount(): Promise<Account> {
     const answer = await this.call({
@@ -512,7 +516,7 @@ export class ServiceClient {
         if (status >= 300 && status < 400) throw redirectError(responseHeaders.location, this.secrets);
         return { status, headers: responseHeaders, body: parseBody(text, status, spec.what) };
       } catch (error) {
-        if (status === undefined) {
+        if (status === undefined && !this.closed) {
           this.stats.requests++;
           this.stats.byKind[spec.kind] = (this.stats.byKind[spec.kind] ?? 0) + 1;
           this.log(`${spec.method} ${path} failed: ${this.secrets.clean(describeTransportError(error))} after ${this.clock.now() - ticket.sentAt}ms`);

@@ -122,6 +122,21 @@ describe('sitesync import', () => {
     expect(await read()).toBe(FILE);
   });
 
+  it('import DOMAIN reads each domain by a search, not the whole account', async () => {
+    s = await scenario();
+    s.emu.seed(KEY, Array.from({ length: 450 }, (_, i) => ({ domain: `f${i}.example.com` })));
+    await s.write('version: 1\nwebsites: []\n');
+    s.emu.resetStats();
+    const r = await s.cli(['--verbose', 'import', 'F7.example.com', 'www.f8.example.com']);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stderr).toMatch(/^4 requests: 1 account, 1 count, 2 search pages$/m);
+    expect(await read()).toMatch(/- domain: f7\.example\.com\n[\s\S]*- domain: f8\.example\.com\n/);
+    const lists = s.emu.stats.log.filter((l) => l.path.startsWith('/api/v1/websites?'));
+    // The count, and one search each: not the five pages of the account.
+    expect(lists.filter((l) => !l.path.includes('search=')).length).toBeLessThanOrEqual(1);
+    expect(lists.filter((l) => l.path.includes('search=')).length).toBe(2);
+  });
+
   it('with nothing unmanaged, --unmanaged says so and changes nothing', async () => {
     s = await scenario();
     s.emu.seed(KEY, [{ domain: 'example.com' }]);
