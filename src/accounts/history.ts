@@ -1,8 +1,9 @@
 /**
- * What each planned delete destroys: the website's traffic, read through the stats API (two
- * requests a delete, paced like every other request; none when the plan deletes nothing). A
- * website whose traffic cannot be read counts as active: the plan shows why, apply refuses it
- * unless the file retires it.
+ * What each planned delete destroys: the website's traffic, read through the stats API (one
+ * request a delete for most websites, a second for one with more days of traffic than a page
+ * holds; paced like every other request; none when the plan deletes nothing). A website whose
+ * traffic cannot be read counts as active: the plan shows why, apply refuses it unless the file
+ * retires it.
  */
 import pLimit from 'p-limit';
 import { SitesyncError } from '../errors.js';
@@ -27,16 +28,29 @@ export async function readHistory(run: Run, ctx: Pick<Context, 'secrets'>): Prom
 export async function planWithHistory(plan: Plan, config: Config, client: ServiceClient): Promise<Plan> {
   const limit = pLimit(4);
   const read = new Map<number, TrafficRead>();
+  // Once the stats API is found missing or too slow, the other deletes are not read: each would
+  // fail the same way, after the same wait. They are unknown, for the same reason.
+  let stop: string | undefined;
   await Promise.all(
     deletesOf(plan).map((change) =>
       limit(async () => {
+        if (stop) {
+          read.set(change.id, { unknown: `not read: ${stop}` });
+          return;
+        }
         try {
           read.set(change.id, { traffic: await client.readTraffic(change.id, change.domain, config.safety.active_days) });
         } catch (error) {
           // Interrupted (Ctrl-C): the run stops, as for any read.
           if (!(error instanceof SitesyncError) || error.name === 'InterruptedError') throw error;
-          // A 404: the website is gone (another run deleted it: nothing left to destroy), or this
-          // version has no stats API (then the traffic is unknown).
+          const why = error instanceof ApiError ? unreadable(error) : undefined;
+          if (why) {
+            stop ??= why;
+            read.set(change.id, { unknown: why });
+            return;
+          }
+          // A 404 with the service's own words: the website is gone (another run deleted it:
+          // nothing left to destroy), or its statistics are.
           const gone = error instanceof ApiError && error.kind === 'not-found' && (await client.lookupWebsite(change.id)) === undefined;
           read.set(change.id, gone ? { gone: true } : { unknown: error.message.replace(`read the statistics of ${change.domain}: `, '') });
         }
@@ -44,4 +58,11 @@ export async function planWithHistory(plan: Plan, config: Config, client: Servic
     ),
   );
   return withHistory(plan, read, config);
+}
+
+/** Why no website's statistics can be read, when one read says so: no stats API, or one too slow to wait for. */
+function unreadable(error: ApiError): string | undefined {
+  if (error.kind === 'protocol' && (error.status === 404 || error.status === 405)) return 'this service has no statistics API (its version may predate it)';
+  if (error.kind === 'timeout') return 'the statistics API did not answer in time';
+  return undefined;
 }

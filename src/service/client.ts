@@ -44,6 +44,12 @@ export interface ClientOptions {
   connectTimeoutMs?: number;
   /** Time allowed for the answer's headers, and then between body chunks. */
   readTimeoutMs?: number;
+  /**
+   * The same for a read of a website's statistics (default 15 s, at most readTimeoutMs), which is
+   * not sent again after a timeout: a service that takes that long over one website's history is
+   * not made faster by asking again, and the plan does not wait on it.
+   */
+  statsTimeoutMs?: number;
   retry?: Partial<RetryPolicy>;
   /** One line per request (`--verbose`). Never receives the key or a body. */
   log?: (line: string) => void;
@@ -89,6 +95,8 @@ interface RequestSpec {
   abortable?: boolean;
   /** A route every version has (the account, the list): a 404 there means a wrong base URL. */
   fixedRoute?: boolean;
+  /** Time allowed for this answer (else the client's readTimeoutMs); a timeout then is not retried. */
+  timeoutMs?: number;
 }
 
 interface Answer {
@@ -274,7 +282,8 @@ export class ServiceClient {
 
   private async statsPage(id: number, domain: string, name: string, from: string, to: string, page: number, order: Record<string, string> = {}) {
     const params = new URLSearchParams({ name, from, to, ...order, per_page: String(PER_PAGE), page: String(page) });
-    const answer = await this.call({ method: 'GET', path: `/stats/${id}?${params}`, kind: 'statistics', what: `read the statistics of ${domain}`, idempotent: true, abortable: true });
+    const timeoutMs = Math.min(this.options.statsTimeoutMs ?? 15_000, this.options.readTimeoutMs ?? 30_000);
+    const answer = await this.call({ method: 'GET', path: `/stats/${id}?${params}`, kind: 'statistics', what: `read the statistics of ${domain}`, idempotent: true, abortable: true, timeoutMs });
     return readStatsRows(answer.body);
   }
 
@@ -455,7 +464,7 @@ export class ServiceClient {
         error = e;
       }
       failures++;
-      const retryable = error.transient && spec.idempotent;
+      const retryable = error.transient && spec.idempotent && !(spec.timeoutMs !== undefined && error.kind === 'timeout');
       if (!retryable || failures >= this.retry.attempts || this.clock.now() - started > this.retry.budgetMs) throw error;
       await spec.beforeRetry?.(error);
       this.stats.retries++;
@@ -505,7 +514,8 @@ export class ServiceClient {
       let status: number | undefined;
       let responseHeaders: Answer['headers'] = {};
       try {
-        const res = await this.pool.request({ method: spec.method, path, headers, body, signal });
+        const timeouts = spec.timeoutMs === undefined ? {} : { headersTimeout: spec.timeoutMs, bodyTimeout: spec.timeoutMs };
+        const res = await this.pool.request({ method: spec.method, path, headers, body, signal, ...timeouts });
         status = res.statusCode;
         responseHeaders = res.headers;
         const text = await this.readBody(res, spec.what);

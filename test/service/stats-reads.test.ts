@@ -1,0 +1,65 @@
+/**
+ * What a plan's deletes destroy, read over real HTTP from the emulator's stats API, when that API
+ * is slow or missing: a timeout is not sent again, and once the API is found slow or missing,
+ * the other deletes are not read (each would wait or fail the same way); each says why.
+ */
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { planWithHistory } from '../../src/accounts/history.js';
+import { parseConfig } from '../../src/config/parse.js';
+import { startEmulator, type Emulator } from '../../src/emulator/index.js';
+import type { DeleteChange } from '../../src/model.js';
+import { planChanges } from '../../src/planner/plan.js';
+import { ServiceClient } from '../../src/service/client.js';
+
+const KEY = 'test-key-0123456789abcdef';
+let emu: Emulator;
+let client: ServiceClient;
+
+beforeEach(async () => {
+  emu = await startEmulator({ keys: [KEY] });
+  emu.seed(KEY, Array.from({ length: 8 }, (_, i) => ({ domain: `s${i}.example.com`, traffic: { '2020-01-01': 5 } })));
+  client = new ServiceClient({ baseUrl: emu.url, apiKey: KEY, retry: { baseDelayMs: 5, maxDelayMs: 20 }, statsTimeoutMs: 200 });
+});
+afterEach(async () => {
+  await client.close();
+  await emu.close();
+});
+
+async function deletesWithHistory() {
+  const config = parseConfig('version: 1\nprune: true\nsafety: {max_delete_percent: 100}\nwebsites: []\n', 'sitesync.yaml', { env: {} });
+  const plan = planChanges({ config, live: await client.listWebsites(), account: null, baseUrl: emu.url, options: {} });
+  emu.resetStats();
+  const done = await planWithHistory(plan, config, client);
+  return done.changes.filter((c): c is DeleteChange => c.action === 'delete');
+}
+/** Stats requests sent (the emulator logs a request when it answers: a timed-out one later). */
+const statsRequests = () => client.stats.byKind.statistics ?? 0;
+
+describe("a delete's traffic when the stats API is slow or missing", () => {
+  it('a stats read that does not answer in time is not sent again, and the deletes not yet read are not read', async () => {
+    emu.faults.before = (req) => (req.path.startsWith('/api/v1/stats/') ? { delayMs: 1_000 } : undefined);
+    const deletes = await deletesWithHistory();
+    expect(deletes).toHaveLength(8);
+    // The four read at once time out, once each; the other four are never asked for.
+    expect(statsRequests()).toBe(4);
+    for (const d of deletes) {
+      expect(d.traffic).toBeNull();
+      expect(d.traffic_unknown).toMatch(/^(not read: )?the statistics API did not answer in time$/);
+    }
+  });
+
+  it('a service without the stats API (a bare 404) says so, once, not that the base URL is wrong', async () => {
+    emu.faults.before = (req) => (req.path.startsWith('/api/v1/stats/') ? { status: 404, body: { message: '' } } : undefined);
+    const deletes = await deletesWithHistory();
+    expect(statsRequests()).toBeLessThanOrEqual(4);
+    for (const d of deletes) expect(d.traffic_unknown).toMatch(/^(not read: )?this service has no statistics API \(its version may predate it\)$/);
+  });
+
+  it('a slow website among quick ones: the quick ones read before it are kept', async () => {
+    emu.faults.before = (req) => (req.path === '/api/v1/stats/1' || req.path.startsWith('/api/v1/stats/1?') ? { delayMs: 1_000 } : undefined);
+    const deletes = await deletesWithHistory();
+    const slow = deletes.find((d) => d.id === 1)!;
+    expect(slow.traffic_unknown).toBe('the statistics API did not answer in time');
+    expect(deletes.filter((d) => d.traffic !== null).length).toBeGreaterThanOrEqual(3);
+  });
+});
