@@ -1,7 +1,6 @@
 /** Which accounts of a workspace a run works on (`--account NAME`…), and their names. */
 import { suggest } from '../config/suggest.js';
 import { UsageError } from '../errors.js';
-import { printable } from '../escape.js';
 import type { Config, Workspace } from '../model.js';
 
 /** The account's name as the file has it; '' for the one account of a single-account file. */
@@ -20,7 +19,7 @@ export function selectAccounts(workspace: Workspace, names: string[] | undefined
   if (unknown.length) {
     const lines = unknown.map((n) => {
       const near = suggest(n, known);
-      return `--account ${printable(n)}: ${shown} has no such account${near ? ` (did you mean ${near}?)` : ''}`;
+      return `--account ${n}: ${shown} has no such account${near ? ` (did you mean ${near}?)` : ''}`;
     });
     const error = new UsageError(lines.length === 1 ? lines[0]! : `${lines.length} --account names match no account of ${shown}`);
     if (lines.length > 1) error.details = lines;

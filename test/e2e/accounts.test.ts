@@ -163,6 +163,10 @@ describe('a file with accounts on two installations', () => {
     const typo = await cli(['plan', '--account', 'acmee']);
     expect(typo.code).toBe(1);
     expect(typo.stderr).toContain('--account acmee: sitesync.yaml has no such account (did you mean acme?)');
+    // A control character in the name is shown escaped once, as data.
+    const control = await cli(['plan', '--account', 'a\x1b[31mb']);
+    expect(control.stderr).toContain('--account a\\x1b[31mb: sitesync.yaml has no such account');
+    expect(control.stderr).not.toContain('\x1b');
 
     const nothing = await cli(['plan', '--exclude', 'nomatch.example']);
     expect(nothing.code).toBe(1);
