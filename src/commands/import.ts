@@ -67,7 +67,7 @@ export async function runImport(args: ImportArgs, ctx: Context): Promise<number>
   const into = args.into === undefined ? undefined : resolve(ctx.cwd, args.into);
   const choose = async (workspace: Workspace) => {
     const accounts = selectAccounts(workspace, args.account, args.config).map((config) => ({ config, live: live.get(accountName(config)) ?? [] }));
-    const selection = selectImports(accounts, request, args.config);
+    const selection = selectImports(accounts, request, args.config, shownOf);
     return { ...selection, edits: await placeImports(workspace, selection.imports, into, args.into, shownOf) };
   };
 

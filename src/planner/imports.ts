@@ -31,9 +31,10 @@ export interface ImportSelection {
 
 /**
  * @param shown the config file as the user named it, for messages.
+ * @param shownFile how a file the config includes is named in messages (default: its path as read).
  * @throws SitesyncError naming every domain that cannot be imported, with why.
  */
-export function selectImports(accounts: AccountLive[], request: ImportRequest, shown: string): ImportSelection {
+export function selectImports(accounts: AccountLive[], request: ImportRequest, shown: string, shownFile: (file: string) => string = (file) => file): ImportSelection {
   const views = accounts.map((a) => accountView(a));
   if ('unmanaged' in request) return selectUnmanaged(views);
   const problems: string[] = [];
@@ -62,7 +63,7 @@ export function selectImports(accounts: AccountLive[], request: ImportRequest, s
     }
     const view = holders[0]!;
     const site = view.byKey.get(key)!;
-    const why = whyNotImportable(view, site, shown);
+    const why = whyNotImportable(view, site, shown, shownFile);
     if (why) {
       problems.push(`${input}: ${why}`);
       continue;
@@ -139,9 +140,9 @@ function accountView({ config, live }: AccountLive): AccountView {
   };
 }
 
-function whyNotImportable(view: AccountView, site: LiveWebsite, shown: string): string | undefined {
+function whyNotImportable(view: AccountView, site: LiveWebsite, shown: string, shownFile: (file: string) => string): string | undefined {
   const listed = view.listed.get(site.domain);
-  if (listed) return `already listed in ${listed.file ?? shown}:${listed.pos.line}${inAccount(view.config)}`;
+  if (listed) return `already listed in ${listed.file ? shownFile(listed.file) : shown}:${listed.pos.line}${inAccount(view.config)}`;
   const ignored = view.ignore.indexOf(site.domain);
   if (ignored >= 0) {
     const pattern = view.config.ignore[ignored]!;

@@ -146,6 +146,10 @@ describe('import into a file with accounts and included files', () => {
     expect(await read('clients/globex/blog.yaml')).toBe(BLOG);
     const plan = await cli(['plan']);
     expect(plan.stdout, plan.stderr).toContain('0 to create, 0 to update, 0 to delete (4 unchanged');
+    // Imported again: already listed, in the included file as the working folder names it.
+    const again = await cli(['import', 'blog.globex.example']);
+    expect(again.code).toBe(1);
+    expect(again.stderr).toContain('blog.globex.example: already listed in clients/globex/blog.yaml:2 (account globex)');
   });
 
   it('--into names the file: an included one, or the main file, where only the account gets a websites: list', async () => {
