@@ -9,7 +9,7 @@ import { dirname, isAbsolute, relative } from 'node:path';
 import { ConfigError, type Diagnostic } from '../errors.js';
 import { namesDescriptor } from '../files.js';
 import { formatConfigText, type NotSorted } from './format.js';
-import { includedFiles, outsideMessage, repositoryOf } from './include-glob.js';
+import { includedFiles, linkedOutside, outsideMessage, repositoryOf } from './include-glob.js';
 import { decodeText, hasNoFolder, MAX_FILE_BYTES, noFolderMessage, readTextFile } from './read.js';
 
 export interface FormattedFile {
@@ -103,6 +103,12 @@ export async function formatFiles(named: { path: string; shown: string }[], opti
     const path = namesDescriptor(next.path) ? next.path : await realpath(next.path).catch(() => next!.path);
     if (seen.has(path)) continue;
     seen.add(path);
+    // A file named on the command line that links out of its repository is neither shown nor written.
+    const linked = next.root || namesDescriptor(next.path) ? undefined : linkedOutside(next.path);
+    if (linked) {
+      problems.push({ file: next.shown, line: 0, col: 0, message: linked, severity: 'error' });
+      continue;
+    }
     try {
       const formatted = await formatFile(next.path, next.shown, options.sort);
       files.push({ ...formatted, path });

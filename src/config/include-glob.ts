@@ -4,7 +4,7 @@
  * `../*`, an absolute path or a symbolic link must not make sitesync read (or fmt write), list
  * or walk anything outside it — nor its `.git` folder, where a checkout keeps its credentials.
  */
-import { realpathSync } from 'node:fs';
+import { existsSync, realpathSync } from 'node:fs';
 import { dirname, isAbsolute, normalize, relative, resolve, sep } from 'node:path';
 import { glob as find } from 'tinyglobby';
 import { gitWorkTree } from './repository.js';
@@ -34,6 +34,17 @@ export function outsideOf(path: string, root: string): string | undefined {
   if (inside === '' || climbsOut(inside)) return 'it lies outside the repository';
   if (inside.split(sep).includes('.git')) return "it lies in the repository's .git folder";
   return undefined;
+}
+
+/**
+ * Why a config file named on the command line is not read: a symbolic link (a checkout makes the
+ * ones a pull request commits) to a file outside its repository, whose text the messages (or a
+ * diff) would show, and which an edit would write. Undefined for any other file.
+ */
+export function linkedOutside(file: string): string | undefined {
+  if (!existsSync(file)) return undefined;
+  const outside = outsideOf(file, repositoryOf(file));
+  return outside && `this is a symbolic link, and the file it names ${outside.replace('it lies', 'lies')}: sitesync reads no config there`;
 }
 
 /** The files `glob` matches relative to `folder`, inside `root`; a glob tinyglobby cannot read matches none. */

@@ -10,7 +10,7 @@ import type { Diagnostic } from '../errors.js';
 import type { Config, DesiredWebsite, Workspace } from '../model.js';
 import { envValue, interpolate, type Env } from './interpolate.js';
 import { parseFile, readFileCollecting } from './parse.js';
-import { includedFiles, outsideMessage, outsideOf, repositoryOf } from './include-glob.js';
+import { includedFiles, linkedOutside, outsideMessage, repositoryOf } from './include-glob.js';
 import { hasNoFolder, noFolderMessage, readTextFile } from './read.js';
 
 export interface LoadOptions {
@@ -35,8 +35,8 @@ export async function loadConfig(file: string, env: Env, options: LoadOptions = 
 export async function loadWorkspace(file: string, env: Env, options: LoadOptions = {}): Promise<Workspace> {
   // The config file itself may be a link (a checkout makes the ones a pull request commits): to
   // nothing outside its repository, whose text the messages would quote.
-  const outside = namesDescriptor(file) || !existsSync(file) ? undefined : outsideOf(file, repositoryOf(file));
-  if (outside) throw new ConfigError([{ file, line: 0, col: 0, severity: 'error', message: `this is a symbolic link, and the file it names ${outside.replace('it lies', 'lies')}: sitesync reads no config there` }]);
+  const outside = namesDescriptor(file) ? undefined : linkedOutside(file);
+  if (outside) throw new ConfigError([{ file, line: 0, col: 0, severity: 'error', message: outside }]);
   const text = await readTextFile(file, options.what);
   const parseOptions = { env, lenientEnv: options.lenientEnv, missingEnvAsWarning: options.missingEnvAsWarning };
   const { parsed, problems } = readFileCollecting(text, file, parseOptions);

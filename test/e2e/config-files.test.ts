@@ -1,7 +1,7 @@
 /** How the CLI reads `-c FILE` and `--baseline FILE`: pipes, size cap, and what a missing one says. */
 import { execFileSync, spawnSync } from 'node:child_process';
 import { createWriteStream } from 'node:fs';
-import { mkdir, mkdtemp, readFile, rm, symlink, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readdir, readFile, rm, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -243,6 +243,16 @@ describe('include: stays inside the repository holding the config', () => {
       expect(linked.code).toBe(1);
       expect(linked.stderr).toContain('symbolic link');
       expect(linked.stderr).not.toContain('OUTSIDE_TEXT');
+      // fmt neither shows it (--check's diff) nor writes it, nor leaves a lock out there.
+      const before = await readFile(join(top, 'secret.yaml'), 'utf8');
+      for (const args of [['fmt', '--check', 'sitesync.yaml'], ['fmt', 'sitesync.yaml']]) {
+        const r = await runCli(args, { cwd: repo });
+        expect(r.code, args.join(' ')).toBe(1);
+        expect(r.stdout + r.stderr).toContain('symbolic link');
+        expect(r.stdout + r.stderr).not.toContain('OUTSIDE_TEXT');
+      }
+      expect(await readFile(join(top, 'secret.yaml'), 'utf8')).toBe(before);
+      expect((await readdir(top)).filter((f) => f.includes('sitesync-lock'))).toEqual([]);
     } finally {
       await rm(top, { recursive: true, force: true });
     }
