@@ -98,21 +98,33 @@ async function applySaved(args: ApplyArgs, ctx: Context): Promise<number> {
 /**
  * A plan file is data (an artifact another job made): what it asks beyond the config file needs
  * the same flag at apply that it needed at plan. Deletes of websites the file merely does not list
- * (`--prune` where the config does not prune) and write-only values sent again for no change
- * (`--resend-write-only`) are applied only when the apply command says so too.
+ * (`--prune` where the config does not prune) need `--prune`. A write-only value sent with no
+ * change of its own (`--resend-write-only`, or "changed since --baseline", a claim about a file
+ * apply does not have and cannot check) needs `--resend-write-only`.
  */
 function assertConsents(saved: SavedRun, file: string, args: ApplyArgs): void {
   const meta = saved.saved.saved;
-  const resends = saved.saved.changes.filter((c) => (c.details as unknown[]).some((d) => (d as { write_only?: unknown })?.write_only === 'resend'));
+  const resent = new Set(
+    saved.saved.changes.flatMap((c) => ((c.details as unknown[]).some((d) => ['resend', 'baseline'].includes(String((d as { write_only?: unknown })?.write_only))) ? [c.domain] : [])),
+  );
+  const prunes = meta.prune && saved.run.accounts.some((a) => !a.config.prune);
   const asks: string[] = [];
-  if (meta.prune && !args.prune && saved.run.accounts.some((a) => !a.config.prune)) asks.push('--prune');
-  if (resends.length && !args.resendWriteOnly) asks.push('--resend-write-only');
+  const why: string[] = [];
+  if (prunes && !args.prune) {
+    asks.push('--prune');
+    why.push(`${file} was made with --prune, which the config file does not ask for`);
+  }
+  if (resent.size && !args.resendWriteOnly) {
+    asks.push('--resend-write-only');
+    const sites = [...resent];
+    why.push(`${file} sends write-only values (passwords, lists the service does not show) that the config file does not change, to ${sites.length === 1 ? sites[0] : `${sites.length} websites (${sites.slice(0, 3).join(', ')}${sites.length > 3 ? ', …' : ''})`}`);
+  }
   if (asks.length) {
-    const error = new SitesyncError(`${file} was made with ${asks.join(' and ')}, which the config file does not ask for; nothing was written`);
+    const error = new SitesyncError(`${why.join('; and ')}; nothing was written`);
     error.details = [`Review the plan (sitesync show ${file}), then apply it with ${asks.join(' ')} to confirm: sitesync apply ${asks.join(' ')} ${file}`];
     throw error;
   }
-  const extra = [args.prune && !meta.prune ? '--prune' : '', args.resendWriteOnly && !meta.resend_write_only ? '--resend-write-only' : ''].filter(Boolean);
+  const extra = [args.prune && !meta.prune ? '--prune' : '', args.resendWriteOnly && !resent.size ? '--resend-write-only' : ''].filter(Boolean);
   if (extra.length) {
     throw new UsageError(`${file} was made without ${extra.join(' and ')}: a saved plan is applied exactly as it was made, so ${extra.join(' and ')} cannot change it`);
   }

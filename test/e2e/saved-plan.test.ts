@@ -391,7 +391,16 @@ describe('apply PLANFILE does only what the config file it was made from asks fo
     s.emu.resetStats();
     const refused = await s.cli(['apply', 'plan.json'], { env });
     expect(refused.code).toBe(1);
-    expect(refused.stderr).toContain('plan.json was made with --resend-write-only, which the config file does not ask for; nothing was written');
+    expect(refused.stderr).toContain('plan.json sends write-only values (passwords, lists the service does not show) that the config file does not change, to a.example.com; nothing was written');
+    expect(refused.stderr).toContain('sitesync apply --resend-write-only plan.json');
+    expect(writes(s.emu)).toEqual([]);
+    // Relabelled "changed since the baseline", a claim apply cannot check: the same consent.
+    const plan = await readPlan();
+    const text = JSON.stringify(plan).replaceAll('"write_only":"resend"', '"write_only":"baseline"').replace('"resend_write_only":true', '"resend_write_only":false');
+    await writeFile(join(s.dir, 'edited.json'), text);
+    const relabelled = await s.cli(['apply', 'edited.json'], { env });
+    expect(relabelled.code).toBe(1);
+    expect(relabelled.stderr).toContain('edited.json sends write-only values');
     expect(writes(s.emu)).toEqual([]);
     const r = await s.cli(['apply', '--resend-write-only', 'plan.json'], { env });
     expect(r.code, r.stderr).toBe(0);
