@@ -41,8 +41,12 @@ export interface Comparison {
   problems: string[];
 }
 
-/** Why the saved plan sends each write-only field, per website: a plan made again sends them for the same reasons. */
-export function savedReasons(changes: readonly SavedChange[]): (domain: string, field: FieldName) => WriteOnlyReason | undefined {
+/**
+ * The write-only fields a saved plan sends with no change of the file's own, as `domain\0field`
+ * → why ('resend', or 'baseline': changed since a baseline apply does not have). Claims of the
+ * plan file: apply sends them only with the apply command's consent (--resend-write-only).
+ */
+export function sentAgain(changes: readonly SavedChange[]): Map<string, WriteOnlyReason> {
   const reasons = new Map<string, WriteOnlyReason>();
   for (const change of changes) {
     for (const detail of change.details as unknown[]) {
@@ -50,6 +54,12 @@ export function savedReasons(changes: readonly SavedChange[]): (domain: string, 
       if (typeof d?.field === 'string' && (d.write_only === 'baseline' || d.write_only === 'resend')) reasons.set(`${change.domain}\0${d.field}`, d.write_only);
     }
   }
+  return reasons;
+}
+
+/** Why the saved plan sends each write-only field, per website: a plan made again sends them for the same reasons. */
+export function savedReasons(changes: readonly SavedChange[]): (domain: string, field: FieldName) => WriteOnlyReason | undefined {
+  const reasons = sentAgain(changes);
   return (domain, field) => reasons.get(`${domain}\0${field}`);
 }
 

@@ -13,6 +13,7 @@ import { ProgressLine } from '../render/progress.js';
 import { failureBlock, failureLines, renderRunText } from '../render/run.js';
 import { confirmApply, type Context } from '../terminal.js';
 import { planAccounts, reportRequests, type PlanningArgs } from './plan.js';
+import { sentAgain } from '../apply/verify.js';
 
 export interface ApplyArgs extends PlanningArgs {
   planfile?: string;
@@ -104,9 +105,7 @@ async function applySaved(args: ApplyArgs, ctx: Context): Promise<number> {
  */
 function assertConsents(saved: SavedRun, file: string, args: ApplyArgs): void {
   const meta = saved.saved.saved;
-  const resent = new Set(
-    saved.saved.changes.flatMap((c) => ((c.details as unknown[]).some((d) => ['resend', 'baseline'].includes(String((d as { write_only?: unknown })?.write_only))) ? [c.domain] : [])),
-  );
+  const resent = new Set([...sentAgain(saved.saved.changes).keys()].map((key) => key.split('\0')[0]!));
   const prunes = meta.prune && saved.run.accounts.some((a) => !a.config.prune);
   const asks: string[] = [];
   const why: string[] = [];
