@@ -1,6 +1,5 @@
 /** Loading a config file: read it (I/O), then parse it (pure). */
 import { createHash } from 'node:crypto';
-import { existsSync } from 'node:fs';
 import { basename, dirname, relative } from 'node:path';
 import { installationOf } from '../address.js';
 import { ConfigError, SitesyncError } from '../errors.js';
