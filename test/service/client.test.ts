@@ -4,6 +4,7 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from
 import { startEmulator, type Emulator } from '../../src/emulator/index.js';
 import { ServiceClient, type ClientOptions } from '../../src/service/client.js';
 import { ApiError, errorForStatus } from '../../src/service/errors.js';
+import { failure } from '../helpers/api-failure.js';
 
 const KEY = 'test-key-0123456789abcdef';
 const OTHER = 'other-key-0123456789abcdef';
@@ -28,16 +29,6 @@ function seedMany(n: number, key = KEY, from = 0) {
     key,
     Array.from({ length: n }, (_, i) => ({ domain: `s${from + i}.example.com`, privacy: 0, email: 0, exclude_bots: 1 })),
   );
-}
-
-async function failure(promise: Promise<unknown>): Promise<ApiError> {
-  try {
-    await promise;
-  } catch (error) {
-    if (error instanceof ApiError) return error;
-    throw error;
-  }
-  throw new Error('expected the call to fail');
 }
 
 beforeEach(async () => {

@@ -15,6 +15,7 @@ import { ApiError } from '../../src/service/errors.js';
 import { certificateProblem, classifyTransportError } from '../../src/service/transport.js';
 import { root, runCli } from '../helpers/cli.js';
 import { scenario } from '../helpers/scenario.js';
+import { failure } from '../helpers/api-failure.js';
 
 const FIXTURES = join(root, 'test/fixtures/tls');
 const CERT = join(FIXTURES, 'localhost.crt');
@@ -42,16 +43,6 @@ afterAll(async () => {
 beforeEach(() => {
   connections = 0;
 });
-
-async function failure(promise: Promise<unknown>): Promise<ApiError> {
-  try {
-    await promise;
-  } catch (error) {
-    if (error instanceof ApiError) return error;
-    throw error;
-  }
-  throw new Error('expected the call to fail');
-}
 
 describe('a certificate the client refuses', () => {
   it('self-signed: says so and how to trust it, at once, without retries', async () => {
