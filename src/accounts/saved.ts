@@ -95,7 +95,8 @@ export async function verifySavedRun({ run, saved }: SavedRun, shownPlan: string
 
 async function verifyAccount(a: RunAccount, saved: SavedPlan, shownPlan: string, shownConfig: string) {
   const mine = (name: string | null) => (name ?? '') === a.name;
-  const identity = saved.accounts.find((s) => mine(s.name))!.account;
+  const mineSaved = saved.accounts.find((s) => mine(s.name))!;
+  const identity = mineSaved.account;
   const changes: Numbered[] = saved.changes.flatMap((change, index) => (mine(change.account) ? [{ index, change }] : []));
   const [account, total] = await Promise.all([a.client.getAccount(), a.client.countWebsites()]);
   assertSameAccount(identity, account, a.name ? `${shownPlan} (account ${a.name})` : shownPlan);
@@ -139,7 +140,7 @@ async function verifyAccount(a: RunAccount, saved: SavedPlan, shownPlan: string,
     // Unmanaged: the whole account but the managed websites; narrowed (--target, ignore), the
     // share the plan counted, which nothing read now can count again. A number it shows, bounded
     // by the account, that decides nothing.
-    const written = (saved.accounts.find((x) => mine(x.name)) as { summary?: { unmanaged?: unknown } }).summary?.unmanaged;
+    const written = (mineSaved as { summary?: { unmanaged?: unknown } }).summary?.unmanaged;
     const fromPlan = typeof written === 'number' && Number.isInteger(written) ? Math.min(Math.max(written, 0), total) : 0;
     s.unmanaged = narrowed ? fromPlan : Math.max(0, total - s.unchanged - s.update - s.delete);
   }
