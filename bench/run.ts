@@ -15,7 +15,7 @@ import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startEmulator, type Emulator } from '../src/emulator/index.js';
-import { packageRoot } from '../src/paths.js';
+import { packageRoot } from '../src/io/paths.js';
 import { ServiceClient } from '../src/service/client.js';
 import { bigConfig, matchingWebsites, siteDomain } from './fixtures.js';
 

@@ -9,23 +9,23 @@
  * SITESYNC_BASE_URL, else the file's `api.base_url`; the key from `apiKey`, else `apiKeyFile`,
  * else SITESYNC_API_KEY. Plain http:// only to loopback unless `insecureHttp`.
  */
-import { executePlan, passwordsFrom } from './apply/execute.js';
+import { executePlan, passwordsFrom } from './run/execute.js';
 import type { Env } from './config/interpolate.js';
 import { loadWorkspace as loadWorkspaceFile } from './config/load.js';
-import type { Account, ChangeResult, Config, LiveWebsite, Plan, Workspace } from './model.js';
+import type { Account, ChangeResult, Config, LiveWebsite, Plan, Workspace } from './model/types.js';
 import { planChanges, type PlanOptions as PlannerOptions } from './planner/plan.js';
 import { assertSafe } from './planner/safety.js';
 import { renderRunJson } from './render/run.js';
 import { renderMarkdown } from './render/markdown.js';
 import { renderText } from './render/text.js';
-import { SecretValues } from './secrets.js';
+import { SecretValues } from './secrets/values.js';
 import { ServiceClient } from './service/client.js';
 import { resolveConnection } from './service/connection.js';
 
-export type { Account, AccountSource, Change, ChangeResult, Config, Workspace, CreateChange, DeleteChange, FieldChange, LimitCheck, LiveWebsite, Plan, SafetyCheck, Settings, Summary, UpdateChange } from './model.js';
-export type { Diagnostic } from './errors.js';
-export { ConfigError, SafetyError, SitesyncError } from './errors.js';
-import { SitesyncError } from './errors.js';
+export type { Account, AccountSource, Change, ChangeResult, Config, Workspace, CreateChange, DeleteChange, FieldChange, LimitCheck, LiveWebsite, Plan, SafetyCheck, Settings, Summary, UpdateChange } from './model/types.js';
+export type { Diagnostic } from './messages/errors.js';
+export { ConfigError, SafetyError, SitesyncError } from './messages/errors.js';
+import { SitesyncError } from './messages/errors.js';
 
 export interface LoadOptions {
   /** Where `${NAME}` references are read from; default `process.env`. */

@@ -3,8 +3,8 @@
  * messages and exit codes. Command files do the work and return an exit code.
  */
 import { setMaxListeners } from 'node:events';
-import { buildParser } from './cli-yargs.js';
-import { CommandLineError } from './cli-usage.js';
+import { buildParser } from './cli/parser.js';
+import { CommandLineError } from './cli/usage.js';
 import {
   ConfigError,
   formatDiagnostic,
@@ -14,10 +14,10 @@ import {
   STOP_SIGNALS,
   UsageError,
   type StopSignal,
-} from './errors.js';
-import { printable } from './escape.js';
-import { SecretValues } from './secrets.js';
-import { colorsFor, type Context, type Io } from './terminal.js';
+} from './messages/errors.js';
+import { printable } from './messages/escape.js';
+import { SecretValues } from './secrets/values.js';
+import { colorsFor, type Context, type Io } from './io/terminal.js';
 
 export async function main(argv: string[], io: Io = processIo()): Promise<number> {
   const abort = new AbortController();

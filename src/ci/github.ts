@@ -5,8 +5,8 @@
  */
 import { readFile } from 'node:fs/promises';
 import type { Env } from '../config/interpolate.js';
-import { SitesyncError } from '../errors.js';
-import { packageVersion } from '../paths.js';
+import { SitesyncError } from '../messages/errors.js';
+import { packageVersion } from '../io/paths.js';
 import { apiRoot, ApiThread, JsonApi, wireText, type CiService, type HttpOptions } from './http.js';
 import type { CommentThread } from './upsert.js';
 

@@ -5,10 +5,10 @@
  */
 import LinkHeader from 'http-link-header';
 import { Agent } from 'undici';
-import { SitesyncError } from '../errors.js';
-import { SecretValues } from '../secrets.js';
+import { SitesyncError } from '../messages/errors.js';
+import { SecretValues } from '../secrets/values.js';
 import { serviceMessage } from '../service/errors.js';
-import { checkedAddress } from '../address.js';
+import { checkedAddress } from '../model/address.js';
 import { classifyTransportError } from '../service/transport.js';
 import type { CommentThread, ThreadComment } from './upsert.js';
 

@@ -3,7 +3,7 @@
  * Elsewhere (GitLab, a terminal) there is no such file, and the text goes to stdout, into the log.
  */
 import { appendFile } from 'node:fs/promises';
-import { SitesyncError } from '../errors.js';
+import { SitesyncError } from '../messages/errors.js';
 import { cutMarkdown } from './cut.js';
 
 /**

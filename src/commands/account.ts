@@ -1,9 +1,9 @@
 /** `sitesync account`: the account behind each key (one, or each account of a file with accounts). */
-import { eachAccount } from '../accounts/each.js';
-import { assertDistinctAccounts } from '../accounts/read.js';
-import { failureOf, openRun, type RunArgs } from '../accounts/run.js';
+import { eachAccount } from '../run/each.js';
+import { assertDistinctAccounts } from '../run/read.js';
+import { failureOf, openRun, type RunArgs } from '../run/open.js';
 import { renderAccountJson, renderAccountText, type AccountView } from '../render/account.js';
-import type { Context } from '../terminal.js';
+import type { Context } from '../io/terminal.js';
 import { reportRequests } from './plan.js';
 
 export interface AccountArgs extends RunArgs {

@@ -1,19 +1,19 @@
 /** `sitesync apply [PLANFILE]`: plan (or check a saved plan), ask, apply, summarize. */
-import { applyAccounts, gateAccounts } from '../accounts/apply.js';
-import { plansOf } from '../accounts/plan.js';
-import { openRun, type Run, type RunAccount } from '../accounts/run.js';
-import { openSavedRun, verifySavedRun, type SavedRun } from '../accounts/saved.js';
+import { applyAccounts, gateAccounts } from '../run/apply.js';
+import { plansOf } from '../run/plan.js';
+import { openRun, type Run, type RunAccount } from '../run/open.js';
+import { openSavedRun, verifySavedRun, type SavedRun } from '../saved-plan/replan.js';
 import { resolve } from 'node:path';
-import { interruptedExitCode, SitesyncError, UsageError } from '../errors.js';
-import { assertOutputFile, writeAtomic, writeFailure } from '../files.js';
-import type { AccountOutcome } from '../model.js';
-import { printable } from '../escape.js';
+import { interruptedExitCode, SitesyncError, UsageError } from '../messages/errors.js';
+import { assertOutputFile, writeAtomic, writeFailure } from '../io/files.js';
+import type { AccountOutcome } from '../model/types.js';
+import { printable } from '../messages/escape.js';
 import { renderApplyMarkdown, renderApplyResults, resultLine } from '../render/apply-result.js';
 import { ProgressLine } from '../render/progress.js';
 import { failureBlock, failureLines, renderRunText } from '../render/run.js';
-import { confirmApply, type Context } from '../terminal.js';
+import { confirmApply, type Context } from '../io/terminal.js';
 import { planAccounts, reportRequests, type PlanningArgs } from './plan.js';
-import { sentAgain } from '../apply/verify.js';
+import { sentAgain } from '../saved-plan/compare.js';
 
 export interface ApplyArgs extends PlanningArgs {
   planfile?: string;

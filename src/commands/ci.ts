@@ -1,15 +1,15 @@
 /** `sitesync ci comment` and `sitesync ci summary`: the CI recipes' helpers. */
 import { resolve } from 'node:path';
 import { readTextFile } from '../config/read.js';
-import { ConfigError, SitesyncError, UsageError } from '../errors.js';
+import { ConfigError, SitesyncError, UsageError } from '../messages/errors.js';
 import { githubTarget, githubThread } from '../ci/github.js';
 import { gitlabTarget, gitlabThread } from '../ci/gitlab.js';
 import { cutMarkdown } from '../ci/cut.js';
 import { appendJobSummary, summarySection } from '../ci/summary.js';
 import { upsertPlanComment, type CommentThread } from '../ci/upsert.js';
 import type { Env } from '../config/interpolate.js';
-import { printable } from '../escape.js';
-import type { Context } from '../terminal.js';
+import { printable } from '../messages/escape.js';
+import type { Context } from '../io/terminal.js';
 
 type Provider = 'github' | 'gitlab';
 

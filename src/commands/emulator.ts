@@ -3,9 +3,9 @@
  * it, and logs one line per request to stderr.
  */
 import { isAbsolute, resolve } from 'node:path';
-import { UsageError } from '../errors.js';
+import { UsageError } from '../messages/errors.js';
 import { emulatorTotals, parseRateLimit, parseTrafficRule, startEmulator, type Emulator } from '../emulator/index.js';
-import type { Context } from '../terminal.js';
+import type { Context } from '../io/terminal.js';
 
 export interface EmulatorArgs {
   port?: number;

@@ -1,12 +1,12 @@
 /** `sitesync export`: the live accounts as a valid config file. */
 import { dirname, isAbsolute, relative, resolve, sep } from 'node:path';
-import { readEvery } from '../accounts/read.js';
-import { openRun, type RunArgs } from '../accounts/run.js';
-import { assertOutputFile, writeAtomic, writeFailure } from '../files.js';
-import { packageVersion, schemaPath } from '../paths.js';
+import { readEvery } from '../run/read.js';
+import { openRun, type RunArgs } from '../run/open.js';
+import { assertOutputFile, writeAtomic, writeFailure } from '../io/files.js';
+import { packageVersion, schemaPath } from '../io/paths.js';
 import { renderAccountsExport, renderExport } from '../render/export.js';
 import { readingProgress } from '../render/progress.js';
-import type { Context } from '../terminal.js';
+import type { Context } from '../io/terminal.js';
 import { reportRequests } from './plan.js';
 
 export interface ExportArgs extends RunArgs {

@@ -3,13 +3,13 @@ import { stat } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { formatFile, formatFiles, type FormattedFile } from '../config/format-files.js';
 import { hasNoFolder } from '../config/read.js';
-import { FILE_CHANGED, namesDescriptor, replaceIfUnchanged, withFileLocks } from '../files.js';
-import { SitesyncError } from '../errors.js';
+import { FILE_CHANGED, namesDescriptor, replaceIfUnchanged, withFileLocks } from '../io/files.js';
+import { SitesyncError } from '../messages/errors.js';
 import { renderFormatDiff } from '../render/format-diff.js';
-import { printable } from '../escape.js';
-import type { Context } from '../terminal.js';
+import { printable } from '../messages/escape.js';
+import type { Context } from '../io/terminal.js';
 import { renderWarnings } from '../render/diagnostics.js';
-import { writeFailure } from '../files.js';
+import { writeFailure } from '../io/files.js';
 
 export interface FmtArgs {
   files?: string[];

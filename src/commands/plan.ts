@@ -1,15 +1,15 @@
 /** `sitesync plan`: read the live accounts, print the plan; never writes to the service. */
 import { relative, resolve, sep } from 'node:path';
-import { planRun, plansOf, loadBaseline, type RunPlanOptions } from '../accounts/plan.js';
-import { openRun, type Run, type RunArgs } from '../accounts/run.js';
-import { savePlan } from '../apply/saved-plan.js';
-import { SitesyncError } from '../errors.js';
-import { assertOutputFile, writeFailure } from '../files.js';
+import { planRun, plansOf, loadBaseline, type RunPlanOptions } from '../run/plan.js';
+import { openRun, type Run, type RunArgs } from '../run/open.js';
+import { savePlan } from '../saved-plan/file.js';
+import { SitesyncError } from '../messages/errors.js';
+import { assertOutputFile, writeFailure } from '../io/files.js';
 import { assertSafe } from '../planner/safety.js';
 import { renderWarnings } from '../render/diagnostics.js';
 import { readingProgress } from '../render/progress.js';
 import { failureBlock, renderRunJson, renderRunMarkdown, renderRunText, requestsLine } from '../render/run.js';
-import type { Context } from '../terminal.js';
+import type { Context } from '../io/terminal.js';
 
 export interface PlanningArgs extends RunArgs {
   config: string;

@@ -4,11 +4,11 @@
  * where a pull-request comment is cut. Nothing is checked against a service: apply does that.
  */
 import { resolve } from 'node:path';
-import { readSavedPlan, savedAccounts } from '../apply/saved-plan.js';
+import { readSavedPlan, savedAccounts } from '../saved-plan/file.js';
 import { SUMMARY_LIMIT } from '../ci/summary.js';
 import { renderRunJson, renderRunMarkdown, renderRunText } from '../render/run.js';
-import { CommandLineError } from '../cli-usage.js';
-import type { Context } from '../terminal.js';
+import { CommandLineError } from '../cli/usage.js';
+import type { Context } from '../io/terminal.js';
 
 export interface ShowArgs {
   planfile: string;

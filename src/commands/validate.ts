@@ -2,10 +2,10 @@
 import { resolve } from 'node:path';
 import { envValue } from '../config/interpolate.js';
 import { loadWorkspace, unsetKeyVariable } from '../config/load.js';
-import { ConfigError, type Diagnostic } from '../errors.js';
-import type { Workspace } from '../model.js';
+import { ConfigError, type Diagnostic } from '../messages/errors.js';
+import type { Workspace } from '../model/types.js';
 import { renderDiagnosticsJson, renderGithubAnnotations } from '../render/diagnostics.js';
-import type { Context } from '../terminal.js';
+import type { Context } from '../io/terminal.js';
 import { renderWarnings } from '../render/diagnostics.js';
 
 export interface ValidateArgs {

@@ -3,10 +3,10 @@
  * writes for every website and `import` adds to a file, from the one field table.
  */
 import { Scalar, visit, type Document, type ToStringOptions } from 'yaml';
-import type { DomainTraits } from '../domain.js';
-import { FIELDS, sameValue, type Field } from '../fields.js';
-import type { DefaultSettings, FieldName, LiveWebsite } from '../model.js';
-import { printable as shownAsData } from '../escape.js';
+import type { DomainTraits } from '../model/domain.js';
+import { FIELDS, sameValue, type Field } from '../model/fields.js';
+import type { DefaultSettings, FieldName, LiveWebsite } from '../model/types.js';
+import { printable as shownAsData } from '../messages/escape.js';
 
 export interface FileEntryOptions {
   includeFavorite?: boolean;

@@ -6,8 +6,8 @@
  */
 import { readFile, realpath } from 'node:fs/promises';
 import { dirname, isAbsolute, relative } from 'node:path';
-import { ConfigError, type Diagnostic } from '../errors.js';
-import { namesDescriptor } from '../files.js';
+import { ConfigError, type Diagnostic } from '../messages/errors.js';
+import { namesDescriptor } from '../io/files.js';
 import { formatConfigText, type NotSorted } from './format.js';
 import { includedFiles, linkedOutside, outsideMessage, repositoryOf } from './include-glob.js';
 import { decodeText, hasNoFolder, MAX_FILE_BYTES, noFolderMessage, readTextFile } from './read.js';

@@ -27,8 +27,8 @@ import {
   type YAMLMap,
   type YAMLSeq,
 } from 'yaml';
-import { ConfigError, type Diagnostic } from '../errors.js';
-import { schemaPath } from '../paths.js';
+import { ConfigError, type Diagnostic } from '../messages/errors.js';
+import { schemaPath } from '../io/paths.js';
 import { MAX_DEPTH, readDocument } from './document.js';
 import { yamlMessage } from './parse.js';
 

@@ -12,7 +12,7 @@
  */
 import { isDeepStrictEqual } from 'node:util';
 import { Document, isMap, isScalar, isSeq, Lexer, parseDocument, visit, type Node, type Pair, type YAMLMap, type YAMLSeq } from 'yaml';
-import { SitesyncError } from '../errors.js';
+import { SitesyncError } from '../messages/errors.js';
 import { yamlWithControlsEscaped } from './file-entry.js';
 import { lineEnding } from './format.js';
 

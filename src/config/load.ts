@@ -1,12 +1,12 @@
 /** Loading a config file: read it (I/O), then parse it (pure). */
 import { createHash } from 'node:crypto';
 import { basename, dirname, relative } from 'node:path';
-import { installationOf } from '../address.js';
-import { ConfigError, SitesyncError } from '../errors.js';
-import { namesDescriptor } from '../files.js';
-import { GlobSet } from '../domain.js';
-import type { Diagnostic } from '../errors.js';
-import type { Config, DesiredWebsite, Workspace } from '../model.js';
+import { installationOf } from '../model/address.js';
+import { ConfigError, SitesyncError } from '../messages/errors.js';
+import { namesDescriptor } from '../io/files.js';
+import { GlobSet } from '../model/domain.js';
+import type { Diagnostic } from '../messages/errors.js';
+import type { Config, DesiredWebsite, Workspace } from '../model/types.js';
 import { envValue, interpolate, type Env } from './interpolate.js';
 import { parseFile, readFileCollecting } from './parse.js';
 import { includedFiles, linkedOutside, outsideMessage, repositoryOf } from './include-glob.js';

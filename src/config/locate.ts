@@ -3,7 +3,7 @@
  * the YAML source, so that every message can point at the offending key or value.
  */
 import { isAlias, isMap, isPair, isScalar, isSeq, type Document, type LineCounter, type Node } from 'yaml';
-import type { Position } from '../model.js';
+import type { Position } from '../model/types.js';
 
 export type Path = ReadonlyArray<string | number>;
 

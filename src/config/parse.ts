@@ -3,19 +3,19 @@
  * every problem found, each with the line and column it is about.
  */
 import { isMap, isSeq, type Document } from 'yaml';
-import { ConfigError, type Diagnostic } from '../errors.js';
-import { globProblem, GlobSet, parseDomainInput } from '../domain.js';
-import { FIELDS, type Field } from '../fields.js';
-import { addressProblem, BASE_URL_RULE } from '../address.js';
+import { ConfigError, type Diagnostic } from '../messages/errors.js';
+import { globProblem, GlobSet, parseDomainInput } from '../model/domain.js';
+import { FIELDS, type Field } from '../model/fields.js';
+import { addressProblem, BASE_URL_RULE } from '../model/address.js';
 import {
   DEFAULT_SAFETY,
   type Config,
   type DefaultSettings,
   type DesiredWebsite,
   type Position,
-} from '../model.js';
-import { Secret } from '../secret.js';
-import { listValue } from '../field-values.js';
+} from '../model/types.js';
+import { Secret } from '../secrets/secret.js';
+import { listValue } from '../model/field-values.js';
 import { interpolate, type Env } from './interpolate.js';
 import { MAX_DEPTH, readDocument, type ReadDocument } from './document.js';
 import { Locator, type Path, type Positions } from './locate.js';

@@ -7,8 +7,8 @@
  */
 import { isUtf8 } from 'node:buffer';
 import { closeSync, createReadStream, fstatSync, openSync, readSync, statSync } from 'node:fs';
-import { ConfigError, type Diagnostic } from '../errors.js';
-import { namesDescriptor } from '../files.js';
+import { ConfigError, type Diagnostic } from '../messages/errors.js';
+import { namesDescriptor } from '../io/files.js';
 
 /** Far above any real config (10,000 websites take about 1 MiB). */
 export const MAX_FILE_BYTES = 16 * 1024 * 1024;

@@ -4,8 +4,8 @@
  * generates from the same schema with the same options, so the CLI never compiles a schema.
  */
 import type { ValidateFunction } from 'ajv/dist/2020.js';
-import { schemaPath } from '../paths.js';
-import { compileSchema } from '../schema-compile.js';
+import { schemaPath } from '../io/paths.js';
+import { compileSchema } from '../io/schema-compile.js';
 
 let validate: ValidateFunction | undefined;
 

@@ -4,8 +4,8 @@
  */
 import { readFileSync } from 'node:fs';
 import type { ErrorObject, ValidateFunction } from 'ajv/dist/2020.js';
-import { fieldOf } from '../fields.js';
-import { schemaPath } from '../paths.js';
+import { fieldOf } from '../model/fields.js';
+import { schemaPath } from '../io/paths.js';
 import { configValidator } from './schema-validator.js';
 import { suggest } from './suggest.js';
 import type { Path } from './locate.js';

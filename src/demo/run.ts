@@ -8,7 +8,7 @@ import { cp, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startEmulator } from '../emulator/index.js';
-import { packageRoot } from '../paths.js';
+import { packageRoot } from '../io/paths.js';
 
 const root = packageRoot();
 const bin = join(root, 'bin/sitesync.cjs');

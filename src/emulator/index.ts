@@ -5,7 +5,7 @@
  * (profile `full`), keeps each key's websites apart, and can persist its state to a file.
  */
 import { resolve } from 'node:path';
-import { SitesyncError, UsageError } from '../errors.js';
+import { SitesyncError, UsageError } from '../messages/errors.js';
 import { generateKey, keyProblem } from './auth.js';
 import { loadData, Persister } from './persistence.js';
 import type { App } from './routes.js';

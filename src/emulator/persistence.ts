@@ -7,8 +7,8 @@
  * one write runs share the next one, so 200 concurrent clients cost one write at a time.
  */
 import { readFile } from 'node:fs/promises';
-import { SitesyncError } from '../errors.js';
-import { writeAtomic } from '../files.js';
+import { SitesyncError } from '../messages/errors.js';
+import { writeAtomic } from '../io/files.js';
 import type { AccountRecord, StateData, TrafficData, WebsiteRow } from './store.js';
 import { isDay } from './traffic.js';
 

@@ -6,7 +6,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { SitesyncError } from '../errors.js';
+import { SitesyncError } from '../messages/errors.js';
 import { bearerToken, wantsJson } from './auth.js';
 import { bodyParams, parseBody, type Input } from './input.js';
 import { withStatus } from './records.js';

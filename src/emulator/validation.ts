@@ -5,7 +5,7 @@
  * its own loose domain rule ("Invalid domain name.") and its password rules. `full` answers
  * Laravel's usual shape with the 9.x wording and a strict host-name rule.
  */
-import { isValidHostname } from '../domain.js';
+import { isValidHostname } from '../model/domain.js';
 import { phpTruthy, type Input, type InputValue } from './input.js';
 import { normalizeDomain, type NewWebsite, type WebsiteChanges } from './store.js';
 import { isDay, STAT_NAMES, type StatName } from './traffic.js';

@@ -3,8 +3,8 @@
  * delete carries what it destroys, read from the stats API, and a website with recent history is
  * deleted only when the file says so (`retire:`). Pure: the traffic read in, the plan out.
  */
-import { GlobSet } from '../domain.js';
-import type { Config, DeleteChange, Plan, Traffic } from '../model.js';
+import { GlobSet } from '../model/domain.js';
+import type { Config, DeleteChange, Plan, Traffic } from '../model/types.js';
 
 /** One delete's traffic as read, or why it could not be; `gone`: the website no longer exists (deleted elsewhere). */
 export type TrafficRead = { traffic: Traffic } | { unknown: string } | { gone: true };

@@ -4,9 +4,9 @@
  *
  * Messages and notes hold live text raw: it is escaped once, where it is shown (`printable`).
  */
-import { domainKey, GlobSet, manageableTraits, parseDomainInput } from '../domain.js';
-import { SitesyncError } from '../errors.js';
-import type { Config, DefaultSettings, FieldName, LiveWebsite } from '../model.js';
+import { domainKey, GlobSet, manageableTraits, parseDomainInput } from '../model/domain.js';
+import { SitesyncError } from '../messages/errors.js';
+import type { Config, DefaultSettings, FieldName, LiveWebsite } from '../model/types.js';
 import { fileEntry, storedName } from '../config/file-entry.js';
 
 export interface AccountLive {

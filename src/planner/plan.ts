@@ -3,9 +3,9 @@
  * I/O, no clock, the same inputs give the same plan, byte for byte.
  */
 import { dirname, relative, sep } from 'node:path';
-import { GlobSet, parseDomainInput } from '../domain.js';
-import { FIELD, FIELDS, fieldOrder, sameSecret, sameValue } from '../fields.js';
-import { SitesyncError } from '../errors.js';
+import { GlobSet, parseDomainInput } from '../model/domain.js';
+import { FIELD, FIELDS, fieldOrder, sameSecret, sameValue } from '../model/fields.js';
+import { SitesyncError } from '../messages/errors.js';
 import type {
   Account,
   Change,
@@ -20,7 +20,7 @@ import type {
   UpdateChange,
   WebsiteView,
   WriteOnlyReason,
-} from '../model.js';
+} from '../model/types.js';
 import { checkLimit, checkSafety, safetyWarnings } from './safety.js';
 import { desiredView, enforcedValues, fileSets, fingerprint, liveView, type Enforced } from './values.js';
 

@@ -2,8 +2,8 @@
  * Safety is a property of the plan: computed here, shown by `plan` as warnings, enforced by
  * `apply` before any write.
  */
-import { SafetyError } from '../errors.js';
-import type { LimitCheck, Plan, Safety, SafetyCheck } from '../model.js';
+import { SafetyError } from '../messages/errors.js';
+import type { LimitCheck, Plan, Safety, SafetyCheck } from '../model/types.js';
 import { describeTraffic } from './traffic-words.js';
 
 export function checkSafety(deletes: number, managed: number, fileIsEmpty: boolean, safety: Safety): SafetyCheck {

@@ -3,7 +3,7 @@
  * write them. Plain text, not yet escaped (it holds nothing from the service but numbers and
  * the reason a read failed, which each output escapes where it writes it).
  */
-import type { DeleteChange, Traffic } from '../model.js';
+import type { DeleteChange, Traffic } from '../model/types.js';
 
 /** A delete whose website another run deleted since it was listed. */
 export const GONE = 'already deleted at the service: nothing left to destroy';

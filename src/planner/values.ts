@@ -3,8 +3,8 @@
  * compared: one place, so that a difference is never an artefact of representation.
  */
 import { createHash } from 'node:crypto';
-import { FIELD, FIELDS } from '../fields.js';
-import type { DefaultSettings, DesiredWebsite, FieldName, LiveWebsite, WebsiteView } from '../model.js';
+import { FIELD, FIELDS } from '../model/fields.js';
+import type { DefaultSettings, DesiredWebsite, FieldName, LiveWebsite, WebsiteView } from '../model/types.js';
 
 /** Every setting `defaults` may carry; favorite and the password only where the file sets them. */
 export type Enforced = Required<DefaultSettings> & Pick<DesiredWebsite, 'favorite' | 'password'>;

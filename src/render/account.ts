@@ -1,7 +1,7 @@
 /** `sitesync account`: who is behind each key, the plan, and websites used of the limit. Pure. */
-import { jsonUnicodeEscapes, printable } from '../escape.js';
-import type { Account, Failure } from '../model.js';
-import type { Colors } from '../terminal.js';
+import { jsonUnicodeEscapes, printable } from '../messages/escape.js';
+import type { Account, Failure } from '../model/types.js';
+import type { Colors } from '../io/terminal.js';
 import { failureBlock, failureLines, sectionHeader } from './run.js';
 
 /** One account as the service shows it, or why it could not be read. */

@@ -2,9 +2,9 @@
  * What apply prints as it goes and when it is done: one line per change, then the failures, the
  * counts and what to do next. Pure: results in, text out.
  */
-import { markdownCode, markdownText, printable } from '../escape.js';
-import type { AccountOutcome, Change, ChangeResult, ExecuteResult } from '../model.js';
-import type { Colors } from '../terminal.js';
+import { markdownCode, markdownText, printable } from '../messages/escape.js';
+import type { AccountOutcome, Change, ChangeResult, ExecuteResult } from '../model/types.js';
+import type { Colors } from '../io/terminal.js';
 import { accountsCount, failureBlock, failureLines, sectionHeader } from './run.js';
 import { changeTitle } from './values.js';
 

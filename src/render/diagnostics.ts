@@ -3,9 +3,9 @@
  * request's line, or JSON. Pure: problems in, text out.
  */
 import { relative, sep } from 'node:path';
-import { formatDiagnostic, type Diagnostic } from '../errors.js';
-import { jsonUnicodeEscapes, printable } from '../escape.js';
-import type { Colors } from '../terminal.js';
+import { formatDiagnostic, type Diagnostic } from '../messages/errors.js';
+import { jsonUnicodeEscapes, printable } from '../messages/escape.js';
+import type { Colors } from '../io/terminal.js';
 
 /** The file as the repository names it: relative to the working directory, with `/`. */
 function shownFile(file: string, cwd: string): string {

@@ -6,9 +6,9 @@
  * says which, and why).
  */
 import { Document, type Scalar, type YAMLMap, type YAMLSeq } from 'yaml';
-import { compileGlob, manageableTraits } from '../domain.js';
+import { compileGlob, manageableTraits } from '../model/domain.js';
 import { fileEntry, printable, storedName as stored, yamlWithControlsEscaped } from '../config/file-entry.js';
-import type { Account, LiveWebsite } from '../model.js';
+import type { Account, LiveWebsite } from '../model/types.js';
 
 /** Where editors find the schema when sitesync is installed in the config repository. */
 export const INSTALLED_SCHEMA = './node_modules/sitesync/schemas/sitesync.schema.json';

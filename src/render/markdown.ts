@@ -3,10 +3,10 @@
  * it in place), a summary line and table, each change's details folded in `<details>`, and the
  * whole kept under 60,000 characters (GitHub's limit is 65,536).
  */
-import type { Change, DeleteChange, Plan } from '../model.js';
+import type { Change, DeleteChange, Plan } from '../model/types.js';
 import { count, GONE } from '../planner/traffic-words.js';
 import { listDelta } from '../planner/values.js';
-import { markdownCode, markdownText } from '../escape.js';
+import { markdownCode, markdownText } from '../messages/escape.js';
 import {
   DELETE_WARNING,
   formatBefore,

@@ -5,9 +5,9 @@
  * plans in, text out.
  */
 import pc from 'picocolors';
-import { jsonUnicodeEscapes, markdownCode, markdownText, printable } from '../escape.js';
-import type { AccountPlan, Failure, Summary } from '../model.js';
-import type { Colors } from '../terminal.js';
+import { jsonUnicodeEscapes, markdownCode, markdownText, printable } from '../messages/escape.js';
+import type { AccountPlan, Failure, Summary } from '../model/types.js';
+import type { Colors } from '../io/terminal.js';
 import { jsonChange } from './json.js';
 import { markerFor, MAX_MARKDOWN, renderMarkdown, type CutNote } from './markdown.js';
 import { renderText } from './text.js';

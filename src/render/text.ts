@@ -1,10 +1,10 @@
 /** The plan for a terminal or a log: one block per change, then the summary line. */
 import pc from 'picocolors';
-import { FIELD } from '../fields.js';
-import type { Change, FieldChange, Plan } from '../model.js';
-import type { Colors } from '../terminal.js';
+import { FIELD } from '../model/fields.js';
+import type { Change, FieldChange, Plan } from '../model/types.js';
+import type { Colors } from '../io/terminal.js';
 import { listDelta } from '../planner/values.js';
-import { printable } from '../escape.js';
+import { printable } from '../messages/escape.js';
 import { describeTraffic } from '../planner/traffic-words.js';
 import {
   accountLabel,

@@ -4,9 +4,9 @@
  * too) and each output escapes them once, where it writes them: `printable` on a terminal,
  * `markdownText` in a comment. Titles and labels, written only to a terminal, are escaped here.
  */
-import { printable } from '../escape.js';
-import { FIELD, fieldOf } from '../fields.js';
-import type { Change, FieldChange, FieldValue, Plan, WriteOnlyReason } from '../model.js';
+import { printable } from '../messages/escape.js';
+import { FIELD, fieldOf } from '../model/fields.js';
+import type { Change, FieldChange, FieldValue, Plan, WriteOnlyReason } from '../model/types.js';
 
 /** A value as its field's row shows it (`domain` and other names: as text), not yet escaped. */
 export function formatValue(field: string, value: FieldValue | null | undefined): string {

@@ -5,12 +5,12 @@
  */
 import pLimit from 'p-limit';
 import { Pool } from 'undici';
-import { domainKey } from '../domain.js';
-import { FIELD } from '../fields.js';
-import { InterruptedError } from '../errors.js';
-import type { Account, FieldName, LiveWebsite, Traffic, WebsiteView } from '../model.js';
-import { packageVersion } from '../paths.js';
-import { SecretValues } from '../secrets.js';
+import { domainKey } from '../model/domain.js';
+import { FIELD } from '../model/fields.js';
+import { InterruptedError } from '../messages/errors.js';
+import type { Account, FieldName, LiveWebsite, Traffic, WebsiteView } from '../model/types.js';
+import { packageVersion } from '../io/paths.js';
+import { SecretValues } from '../secrets/values.js';
 import { ApiError, errorForStatus, serviceMessage } from './errors.js';
 import { Pacer, realClock, type PacerClock } from './pacer.js';
 import { certificateProblem, checkServerIdentity, classifyTransportError } from './transport.js';

@@ -4,8 +4,8 @@
  * SITESYNC_API_KEY, never from the file or an argument.
  */
 import { open } from 'node:fs/promises';
-import { SitesyncError } from '../errors.js';
-import { BASE_URL_RULE, checkedAddress } from '../address.js';
+import { SitesyncError } from '../messages/errors.js';
+import { BASE_URL_RULE, checkedAddress } from '../model/address.js';
 import type { Env } from '../config/interpolate.js';
 
 export interface ConnectionFlags {

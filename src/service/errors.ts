@@ -2,7 +2,7 @@
  * Failures talking to the service, as short messages a person can act on. They never hold the
  * API key, a password or a request body.
  */
-import { SitesyncError } from '../errors.js';
+import { SitesyncError } from '../messages/errors.js';
 
 export type ApiErrorKind =
   | 'auth' // 401, or a redirect to the login page

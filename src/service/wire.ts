@@ -3,11 +3,11 @@
  * liberally (ints as strings, `null` for defaults, `\r\n` lists, missing fields), writes strictly
  * (every value as the form field the service validates).
  */
-import { domainKey } from '../domain.js';
-import { FIELD, FIELDS } from '../fields.js';
-import type { Account, FieldName, LiveWebsite, WebsiteView } from '../model.js';
+import { domainKey } from '../model/domain.js';
+import { FIELD, FIELDS } from '../model/fields.js';
+import type { Account, FieldName, LiveWebsite, WebsiteView } from '../model/types.js';
 import { ApiError } from './errors.js';
-import { toInt, type Raw } from '../field-values.js';
+import { toInt, type Raw } from '../model/field-values.js';
 
 export function toLiveWebsite(raw: unknown): LiveWebsite {
   if (!raw || typeof raw !== 'object') throw new ApiError('protocol', 'the service sent a website that is not an object');

@@ -7,7 +7,7 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { COMMAND_TABLE, GLOBAL_OPTIONS } from '../../src/cli-commands.js';
+import { COMMAND_TABLE, GLOBAL_OPTIONS } from '../../src/cli/table.js';
 import { runCli } from '../helpers/cli.js';
 
 let dir: string;

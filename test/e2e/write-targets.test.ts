@@ -9,7 +9,7 @@
 import { lstat, mkdir, readFile, readlink, symlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { namesDescriptor } from '../../src/files.js';
+import { namesDescriptor } from '../../src/io/files.js';
 import { KEY, scenario, writes, type Scenario } from '../helpers/scenario.js';
 
 let s: Scenario | undefined;

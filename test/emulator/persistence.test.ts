@@ -3,7 +3,7 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
-import { SitesyncError } from '../../src/errors.js';
+import { SitesyncError } from '../../src/messages/errors.js';
 import { Persister, serialize } from '../../src/emulator/persistence.js';
 import type { StateData } from '../../src/emulator/store.js';
 import { call, create, emulators } from './helpers.js';

@@ -7,7 +7,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
-import { SitesyncError, UsageError } from '../../src/errors.js';
+import { SitesyncError, UsageError } from '../../src/messages/errors.js';
 import { parseTrafficRule, spreadTraffic, type DayTraffic, type Emulator } from '../../src/emulator/index.js';
 import { hashKey } from '../../src/emulator/store.js';
 import { call, create, emulators } from './helpers.js';

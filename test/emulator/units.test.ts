@@ -3,15 +3,15 @@ import { PassThrough } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 import pc from 'picocolors';
 import { runEmulator } from '../../src/commands/emulator.js';
-import { UsageError } from '../../src/errors.js';
+import { UsageError } from '../../src/messages/errors.js';
 import { bearerToken, wantsJson } from '../../src/emulator/auth.js';
 import { fromParams } from '../../src/emulator/input.js';
 import { PageUrls, pageWindow } from '../../src/emulator/pagination.js';
 import { normalizeDomain } from '../../src/emulator/store.js';
 import { parseRateLimit, Throttle } from '../../src/emulator/throttle.js';
 import { summarize } from '../../src/emulator/validation.js';
-import { SecretValues } from '../../src/secrets.js';
-import type { Context } from '../../src/terminal.js';
+import { SecretValues } from '../../src/secrets/values.js';
+import type { Context } from '../../src/io/terminal.js';
 import { call } from './helpers.js';
 
 describe('Throttle', () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { emptyValue, explainFailure, explainUnknown, explainValues } from '../../src/cli-usage.js';
+import { emptyValue, explainFailure, explainUnknown, explainValues } from '../../src/cli/usage.js';
 
 const plan = { command: ['plan'], commands: [], flags: ['help', 'version', 'config', 'c', 'detailed-exitcode', 'target', 'format'] };
 

@@ -4,8 +4,8 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config/load.js';
 import { parseConfig } from '../../src/config/parse.js';
-import { ConfigError, formatDiagnostic } from '../../src/errors.js';
-import { isIpOrCidr } from '../../src/exclude-ips.js';
+import { ConfigError, formatDiagnostic } from '../../src/messages/errors.js';
+import { isIpOrCidr } from '../../src/model/exclude-ips.js';
 
 const fixtures = join(import.meta.dirname, '../fixtures/config');
 const env = { EXAMPLE_STATS_PASSWORD: 'correct horse' };

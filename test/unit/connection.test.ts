@@ -2,7 +2,7 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { isLoopback } from '../../src/address.js';
+import { isLoopback } from '../../src/model/address.js';
 import { MAX_KEY_FILE_BYTES, resolveApiKey, resolveBaseUrl } from '../../src/service/connection.js';
 
 describe('the base URL: --base-url, then SITESYNC_BASE_URL, then api.base_url', () => {

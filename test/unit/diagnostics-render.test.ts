@@ -1,6 +1,6 @@
 /** validate --format github|json: GitHub's escaping, paths as the repository names them. */
 import { describe, expect, it } from 'vitest';
-import type { Diagnostic } from '../../src/errors.js';
+import type { Diagnostic } from '../../src/messages/errors.js';
 import { renderDiagnosticsJson, renderGithubAnnotations } from '../../src/render/diagnostics.js';
 
 const problems: Diagnostic[] = [

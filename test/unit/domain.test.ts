@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { interpolate } from '../../src/config/interpolate.js';
-import { domainKey, GlobSet, manageableTraits, parseDomainInput, searchLiteral } from '../../src/domain.js';
+import { domainKey, GlobSet, manageableTraits, parseDomainInput, searchLiteral } from '../../src/model/domain.js';
 
 describe('domains as users write them', () => {
   it.each([

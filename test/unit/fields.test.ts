@@ -1,9 +1,9 @@
 /** The one table of website fields, held against the saved-plan schema and the wire format. */
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { FIELD_NAMES, FIELDS } from '../../src/fields.js';
-import type { Settings, WebsiteView } from '../../src/model.js';
-import { planSchemaPath } from '../../src/paths.js';
+import { FIELD_NAMES, FIELDS } from '../../src/model/fields.js';
+import type { Settings, WebsiteView } from '../../src/model/types.js';
+import { planSchemaPath } from '../../src/io/paths.js';
 import { toForm, toLiveWebsite } from '../../src/service/wire.js';
 
 describe('the table of website fields', () => {

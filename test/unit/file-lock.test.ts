@@ -3,7 +3,7 @@ import { mkdtemp, readdir, readFile, rm, utimes, writeFile } from 'node:fs/promi
 import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { FILE_CHANGED, lockPath, replaceIfUnchanged, withFileLocks } from '../../src/files.js';
+import { FILE_CHANGED, lockPath, replaceIfUnchanged, withFileLocks } from '../../src/io/files.js';
 
 let dir: string;
 let file: string;

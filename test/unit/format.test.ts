@@ -3,7 +3,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { isAlias, isMap, isScalar, isSeq, parseDocument } from 'yaml';
-import { ConfigError } from '../../src/errors.js';
+import { ConfigError } from '../../src/messages/errors.js';
 import { formatConfigText, type SchemaNode } from '../../src/config/format.js';
 import { root } from '../helpers/cli.js';
 

@@ -1,8 +1,8 @@
 /** Which live websites import adds, and to which account: selectImports, over plain data. */
 import { describe, expect, it } from 'vitest';
-import { DEFAULT_SAFETY, type Config, type LiveWebsite } from '../../src/model.js';
+import { DEFAULT_SAFETY, type Config, type LiveWebsite } from '../../src/model/types.js';
 import { selectImports } from '../../src/planner/imports.js';
-import type { SitesyncError } from '../../src/errors.js';
+import type { SitesyncError } from '../../src/messages/errors.js';
 
 function account(name: string | undefined, listed: string[] = [], ignore: string[] = []): Config {
   return {

@@ -2,9 +2,9 @@
 import pc from 'picocolors';
 import { describe, expect, it } from 'vitest';
 import { report } from '../../src/cli.js';
-import { ConfigError } from '../../src/errors.js';
-import { SecretValues } from '../../src/secrets.js';
-import type { Context } from '../../src/terminal.js';
+import { ConfigError } from '../../src/messages/errors.js';
+import { SecretValues } from '../../src/secrets/values.js';
+import type { Context } from '../../src/io/terminal.js';
 
 function context(verbose: boolean): { ctx: Context; stderr: () => string } {
   let text = '';

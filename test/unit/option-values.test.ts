@@ -8,9 +8,9 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { COMMAND_TABLE, GLOBAL_OPTIONS, type OptionSpec } from '../../src/cli-commands.js';
+import { COMMAND_TABLE, GLOBAL_OPTIONS, type OptionSpec } from '../../src/cli/table.js';
 import { main } from '../../src/cli.js';
-import type { Io } from '../../src/terminal.js';
+import type { Io } from '../../src/io/terminal.js';
 
 let dir: string;
 beforeAll(async () => {

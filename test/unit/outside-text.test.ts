@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { jsonUnicodeEscapes, markdownCode, markdownText, printable } from '../../src/escape.js';
-import { SecretValues } from '../../src/secrets.js';
+import { jsonUnicodeEscapes, markdownCode, markdownText, printable } from '../../src/messages/escape.js';
+import { SecretValues } from '../../src/secrets/values.js';
 
 describe('what the service says is cleaned of every secret, whatever its length', () => {
   it('a one-character password is cleaned too', () => {

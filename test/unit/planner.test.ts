@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { parseConfig } from '../../src/config/parse.js';
-import type { Account, Change, LiveWebsite, Plan } from '../../src/model.js';
+import type { Account, Change, LiveWebsite, Plan } from '../../src/model/types.js';
 import { planChanges, PlanningError, type PlanOptions } from '../../src/planner/plan.js';
 
 const env = { PW: 'secret-pw', PW2: 'other-pw' };

@@ -1,7 +1,7 @@
 import pc from 'picocolors';
 import { describe, expect, it } from 'vitest';
 import { parseConfig } from '../../src/config/parse.js';
-import type { LiveWebsite, Plan } from '../../src/model.js';
+import type { LiveWebsite, Plan } from '../../src/model/types.js';
 import { planChanges } from '../../src/planner/plan.js';
 import { renderApplySummary, resultLine } from '../../src/render/apply-result.js';
 import { renderRunJson } from '../../src/render/run.js';

@@ -6,7 +6,7 @@
 import { describe, expect, it } from 'vitest';
 import { parseConfig } from '../../src/config/parse.js';
 import { planChanges } from '../../src/planner/plan.js';
-import type { AccountPlan } from '../../src/model.js';
+import type { AccountPlan } from '../../src/model/types.js';
 import { MARKER, renderMarkdown } from '../../src/render/markdown.js';
 import { renderRunJson, renderRunMarkdown, renderRunText } from '../../src/render/run.js';
 import { renderText } from '../../src/render/text.js';

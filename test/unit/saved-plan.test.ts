@@ -3,11 +3,11 @@
  * against the change planned now from the same config and the websites as they are now.
  */
 import { describe, expect, it } from 'vitest';
-import { schemaProblems } from '../../src/apply/plan-schema.js';
-import type { SavedChange, SavedPlan } from '../../src/apply/saved-plan.js';
-import { compareSaved, savedReasons, type Numbered, type Touched } from '../../src/apply/verify.js';
+import { schemaProblems } from '../../src/saved-plan/schema.js';
+import type { SavedChange, SavedPlan } from '../../src/saved-plan/file.js';
+import { compareSaved, savedReasons, type Numbered, type Touched } from '../../src/saved-plan/compare.js';
 import { parseConfig } from '../../src/config/parse.js';
-import type { Account, Config, LiveWebsite } from '../../src/model.js';
+import type { Account, Config, LiveWebsite } from '../../src/model/types.js';
 import { planChanges, type PlanOptions } from '../../src/planner/plan.js';
 import { fingerprint, liveView } from '../../src/planner/values.js';
 import { runJson } from '../../src/render/run.js';

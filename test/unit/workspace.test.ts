@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { loadWorkspace } from '../../src/config/load.js';
-import { ConfigError, formatDiagnostic } from '../../src/errors.js';
+import { ConfigError, formatDiagnostic } from '../../src/messages/errors.js';
 
 let dir: string;
 beforeEach(async () => {

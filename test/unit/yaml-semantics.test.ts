@@ -4,7 +4,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { parseConfig } from '../../src/config/parse.js';
-import { ConfigError, formatDiagnostic } from '../../src/errors.js';
+import { ConfigError, formatDiagnostic } from '../../src/messages/errors.js';
 
 const NBSP = '\u00a0';
 const INVISIBLE = ' (it holds an invisible character, U+00A0, that YAML does not take for a blank: delete it)';

@@ -1,9 +1,9 @@
 /** The "read live state" step: each account's identity and websites, installations side by side. */
-import { searchLiteral } from '../domain.js';
-import { SitesyncError } from '../errors.js';
+import { searchLiteral } from '../model/domain.js';
+import { SitesyncError } from '../messages/errors.js';
 import { eachAccount } from './each.js';
-import { fail, type Run, type RunAccount } from './run.js';
-import type { Context } from '../terminal.js';
+import { fail, type Run, type RunAccount } from './open.js';
+import type { Context } from '../io/terminal.js';
 
 /** Pages read so far and pages known, across every account being read. */
 export type ReadProgress = (done: number, total: number) => void;

@@ -8,13 +8,13 @@
 import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { loadWorkspace } from '../config/load.js';
-import { ConfigError, SitesyncError } from '../errors.js';
-import { printable } from '../escape.js';
-import { DEFAULT_SAFETY, type Account, type Config, type Failure, type LiveWebsite, type Plan, type Workspace } from '../model.js';
+import { ConfigError, SitesyncError } from '../messages/errors.js';
+import { printable } from '../messages/escape.js';
+import { DEFAULT_SAFETY, type Account, type Config, type Failure, type LiveWebsite, type Plan, type Workspace } from '../model/types.js';
 import { ServiceClient } from '../service/client.js';
 import type { ConnectionFlags } from '../service/connection.js';
 import { Pacer } from '../service/pacer.js';
-import type { Context } from '../terminal.js';
+import type { Context } from '../io/terminal.js';
 import { connectionsOf, missingKeys, type Connection } from './connect.js';
 import { checkTrust } from './trust.js';
 import { accountName, selectAccounts } from './select.js';

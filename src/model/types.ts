@@ -3,8 +3,8 @@
  * `Config`, the service client produces `LiveWebsite` and `Account`, the planner turns them
  * into a `Plan`, renderers and the executor consume it.
  */
-import type { Diagnostic } from './errors.js';
-import type { Secret } from './secret.js';
+import type { Diagnostic } from '../messages/errors.js';
+import type { Secret } from '../secrets/secret.js';
 
 export type Privacy = 0 | 1 | 2;
 export type Flag = 0 | 1;

@@ -2,8 +2,8 @@
  * Is a saved change still true? The website it updates or deletes must be as the plan saw it (the
  * fingerprint in `seen`), and a website it creates must still be absent.
  */
-import { FIELD_NAMES } from '../fields.js';
-import type { Change, LiveWebsite, WebsiteView } from '../model.js';
+import { FIELD_NAMES } from '../model/fields.js';
+import type { Change, LiveWebsite, WebsiteView } from '../model/types.js';
 import { fingerprint, liveView } from '../planner/values.js';
 import { formatValue } from '../render/values.js';
 

@@ -4,9 +4,9 @@
  * only how yargs is told about them, and what the top-level help says.
  */
 import yargs, { type Argv, type Options, type PositionalOptions } from 'yargs';
-import { camelCase, COMMAND_GROUPS, COMMAND_TABLE, GLOBAL_OPTIONS, type CommandSpec, type OptionSpec } from './cli-commands.js';
-import { CommandLineError, emptyValue, explainFailure, needsValue } from './cli-usage.js';
-import { packageVersion } from './paths.js';
+import { camelCase, COMMAND_GROUPS, COMMAND_TABLE, GLOBAL_OPTIONS, type CommandSpec, type OptionSpec } from './table.js';
+import { CommandLineError, emptyValue, explainFailure, needsValue } from './usage.js';
+import { packageVersion } from '../io/paths.js';
 
 const EPILOGUE = `Connection:
   base URL   --base-url · SITESYNC_BASE_URL · api.base_url in the file

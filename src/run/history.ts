@@ -6,14 +6,14 @@
  * retires it.
  */
 import pLimit from 'p-limit';
-import { SitesyncError } from '../errors.js';
+import { SitesyncError } from '../messages/errors.js';
 import { ApiError } from '../service/errors.js';
-import type { Config, Plan } from '../model.js';
+import type { Config, Plan } from '../model/types.js';
 import { deletesOf, withHistory, type TrafficRead } from '../planner/history.js';
 import type { ServiceClient } from '../service/client.js';
-import type { Context } from '../terminal.js';
+import type { Context } from '../io/terminal.js';
 import { eachAccount } from './each.js';
-import { fail, type Run } from './run.js';
+import { fail, type Run } from './open.js';
 
 /** Reads the traffic of every delete of every planned account, and records it on the plans. */
 export async function readHistory(run: Run, ctx: Pick<Context, 'secrets'>): Promise<void> {

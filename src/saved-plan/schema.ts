@@ -4,7 +4,7 @@
  */
 import type { ErrorObject } from 'ajv/dist/2020.js';
 import { pathName } from '../config/shape.js';
-import { planValidator } from './plan-schema-validator.js';
+import { planValidator } from './schema-validator.js';
 
 /** Every way the data departs from the schema, one message each, in the file's order. */
 export async function schemaProblems(data: unknown): Promise<string[]> {

@@ -7,7 +7,7 @@
  */
 import { neverMatchingReason } from './exclude-ips.js';
 import { fileBoolean, fileFlag, filePrivacy, listValue, readBool, readEnum, readList, type Raw } from './field-values.js';
-import { PRIVACY_NAMES, type FieldName, type FieldValue, type Flag, type Privacy } from './model.js';
+import { PRIVACY_NAMES, type FieldName, type FieldValue, type Flag, type Privacy } from './types.js';
 
 export interface Field {
   name: FieldName;

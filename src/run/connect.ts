@@ -5,11 +5,11 @@
  * SITESYNC_BASE_URL or api.base_url, and its key from --api-key-file or SITESYNC_API_KEY; each
  * account of an `accounts:` file takes its base_url and the variable its api_key_env names.
  */
-import { installationOf } from '../address.js';
+import { installationOf } from '../model/address.js';
 import { envValue, type Env } from '../config/interpolate.js';
 import { unsetKeyVariable } from '../config/load.js';
-import { SitesyncError, UsageError, type Diagnostic } from '../errors.js';
-import type { Config, Workspace } from '../model.js';
+import { SitesyncError, UsageError, type Diagnostic } from '../messages/errors.js';
+import type { Config, Workspace } from '../model/types.js';
 import { keyProblem, resolveApiKey, resolveBaseUrl, type ConnectionFlags } from '../service/connection.js';
 import { accountName } from './select.js';
 

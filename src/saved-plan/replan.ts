@@ -7,21 +7,21 @@
  */
 import { resolve } from 'node:path';
 import pLimit from 'p-limit';
-import { loadSavedConfig, readSavedPlan, type SavedPlan } from '../apply/saved-plan.js';
-import { compareSaved, savedReasons, type Numbered, type Touched } from '../apply/verify.js';
-import { GlobSet } from '../domain.js';
-import { ConfigError, SitesyncError, StalePlanError } from '../errors.js';
-import type { Account, LiveWebsite } from '../model.js';
+import { loadSavedConfig, readSavedPlan, type SavedPlan } from './file.js';
+import { compareSaved, savedReasons, type Numbered, type Touched } from './compare.js';
+import { GlobSet } from '../model/domain.js';
+import { ConfigError, SitesyncError, StalePlanError } from '../messages/errors.js';
+import type { Account, LiveWebsite } from '../model/types.js';
 import { planChanges } from '../planner/plan.js';
 import type { ServiceClient } from '../service/client.js';
 import type { ConnectionFlags } from '../service/connection.js';
-import type { Context } from '../terminal.js';
-import { eachAccount } from './each.js';
-import { planWithHistory } from './history.js';
-import { assertDistinctAccounts } from './read.js';
-import { checkTrust } from './trust.js';
-import { connectRun, failureOf, type Run, type RunAccount } from './run.js';
-import { accountName } from './select.js';
+import type { Context } from '../io/terminal.js';
+import { eachAccount } from '../run/each.js';
+import { planWithHistory } from '../run/history.js';
+import { assertDistinctAccounts } from '../run/read.js';
+import { checkTrust } from '../run/trust.js';
+import { connectRun, failureOf, type Run, type RunAccount } from '../run/open.js';
+import { accountName } from '../run/select.js';
 
 export interface SavedRun {
   run: Run;

@@ -7,12 +7,12 @@
  * another account's service.
  */
 import { resolve } from 'node:path';
-import { installationOf } from '../address.js';
+import { installationOf } from '../model/address.js';
 import { readFileCollecting } from '../config/parse.js';
 import { readTextFile } from '../config/read.js';
 import { keyVariables, passwordsFromKeyVariables } from '../config/load.js';
-import { ConfigError, SitesyncError } from '../errors.js';
-import type { Config, Workspace } from '../model.js';
+import { ConfigError, SitesyncError } from '../messages/errors.js';
+import type { Config, Workspace } from '../model/types.js';
 import { accountName } from './select.js';
 
 export interface Trust {

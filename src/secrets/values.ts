@@ -8,7 +8,7 @@
  * says is another matter: a 422 may echo the form it was sent, password included. Such text is
  * cleaned where it enters sitesync, of every registered secret whatever its length.
  */
-import type { Config } from './model.js';
+import type { Config } from '../model/types.js';
 
 export const REDACTED = '(redacted)';
 

@@ -12,14 +12,14 @@ import { interpolate, type Env } from '../config/interpolate.js';
 import { loadWorkspace } from '../config/load.js';
 import { readTextFile } from '../config/read.js';
 import { gitWorkTree } from '../config/repository.js';
-import { ConfigError, SitesyncError } from '../errors.js';
-import { jsonUnicodeEscapes } from '../escape.js';
-import { writeAtomic } from '../files.js';
-import { FIELD_NAMES } from '../fields.js';
-import type { AccountPlan, Change, Config, Plan, Summary, Workspace } from '../model.js';
-import { packageVersion } from '../paths.js';
+import { ConfigError, SitesyncError } from '../messages/errors.js';
+import { jsonUnicodeEscapes } from '../messages/escape.js';
+import { writeAtomic } from '../io/files.js';
+import { FIELD_NAMES } from '../model/fields.js';
+import type { AccountPlan, Change, Config, Plan, Summary, Workspace } from '../model/types.js';
+import { packageVersion } from '../io/paths.js';
 import { FORMAT_VERSION, runJson } from '../render/run.js';
-import { schemaProblems } from './plan-schema.js';
+import { schemaProblems } from './schema.js';
 
 /** What a plan was made from and with, beyond its changes. */
 export interface SavedMeta {

@@ -1,13 +1,13 @@
 /** The "plan" step of a run: each account read and planned, with the run's options. */
 import { resolve } from 'node:path';
 import { loadWorkspace } from '../config/load.js';
-import { UsageError } from '../errors.js';
-import type { AccountPlan, Config, Workspace } from '../model.js';
+import { UsageError } from '../messages/errors.js';
+import type { AccountPlan, Config, Workspace } from '../model/types.js';
 import { assertPatternsMatch, planChanges } from '../planner/plan.js';
-import type { Context } from '../terminal.js';
+import type { Context } from '../io/terminal.js';
 import { readHistory } from './history.js';
 import { readAccounts, type ReadProgress } from './read.js';
-import { fail, type Run } from './run.js';
+import { fail, type Run } from './open.js';
 
 export interface RunPlanOptions {
   /** `--prune`. */

@@ -4,8 +4,8 @@
  * code ajv generates from the same schema with the same options.
  */
 import type { ValidateFunction } from 'ajv/dist/2020.js';
-import { planSchemaPath } from '../paths.js';
-import { compileSchema } from '../schema-compile.js';
+import { planSchemaPath } from '../io/paths.js';
+import { compileSchema } from '../io/schema-compile.js';
 
 let validate: ValidateFunction | undefined;
 

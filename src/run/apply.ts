@@ -2,12 +2,12 @@
  * The "apply" step of a run: each account's own safety gate, then the accounts applied side by
  * side. An account refused by its gate is listed and not applied; the others go on.
  */
-import { assertNoKeyAsPassword, executePlan, passwordsFrom } from '../apply/execute.js';
-import type { AccountOutcome, ChangeResult } from '../model.js';
+import { assertNoKeyAsPassword, executePlan, passwordsFrom } from './execute.js';
+import type { AccountOutcome, ChangeResult } from '../model/types.js';
 import { assertSafe } from '../planner/safety.js';
-import type { Context } from '../terminal.js';
+import type { Context } from '../io/terminal.js';
 import { eachAccount } from './each.js';
-import { fail, failureOf, type Run, type RunAccount } from './run.js';
+import { fail, failureOf, type Run, type RunAccount } from './open.js';
 
 /**
  * Before any write: every planned account with changes must pass its own checks (thresholds,

@@ -4,7 +4,7 @@
  * service client and the CI helpers, which all apply it.
  */
 import ipaddr from 'ipaddr.js';
-import { SitesyncError } from './errors.js';
+import { SitesyncError } from '../messages/errors.js';
 
 /** The address rule for the service's base URL, wherever it is written. */
 export const BASE_URL_RULE: AddressRule = {

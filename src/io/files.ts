@@ -7,7 +7,7 @@ import { hostname } from 'node:os';
 import { link, lstat, open, readFile, realpath, rename, stat, unlink } from 'node:fs/promises';
 import { basename, dirname, join, resolve } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { SitesyncError } from './errors.js';
+import { SitesyncError } from '../messages/errors.js';
 
 let tempCounter = 0;
 

@@ -1,7 +1,7 @@
 /** Which accounts of a workspace a run works on (`--account NAME`…), and their names. */
 import { suggest } from '../config/suggest.js';
-import { UsageError } from '../errors.js';
-import type { Config, Workspace } from '../model.js';
+import { UsageError } from '../messages/errors.js';
+import type { Config, Workspace } from '../model/types.js';
 
 /** The account's name as the file has it; '' for the one account of a single-account file. */
 export function accountName(config: Config): string {

@@ -5,7 +5,7 @@
  * (ints as strings, `null` for a default, `\r\n` lists, PHP-truthy flags). Below the table of
  * website fields (fields.ts), the config's parser and the wire translation, which all read them.
  */
-import { PRIVACY_NAMES, type Flag, type Privacy } from './model.js';
+import { PRIVACY_NAMES, type Flag, type Privacy } from './types.js';
 
 export function filePrivacy(value: unknown): Privacy | undefined {
   if (value === 0 || value === 1 || value === 2) return value;

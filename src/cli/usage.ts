@@ -3,8 +3,8 @@
  * and what was probably meant. Pure: the words come from yargs' message, the known flags and
  * commands from the parser. Values given to unknown flags are never repeated (one may be a key).
  */
-import { suggest } from './config/suggest.js';
-import { UsageError } from './errors.js';
+import { suggest } from '../config/suggest.js';
+import { UsageError } from '../messages/errors.js';
 
 /** A mistake on the command line itself: the one kind of error that `--help` helps with. */
 export class CommandLineError extends UsageError {

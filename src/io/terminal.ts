@@ -5,9 +5,9 @@
  */
 import { createInterface } from 'node:readline/promises';
 import pc from 'picocolors';
-import type { Env } from './config/interpolate.js';
-import { NotApprovedError } from './errors.js';
-import type { SecretValues } from './secrets.js';
+import type { Env } from '../config/interpolate.js';
+import { NotApprovedError } from '../messages/errors.js';
+import type { SecretValues } from '../secrets/values.js';
 
 export type Colors = ReturnType<typeof pc.createColors>;
 

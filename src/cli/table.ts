@@ -4,17 +4,17 @@
  * option declarations: `type`, `choices`, `alias` (one letter), `array`, `default`,
  * `requiresArg`, `demandOption`.
  */
-import { runAccount } from './commands/account.js';
-import { runApply } from './commands/apply.js';
-import { runCiComment, runCiSummary } from './commands/ci.js';
-import { runEmulator } from './commands/emulator.js';
-import { runExport } from './commands/export.js';
-import { runFmt } from './commands/fmt.js';
-import { runImport } from './commands/import.js';
-import { runPlan } from './commands/plan.js';
-import { runShow } from './commands/show.js';
-import { runValidate } from './commands/validate.js';
-import type { Context } from './terminal.js';
+import { runAccount } from '../commands/account.js';
+import { runApply } from '../commands/apply.js';
+import { runCiComment, runCiSummary } from '../commands/ci.js';
+import { runEmulator } from '../commands/emulator.js';
+import { runExport } from '../commands/export.js';
+import { runFmt } from '../commands/fmt.js';
+import { runImport } from '../commands/import.js';
+import { runPlan } from '../commands/plan.js';
+import { runShow } from '../commands/show.js';
+import { runValidate } from '../commands/validate.js';
+import type { Context } from '../io/terminal.js';
 
 export interface OptionSpec {
   type?: 'string' | 'boolean' | 'number';

@@ -5,12 +5,12 @@
  * therefore cannot ask for anything the config would not. This module compares, purely: what
  * changed at the service since (stale), and what the saved plan asks that the file does not.
  */
-import { GlobSet } from '../domain.js';
-import { FIELDS, sameValue } from '../fields.js';
-import type { Change, Config, FieldName, LiveWebsite, Plan, WriteOnlyReason } from '../model.js';
+import { GlobSet } from '../model/domain.js';
+import { FIELDS, sameValue } from '../model/fields.js';
+import type { Change, Config, FieldName, LiveWebsite, Plan, WriteOnlyReason } from '../model/types.js';
 import { desiredView, enforcedValues } from '../planner/values.js';
 import { formatValue } from '../render/values.js';
-import type { SavedChange } from './saved-plan.js';
+import type { SavedChange } from './file.js';
 import { staleLine } from './staleness.js';
 
 /** The websites a saved plan touches, as the service has them now. */

@@ -4,8 +4,8 @@
  * aborts (Ctrl-C) and lets those in flight finish.
  */
 import pLimit from 'p-limit';
-import { SitesyncError } from '../errors.js';
-import type { Change, ChangeResult, Config, ExecuteResult, Plan } from '../model.js';
+import { SitesyncError } from '../messages/errors.js';
+import type { Change, ChangeResult, Config, ExecuteResult, Plan } from '../model/types.js';
 import type { ServiceClient } from '../service/client.js';
 import { ApiError } from '../service/errors.js';
 
