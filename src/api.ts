@@ -1,7 +1,7 @@
 /**
  * The programmatic API (`import … from 'sitesync'`): the CLI's own steps as functions, so a team
  * can script sitesync from its Node code. The same sequence as the CLI: load the file, read the
- * live state (the only reads), plan (pure), render or apply. Errors are the CLI's: a
+ * live state, plan (the planner, then what each delete destroys), render or apply. Errors are the CLI's: a
  * `ConfigError` carries every problem of the file as `diagnostics`; a `SafetyError` means apply
  * refused before any write.
  *
@@ -9,15 +9,15 @@
  * SITESYNC_BASE_URL, else the file's `api.base_url`; the key from `apiKey`, else `apiKeyFile`,
  * else SITESYNC_API_KEY. Plain http:// only to loopback unless `insecureHttp`.
  */
+import { assertApplicable } from './run/apply.js';
 import { executePlan, passwordsFrom } from './run/execute.js';
+import { planWithHistory } from './run/history.js';
+import { planAccount } from './run/plan.js';
+import { deletesOf } from './planner/history.js';
+import { renderPlanAs, type PlanFormat } from './render/formats.js';
 import type { Env } from './config/interpolate.js';
 import { loadWorkspace as loadWorkspaceFile } from './config/load.js';
 import type { Account, ChangeResult, Config, LiveWebsite, Plan, Workspace } from './model/types.js';
-import { planChanges, type PlanOptions as PlannerOptions } from './planner/plan.js';
-import { assertSafe } from './planner/safety.js';
-import { renderRunJson } from './render/run.js';
-import { renderMarkdown } from './render/markdown.js';
-import { renderText } from './render/text.js';
 import { SecretValues } from './secrets/values.js';
 import { ServiceClient } from './service/client.js';
 import { resolveConnection } from './service/connection.js';
@@ -77,7 +77,7 @@ export async function readLiveState(config: Config | undefined, options: Connect
   });
 }
 
-export interface PlanOptions {
+export interface PlanOptions extends ConnectionOptions {
   /** As `--prune` (the file's `prune: true` counts too). */
   prune?: boolean;
   /** As `--target GLOB`…: only these domains. */
@@ -88,23 +88,28 @@ export interface PlanOptions {
   resendWriteOnly?: boolean;
 }
 
-/** The changes that make the live state equal the file: pure, no I/O. */
-export function plan(config: Config, live: LiveState, options: PlanOptions = {}): Plan {
-  const planner: PlannerOptions = { ...options };
-  return planChanges({ config, live: live.websites, account: live.account, baseUrl: live.baseUrl, options: planner });
+/**
+ * The changes that make the live state equal the file, planned as the CLI plans them: the
+ * planner (pure), then what each delete destroys, read from the stats API (none when the plan
+ * deletes nothing). A delete of a website with recent traffic that the file does not `retire:`
+ * is flagged in `plan.safety.active` and a warning, and `applyPlan` refuses it.
+ */
+export async function plan(config: Config, live: LiveState, options: PlanOptions = {}): Promise<Plan> {
+  const { prune, targets, baseline, resendWriteOnly, ...connection } = options;
+  return withClient({ ...connection, baseUrl: connection.baseUrl ?? live.baseUrl }, config.baseUrl, new SecretValues(), (client) =>
+    planAccount({ config, live: live.websites, account: live.account, baseUrl: live.baseUrl, client }, { prune, targets, baseline, resendWriteOnly }),
+  );
 }
 
 /** The plan as `sitesync plan --format …` prints it for a single-account file (text without colour). */
-export function renderPlan(plan: Plan, format: 'text' | 'markdown' | 'json' = 'text'): string {
-  if (format === 'json') return renderRunJson([{ name: '', baseUrl: plan.base_url, plan }]);
-  if (format === 'markdown') return `${renderMarkdown(plan)}\n`;
-  return renderText(plan);
+export function renderPlan(plan: Plan, format: PlanFormat = 'text'): string {
+  return renderPlanAs(format, [{ name: '', baseUrl: plan.base_url, plan }]);
 }
 
 export interface ApplyOptions extends ConnectionOptions {
   /** Changes applied at once; default 4. */
   parallelism?: number;
-  /** Override the delete thresholds, as `--force`. */
+  /** Override the delete thresholds, as `--force` (never recent history: only `retire:` in the file lets it go). */
   force?: boolean;
 }
 
@@ -120,19 +125,22 @@ export interface ApplyResult {
 }
 
 /**
- * Applies a plan made by `plan()` from `config` to the service it was made against: the safety
- * gate first (throws a `SafetyError` before any write), then every change; a failure does not
- * stop the others, and applying a new plan afterwards converges. Passwords come from `config`,
- * the file the plan was made from, never from the plan.
+ * Applies a plan made by `plan()` from `config` to the service it was made against, as the CLI's
+ * apply does: what the deletes destroy is read again (a website may have had traffic since, and a
+ * plan made elsewhere may not say), then the safety gate (throws a `SafetyError` before any write:
+ * thresholds, the website limit, recent history that `retire:` does not list), then every change;
+ * a failure does not stop the others, and applying a new plan afterwards converges. Passwords
+ * come from `config`, the file the plan was made from, never from the plan.
  */
 export async function applyPlan(plan: Plan, config: Config, options: ApplyOptions = {}): Promise<ApplyResult> {
-  assertSafe(plan, options.force === true);
-  const passwordFor = passwordsFrom(plan, config, config.file);
   // A refusal may echo the form it was sent: its message is cleaned of the passwords before it is a result.
   const secrets = new SecretValues();
   secrets.addPasswordsOf(config);
   return withClient({ ...options, baseUrl: options.baseUrl ?? plan.base_url }, plan.base_url, secrets, async (client) => {
-    const { results } = await executePlan(plan, client, { parallelism: options.parallelism ?? 4, passwordFor, signal: options.signal });
+    const checked = deletesOf(plan).length ? await planWithHistory(plan, config, client) : plan;
+    assertApplicable(checked, config, config.file, (value) => client.usesKey(value), options.force === true);
+    const passwordFor = passwordsFrom(checked, config, config.file);
+    const { results } = await executePlan(checked, client, { parallelism: options.parallelism ?? 4, passwordFor, signal: options.signal });
     const done = (action: string) => results.filter((r) => r.status === 'done' && r.change.action === action).length;
     return {
       created: done('create'),

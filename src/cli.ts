@@ -4,6 +4,7 @@
  */
 import { setMaxListeners } from 'node:events';
 import { buildParser } from './cli/parser.js';
+import type { Command } from './commands/define.js';
 import { CommandLineError } from './cli/usage.js';
 import {
   ConfigError,
@@ -42,10 +43,10 @@ export async function main(argv: string[], io: Io = processIo()): Promise<number
   const handlers = (Object.keys(STOP_SIGNALS) as StopSignal[]).map((name) => [name, stopOn(name)] as const);
   for (const [name, handler] of handlers) process.on(name, handler);
   let code = 0;
-  let running: readonly string[] = [];
+  let running: Command | undefined;
   try {
     await buildParser(argv, async (command, args) => {
-      running = command.path;
+      running = command;
       code = await command.run(args, ctx);
     }).parseAsync();
     return code;
@@ -56,14 +57,11 @@ export async function main(argv: string[], io: Io = processIo()): Promise<number
   }
 }
 
-/** Commands that talk to the service: only their failures say that nothing was changed on it. */
-const SERVICE_COMMANDS = new Set(['plan', 'apply', 'export', 'account', 'import']);
-
 /**
  * The one catch: expected failures are a message and exit code; anything else is a bug.
- * `command` is the command that was running (`['plan']`), empty when none was.
+ * `command` is the command that was running, if one was.
  */
-export function report(error: unknown, ctx: Context, command: readonly string[] = []): number {
+export function report(error: unknown, ctx: Context, command?: Pick<Command, 'online'>): number {
   const { stderr, err: c } = ctx;
   if (error instanceof ConfigError) {
     for (const d of error.diagnostics) {
@@ -72,7 +70,7 @@ export function report(error: unknown, ctx: Context, command: readonly string[] 
     }
     const count = error.diagnostics.filter((d) => d.severity === 'error').length;
     // Offline commands (validate, fmt, show) never touch the service: saying so would only puzzle.
-    const unchanged = SERVICE_COMMANDS.has(command.join(' ')) ? '; nothing was changed on the service' : '';
+    const unchanged = command?.online ? '; nothing was changed on the service' : '';
     stderr.write(`${c.red(`${count} ${count === 1 ? 'problem' : 'problems'} found`)}${unchanged}.\n`);
     return error.exitCode;
   }

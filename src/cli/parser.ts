@@ -4,7 +4,7 @@
  * only how yargs is told about them, and what the top-level help says.
  */
 import yargs, { type Argv, type Options, type PositionalOptions } from 'yargs';
-import { camelCase, COMMAND_GROUPS, COMMAND_TABLE, GLOBAL_OPTIONS, type CommandSpec, type OptionSpec } from './table.js';
+import { camelCase, COMMAND_GROUPS, COMMAND_TABLE, GLOBAL_OPTIONS, type Command, type OptionSpec } from './table.js';
 import { CommandLineError, emptyValue, explainFailure, needsValue } from './usage.js';
 import { packageVersion } from '../io/paths.js';
 
@@ -43,10 +43,10 @@ const SUBCOMMANDS: Record<string, readonly string[]> = {
 };
 
 /** Called with the command yargs parsed and the arguments yargs gives it. */
-export type OnCommand = (command: CommandSpec, args: Record<string, unknown>) => Promise<void>;
+export type OnCommand = (command: Command, args: Record<string, unknown>) => Promise<void>;
 
 /** A command of the table, as yargs declares it under `word`. */
-function declare(y: Argv, command: CommandSpec, word: string, argv: readonly string[], onCommand: OnCommand): Argv {
+function declare(y: Argv, command: Command, word: string, argv: readonly string[], onCommand: OnCommand): Argv {
   const positionals = Object.entries(command.positionals ?? {});
   return y.command(
     [word, ...positionals.map(([name, p]) => (p.array ? `[${name}..]` : `[${name}]`))].join(' '),
@@ -75,7 +75,7 @@ function forYargs(options: Readonly<Record<string, OptionSpec>>): Record<string,
 }
 
 /** The options a command's help and messages know: its own and the global ones. */
-function optionsOf(command: CommandSpec | undefined): Record<string, OptionSpec> {
+function optionsOf(command: Command | undefined): Record<string, OptionSpec> {
   return { ...GLOBAL_OPTIONS, ...command?.options };
 }
 
@@ -83,7 +83,7 @@ function optionsOf(command: CommandSpec | undefined): Record<string, OptionSpec>
  * Values yargs lets through that no option means: an empty one (`--out ''`, or `--port=`, which
  * yargs reads as 0) and a number that is none (`--port x`, NaN).
  */
-function given(command: CommandSpec, argv: readonly string[], args: Record<string, unknown>): void {
+function given(command: Command, argv: readonly string[], args: Record<string, unknown>): void {
   const options = optionsOf(command);
   const where = command.path.join(' ');
   const empty = emptyValue(argv, options);
@@ -98,7 +98,7 @@ function given(command: CommandSpec, argv: readonly string[], args: Record<strin
  * like any other, so that `fmt -- -x.yaml` formats -x.yaml. A word no positional takes is a
  * mistake, as it is before `--`.
  */
-function afterDashes(command: CommandSpec, args: Record<string, unknown>): Record<string, unknown> {
+function afterDashes(command: Command, args: Record<string, unknown>): Record<string, unknown> {
   const words = ((args._ as unknown[] | undefined) ?? []).slice(command.path.length).map(String);
   if (words.length === 0) return args;
   const out = { ...args };
@@ -117,7 +117,7 @@ function afterDashes(command: CommandSpec, args: Record<string, unknown>): Recor
  * yargs makes an option given twice an array. A flag's last word counts (`--no-color --color`);
  * a value given twice is a mistake that says so, not a list the command cannot read.
  */
-function once(command: CommandSpec, args: Record<string, unknown>): Record<string, unknown> {
+function once(command: Command, args: Record<string, unknown>): Record<string, unknown> {
   const out = { ...args };
   for (const [name, spec] of Object.entries(optionsOf(command))) {
     const value = args[name];

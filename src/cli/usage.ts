@@ -4,19 +4,8 @@
  * commands from the parser. Values given to unknown flags are never repeated (one may be a key).
  */
 import { suggest } from '../config/suggest.js';
-import { UsageError } from '../messages/errors.js';
 
-/** A mistake on the command line itself: the one kind of error that `--help` helps with. */
-export class CommandLineError extends UsageError {
-  override name = 'CommandLineError';
-  constructor(
-    message: string,
-    /** The command whose help lists what it takes, e.g. `plan` or `ci comment`; empty for the top level. */
-    readonly command: string,
-  ) {
-    super(message);
-  }
-}
+export { CommandLineError } from '../messages/errors.js';
 
 export interface CommandLineFacts {
   /** The arguments as typed. */

@@ -1,16 +1,31 @@
 /** `sitesync account`: the account behind each key (one, or each account of a file with accounts). */
-import { eachAccount } from '../run/each.js';
-import { assertDistinctAccounts } from '../run/read.js';
-import { failureOf, openRun, type RunArgs } from '../run/open.js';
-import { renderAccountJson, renderAccountText, type AccountView } from '../render/account.js';
 import type { Context } from '../io/terminal.js';
-import { reportRequests } from './plan.js';
+import { renderAccountJson, renderAccountText, type AccountView } from '../render/account.js';
+import { eachAccount } from '../run/each.js';
+import { throwIfLoneFailed } from '../run/failures.js';
+import { failureOf, openRun } from '../run/open.js';
+import { assertDistinctAccounts } from '../run/read.js';
+import { reportRequests } from '../run/requests.js';
+import { accountsFile, defineCommand, type CommandArgs } from './define.js';
 
-export interface AccountArgs extends RunArgs {
-  format: 'text' | 'json';
-}
+const options = {
+  ...accountsFile,
+  format: { choices: ['text', 'json'], default: 'text', describe: 'Output format' },
+} as const;
 
-export async function runAccount(args: AccountArgs, ctx: Context): Promise<number> {
+export const accountCommand = defineCommand({
+  path: ['account'],
+  describe: 'Show the account that owns the API key',
+  options,
+  online: true,
+  examples: [
+    ['$0 account', 'Check the key and see the website limit'],
+    ['$0 account -c sitesync.yaml', 'Every account of a file with accounts: checks each key'],
+  ],
+  run: runAccount,
+});
+
+async function runAccount(args: CommandArgs<typeof options>, ctx: Context): Promise<number> {
   // Only the accounts and their services are needed: an unset ${NAME} of a password does not matter here.
   const run = await openRun(args, ctx, { lenientEnv: true, optionalConfig: true });
   try {
@@ -18,7 +33,9 @@ export async function runAccount(args: AccountArgs, ctx: Context): Promise<numbe
       const [account, used] = await Promise.all([a.client.getAccount(), a.client.countWebsites()]);
       return { account, used };
     });
-    if (!run.named && !outcomes[0]!.ok) throw outcomes[0]!.error;
+    const failed = outcomes.flatMap((o) => (o.ok ? [] : [{ name: o.item.name, failure: failureOf(o.error, ctx), error: o.error }]));
+    // Named accounts: each shown, a failed one with its reason. The lone account's failure is the command's error.
+    throwIfLoneFailed(run, failed);
     for (const o of outcomes) if (o.ok) o.item.account = o.value.account;
     assertDistinctAccounts(run.accounts);
     const views: AccountView[] = [

@@ -10,26 +10,54 @@ import { upsertPlanComment, type CommentThread } from '../ci/upsert.js';
 import type { Env } from '../config/interpolate.js';
 import { printable } from '../messages/escape.js';
 import type { Context } from '../io/terminal.js';
+import { defineCommand, type CommandArgs } from './define.js';
 
 type Provider = 'github' | 'gitlab';
 
-export interface CiCommentArgs {
-  file: string;
-  provider?: Provider;
-  pr?: number;
-  new?: boolean;
-  /** Which config's comment: default, the id in FILE's marker (plan writes the config's path there). */
-  id?: string;
-}
+const commentOptions = {
+  file: { type: 'string', demandOption: true, requiresArg: true, describe: 'The markdown plan (sitesync plan --format markdown)' },
+  provider: { choices: ['github', 'gitlab'], describe: 'Default: detected from the CI environment' },
+  pr: {
+    type: 'number',
+    requiresArg: true,
+    describe: 'The pull/merge request number (default: from the CI environment; after a merge, the pushed commit’s pull request)',
+  },
+  new: { type: 'boolean', describe: 'Post FILE as a new comment (e.g. the result of apply) instead of updating the plan comment' },
+  id: {
+    type: 'string',
+    requiresArg: true,
+    describe: "Which config's plan comment (default: the config path plan wrote into FILE's marker): one comment per config",
+  },
+} as const;
 
-export interface CiSummaryArgs {
-  file: string;
-  title?: string;
-}
+const summaryOptions = {
+  file: { type: 'string', demandOption: true, requiresArg: true, describe: 'The markdown to add' },
+  title: { type: 'string', requiresArg: true, describe: 'A heading above it' },
+} as const;
+
+export const ciCommentCommand = defineCommand({
+  path: ['ci', 'comment'],
+  describe: 'Post FILE as the plan comment of this pull/merge request, updating the one found by its marker',
+  options: commentOptions,
+  online: false,
+  examples: [
+    ['$0 ci comment --file plan.md', 'In a pull-request job, with GITHUB_TOKEN set'],
+    ['$0 ci comment --file plan.md --id sites/eu.yaml', 'The comment of a second config, even when its plan failed'],
+  ],
+  run: runCiComment,
+});
+
+export const ciSummaryCommand = defineCommand({
+  path: ['ci', 'summary'],
+  describe: "Append FILE to the job summary (GitHub's $GITHUB_STEP_SUMMARY), or print it",
+  options: summaryOptions,
+  online: false,
+  run: runCiSummary,
+});
 
 const SAID = { posted: 'Posted the plan comment', updated: 'Updated the plan comment', unchanged: 'The plan comment is up to date' };
 
-export async function runCiComment(args: CiCommentArgs, ctx: Context): Promise<number> {
+async function runCiComment(args: CommandArgs<typeof commentOptions>, ctx: Context): Promise<number> {
   if (args.pr !== undefined && !(Number.isInteger(args.pr) && args.pr > 0)) {
     throw new UsageError('--pr must be the number of the pull/merge request, e.g. --pr 12');
   }
@@ -46,7 +74,7 @@ export async function runCiComment(args: CiCommentArgs, ctx: Context): Promise<n
   return 0;
 }
 
-export async function runCiSummary(args: CiSummaryArgs, ctx: Context): Promise<number> {
+async function runCiSummary(args: CommandArgs<typeof summaryOptions>, ctx: Context): Promise<number> {
   const section = summarySection(await readInput(args.file, ctx), args.title);
   if (await appendJobSummary(ctx.env.GITHUB_STEP_SUMMARY, section)) {
     ctx.stdout.write(`Added ${args.file} to the job summary.\n`);

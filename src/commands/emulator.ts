@@ -6,20 +6,45 @@ import { isAbsolute, resolve } from 'node:path';
 import { UsageError } from '../messages/errors.js';
 import { emulatorTotals, parseRateLimit, parseTrafficRule, startEmulator, type Emulator } from '../emulator/index.js';
 import type { Context } from '../io/terminal.js';
+import { defineCommand, type CommandArgs } from './define.js';
 
-export interface EmulatorArgs {
-  port?: number;
-  host?: string;
-  data?: string;
-  key?: string[];
-  latency?: number;
-  rateLimit?: string;
-  throttleBy?: 'address' | 'key';
-  websiteLimit?: number;
-  traffic?: string[];
-  profile?: 'deployed' | 'full';
-  quiet?: boolean;
-}
+const options = {
+  port: { type: 'number', default: 8080, requiresArg: true, describe: 'Port (0: any free port)' },
+  host: { type: 'string', default: '127.0.0.1', requiresArg: true, describe: 'Address to listen on' },
+  data: { type: 'string', requiresArg: true, describe: 'Keep the state in this file across restarts' },
+  key: { type: 'string', array: true, requiresArg: true, describe: 'An API key to accept, one account each (repeatable)' },
+  latency: { type: 'number', default: 0, requiresArg: true, describe: 'Added delay per request, in ms' },
+  'rate-limit': { type: 'string', requiresArg: true, describe: 'Throttle, as N/SECONDS (the service: 60/60), or off' },
+  'throttle-by': {
+    choices: ['address', 'key'],
+    describe: 'What the throttle counts by (default: address on deployed, as the product does; key on full)',
+  },
+  profile: { choices: ['deployed', 'full'], default: 'deployed', describe: 'deployed: as live installs answer; full: every field' },
+  'website-limit': { type: 'number', default: -1, requiresArg: true, describe: "The plan's website limit (-1: unlimited)" },
+  traffic: {
+    type: 'string',
+    array: true,
+    requiresArg: true,
+    describe: 'Pageviews for websites whose domain matches PATTERN, spread over the last DAYS days (default 365): PATTERN=PAGEVIEWS[/DAYS] (repeatable)',
+  },
+  quiet: { type: 'boolean', describe: 'Do not log requests' },
+} as const;
+
+/** What the emulator is started with: its options (each may be left out, as tests do). */
+export type EmulatorArgs = Partial<CommandArgs<typeof options>>;
+
+export const emulatorCommand = defineCommand({
+  path: ['emulator'],
+  describe: 'Run the bundled local emulator of the service',
+  options,
+  online: false,
+  examples: [
+    ['$0 emulator --port 8080', 'Start it; it prints the key and an export line'],
+    ['$0 emulator --data state.json --rate-limit 60/60', 'Persistent, throttled like production'],
+    ['$0 emulator --traffic "old.example.com=12340/400"', 'A website with history: its delete says what it destroys'],
+  ],
+  run: runEmulator,
+});
 
 export async function runEmulator(args: EmulatorArgs, ctx: Context): Promise<number> {
   const port = args.port ?? 8080;

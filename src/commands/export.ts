@@ -1,21 +1,36 @@
 /** `sitesync export`: the live accounts as a valid config file. */
 import { dirname, isAbsolute, relative, resolve, sep } from 'node:path';
 import { readEvery } from '../run/read.js';
-import { openRun, type RunArgs } from '../run/open.js';
+import { openRun } from '../run/open.js';
+import { reportRequests } from '../run/requests.js';
 import { assertOutputFile, writeAtomic, writeFailure } from '../io/files.js';
 import { packageVersion, schemaPath } from '../io/paths.js';
 import { renderAccountsExport, renderExport } from '../render/export.js';
 import { readingProgress } from '../render/progress.js';
 import type { Context } from '../io/terminal.js';
-import { reportRequests } from './plan.js';
+import { accountsFile, defineCommand, type CommandArgs } from './define.js';
 
-export interface ExportArgs extends RunArgs {
-  output?: string;
-  includeFavorite?: boolean;
-  force?: boolean;
-}
+const options = {
+  ...accountsFile,
+  output: { alias: 'o', type: 'string', requiresArg: true, describe: 'Write here instead of stdout' },
+  'include-favorite': { type: 'boolean', describe: 'Also export the favorite flags' },
+  force: { type: 'boolean', describe: 'Overwrite the --output file if it exists (without it, an existing file is refused)' },
+} as const;
 
-export async function runExport(args: ExportArgs, ctx: Context): Promise<number> {
+export const exportCommand = defineCommand({
+  path: ['export'],
+  describe: 'Write the live account as a config file',
+  options,
+  online: true,
+  examples: [
+    ['$0 export -o sitesync.yaml', 'Start managing an existing account'],
+    ['$0 export -o sitesync.yaml --force', 'Replace an earlier export'],
+    ['$0 export -c sitesync.yaml --account acme', 'One account of a file with accounts, in the accounts: form'],
+  ],
+  run: runExport,
+});
+
+async function runExport(args: CommandArgs<typeof options>, ctx: Context): Promise<number> {
   const file = args.output === undefined ? undefined : resolve(ctx.cwd, args.output);
   // Before reading the accounts: a run that cannot write its file should fail at once.
   if (file) await assertOutputFile(file, args.output!, '--output', args.force === true);

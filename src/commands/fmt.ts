@@ -10,14 +10,30 @@ import { printable } from '../messages/escape.js';
 import type { Context } from '../io/terminal.js';
 import { renderWarnings } from '../render/diagnostics.js';
 import { writeFailure } from '../io/files.js';
+import { defineCommand, type CommandArgs } from './define.js';
 
-export interface FmtArgs {
-  files?: string[];
-  check?: boolean;
-  sort?: boolean;
-}
+const options = {
+  check: { type: 'boolean', describe: 'Write nothing; show the changes as a diff and exit 1 when a file is not formatted' },
+  sort: { type: 'boolean', describe: 'Also sort the websites by domain' },
+} as const;
 
-export async function runFmt(args: FmtArgs, ctx: Context): Promise<number> {
+const positionals = { files: { type: 'string', array: true, describe: 'The config files (default: sitesync.yaml)' } } as const;
+
+export const fmtCommand = defineCommand({
+  path: ['fmt'],
+  describe: 'Rewrite config files in the canonical layout (and the files they include); offline',
+  positionals,
+  options,
+  online: false,
+  examples: [
+    ['$0 fmt', 'Format sitesync.yaml and the files it includes'],
+    ['$0 fmt --check', 'In CI: fail, with a diff, when a file is not formatted'],
+    ['$0 fmt --sort sites/*.yaml', 'Format these files, websites in domain order'],
+  ],
+  run: runFmt,
+});
+
+async function runFmt(args: CommandArgs<typeof options, typeof positionals>, ctx: Context): Promise<number> {
   const named = args.files?.length ? args.files : ['sitesync.yaml'];
   const sort = args.sort === true;
   // Every file is read and formatted before any is written: a YAML error anywhere writes nothing.

@@ -2,13 +2,11 @@
 import { stat } from 'node:fs/promises';
 import { dirname, isAbsolute, relative, resolve } from 'node:path';
 import { createTwoFilesPatch } from 'diff';
-import { isMap, isScalar, isSeq, parseDocument } from 'yaml';
-import { insertWebsites, type NewWebsiteEntry, type WebsitesTarget } from '../config/insert-websites.js';
+import { insertWebsites, type NewWebsiteEntry } from '../config/insert-websites.js';
+import { placeImports, type FileEdit as PlacedEdit } from '../config/import-placement.js';
 import { readFileText, withBom, type FileText } from '../config/format-files.js';
-import { includedFiles, repositoryOf } from '../config/include-glob.js';
 import { loadWorkspace } from '../config/load.js';
 import { parseFile } from '../config/parse.js';
-import { readTextFile } from '../config/read.js';
 import { manageableTraits } from '../model/domain.js';
 import { ConfigError, formatDiagnostic, SitesyncError, UsageError } from '../messages/errors.js';
 import { FILE_CHANGED, namesDescriptor, replaceIfUnchanged, withFileLocks, writeFailure } from '../io/files.js';
@@ -17,34 +15,51 @@ import { selectImports, type AccountImport, type ImportRequest } from '../planne
 import { printable } from '../messages/escape.js';
 import { fileEntry, storedName } from '../config/file-entry.js';
 import { readEvery } from '../run/read.js';
-import { openRun, type RunArgs } from '../run/open.js';
+import { openRun } from '../run/open.js';
+import { reportRequests } from '../run/requests.js';
 import { accountName, selectAccounts } from '../run/select.js';
 import { readingProgress } from '../render/progress.js';
 import type { Context } from '../io/terminal.js';
 import { renderWarnings } from '../render/diagnostics.js';
-import { reportRequests } from './plan.js';
-
-export interface ImportArgs extends RunArgs {
-  config: string;
-  domains?: string[];
-  unmanaged?: boolean;
-  dryRun?: boolean;
-  /** The file the entries go into (the config file, or one the account includes). */
-  into?: string;
-}
+import { account, config, defineCommand, type CommandArgs } from './define.js';
 
 /** One file's edit: the accounts whose entries go into it, and where in it. */
-interface FileEdit {
-  /** Absolute. */
-  path: string;
-  /** As the user named it (the config file) or relative to the working folder (an included file). */
-  shown: string;
-  /** The config file itself, or a file it includes (which holds `websites:` only). */
-  role: 'main' | 'include';
-  imports: { account: AccountImport; target: WebsitesTarget }[];
-}
+type FileEdit = PlacedEdit<AccountImport>;
 
-export async function runImport(args: ImportArgs, ctx: Context): Promise<number> {
+const options = {
+  config,
+  unmanaged: { type: 'boolean', describe: 'Add every live website the file does not list and does not ignore' },
+  'dry-run': { type: 'boolean', describe: 'Print the change to the file as a diff; write nothing' },
+  into: {
+    type: 'string',
+    requiresArg: true,
+    describe: "The file the entries go into: the config file or one its account includes (default: where the account's websites are)",
+  },
+  account,
+} as const;
+
+const positionals = {
+  domains: { type: 'string', array: true, describe: 'Live websites to add (as the service or the file would write them)' },
+} as const;
+
+type ImportArgs = CommandArgs<typeof options, typeof positionals>;
+
+export const importCommand = defineCommand({
+  path: ['import'],
+  describe: 'Add live websites to the config file, in place, keeping everything else in it',
+  positionals,
+  options,
+  online: true,
+  examples: [
+    ['$0 import shop.example.com', 'Start managing a website that was added by hand'],
+    ['$0 import shop.globex.example --into clients/globex/websites.yaml', 'Into one of the files an account includes'],
+    ['$0 import --unmanaged --dry-run', 'Show what adding every unmanaged website would change'],
+    ['$0 import --unmanaged --account acme', 'In a file with accounts: the unmanaged websites of acme'],
+  ],
+  run: runImport,
+});
+
+async function runImport(args: ImportArgs, ctx: Context): Promise<number> {
   const request = importRequest(args);
   const file = resolve(ctx.cwd, args.config);
   // The entries go into the file in place, which standard input is not (and a pipe is read once).
@@ -145,71 +160,6 @@ function importRequest(args: ImportArgs): ImportRequest {
   if (args.unmanaged) return { unmanaged: true };
   if (!domains.length) throw new UsageError('say what to import: one or more DOMAINs, or --unmanaged');
   return { domains };
-}
-
-/**
- * Which file each account's entries go into: `--into` (the config file, or one the account
- * includes); else, for an account whose websites all live in included files, the one that
- * holds most of them (ties: the first read), so that they go where its team keeps them; else
- * the config file.
- */
-async function placeImports(
-  workspace: Workspace,
-  imports: AccountImport[],
-  into: string | undefined,
-  intoShown: string | undefined,
-  shownOf: (path: string) => string,
-): Promise<FileEdit[]> {
-  const main = workspace.file;
-  const edits = new Map<string, FileEdit>();
-  for (const account of imports) {
-    const included = await filesIncludedBy(workspace, account.config);
-    let path: string;
-    if (into !== undefined) {
-      if (into !== main && !included.includes(into)) throw notIncluded(intoShown!, account.config, included, shownOf);
-      path = into;
-    } else {
-      path = defaultFile(workspace, account.config, included);
-    }
-    const target: WebsitesTarget = path === main ? { account: account.config.account?.name } : {};
-    const edit = edits.get(path) ?? { path, shown: shownOf(path), role: path === main ? 'main' : 'include', imports: [] };
-    edit.imports.push({ account, target });
-    edits.set(path, edit);
-  }
-  return [...edits.values()];
-}
-
-function defaultFile(workspace: Workspace, config: Config, included: string[]): string {
-  const own = config.websites.filter((w) => w.file === undefined).length;
-  if (own > 0 || included.length === 0) return workspace.file;
-  const count = (file: string) => config.websites.filter((w) => w.file === file).length;
-  // Most websites; of equals, the first read (reduce keeps the earlier on a tie).
-  return included.reduce((best, file) => (count(file) > count(best) ? file : best));
-}
-
-function notIncluded(intoShown: string, config: Config, included: string[], shownOf: (path: string) => string): SitesyncError {
-  const whose = config.account ? `account ${config.account.name}` : 'the config file';
-  const error = new SitesyncError(`--into ${intoShown}: not the config file, and not a file ${whose} includes; nothing was written`);
-  error.details = [included.length ? `The files ${whose} includes: ${included.map(shownOf).join(', ')}.` : `It includes no file.`];
-  return error;
-}
-
-/**
- * The files an account includes (of a single-account file: those its top-level `include:`
- * names), in the order they were read: its globs matched as the loader matches them, so that a
- * file that holds no website yet counts too.
- */
-async function filesIncludedBy(workspace: Workspace, config: Config): Promise<string[]> {
-  const main = workspace.file;
-  if (workspace.files.length === 1) return [];
-  const doc = parseDocument(await readTextFile(main));
-  const owner = config.account ? doc.getIn(['accounts', config.account.name], true) : doc.contents;
-  const value = isMap(owner) ? owner.get('include', true) : undefined;
-  const globs = (isSeq(value) ? value.items : [value]).flatMap((g) => (isScalar(g) && typeof g.value === 'string' ? [g.value] : []));
-  const root = repositoryOf(main);
-  const matched = new Set<string>();
-  for (const glob of globs) for (const match of (await includedFiles(glob, dirname(main), root)).inside) matched.add(match);
-  return workspace.files.filter((f) => f !== main && matched.has(f));
 }
 
 /** The file's text with the accounts' entries added, in its line ending and with its byte-order mark; checked to read as a config. */

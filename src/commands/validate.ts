@@ -7,17 +7,33 @@ import type { Workspace } from '../model/types.js';
 import { renderDiagnosticsJson, renderGithubAnnotations } from '../render/diagnostics.js';
 import type { Context } from '../io/terminal.js';
 import { renderWarnings } from '../render/diagnostics.js';
+import { config, defineCommand, type CommandArgs } from './define.js';
 
-export interface ValidateArgs {
-  config: string;
-  apiKeyFile?: string;
-  format?: 'text' | 'github' | 'json';
+const options = {
+  config,
+  format: {
+    choices: ['text', 'github', 'json'],
+    default: 'text',
+    describe: 'text: FILE:LINE:COL lines; github: annotations on the pull request; json: the problems as data',
+  },
   /** An unset `${NAME}` is an error, as for plan and apply (by default a warning: validate needs no secrets). */
-  strictEnv?: boolean;
-}
+  'strict-env': { type: 'boolean', describe: 'An unset ${NAME} is an error, as for plan and apply (default: a warning)' },
+} as const;
 
-export async function runValidate(args: ValidateArgs, ctx: Context): Promise<number> {
-  const format = args.format ?? 'text';
+export const validateCommand = defineCommand({
+  path: ['validate'],
+  describe: 'Check the config file offline: every problem as FILE:LINE:COL: message',
+  options,
+  online: false,
+  examples: [
+    ['$0 validate -c sites/prod.yaml', 'Check a file without network or key'],
+    ['$0 validate --format github', 'In a GitHub workflow: each problem on its line of the pull request'],
+  ],
+  run: runValidate,
+});
+
+async function runValidate(args: CommandArgs<typeof options>, ctx: Context): Promise<number> {
+  const format = args.format;
   let workspace: Workspace;
   try {
     workspace = await loadWorkspace(resolve(ctx.cwd, args.config), ctx.env, { missingEnvAsWarning: !args.strictEnv });

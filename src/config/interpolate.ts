@@ -2,7 +2,9 @@
  * `${NAME}` takes the environment variable NAME; `$${` writes a literal `${`.
  */
 
-export type Env = Readonly<Record<string, string | undefined>>;
+import type { Env } from '../io/terminal.js';
+
+export type { Env };
 
 const TOKEN = /\$\$\{|\$\{([^}]*)\}?/g;
 const NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;

@@ -5,9 +5,11 @@
  */
 import { createInterface } from 'node:readline/promises';
 import pc from 'picocolors';
-import type { Env } from '../config/interpolate.js';
 import { NotApprovedError } from '../messages/errors.js';
 import type { SecretValues } from '../secrets/values.js';
+
+/** The environment a command reads: variables by name, as `process.env` holds them. */
+export type Env = Readonly<Record<string, string | undefined>>;
 
 export type Colors = ReturnType<typeof pc.createColors>;
 

@@ -71,3 +71,15 @@ export type StopSignal = keyof typeof STOP_SIGNALS;
 export function interruptedExitCode(signal: AbortSignal): number {
   return signal.reason === 'SIGTERM' ? STOP_SIGNALS.SIGTERM : STOP_SIGNALS.SIGINT;
 }
+
+/** A mistake on the command line itself: the one kind of error that `--help` helps with. */
+export class CommandLineError extends UsageError {
+  override name = 'CommandLineError';
+  constructor(
+    message: string,
+    /** The command whose help lists what it takes, e.g. `plan` or `ci comment`; empty for the top level. */
+    readonly command: string,
+  ) {
+    super(message);
+  }
+}

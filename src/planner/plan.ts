@@ -22,15 +22,12 @@ import type {
   WriteOnlyReason,
 } from '../model/types.js';
 import { checkLimit, checkSafety, safetyWarnings } from './safety.js';
+import { Scope, type ScopeOptions } from './scope.js';
 import { desiredView, enforcedValues, fileSets, fingerprint, liveView, type Enforced } from './values.js';
 
-export interface PlanOptions {
+export interface PlanOptions extends ScopeOptions {
   /** `--prune` (the file's `prune: true` counts too). */
   prune?: boolean;
-  /** `--target GLOB`…: only these domains. */
-  targets?: string[];
-  /** `--exclude GLOB`…: not these domains (left alone, as if ignored). */
-  excludes?: string[];
   /**
    * Check here that every --target and --exclude matches some website (default). A many-account
    * run checks across all its accounts instead: a pattern need only match in one of them.
@@ -46,11 +43,17 @@ export interface PlanOptions {
    * ever sent, with the file's value.
    */
   sendAgain?: (domain: string, field: FieldName) => WriteOnlyReason | undefined;
-  /** Plan these domains alone (a saved plan's websites, read one by one): `live` holds only them. */
+  /**
+   * Plan changes of these domains alone (a saved plan made again): the other websites are still
+   * counted in the summary, from `live` when it holds the whole account, else from the census.
+   */
   only?: ReadonlySet<string>;
 }
 
-/** The whole account's counts, where `live` holds only part of it (see PlanOptions.only). */
+/**
+ * The whole account's counts, where `live` holds only part of it: the websites a plan narrowed
+ * by --target found through searches, or those a saved plan touches, read one by one.
+ */
 export interface Census {
   /** Websites the account holds: what its website limit counts. */
   total: number;
@@ -59,6 +62,12 @@ export interface Census {
    * Undefined: every managed website is in `live` (a plan read through searches for its targets).
    */
   managed?: number;
+  /**
+   * With `only`, where `live` holds only those websites: the unmanaged websites as counted when
+   * the plan was first made (a narrowed plan cannot count them again without the whole list).
+   * Undefined: the account's total less the managed websites.
+   */
+  unmanaged?: number;
 }
 
 export interface PlanInput {
@@ -83,13 +92,11 @@ const REASON_RANK: Record<WriteOnlyReason, number> = { create: 0, missing: 1, ba
 export function planChanges(input: PlanInput): Plan {
   const { config, live, account, baseUrl } = input;
   const options = input.options ?? {};
-  const ignore = new GlobSet(config.ignore.map((p) => p.glob));
   const protect = new GlobSet(config.protect.map((p) => p.glob));
-  const targets = options.targets?.length ? new GlobSet(options.targets) : undefined;
-  const excludes = options.excludes?.length ? new GlobSet(options.excludes) : undefined;
+  const scope = new Scope(config, options);
   const only = options.only;
-  const targeted = (domain: string) => (!targets || targets.matches(domain)) && (!only || only.has(domain));
-  const inScope = (domain: string) => !ignore.matches(domain) && targeted(domain) && !excludes?.matches(domain);
+  // `live` holds only the websites of `only` (read one by one): no other is planned or counted.
+  const partial = only !== undefined && input.census !== undefined;
   const warnings: string[] = [];
   const problems: string[] = [];
 
@@ -127,9 +134,16 @@ export function planChanges(input: PlanInput): Plan {
 
   for (const site of config.websites) {
     listed.add(site.domain);
-    if (!inScope(site.domain)) continue;
+    if (!scope.includes(site.domain)) continue;
+    // Not one of `only`: counted in the summary (unchanged or not), never planned or warned about.
+    const counted = only !== undefined && !only.has(site.domain);
+    if (counted && partial) continue;
     const values = enforcedValues(site, config.defaults);
     const current = liveTwins.get(site.domain);
+    if (counted) {
+      if (current && !updateChange(config, { site, values, defaults: config.defaults }, current, undefined, () => undefined).change) unchanged++;
+      continue;
+    }
     if (site.written.toLowerCase().startsWith('www.') && current) {
       warnings.push(`"${site.written}" (line ${site.pos.line}) is matched to the live ${current.domain}: write the bare form`);
     }
@@ -157,8 +171,8 @@ export function planChanges(input: PlanInput): Plan {
   let unmanaged = 0;
   for (const site of liveTwins.values()) {
     // Outside the targets nothing is planned, or counted.
-    if (listed.has(site.domain) || !targeted(site.domain)) continue;
-    if (prune && inScope(site.domain) && !protect.matches(site.domain)) {
+    if (listed.has(site.domain) || !scope.targeted(site.domain)) continue;
+    if (prune && scope.includes(site.domain) && !protect.matches(site.domain)) {
       const before = liveView(site);
       changes.push({ action: 'delete', domain: site.domain, id: site.id, before, after: null, fields: [], details: [], seen: fingerprint(before) });
     } else {
@@ -167,7 +181,7 @@ export function planChanges(input: PlanInput): Plan {
   }
 
   // A retire: pattern that names no live website is probably a typo (read only where the whole account was).
-  if (!targets && !only) {
+  if (!options.targets?.length && !only) {
     for (const pattern of config.retire) {
       if (!live.some((w) => new GlobSet([pattern.glob]).matches(w.domain))) {
         warnings.push(`retire: "${pattern.glob}" (line ${pattern.pos.line}) matches no live website: a typo?`);
@@ -182,11 +196,19 @@ export function planChanges(input: PlanInput): Plan {
   }
 
   const order = { create: 0, update: 1, delete: 2 } as const;
-  changes.sort((a, b) => order[a.action] - order[b.action] || (a.domain < b.domain ? -1 : a.domain > b.domain ? 1 : 0));
+  const planned = (only ? changes.filter((c) => only.has(c.domain)) : changes).sort(
+    (a, b) => order[a.action] - order[b.action] || (a.domain < b.domain ? -1 : a.domain > b.domain ? 1 : 0),
+  );
 
   const summary = { create: 0, update: 0, delete: 0, unchanged, unmanaged };
-  for (const change of changes) summary[change.action]++;
-  const managed = input.census?.managed ?? live.filter((s) => inScope(s.domain)).length;
+  for (const change of planned) summary[change.action]++;
+  if (partial) {
+    // Only the websites the plan touches were read: the listed websites in scope that it does
+    // not change exist, unchanged; the rest of the account is unmanaged.
+    summary.unchanged = Math.max(0, config.websites.filter((w) => scope.includes(w.domain)).length - summary.create - summary.update);
+    summary.unmanaged = input.census!.unmanaged ?? Math.max(0, input.census!.total - summary.unchanged - summary.update - summary.delete);
+  }
+  const managed = input.census?.managed ?? live.filter((s) => scope.includes(s.domain)).length;
   const safety = checkSafety(summary.delete, managed, config.websites.length === 0, config.safety);
   const limit = checkLimit(account?.websiteLimit ?? null, input.census?.total ?? live.length, summary.create, summary.delete);
   warnings.push(...safetyWarnings(safety, limit));
@@ -194,7 +216,7 @@ export function planChanges(input: PlanInput): Plan {
     base_url: baseUrl,
     account: account ? { id: account.id, name: account.name, email: account.email } : null,
     summary,
-    changes,
+    changes: planned,
     warnings,
     unverified: [...unverified].sort(),
     safety,
@@ -360,11 +382,11 @@ function sameEnforced(field: FieldName, a: Enforced, b: Enforced): boolean {
  * otherwise narrow the plan to nothing (or leave out nothing), and a drift check with it would
  * always pass. `where` says where they were looked for, for the message.
  */
-export function assertPatternsMatch(options: Pick<PlanOptions, 'targets' | 'excludes'>, domains: Iterable<string>[], where: string): void {
+export function assertPatternsMatch(options: ScopeOptions, domains: Iterable<string>[], where: string): void {
   const lines: string[] = [];
   const flags = new Set<string>();
   // With --target, an --exclude must leave out one of the targeted websites: else it excludes nothing.
-  const targeted = options.targets?.length ? new GlobSet(options.targets) : undefined;
+  const targeted = options.targets?.length ? new GlobSet([...options.targets]) : undefined;
   for (const [flag, globs] of [['--target', options.targets ?? []], ['--exclude', options.excludes ?? []]] as const) {
     let pending = globs.map((glob) => ({ glob, set: new GlobSet([glob]) }));
     const among = flag === '--exclude' && targeted ? (domain: string) => targeted.matches(domain) : () => true;

@@ -15,10 +15,13 @@ export interface AccountView {
   failure?: Failure;
 }
 
+/** Named accounts each under a header; the unnamed account of a single-account file, its rows alone. */
 export function renderAccountText(views: AccountView[], c: Colors): string {
-  if (views.length === 1 && views[0]!.name === '') return rows(views[0]!, c);
   return views
-    .map((v) => `${sectionHeader(v.name, c)}\n${v.account ? rows(v, c) : failureBlock('', failureLines(v.failure), c)}\n`)
+    .map((v) => {
+      const body = v.account ? rows(v, c) : failureBlock('', failureLines(v.failure), c);
+      return v.name ? `${sectionHeader(v.name, c)}\n${body}\n` : body;
+    })
     .join('');
 }
 

@@ -5,7 +5,8 @@
 import { markdownCode, markdownText, printable } from '../messages/escape.js';
 import type { AccountOutcome, Change, ChangeResult, ExecuteResult } from '../model/types.js';
 import type { Colors } from '../io/terminal.js';
-import { accountsCount, failureBlock, failureLines, sectionHeader } from './run.js';
+import { accountsCount } from './counts.js';
+import { failureBlock, failureLines, sectionHeader } from './run.js';
 import { changeTitle } from './values.js';
 
 /** One change's outcome, as it is logged while apply runs (no newline). */
@@ -46,17 +47,18 @@ export function renderApplySummary({ results }: ExecuteResult, c: Colors): strin
 }
 
 /**
- * What apply says when it is done, for one account or many: the one unnamed account's summary
- * as it is; named accounts each under their header (applied, or why not), then the total.
- * `accounts`: how many the run worked on (those with nothing to apply have no outcome).
+ * What apply says when it is done: an unnamed account's summary as it is; named accounts each
+ * under their header (applied, or why not), then the total. `outcomes` holds every account of the
+ * run; one with neither an outcome nor a failure had nothing to apply.
  */
-export function renderApplyResults(outcomes: AccountOutcome[], accounts: number, named: boolean, c: Colors): string {
-  if (!named) return outcomes[0]?.outcome ? renderApplySummary(outcomes[0].outcome, c) : '';
+export function renderApplyResults(outcomes: AccountOutcome[], c: Colors): string {
+  if (!outcomes.some((o) => o.name)) return outcomes.map((o) => (o.outcome ? renderApplySummary(o.outcome, c) : '')).join('');
   let out = '';
   const counts = { done: 0, failed: 0 };
   const notApplied: string[] = [];
   const unfinished: string[] = [];
-  for (const o of outcomes) {
+  const acted = outcomes.filter((o) => o.outcome || o.failure);
+  for (const o of acted) {
     out += `\n${sectionHeader(o.name, c)}\n`;
     if (o.outcome) {
       out += renderApplySummary(o.outcome, c);
@@ -70,10 +72,10 @@ export function renderApplyResults(outcomes: AccountOutcome[], accounts: number,
       out += failureBlock('not applied', failureLines(o.failure), c);
     }
   }
-  const untouched = accounts - outcomes.length;
+  const untouched = outcomes.length - acted.length;
   const changes = (n: number) => `${n} change${n === 1 ? '' : 's'}`;
   const line = [
-    `Total for ${accountsCount(accounts)}: ${changes(counts.done)} applied, ${counts.failed} failed`,
+    `Total for ${accountsCount(outcomes.length)}: ${changes(counts.done)} applied, ${counts.failed} failed`,
     untouched ? ` (${untouched} had nothing to apply)` : '',
     notApplied.length ? `; not applied: ${notApplied.join(', ')}` : '',
     unfinished.length ? `; did not finish: ${unfinished.join(', ')}` : '',
@@ -88,7 +90,9 @@ export function renderApplyResults(outcomes: AccountOutcome[], accounts: number,
  * request): the outcome, a row per account with its counts, each failure and refusal with the
  * service's or the check's own words (escaped: they may quote the service), and the total.
  */
-export function renderApplyMarkdown(outcomes: AccountOutcome[], accounts: number, named: boolean): string {
+export function renderApplyMarkdown(all: AccountOutcome[]): string {
+  const named = all.some((o) => o.name);
+  const outcomes = all.filter((o) => o.outcome || o.failure);
   const done = (o: AccountOutcome, action: string) => o.outcome?.results.filter((r) => r.status === 'done' && r.change.action === action).length ?? 0;
   const failedOf = (o: AccountOutcome) => o.outcome?.results.filter((r) => r.status === 'failed') ?? [];
   const bad = outcomes.some((o) => o.failure || o.outcome?.interrupted || failedOf(o).length > 0);
@@ -113,7 +117,7 @@ export function renderApplyMarkdown(outcomes: AccountOutcome[], accounts: number
   if (problems.length) lines.push('', ...problems);
   if (named) {
     const total = (action: string) => outcomes.reduce((n, o) => n + done(o, action), 0);
-    lines.push('', `**Total for ${accountsCount(accounts)}: ${total('create')} created, ${total('update')} updated, ${total('delete')} deleted, ${outcomes.reduce((n, o) => n + failedOf(o).length, 0)} failed.**`);
+    lines.push('', `**Total for ${accountsCount(all.length)}: ${total('create')} created, ${total('update')} updated, ${total('delete')} deleted, ${outcomes.reduce((n, o) => n + failedOf(o).length, 0)} failed.**`);
   }
   return `${lines.join('\n')}\n`;
 }

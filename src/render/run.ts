@@ -8,6 +8,7 @@ import pc from 'picocolors';
 import { jsonUnicodeEscapes, markdownCode, markdownText, printable } from '../messages/escape.js';
 import type { AccountPlan, Failure, Summary } from '../model/types.js';
 import type { Colors } from '../io/terminal.js';
+import { accountsCount } from './counts.js';
 import { jsonChange } from './json.js';
 import { markerFor, MAX_MARKDOWN, renderMarkdown, type CutNote } from './markdown.js';
 import { renderText } from './text.js';
@@ -29,32 +30,28 @@ export function totalOf(accounts: AccountPlan[]): Total {
   return total;
 }
 
-/** "3 accounts", "1 account". */
-export function accountsCount(n: number): string {
-  return `${n} account${n === 1 ? '' : 's'}`;
-}
-
 export function totalLine(total: Total): string {
   const failed = total.failed.length ? ` ${total.failed.length} of ${total.accounts} failed: ${total.failed.join(', ')}.` : '';
   return `Total for ${accountsCount(total.accounts)}: ${total.create} to create, ${total.update} to update, ${total.delete} to delete (${total.unchanged} unchanged, ${total.unmanaged} unmanaged).${failed}`;
 }
 
-/** Whether a run is shown as the plain plan of one account: a single-account file's. */
-function alone(accounts: AccountPlan[]): AccountPlan | undefined {
-  return accounts.length === 1 && accounts[0]!.name === '' ? accounts[0] : undefined;
-}
-
+/**
+ * Named accounts each get a section and the run a total; the unnamed account of a
+ * single-account file is its plan alone.
+ */
 export function renderRunText(accounts: AccountPlan[], colors: Colors = pc.createColors(false)): string {
   const c = colors;
-  const one = alone(accounts);
-  if (one) return one.plan ? renderText(one.plan, c) : failureBlock('', failureLines(one.failure), c);
   const out: string[] = [];
   for (const a of accounts) {
+    if (!a.name) {
+      out.push(a.plan ? renderText(a.plan, c) : failureBlock('', failureLines(a.failure), c));
+      continue;
+    }
     out.push(sectionHeader(a.name, c), '');
     if (a.plan) out.push(renderText(a.plan, c));
     else out.push(`${failureBlock(`${a.name} (${a.baseUrl}) could not be planned`, failureLines(a.failure), c).trimEnd()}\n`);
   }
-  out.push(c.bold(totalLine(totalOf(accounts))), '');
+  if (accounts.some((a) => a.name)) out.push(c.bold(totalLine(totalOf(accounts))), '');
   return out.join('\n');
 }
 
@@ -84,8 +81,8 @@ export function failureBlock(title: string, lines: string[], c: Colors): string 
  */
 export function renderRunMarkdown(accounts: AccountPlan[], options: { limit?: number; commentId?: string; cut?: CutNote } = {}): string {
   const { limit = MAX_MARKDOWN, commentId, cut } = options;
-  const one = alone(accounts);
-  if (one?.plan) return renderMarkdown(one.plan, limit, { commentId, cut });
+  // The unnamed account of a single-account file: its plan alone.
+  if (!accounts.some((a) => a.name)) return accounts.map((a) => (a.plan ? renderMarkdown(a.plan, limit, { commentId, cut }) : failedMarkdown(a, commentId))).join('\n');
   const total = totalOf(accounts);
   const changed = total.create + total.update + total.delete > 0;
   const head = [
@@ -109,10 +106,7 @@ export function renderRunMarkdown(accounts: AccountPlan[], options: { limit?: nu
 
 /** Each section rendered within its share of `budget`: the smallest first, leftovers passed on. */
 function shareOut(accounts: AccountPlan[], budget: number, commentLimit: number, cut: CutNote | undefined): string[] {
-  const render = (a: AccountPlan, room: number) =>
-    a.plan
-      ? renderMarkdown(a.plan, room, { section: a.name, commentLimit, cut })
-      : `### Account ${markdownCode(a.name)}: failed\n\n> [!CAUTION]\n> ${failureLines(a.failure).map(markdownText).join('<br>')}\n`;
+  const render = (a: AccountPlan, room: number) => (a.plan ? renderMarkdown(a.plan, room, { section: a.name, commentLimit, cut }) : failedMarkdown(a));
   const full = accounts.map((a) => render(a, Number.MAX_SAFE_INTEGER));
   const order = full.map((text, i) => ({ i, size: text.length })).sort((a, b) => a.size - b.size);
   const out = [...full];
@@ -123,6 +117,12 @@ function shareOut(accounts: AccountPlan[], budget: number, commentLimit: number,
     left -= out[i]!.length;
   });
   return out;
+}
+
+/** An account that could not be planned, as a markdown section (with the comment's marker, for the unnamed account alone). */
+function failedMarkdown(a: AccountPlan, commentId?: string): string {
+  const head = a.name ? `### Account ${markdownCode(a.name)}: failed` : `${markerFor(commentId)}\n### sitesync plan: failed`;
+  return `${head}\n\n> [!CAUTION]\n> ${failureLines(a.failure).map(markdownText).join('<br>')}\n`;
 }
 
 /** The version of the JSON plan and the saved plan: 2 since one shape holds one account or many. */

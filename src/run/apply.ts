@@ -3,31 +3,57 @@
  * side. An account refused by its gate is listed and not applied; the others go on.
  */
 import { assertNoKeyAsPassword, executePlan, passwordsFrom } from './execute.js';
-import type { AccountOutcome, ChangeResult } from '../model/types.js';
+import type { AccountOutcome, ChangeResult, Config, Plan } from '../model/types.js';
 import { assertSafe } from '../planner/safety.js';
 import type { Context } from '../io/terminal.js';
 import { eachAccount } from './each.js';
+import type { FailedAccount } from './failures.js';
 import { fail, failureOf, type Run, type RunAccount } from './open.js';
 
 /**
- * Before any write: every planned account with changes must pass its own checks (thresholds,
- * the website limit, a password for each one sent, none that is the key). One that does not is
- * failed with the reason. Returns the accounts that may be applied.
+ * Why apply refuses a plan before any write: the thresholds (unless `force`), the website limit,
+ * recent history that the file does not retire, a key sent as a password. The CLI and the library
+ * alike.
+ */
+export function assertApplicable(plan: Plan, config: Config, shownConfig: string, usesKey: (value: string) => boolean, force: boolean): void {
+  assertSafe(plan, force);
+  assertNoKeyAsPassword(plan, usesKey, passwordsFrom(plan, config, shownConfig));
+}
+
+function assertReady(a: RunAccount, run: Run, force: boolean): void {
+  // No account's key, not only its own: each account's variable is another's secret.
+  assertApplicable(a.plan!, a.config, run.shown, (value) => run.accounts.some((o) => o.client.usesKey(value)), force);
+}
+
+/**
+ * Before any write: every planned account with changes must pass its own checks. One that does
+ * not is failed with the reason. Returns the accounts that may be applied.
  */
 export function gateAccounts(run: Run, force: boolean, ctx: Pick<Context, 'secrets'>): RunAccount[] {
   const ready: RunAccount[] = [];
   for (const a of run.accounts) {
     if (!a.plan || a.failure || a.plan.changes.length === 0) continue;
     try {
-      assertSafe(a.plan, force);
-      // No account's key, not only its own: each account's variable is another's secret.
-      assertNoKeyAsPassword(a.plan, (value) => run.accounts.some((o) => o.client.usesKey(value)), passwordsFrom(a.plan, a.config, run.shown));
+      assertReady(a, run, force);
       ready.push(a);
     } catch (error) {
       fail(a, error, ctx);
     }
   }
   return ready;
+}
+
+/** The planned accounts that apply without --force would refuse, and why (`plan --fail-unsafe`); nothing is recorded on them. */
+export function refusedAccounts(run: Run, ctx: Pick<Context, 'secrets'>): FailedAccount[] {
+  return run.accounts.flatMap((a) => {
+    if (!a.plan || a.failure) return [];
+    try {
+      assertReady(a, run, false);
+      return [];
+    } catch (error) {
+      return [{ name: a.name, failure: failureOf(error, ctx), error }];
+    }
+  });
 }
 
 export interface ApplyOptions {
@@ -37,7 +63,10 @@ export interface ApplyOptions {
   onResult?: (account: RunAccount, result: ChangeResult, counts: { done: number; failed: number; total: number }) => void;
 }
 
-/** Applies the plans of `ready` (installations side by side); one outcome per account of the run that has something to say. */
+/**
+ * Applies the plans of `ready` (installations side by side); one outcome per account of the run,
+ * in the file's order: applied, failed (and why), or with nothing to apply (neither).
+ */
 export async function applyAccounts(run: Run, ready: RunAccount[], options: ApplyOptions, ctx: Pick<Context, 'secrets'>): Promise<AccountOutcome[]> {
   const counts = { done: 0, failed: 0, total: ready.reduce((n, a) => n + a.plan!.changes.length, 0) };
   const applied = await eachAccount(
@@ -59,7 +88,14 @@ export async function applyAccounts(run: Run, ready: RunAccount[], options: Appl
   for (const o of applied) {
     outcomes.set(o.item, o.ok ? { name: o.item.name, outcome: o.value } : { name: o.item.name, failure: failureOf(o.error, ctx) });
   }
-  for (const a of run.accounts) if (a.failure && !outcomes.has(a)) outcomes.set(a, { name: a.name, failure: a.failure });
-  const skipped = run.skipped.map((a) => ({ name: a.name, failure: a.failure }));
-  return [...run.accounts.flatMap((a) => (outcomes.has(a) ? [outcomes.get(a)!] : [])), ...skipped];
+  return outcomesOf(run, outcomes);
+}
+
+/** Every account of the run as an outcome, in the file's order: `applied`'s, else its failure, else nothing to apply. */
+export function outcomesOf(run: Run, applied: ReadonlyMap<RunAccount, AccountOutcome> = new Map()): AccountOutcome[] {
+  const order = (name: string) => run.workspace.configs.findIndex((c) => (c.account?.name ?? '') === name);
+  return [
+    ...run.accounts.map((a) => applied.get(a) ?? (a.failure ? { name: a.name, failure: a.failure } : { name: a.name })),
+    ...run.skipped.map((a) => ({ name: a.name, failure: a.failure })),
+  ].sort((a, b) => order(a.name) - order(b.name));
 }

@@ -11,18 +11,6 @@ import { ApiError } from '../service/errors.js';
 import type { Config, Plan } from '../model/types.js';
 import { deletesOf, withHistory, type TrafficRead } from '../planner/history.js';
 import type { ServiceClient } from '../service/client.js';
-import type { Context } from '../io/terminal.js';
-import { eachAccount } from './each.js';
-import { fail, type Run } from './open.js';
-
-/** Reads the traffic of every delete of every planned account, and records it on the plans. */
-export async function readHistory(run: Run, ctx: Pick<Context, 'secrets'>): Promise<void> {
-  const planned = run.accounts.filter((a) => a.plan && !a.failure && deletesOf(a.plan).length > 0);
-  const outcomes = await eachAccount(planned, (a) => a.connection.installation, async (a) => {
-    a.plan = await planWithHistory(a.plan!, a.config, a.client);
-  });
-  for (const o of outcomes) if (!o.ok) fail(o.item, o.error, ctx);
-}
 
 /** One account's plan with its deletes' traffic. */
 export async function planWithHistory(plan: Plan, config: Config, client: ServiceClient): Promise<Plan> {

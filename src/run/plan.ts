@@ -1,13 +1,47 @@
-/** The "plan" step of a run: each account read and planned, with the run's options. */
+/**
+ * The "plan" step of a run, and the one way an account is planned: fresh plans, saved plans made
+ * again and the library all go through planAccount (the planner, then what the deletes destroy).
+ */
 import { resolve } from 'node:path';
 import { loadWorkspace } from '../config/load.js';
 import { UsageError } from '../messages/errors.js';
-import type { AccountPlan, Config, Workspace } from '../model/types.js';
-import { assertPatternsMatch, planChanges } from '../planner/plan.js';
+import type { Account, AccountPlan, Config, LiveWebsite, Plan, Workspace } from '../model/types.js';
+import { deletesOf } from '../planner/history.js';
+import { assertPatternsMatch, planChanges, type Census, type PlanOptions } from '../planner/plan.js';
+import { renderWarnings } from '../render/diagnostics.js';
+import { readingProgress } from '../render/progress.js';
+import type { ServiceClient } from '../service/client.js';
 import type { Context } from '../io/terminal.js';
-import { readHistory } from './history.js';
-import { readAccounts, type ReadProgress } from './read.js';
+import { eachAccount } from './each.js';
+import { throwIfLoneFailed } from './failures.js';
+import { planWithHistory } from './history.js';
 import { fail, type Run } from './open.js';
+import { readAccounts, type ReadProgress } from './read.js';
+
+/** What planning one account needs: its file, what was read of it, and its client (for the deletes' traffic). */
+export interface Planned {
+  config: Config;
+  live: LiveWebsite[];
+  account: Account;
+  baseUrl: string;
+  client: ServiceClient;
+}
+
+export interface AccountPlanOptions extends PlanOptions {
+  /** The account's counts, where `live` holds only part of it (searches for --target, a saved plan's websites). */
+  census?: Census;
+}
+
+/**
+ * The one way an account is planned: the planner's changes, then what each delete destroys,
+ * read from the stats API (none when nothing is deleted), so that a delete of recent history is
+ * flagged for every caller alike and refused by apply unless the file retires it.
+ */
+export async function planAccount(a: Planned, options: AccountPlanOptions = {}): Promise<Plan> {
+  const { census, ...planner } = options;
+  const plan = planChanges({ config: a.config, live: a.live, account: a.account, baseUrl: a.baseUrl, options: planner, ...(census ? { census } : {}) });
+  return deletesOf(plan).length ? planWithHistory(plan, a.config, a.client) : plan;
+}
 
 export interface RunPlanOptions {
   /** `--prune`. */
@@ -29,29 +63,6 @@ export interface RunPlanOptions {
  */
 export async function planRun(run: Run, options: RunPlanOptions, ctx: Pick<Context, 'secrets'>, onProgress?: ReadProgress): Promise<void> {
   await readAccounts(run, ctx, onProgress, options.targets);
-  for (const a of run.accounts) {
-    if (a.failure) continue;
-    try {
-      a.plan = planChanges({
-        config: a.config,
-        live: a.live!,
-        account: a.account!,
-        baseUrl: a.connection.baseUrl,
-        // Read through searches for the targets: the live websites are the targeted ones, the count the whole account's.
-        ...(a.total === undefined ? {} : { census: { total: a.total } }),
-        options: {
-          prune: options.prune,
-          targets: options.targets,
-          excludes: options.excludes,
-          resendWriteOnly: options.resendWriteOnly,
-          checkPatterns: false,
-          baseline: baselineOf(a.config, options.baseline, run.named),
-        },
-      });
-    } catch (error) {
-      fail(a, error, ctx);
-    }
-  }
   // A pattern need only match in one account; checked when every account could be read.
   if (run.accounts.every((a) => a.live)) {
     assertPatternsMatch(
@@ -60,11 +71,46 @@ export async function planRun(run: Run, options: RunPlanOptions, ctx: Pick<Conte
       run.named ? 'in any account, in the file or on the service' : 'in the file or the account',
     );
   }
-  // What each delete destroys: read for the deletes alone, once the plans stand.
-  await readHistory(run, ctx);
+  const readable = run.accounts.filter((a) => !a.failure);
+  const outcomes = await eachAccount(readable, (a) => a.connection.installation, (a) =>
+    planAccount(
+      { config: a.config, live: a.live!, account: a.account!, baseUrl: a.connection.baseUrl, client: a.client },
+      {
+        prune: options.prune,
+        targets: options.targets,
+        excludes: options.excludes,
+        resendWriteOnly: options.resendWriteOnly,
+        checkPatterns: false,
+        baseline: baselineOf(a.config, options.baseline, run.named),
+        // Read through searches for the targets: the live websites are the targeted ones, the count the whole account's.
+        ...(a.total === undefined ? {} : { census: { total: a.total } }),
+      },
+    ),
+  );
+  for (const o of outcomes) {
+    if (o.ok) o.item.plan = o.value;
+    else fail(o.item, o.error, ctx);
+  }
 }
 
-/** The accounts' plans (or failures), as the renderers show them. */
+/**
+ * Loads the baseline, reads and plans every account with a progress line, and prints the file's
+ * warnings: what plan and apply share. The one account of a single-account file that cannot be
+ * planned is the run's error, as any command's.
+ */
+export async function planAccounts(run: Run, options: Omit<RunPlanOptions, 'baseline'> & { baseline?: string }, ctx: Context): Promise<void> {
+  const baseline = await loadBaseline(options.baseline, run, ctx);
+  ctx.stderr.write(renderWarnings(run.workspace.warnings, ctx.err));
+  const progress = readingProgress(ctx);
+  try {
+    await planRun(run, { ...options, baseline }, ctx, progress.update);
+  } finally {
+    progress.done();
+  }
+  throwIfLoneFailed(run);
+}
+
+/** The accounts' plans (or failures), as the renderers show them, in the file's order. */
 export function plansOf(run: Run): AccountPlan[] {
   const order = (config: Config) => run.workspace.configs.indexOf(config);
   return [

@@ -2,6 +2,7 @@
 import { searchLiteral } from '../model/domain.js';
 import { SitesyncError } from '../messages/errors.js';
 import { eachAccount } from './each.js';
+import { accountsError, failedAccounts } from './failures.js';
 import { fail, type Run, type RunAccount } from './open.js';
 import type { Context } from '../io/terminal.js';
 
@@ -89,15 +90,11 @@ function searchesFor(targets: readonly string[]): string[] | undefined {
 
 /**
  * Reads every account, all or none: when any account cannot be read, one error names each (and
- * nothing is `done`, e.g. "exported"), so no partial file is ever written. The one account of a
- * single-account file fails with its own error.
+ * nothing is `done`, e.g. "exported"), so no partial file is ever written.
  */
 export async function readEvery(run: Run, ctx: Pick<Context, 'secrets'>, done: string, onProgress?: ReadProgress, targets: readonly string[] = []): Promise<void> {
   await readAccounts(run, ctx, onProgress, targets);
-  const failed = [...run.accounts.filter((a) => a.failure), ...run.skipped];
-  if (failed.length === 0) return;
-  if (!run.named) throw (failed[0] as { error?: unknown }).error;
-  const error = new SitesyncError(`nothing was ${done}: ${failed.length} of ${run.accounts.length + run.skipped.length} accounts could not be read`);
-  error.details = failed.flatMap((a) => [`${a.name}: ${a.failure!.message}`, ...a.failure!.details.map((d) => `  ${d}`)]);
-  throw error;
+  const failed = failedAccounts(run);
+  const error = accountsError(failed, run.accounts.length + run.skipped.length, (n) => `nothing was ${done}: ${n} could not be read`);
+  if (error) throw error;
 }

@@ -7,7 +7,8 @@
  */
 import { GlobSet } from '../model/domain.js';
 import { FIELDS, sameValue } from '../model/fields.js';
-import type { Change, Config, FieldName, LiveWebsite, Plan, WriteOnlyReason } from '../model/types.js';
+import type { Change, Config, LiveWebsite, Plan } from '../model/types.js';
+import type { Scope } from '../planner/scope.js';
 import { desiredView, enforcedValues } from '../planner/values.js';
 import { formatValue } from '../render/values.js';
 import type { SavedChange } from './file.js';
@@ -29,8 +30,8 @@ export interface Numbered {
 export interface SavedScope {
   config: Config;
   shownConfig: string;
-  targets: string[];
-  excludes: string[];
+  /** The websites the plan covers (the file's ignore, the plan's --target and --exclude). */
+  scope: Scope;
   prune: boolean;
 }
 
@@ -39,28 +40,6 @@ export interface Comparison {
   stale: string[];
   /** What the plan asks that the config file does not, as `changes[3]…: …`. */
   problems: string[];
-}
-
-/**
- * The write-only fields a saved plan sends with no change of the file's own, as `domain\0field`
- * → why ('resend', or 'baseline': changed since a baseline apply does not have). Claims of the
- * plan file: apply sends them only with the apply command's consent (--resend-write-only).
- */
-export function sentAgain(changes: readonly SavedChange[]): Map<string, WriteOnlyReason> {
-  const reasons = new Map<string, WriteOnlyReason>();
-  for (const change of changes) {
-    for (const detail of change.details as unknown[]) {
-      const d = detail as { field?: unknown; write_only?: unknown };
-      if (typeof d?.field === 'string' && (d.write_only === 'baseline' || d.write_only === 'resend')) reasons.set(`${change.domain}\0${d.field}`, d.write_only);
-    }
-  }
-  return reasons;
-}
-
-/** Why the saved plan sends each write-only field, per website: a plan made again sends them for the same reasons. */
-export function savedReasons(changes: readonly SavedChange[]): (domain: string, field: FieldName) => WriteOnlyReason | undefined {
-  const reasons = sentAgain(changes);
-  return (domain, field) => reasons.get(`${domain}\0${field}`);
 }
 
 /** Compares one account's saved changes with the plan made again from its config and the websites as they are now. */
@@ -108,7 +87,7 @@ function differences(at: string, saved: Change, fresh: Change | undefined, scope
     return [`${at}: deletes ${domain}, but ${whyNotDeleted(saved.domain, scope) ?? `a plan of ${shownConfig} made now does not delete it`}`];
   }
   if (!site) return [`${at}: ${VERB[saved.action]} ${domain}, but ${shownConfig} does not list it`];
-  const scopeProblem = outOfScope(saved.domain, scope);
+  const scopeProblem = scope.scope.whyOut(saved.domain, shownConfig);
   if (scopeProblem) return [`${at}: ${VERB[saved.action]} ${domain}, but ${scopeProblem}`];
   if (fresh && fresh.action !== saved.action) return [`${at}: ${VERB[saved.action]} ${domain}, but a plan of ${shownConfig} made now ${VERB[fresh.action].slice(0, -1)}s it`];
 
@@ -137,22 +116,12 @@ function differences(at: string, saved: Change, fresh: Change | undefined, scope
   return out;
 }
 
-/** Why the plan's options or the file leave a website alone; undefined when they do not. */
-function outOfScope(domain: string, { config, shownConfig, targets, excludes }: SavedScope): string | undefined {
-  const ignoredBy = new GlobSet(config.ignore.map((p) => p.glob)).indexOf(domain);
-  if (ignoredBy >= 0) return `${shownConfig} ignores it ("${config.ignore[ignoredBy]!.glob}")`;
-  if (targets.length && !new GlobSet(targets).matches(domain)) return `no --target of the plan (${targets.join(', ')}) matches it`;
-  const excludedBy = new GlobSet(excludes).indexOf(domain);
-  if (excludedBy >= 0) return `the plan's --exclude "${excludes[excludedBy]}" matches it`;
-  return undefined;
-}
-
 /** Why a plan of the file would not delete a website. */
 function whyNotDeleted(domain: string, scope: SavedScope): string | undefined {
   const { config, shownConfig, prune } = scope;
   if (config.websites.some((w) => w.domain === domain)) return `${shownConfig} lists it`;
   const protectedBy = new GlobSet(config.protect.map((p) => p.glob)).indexOf(domain);
   if (protectedBy >= 0) return `${shownConfig} protects it ("${config.protect[protectedBy]!.glob}")`;
-  return outOfScope(domain, scope) ?? (config.prune || prune ? undefined : `neither ${shownConfig} (prune: true) nor the plan (--prune) prunes`);
+  return scope.scope.whyOut(domain, shownConfig) ?? (config.prune || prune ? undefined : `neither ${shownConfig} (prune: true) nor the plan (--prune) prunes`);
 }
 

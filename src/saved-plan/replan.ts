@@ -7,29 +7,34 @@
  */
 import { resolve } from 'node:path';
 import pLimit from 'p-limit';
-import { loadSavedConfig, readSavedPlan, type SavedPlan } from './file.js';
-import { compareSaved, savedReasons, type Numbered, type Touched } from './compare.js';
-import { GlobSet } from '../model/domain.js';
 import { ConfigError, SitesyncError, StalePlanError } from '../messages/errors.js';
 import type { Account, LiveWebsite } from '../model/types.js';
-import { planChanges } from '../planner/plan.js';
+import { Scope } from '../planner/scope.js';
 import type { ServiceClient } from '../service/client.js';
 import type { ConnectionFlags } from '../service/connection.js';
 import type { Context } from '../io/terminal.js';
 import { eachAccount } from '../run/each.js';
-import { planWithHistory } from '../run/history.js';
-import { assertDistinctAccounts } from '../run/read.js';
-import { checkTrust } from '../run/trust.js';
+import { accountsError } from '../run/failures.js';
 import { connectRun, failureOf, type Run, type RunAccount } from '../run/open.js';
+import { planAccount } from '../run/plan.js';
+import { assertDistinctAccounts } from '../run/read.js';
 import { accountName } from '../run/select.js';
+import { checkTrust } from '../run/trust.js';
+import { compareSaved, type Numbered, type Touched } from './compare.js';
+import { loadSavedConfig } from './config.js';
+import { assertConsents, savedReasons, type Consents } from './consents.js';
+import { readSavedPlan, type SavedPlan } from './file.js';
 
 export interface SavedRun {
   run: Run;
   saved: SavedPlan;
 }
 
-/** Reads the plan file and the config it was made from, and connects its accounts; nothing is read from a service yet. */
-export async function openSavedRun(planfile: string, flags: ConnectionFlags & { trustedConfig?: string; config?: string }, ctx: Context): Promise<SavedRun> {
+/**
+ * Reads the plan file and the config it was made from, checks that the command consents to what
+ * the plan asks beyond the config, and connects its accounts; nothing is read from a service yet.
+ */
+export async function openSavedRun(planfile: string, flags: ConnectionFlags & Consents & { trustedConfig?: string; config?: string }, ctx: Context): Promise<SavedRun> {
   const saved = await readSavedPlan(resolve(ctx.cwd, planfile), planfile);
   const config = flags.config ?? 'sitesync.yaml';
   const { workspace, shown } = await loadSavedConfig(saved.saved, resolve(ctx.cwd, config), config, planfile, ctx.env);
@@ -42,6 +47,7 @@ export async function openSavedRun(planfile: string, flags: ConnectionFlags & { 
     if (!config) throw new SitesyncError(`${planfile} plans the account ${name}, which ${shown} does not hold; nothing was written`);
     return config;
   });
+  assertConsents(saved, configs, planfile, flags);
   if (flags.trustedConfig) {
     const { untrusted } = await checkTrust(workspace, configs, flags.trustedConfig, ctx.cwd, shown);
     if (untrusted.size) {
@@ -68,19 +74,9 @@ export async function verifySavedRun({ run, saved }: SavedRun, shownPlan: string
   const named = (a: RunAccount, line: string) => (a.name ? `account ${a.name}: ${line}` : line);
   const outcomes = await eachAccount(run.accounts, (a) => a.connection.installation, (a) => verifyAccount(a, saved, shownPlan, run.shown));
   assertDistinctAccounts(run.accounts);
-  const failed = outcomes.filter((o) => !o.ok);
-  if (failed.length) {
-    const error = new SitesyncError(
-      failed.length === 1 && !run.named
-        ? `${failureOf(failed[0]!.error, ctx).message}`
-        : `${shownPlan} could not be checked in ${failed.length === 1 ? 'one account' : `${failed.length} accounts`}; a saved plan is applied whole, so nothing was written`,
-    );
-    error.details = failed.flatMap((o) => {
-      const f = failureOf((o as { error: unknown }).error, ctx);
-      return run.named ? [named(o.item, f.message), ...f.details.map((d) => `  ${d}`)] : f.details;
-    });
-    throw error;
-  }
+  const failed = outcomes.flatMap((o) => (o.ok ? [] : [{ name: o.item.name, failure: failureOf(o.error, ctx), error: o.error }]));
+  const error = accountsError(failed, run.accounts.length, (n) => `${shownPlan} could not be checked in ${n}; a saved plan is applied whole, so nothing was written`);
+  if (error) throw error;
   const problems = outcomes.flatMap((o) => (o.ok ? o.value.problems.map((p) => named(o.item, p)) : []));
   if (problems.length) {
     throw new ConfigError(problems.map((message) => ({ file: shownPlan, line: 0, col: 0, message, severity: 'error' as const })));
@@ -93,58 +89,46 @@ export async function verifySavedRun({ run, saved }: SavedRun, shownPlan: string
   }
 }
 
+/**
+ * One account of the saved plan made again: the websites it touches read now (or the whole list),
+ * planned by the one planning step with the saved plan's options and its websites alone, and
+ * compared with what was saved.
+ */
 async function verifyAccount(a: RunAccount, saved: SavedPlan, shownPlan: string, shownConfig: string) {
   const mine = (name: string | null) => (name ?? '') === a.name;
   const mineSaved = saved.accounts.find((s) => mine(s.name))!;
-  const identity = mineSaved.account;
   const changes: Numbered[] = saved.changes.flatMap((change, index) => (mine(change.account) ? [{ index, change }] : []));
   const [account, total] = await Promise.all([a.client.getAccount(), a.client.countWebsites()]);
-  assertSameAccount(identity, account, a.name ? `${shownPlan} (account ${a.name})` : shownPlan);
+  assertSameAccount(mineSaved.account, account, a.name ? `${shownPlan} (account ${a.name})` : shownPlan);
   const { targets, excludes, prune } = saved.saved;
-  const narrowed = a.config.ignore.length > 0 || targets.length > 0 || excludes.length > 0;
+  const scope = new Scope(a.config, { targets, excludes });
   // The delete threshold counts the managed websites, which narrowing patterns make a part of the whole list.
-  const needsList = narrowed && changes.some((c) => c.change.action === 'delete');
+  const needsList = scope.narrowed && changes.some((c) => c.change.action === 'delete');
   const { now, live, whole } = await readTouched(changes, a.client, total, needsList);
-  const ignore = new GlobSet(a.config.ignore.map((p) => p.glob));
-  const inScope = (domain: string) => !ignore.matches(domain) && (!targets.length || new GlobSet(targets).matches(domain)) && !new GlobSet(excludes).matches(domain);
   a.account = account;
   a.total = total;
-  const input = {
-    config: a.config,
-    live,
-    account,
-    baseUrl: a.connection.baseUrl,
-    options: {
+  a.plan = await planAccount(
+    { config: a.config, live, account, baseUrl: a.connection.baseUrl, client: a.client },
+    {
       prune,
       targets,
       excludes,
       checkPatterns: false,
       only: new Set(changes.map((c) => c.change.domain)),
       sendAgain: savedReasons(changes.map((c) => c.change)),
+      // Only the websites the plan touches were read: the account's counts, and the unmanaged
+      // websites of a narrowed plan as the plan counted them (bounded by the account), a number
+      // it shows that decides nothing.
+      ...(whole ? {} : { census: { total, managed: total, ...(scope.narrowed ? { unmanaged: savedUnmanaged(mineSaved, total) } : {}) } }),
     },
-    census: { total, managed: needsList ? live.filter((w) => inScope(w.domain)).length : total },
-  };
-  a.plan = planChanges(input);
-  // What the deletes destroy now: a website that was quiet when the plan was reviewed may not be.
-  a.plan = await planWithHistory(a.plan, a.config, a.client);
-  // Unchanged and unmanaged, for the summary line (the changes are the saved ones, and no other).
-  const s = a.plan.summary;
-  if (whole) {
-    // Every website was read: counted as the plan counted them.
-    const counted = planChanges({ ...input, options: { ...input.options, only: undefined } }).summary;
-    s.unchanged = counted.unchanged;
-    s.unmanaged = counted.unmanaged;
-  } else {
-    // Only the websites the plan touches were read. The listed websites in scope that do not change exist, unchanged.
-    s.unchanged = Math.max(0, a.config.websites.filter((w) => inScope(w.domain)).length - s.create - s.update);
-    // Unmanaged: the whole account but the managed websites; narrowed (--target, ignore), the
-    // share the plan counted, which nothing read now can count again. A number it shows, bounded
-    // by the account, that decides nothing.
-    const written = (mineSaved as { summary?: { unmanaged?: unknown } }).summary?.unmanaged;
-    const fromPlan = typeof written === 'number' && Number.isInteger(written) ? Math.min(Math.max(written, 0), total) : 0;
-    s.unmanaged = narrowed ? fromPlan : Math.max(0, total - s.unchanged - s.update - s.delete);
-  }
-  return compareSaved(changes, a.plan, now, { config: a.config, shownConfig, targets, excludes, prune });
+  );
+  return compareSaved(changes, a.plan, now, { config: a.config, shownConfig, scope, prune });
+}
+
+/** The unmanaged count a saved plan shows for an account, bounded by the account's size (the file is data). */
+function savedUnmanaged(saved: SavedPlan['accounts'][number], total: number): number {
+  const written = (saved as { summary?: { unmanaged?: unknown } }).summary?.unmanaged;
+  return typeof written === 'number' && Number.isInteger(written) ? Math.min(Math.max(written, 0), total) : 0;
 }
 
 /**

@@ -8,7 +8,7 @@
  * says is another matter: a 422 may echo the form it was sent, password included. Such text is
  * cleaned where it enters sitesync, of every registered secret whatever its length.
  */
-import type { Config } from '../model/types.js';
+import type { Secret } from './secret.js';
 
 export const REDACTED = '(redacted)';
 
@@ -24,7 +24,7 @@ export class SecretValues {
    * inside a JSON string (`\"`), since an echoed body or URL is not always decoded first.
    */
   /** Every website password of a config file, as read from the environment. */
-  addPasswordsOf(config: Config): void {
+  addPasswordsOf(config: { websites: readonly { password?: Secret }[] }): void {
     for (const site of config.websites) this.add(site.password?.value);
   }
 

@@ -149,7 +149,7 @@ describe('a file with accounts on two installations', () => {
 
     const plan = await cli(['plan', '--fail-unsafe']);
     expect(plan.code).toBe(1);
-    expect(plan.stderr).toMatch(/apply would refuse one account/);
+    expect(plan.stderr).toMatch(/apply would refuse 1 of 3 accounts/);
     expect(plan.stderr).toMatch(/beta: /);
   });
 

@@ -134,7 +134,7 @@ describe('what the service says back', () => {
     const config = await loadConfig(file, options);
     const live = await readLiveState(config, options);
     s.emu.faults.before = echoing;
-    const result = await applyPlan(plan(config, live), config, { ...options, parallelism: 1 });
+    const result = await applyPlan(await plan(config, live, options), config, { ...options, parallelism: 1 });
     expect(result.failed).toBeGreaterThan(0);
     const failure = result.results.find((r) => r.status === 'failed')!;
     expect(failure.error).toContain('The password (redacted) is too weak.');

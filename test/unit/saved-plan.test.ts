@@ -5,7 +5,9 @@
 import { describe, expect, it } from 'vitest';
 import { schemaProblems } from '../../src/saved-plan/schema.js';
 import type { SavedChange, SavedPlan } from '../../src/saved-plan/file.js';
-import { compareSaved, savedReasons, type Numbered, type Touched } from '../../src/saved-plan/compare.js';
+import { compareSaved, type Numbered, type Touched } from '../../src/saved-plan/compare.js';
+import { savedReasons } from '../../src/saved-plan/consents.js';
+import { Scope } from '../../src/planner/scope.js';
 import { parseConfig } from '../../src/config/parse.js';
 import type { Account, Config, LiveWebsite } from '../../src/model/types.js';
 import { planChanges, type PlanOptions } from '../../src/planner/plan.js';
@@ -66,7 +68,7 @@ function check(plan: SavedPlan, from: Config = config, now: LiveWebsite[] = live
     options: { prune: plan.saved.prune, targets: plan.saved.targets, excludes: plan.saved.excludes, checkPatterns: false, only, sendAgain: savedReasons(plan.changes) },
     census: { total: now.length, managed: now.length },
   });
-  return compareSaved(numbered, fresh, touched, { config: from, shownConfig: 'sitesync.yaml', targets: plan.saved.targets, excludes: plan.saved.excludes, prune: plan.saved.prune });
+  return compareSaved(numbered, fresh, touched, { config: from, shownConfig: 'sitesync.yaml', scope: new Scope(from, plan.saved), prune: plan.saved.prune });
 }
 
 describe('a saved plan file is checked whole', () => {
