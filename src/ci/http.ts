@@ -1,8 +1,10 @@
 /**
- * The JSON APIs of GitHub and GitLab, as the CI helpers use them: one request, no retries, no
- * redirects; an error answer read the same way for both, with each one's own advice; lists read
- * page by page without ever leaving the API's origin, so the token is never sent to another host.
+ * The JSON APIs of GitHub and GitLab, as the CI helpers use them: no retries but a rate limit's
+ * (waited out when the provider says how long, up to a few minutes), no redirects; an error
+ * answer read the same way for both, with each one's own advice; lists read page by page without
+ * ever leaving the API's origin, so the token is never sent to another host.
  */
+import { setTimeout as sleep } from 'node:timers/promises';
 import LinkHeader from 'http-link-header';
 import { Agent } from 'undici';
 import { SitesyncError } from '../messages/errors.js';
@@ -28,7 +30,14 @@ export interface HttpOptions {
   timeoutMs?: number;
   /** The token and other secrets: what an error answer says is cleaned of them before it is a message. */
   secrets?: SecretValues;
+  /** What the user should know while nothing seems to happen: a rate limit waited out. */
+  note?: (line: string) => void;
 }
+
+/** The longest rate-limit wait sat out; a longer one is an error that says when the limit resets. */
+export const MAX_RATE_LIMIT_WAIT_MS = 180_000;
+/** Rate-limit answers waited out for one request before giving up. */
+const RATE_LIMIT_WAITS = 3;
 
 /** What GitHub and GitLab differ in: their names, and what to tell the user when they refuse. */
 export interface CiService {
@@ -80,9 +89,19 @@ export class JsonApi {
 
   /** A request whose answer must be a success (or a status in `allowed`); else an error that says `action` `where`. */
   async call(method: Method, url: URL, action: string, { json, allowed = [] }: { json?: unknown; allowed?: number[] } = {}): Promise<Answer> {
-    const answer = await this.send(method, url, json);
-    if ((answer.status >= 200 && answer.status < 300) || allowed.includes(answer.status)) return answer;
-    throw this.failure(answer, action, method !== 'GET');
+    for (let waits = 0; ; waits++) {
+      const answer = await this.send(method, url, json);
+      if ((answer.status >= 200 && answer.status < 300) || allowed.includes(answer.status)) return answer;
+      // A refusal for the rate limit did nothing, so the request may be sent again, a write too.
+      const wait = isRateLimited(answer) ? rateLimitWait(answer) : undefined;
+      if (wait === undefined || wait > MAX_RATE_LIMIT_WAIT_MS || waits >= RATE_LIMIT_WAITS) throw this.failure(answer, action, method !== 'GET');
+      this.options.note?.(`${this.service.name}'s API rate limit is used up: waiting ${Math.ceil(wait / 1000)} s, as it asks, to ${action} ${this.where}`);
+      try {
+        await sleep(wait, undefined, { signal: this.options.signal });
+      } catch {
+        throw new SitesyncError(`interrupted while waiting for ${this.service.name}'s API rate limit`);
+      }
+    }
   }
 
   /**
@@ -174,10 +193,12 @@ export class JsonApi {
     // GitLab says why in `message`, or in `error` (OAuth-style answers such as insufficient_scope).
     const said = serviceMessage(answer.body) ?? serviceMessage({ message: (answer.body as { error?: unknown } | undefined)?.error });
     const detail = `${status}${said ? `: ${said}` : ''}`;
-    const rateLimited =
-      status === 429 || (status === 403 && (header(answer.headers, 'x-ratelimit-remaining') === '0' || /rate limit/i.test(said ?? '')));
     if (status === 401) return new SitesyncError(`${name} did not accept ${tokenVariable} (${detail}): ${this.service.unauthorized(this.root)}`);
-    if (rateLimited) return new SitesyncError(`${name}'s API rate limit is used up (${detail}); try again later`);
+    if (isRateLimited(answer)) {
+      const wait = rateLimitWait(answer);
+      const resets = wait === undefined ? '' : `; it resets in ${Math.ceil(wait / 60_000)} min`;
+      return new SitesyncError(`${name}'s API rate limit is used up (${detail})${resets}; try again later`);
+    }
     if (status === 403) {
       return new SitesyncError(`the token cannot ${what} (${detail}): ${writing ? this.service.cannotWrite : this.service.cannotRead}`);
     }
@@ -258,6 +279,31 @@ export function nextLink(header: string | string[] | undefined, service = 'the A
   } catch {
     throw new SitesyncError(`${service} sent a Link header that cannot be read; stopped listing rather than miss a page`);
   }
+}
+
+/** A refusal for the rate limit: GitLab's 429; GitHub's 429, or 403 with none left or saying so. */
+function isRateLimited(answer: Answer): boolean {
+  if (answer.status === 429) return true;
+  return answer.status === 403 && (header(answer.headers, 'x-ratelimit-remaining') === '0' || /rate limit/i.test(serviceMessage(answer.body) ?? ''));
+}
+
+/**
+ * How long a rate-limited answer asks to wait, in ms: its `Retry-After` (seconds or a date),
+ * else the reset time of a limit with none left (GitHub's `X-RateLimit-Reset`, GitLab's
+ * `RateLimit-Reset`, epoch seconds); undefined when it does not say.
+ */
+export function rateLimitWait(answer: Pick<Answer, 'headers'>, now = Date.now()): number | undefined {
+  const atLeast = (ms: number) => Math.max(1_000, Math.ceil(ms));
+  const after = header(answer.headers, 'retry-after')?.trim();
+  if (after) {
+    if (/^\d+$/.test(after)) return atLeast(Number(after) * 1000);
+    const date = Date.parse(after);
+    if (Number.isFinite(date)) return atLeast(date - now);
+  }
+  const remaining = header(answer.headers, 'x-ratelimit-remaining') ?? header(answer.headers, 'ratelimit-remaining');
+  const reset = header(answer.headers, 'x-ratelimit-reset') ?? header(answer.headers, 'ratelimit-reset');
+  if (remaining?.trim() === '0' && reset && /^\d+$/.test(reset.trim())) return atLeast(Number(reset.trim()) * 1000 - now);
+  return undefined;
 }
 
 /** `headers[name]` as one string. */

@@ -5,6 +5,7 @@ import { ConfigError, SitesyncError, UsageError } from '../messages/errors.js';
 import { githubTarget, githubThread } from '../ci/github.js';
 import { gitlabTarget, gitlabThread } from '../ci/gitlab.js';
 import { cutMarkdown } from '../ci/cut.js';
+import type { HttpOptions } from '../ci/http.js';
 import { appendJobSummary, summarySection } from '../ci/summary.js';
 import { upsertPlanComment, type CommentThread } from '../ci/upsert.js';
 import type { Env } from '../config/interpolate.js';
@@ -12,7 +13,7 @@ import { printable } from '../messages/escape.js';
 import type { Context } from '../io/terminal.js';
 import { defineCommand, type CommandArgs } from './define.js';
 
-type Provider = 'github' | 'gitlab';
+export type Provider = 'github' | 'gitlab';
 
 const commentOptions = {
   file: { type: 'string', demandOption: true, requiresArg: true, describe: 'The markdown plan (sitesync plan --format markdown)' },
@@ -85,11 +86,7 @@ async function runCiSummary(args: CommandArgs<typeof summaryOptions>, ctx: Conte
 }
 
 async function threadFor(provider: Provider, pr: number | undefined, ctx: Context): Promise<CommentThread> {
-  const http = {
-    signal: ctx.signal,
-    secrets: ctx.secrets,
-    log: ctx.verbose ? (line: string) => ctx.stderr.write(`${printable(line)}\n`) : undefined,
-  };
+  const http = ciHttp(ctx);
   if (provider === 'github') {
     const target = await githubTarget(ctx.env, pr, http);
     ctx.secrets.add(target.token);
@@ -100,7 +97,17 @@ async function threadFor(provider: Provider, pr: number | undefined, ctx: Contex
   return gitlabThread(target, http);
 }
 
-function detectProvider(env: Env): Provider {
+/** How the CI helpers talk to GitHub and GitLab in this run: its signal, its secrets, its log. */
+export function ciHttp(ctx: Context): HttpOptions {
+  return {
+    signal: ctx.signal,
+    secrets: ctx.secrets,
+    log: ctx.verbose ? (line: string) => ctx.stderr.write(`${printable(line)}\n`) : undefined,
+    note: (line: string) => ctx.stderr.write(`${ctx.err.dim(`Note: ${printable(line)}`)}\n`),
+  };
+}
+
+export function detectProvider(env: Env): Provider {
   if (env.GITHUB_ACTIONS === 'true') return 'github';
   if (env.GITLAB_CI === 'true') return 'gitlab';
   throw new UsageError('cannot tell which CI this is (neither GITHUB_ACTIONS nor GITLAB_CI is set): pass --provider github or --provider gitlab');

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { apiRoot, JsonApi, nextLink, type CiService } from '../../src/ci/http.js';
+import { apiRoot, JsonApi, nextLink, rateLimitWait, type CiService } from '../../src/ci/http.js';
 import { parseConfig } from '../../src/config/parse.js';
 import { resolveBaseUrl } from '../../src/service/connection.js';
 
@@ -108,6 +108,7 @@ describe('what GitHub and GitLab refusals say: one reading, each service its own
     [401, 'Hub did not accept HUB_TOKEN (401: Bad credentials): a token for api.example.com?', { message: 'Bad credentials' }, {}, 'GET'],
     [403, "Hub's API rate limit is used up (403: API rate limit exceeded); try again later", { message: 'API rate limit exceeded' }, { 'x-ratelimit-remaining': '0' }, 'GET'],
     [429, "Hub's API rate limit is used up (429: slow down); try again later", { message: 'slow down' }, {}, 'GET'],
+    [429, "Hub's API rate limit is used up (429: slow down); it resets in 60 min; try again later", { message: 'slow down' }, { 'retry-after': '3600' }, 'POST'],
     [403, 'the token cannot write on thread 7 (403: Forbidden): grant write', { message: 'Forbidden' }, {}, 'POST'],
     [403, 'the token cannot write on thread 7 (403: insufficient_scope): grant read', { error: 'insufficient_scope' }, {}, 'GET'],
     [404, 'Hub has no thread 7, or the token cannot see it (404: Not Found): check the project', { message: 'Not Found' }, {}, 'GET'],
@@ -118,5 +119,20 @@ describe('what GitHub and GitLab refusals say: one reading, each service its own
   ])('%i: %s', (status, expected, body, headers, method) => {
     const error = api.failure({ status, body, headers }, 'write on', method !== 'GET');
     expect(error.message).toBe(expected);
+  });
+});
+
+describe('how long a rate limit asks to wait', () => {
+  const at = Date.parse('2026-05-01T10:00:00Z');
+  it.each([
+    [{ 'retry-after': '30' }, 30_000],
+    [{ 'retry-after': '0' }, 1_000],
+    [{ 'retry-after': 'Fri, 01 May 2026 10:02:00 GMT' }, 120_000],
+    [{ 'x-ratelimit-remaining': '0', 'x-ratelimit-reset': String(at / 1000 + 90) }, 90_000],
+    [{ 'ratelimit-remaining': '0', 'ratelimit-reset': String(at / 1000 + 5) }, 5_000],
+    [{ 'x-ratelimit-remaining': '12', 'x-ratelimit-reset': String(at / 1000 + 90) }, undefined],
+    [{}, undefined],
+  ])('%j: %s ms', (headers, expected) => {
+    expect(rateLimitWait({ headers }, at)).toBe(expected);
   });
 });
