@@ -13,7 +13,7 @@ import type { CommentThread } from './upsert.js';
 /** GitHub refuses longer comment bodies. */
 export const GITHUB_MAX_BODY = 65_536;
 
-const GITHUB: CiService = {
+export const GITHUB: CiService = {
   name: 'GitHub',
   addressVariable: 'GITHUB_API_URL',
   tokenVariable: 'GITHUB_TOKEN',
@@ -24,7 +24,7 @@ const GITHUB: CiService = {
   notFound: 'check GITHUB_REPOSITORY and --pr',
 };
 
-function githubHeaders(token: string): Record<string, string> {
+export function githubHeaders(token: string): Record<string, string> {
   return {
     authorization: `Bearer ${token}`,
     accept: 'application/vnd.github+json',
@@ -33,21 +33,25 @@ function githubHeaders(token: string): Record<string, string> {
   };
 }
 
-export interface GitHubTarget {
+/** The repository a workflow runs in, and the token it was given. */
+export interface GitHubRepository {
   api: URL;
   token: string;
   owner: string;
   repo: string;
-  pr: number;
   runUrl?: string;
 }
 
-/** Reads the target from the environment; `pr` (from --pr) wins over the event payload. */
-export async function githubTarget(env: Env, pr?: number, http: HttpOptions = {}): Promise<GitHubTarget> {
+export interface GitHubTarget extends GitHubRepository {
+  pr: number;
+}
+
+/** Reads the repository from the environment; `permission` is what the job must grant the token. */
+export function githubRepository(env: Env, permission = 'pull-requests: write'): GitHubRepository {
   const token = env.GITHUB_TOKEN?.trim();
   if (!token) {
     throw new SitesyncError(
-      'GITHUB_TOKEN is not set: pass it to the step (env: GITHUB_TOKEN: ${{ github.token }}) and give the job `permissions: pull-requests: write`',
+      `GITHUB_TOKEN is not set: pass it to the step (env: GITHUB_TOKEN: \${{ github.token }}) and give the job \`permissions: ${permission}\``,
     );
   }
   const api = apiRoot(env.GITHUB_API_URL || GITHUB.example, GITHUB);
@@ -58,11 +62,18 @@ export async function githubTarget(env: Env, pr?: number, http: HttpOptions = {}
       repository ? `GITHUB_REPOSITORY is "${repository}", not owner/name` : 'GITHUB_REPOSITORY is not set (GitHub Actions sets it: owner/name)',
     );
   }
-  const fromEvent = pr ?? (await prFromEvent(env.GITHUB_EVENT_PATH));
-  const number = typeof fromEvent === 'number' ? fromEvent : await prOfCommit(api, token, repository, fromEvent.pushed, http);
   const server = env.GITHUB_SERVER_URL;
   const runUrl = server && env.GITHUB_RUN_ID ? `${server.replace(/\/+$/, '')}/${repository}/actions/runs/${env.GITHUB_RUN_ID}` : undefined;
-  return { api, token, owner: match[1]!, repo: match[2]!, pr: number, runUrl };
+  return { api, token, owner: match[1]!, repo: match[2]!, runUrl };
+}
+
+/** Reads the target from the environment; `pr` (from --pr) wins over the event payload. */
+export async function githubTarget(env: Env, pr?: number, http: HttpOptions = {}): Promise<GitHubTarget> {
+  const repository = githubRepository(env);
+  const { api, token, owner, repo } = repository;
+  const fromEvent = pr ?? (await prFromEvent(env.GITHUB_EVENT_PATH));
+  const number = typeof fromEvent === 'number' ? fromEvent : await prOfCommit(api, token, `${owner}/${repo}`, fromEvent.pushed, http);
+  return { ...repository, pr: number };
 }
 
 /**

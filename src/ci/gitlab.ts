@@ -7,13 +7,13 @@
 import type { Env } from '../config/interpolate.js';
 import { SitesyncError } from '../messages/errors.js';
 import { packageVersion } from '../io/paths.js';
-import { apiRoot, ApiThread, header, JsonApi, wireText, type CiService, type HttpOptions } from './http.js';
+import { apiRoot, ApiThread, header, JsonApi, wireText, type Answer, type CiService, type HttpOptions } from './http.js';
 import type { CommentThread } from './upsert.js';
 
 /** GitLab's own limit is 1,000,000; the plan stays far below either way. */
 export const GITLAB_MAX_BODY = 1_000_000;
 
-const GITLAB: CiService = {
+export const GITLAB: CiService = {
   name: 'GitLab',
   addressVariable: 'CI_API_V4_URL',
   tokenVariable: 'GITLAB_TOKEN',
@@ -24,27 +24,39 @@ const GITLAB: CiService = {
   notFound: 'check CI_PROJECT_ID and --pr',
 };
 
-export interface GitLabTarget {
+/** The project a pipeline runs in, and the token to write with. */
+export interface GitLabProject {
   api: URL;
   token: string;
   project: string;
-  iid: number;
-  /** The merge request's web page, for the note's link. */
-  mrUrl?: string;
+  /** The project's web page. */
+  projectUrl?: string;
   runUrl?: string;
 }
 
-export function gitlabTarget(env: Env, iid?: number): GitLabTarget {
+export interface GitLabTarget extends GitLabProject {
+  iid: number;
+  /** The merge request's web page, for the note's link. */
+  mrUrl?: string;
+}
+
+/** Reads the project from the environment; `what` is what the token writes ("merge-request notes"). */
+export function gitlabProject(env: Env, what = 'merge-request notes'): GitLabProject {
   const token = env.GITLAB_TOKEN?.trim();
   if (!token) {
     throw new SitesyncError(
-      'GITLAB_TOKEN is not set: create a project access token (role Reporter, scope api) and add it as a masked CI/CD variable GITLAB_TOKEN; CI_JOB_TOKEN cannot write merge-request notes',
+      `GITLAB_TOKEN is not set: create a project access token (role Reporter, scope api) and add it as a masked CI/CD variable GITLAB_TOKEN; CI_JOB_TOKEN cannot write ${what}`,
     );
   }
   if (!env.CI_API_V4_URL) throw new SitesyncError(`CI_API_V4_URL is not set (GitLab CI sets it, e.g. ${GITLAB.example})`);
   const api = apiRoot(env.CI_API_V4_URL, GITLAB);
   const project = env.CI_PROJECT_ID?.trim();
   if (!project) throw new SitesyncError('CI_PROJECT_ID is not set (GitLab CI sets it)');
+  return { api, token, project, projectUrl: env.CI_PROJECT_URL?.replace(/\/+$/, '') || undefined, runUrl: env.CI_JOB_URL || undefined };
+}
+
+export function gitlabTarget(env: Env, iid?: number): GitLabTarget {
+  const project = gitlabProject(env);
   const number = iid ?? Number(env.CI_MERGE_REQUEST_IID);
   if (!Number.isInteger(number) || number < 1) {
     throw new SitesyncError(
@@ -53,13 +65,40 @@ export function gitlabTarget(env: Env, iid?: number): GitLabTarget {
   }
   const projectUrl = env.CI_MERGE_REQUEST_PROJECT_URL || env.CI_PROJECT_URL;
   return {
-    api,
-    token,
-    project,
+    ...project,
     iid: number,
     mrUrl: projectUrl ? `${projectUrl.replace(/\/+$/, '')}/-/merge_requests/${number}` : undefined,
-    runUrl: env.CI_JOB_URL || undefined,
   };
+}
+
+/** The headers of every request to GitLab's API: the token as PRIVATE-TOKEN. */
+export function gitlabHeaders(token: string): Record<string, string> {
+  return { 'private-token': token, accept: 'application/json', 'user-agent': `sitesync/${packageVersion()}` };
+}
+
+/** The username the token writes as (a project access token has its own bot user); undefined if GitLab will not say. */
+export async function gitlabUser(api: JsonApi): Promise<string | undefined> {
+  const answer = await api.send('GET', api.url('/user'));
+  if (answer.status === 401) throw api.failure(answer, 'read', false);
+  const username = (answer.body as { username?: unknown } | undefined)?.username;
+  return answer.status === 200 && typeof username === 'string' ? username : undefined;
+}
+
+/** X-Next-Page (a page number, asked of our own URL) first; else a `Link` on the same origin. */
+export function gitlabNextPage(api: JsonApi, first: URL): (answer: Answer) => URL | undefined {
+  return (answer) => {
+    const page = header(answer.headers, 'x-next-page')?.trim();
+    if (page === undefined) return api.linkedNext(answer);
+    if (!/^\d+$/.test(page)) return undefined; // empty on the last page
+    const next = new URL(first.href);
+    next.searchParams.set('page', page);
+    return next;
+  };
+}
+
+/** Project and group access tokens write as bot users named like this. */
+export function isGitLabBot(username: string): boolean {
+  return /^(project|group)_\d+_bot/.test(username);
 }
 
 /** A note as GitLab sends it; read liberally, as any field may be missing or of another type. */
@@ -73,23 +112,14 @@ interface WireNote {
 /** The notes of the merge request, over GitLab's REST API. */
 export function gitlabThread(target: GitLabTarget, http: HttpOptions = {}): CommentThread {
   const { project, iid, mrUrl } = target;
-  const headers = { 'private-token': target.token, accept: 'application/json', 'user-agent': `sitesync/${packageVersion()}` };
-  const api = new JsonApi(target.api, GITLAB, headers, `merge request !${iid} of project ${project}`, http);
+  const api = new JsonApi(target.api, GITLAB, gitlabHeaders(target.token), `merge request !${iid} of project ${project}`, http);
   const url = (path: string, query?: Record<string, string>) => api.url(`/projects/${encodeURIComponent(project)}/merge_requests/${iid}${path}`, query);
   const first = url('/notes', { per_page: '100', sort: 'asc', order_by: 'created_at' });
   return new ApiThread<WireNote>(
     api,
     {
       list: first,
-      // X-Next-Page (a page number, asked of our own URL) first; else a `Link` on the same origin.
-      nextPage: (answer) => {
-        const page = header(answer.headers, 'x-next-page')?.trim();
-        if (page === undefined) return api.linkedNext(answer);
-        if (!/^\d+$/.test(page)) return undefined; // empty on the last page
-        const next = new URL(first.href);
-        next.searchParams.set('page', page);
-        return next;
-      },
+      nextPage: gitlabNextPage(api, first),
       create: ['POST', url('/notes')],
       update: (id) => ['PUT', url(`/notes/${id}`)],
       noun: 'note',
@@ -97,18 +127,11 @@ export function gitlabThread(target: GitLabTarget, http: HttpOptions = {}): Comm
         id: n.id,
         body: wireText(n.body),
         author: wireText(n.author?.username),
-        // Project and group access tokens write as bot users named like this.
-        bot: /^(project|group)_\d+_bot/.test(wireText(n.author?.username)),
+        bot: isGitLabBot(wireText(n.author?.username)),
         url: mrUrl ? `${mrUrl}#note_${n.id}` : `note ${n.id} on !${iid}`,
       }),
       skip: (n) => n?.system === true,
-      // The token's user (a project access token has its own bot user); unknown if GitLab will not say.
-      whoAmI: async () => {
-        const answer = await api.send('GET', api.url('/user'));
-        if (answer.status === 401) throw api.failure(answer, 'read', false);
-        const username = (answer.body as { username?: unknown } | undefined)?.username;
-        return answer.status === 200 && typeof username === 'string' ? username : undefined;
-      },
+      whoAmI: () => gitlabUser(api),
     },
     GITLAB_MAX_BODY,
     target.runUrl,

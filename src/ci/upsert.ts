@@ -58,6 +58,13 @@ export async function upsertPlanComment(thread: CommentThread, text: string, id?
  * a plan updated into a pull request author's comment would be theirs to edit into another plan.
  */
 export function pickPlanComment(comments: ThreadComment[], self?: string, id?: string): ThreadComment | undefined {
-  const marked = comments.filter((c) => isPlanComment(c.body, id));
+  return ownOrBot(
+    comments.filter((c) => isPlanComment(c.body, id)),
+    self,
+  );
+}
+
+/** Of marked comments or issues, the first that the token's user (`self`, when known) or else a bot wrote; never a person's. */
+export function ownOrBot<T extends { author: string; bot: boolean }>(marked: T[], self?: string): T | undefined {
   return (self !== undefined ? marked.find((c) => c.author === self) : undefined) ?? marked.find((c) => c.bot);
 }
