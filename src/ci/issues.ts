@@ -4,7 +4,7 @@
  * the JSON API of http.ts; github-issues.ts and gitlab-issues.ts say where each provider keeps
  * them and how it names their fields.
  */
-import { SitesyncError } from '../errors.js';
+import { SitesyncError } from '../messages/errors.js';
 import type { Answer, JsonApi, Method } from './http.js';
 
 export interface Issue {

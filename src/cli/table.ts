@@ -6,6 +6,7 @@
 import { accountCommand } from '../commands/account.js';
 import { applyCommand } from '../commands/apply.js';
 import { ciCommentCommand, ciSummaryCommand } from '../commands/ci.js';
+import { ciDriftCommand } from '../commands/ci-drift.js';
 import type { Command } from '../commands/define.js';
 import { emulatorCommand } from '../commands/emulator.js';
 import { exportCommand } from '../commands/export.js';
@@ -29,12 +30,13 @@ export const COMMAND_TABLE: readonly Command[] = [
   emulatorCommand,
   ciCommentCommand,
   ciSummaryCommand,
+  ciDriftCommand,
 ];
 
 /** Commands that only group others (`sitesync ci …`): what each says in the help, and without a sub-command. */
 export const COMMAND_GROUPS: Readonly<Record<string, { describe: string; demand: string }>> = {
   ci: {
-    describe: 'Helpers for the CI recipes: the plan as one pull-request comment, the job summary',
-    demand: 'Say which: sitesync ci comment or sitesync ci summary.',
+    describe: 'Helpers for the CI recipes: the plan as one pull-request comment, the job summary, drift as issues',
+    demand: 'Say which: sitesync ci comment, sitesync ci summary or sitesync ci drift.',
   },
 };

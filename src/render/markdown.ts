@@ -50,6 +50,8 @@ export interface MarkdownOptions {
   commentId?: string;
   /** What a cut plan says: what was cut to fit, and where the rest is (default: a pull-request comment). */
   cut?: CutNote;
+  /** Part of a page that is not the plan comment (a drift issue): no marker. */
+  unmarked?: boolean;
 }
 
 export interface CutNote {
@@ -66,7 +68,7 @@ export const COMMENT_CUT: CutNote = {
 };
 
 export function renderMarkdown(plan: Plan, limit = MAX_MARKDOWN, options: MarkdownOptions = {}): string {
-  const head: string[] = options.section === undefined ? [markerFor(options.commentId)] : [];
+  const head: string[] = options.section === undefined && !options.unmarked ? [markerFor(options.commentId)] : [];
   const s = plan.summary;
   const changed = s.create + s.update + s.delete > 0;
   const counts = changed ? `${s.create} to create, ${s.update} to update, ${s.delete} to delete` : 'no changes';

@@ -303,6 +303,28 @@ export class ServiceClient {
   }
 
   /**
+   * The latest day with a pageview of a website (`YYYY-MM-DD`, the service's day), or null when
+   * it has none: one request, the days with pageviews latest first (for `ci drift --quiet-days`).
+   * The range ends tomorrow, so that a service ahead of this clock still counts its today.
+   */
+  async lastPageviewDay(id: number, domain: string): Promise<string | null> {
+    const tomorrow = new Date(this.clock.now() + 86_400_000).toISOString().slice(0, 10);
+    const params = new URLSearchParams({ name: 'pageviews', from: '1970-01-01', to: tomorrow, sort_by: 'value', sort: 'desc', per_page: '10', page: '1' });
+    const answer = await this.call({
+      method: 'GET',
+      path: `/stats/${id}?${params}`,
+      kind: 'statistics',
+      what: `read the statistics of ${domain}`,
+      idempotent: true,
+      abortable: true,
+      timeoutMs: Math.min(this.options.statsTimeoutMs ?? 15_000, this.options.readTimeoutMs ?? 30_000),
+    });
+    // Read liberally: the order is the service's say, a row may count nothing, a value may not be a day.
+    const days = readStatsRows(answer.body).rows.filter((r) => r.count > 0 && /^\d{4}-\d{2}-\d{2}$/.test(r.value)).map((r) => r.value);
+    return days.sort().at(-1) ?? null;
+  }
+
+  /**
    * Stores a website with the `fields` of `values` (a password from `password`, never from a
    * view). The service ignores favorite on create: it is stored first, then set by an update.
    */

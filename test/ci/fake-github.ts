@@ -1,6 +1,7 @@
 /**
  * A small local fake of the GitHub REST API: the issue-comment routes that `sitesync ci comment`
- * uses, with GitHub's pagination (per_page, page, Link) and auth answers. On 127.0.0.1, port 0.
+ * uses and the issue routes of `sitesync ci drift`, with GitHub's pagination (per_page, page,
+ * Link) and auth answers. On 127.0.0.1, port 0.
  */
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -14,12 +15,24 @@ export interface FakeComment {
   user: { login: string; type: 'User' | 'Bot' };
 }
 
+export interface FakeIssue {
+  number: number;
+  title: string;
+  body: string;
+  state: 'open' | 'closed';
+  state_reason: string | null;
+  labels: string[];
+  user: { login: string; type: 'User' | 'Bot' };
+  /** Set for a pull request, which GitHub lists among the issues. */
+  pull_request?: { url: string };
+}
+
 export interface Recorded {
   method: string;
   /** Path and query. */
   url: string;
   headers: IncomingHttpHeaders;
-  body?: { body?: string };
+  body?: { body?: string; [key: string]: unknown };
 }
 
 export interface Failure {
@@ -39,6 +52,13 @@ export interface FakeGitHub {
   linkOrigin?: string;
   /** Answer every request of this method with this. */
   fail: Partial<Record<string, Failure>>;
+  /** Answer the next requests (any method) with these, one each, before anything else. */
+  failNext: Failure[];
+  /** The repository's issues (and pull requests), by number. */
+  issues: Map<number, FakeIssue>;
+  seedIssue(issue: Partial<FakeIssue> & { body: string }): FakeIssue;
+  /** Drop the labels of new issues, as GitHub does for a token that may not set them. */
+  dropLabels?: boolean;
   writes(): string[];
   close(): Promise<void>;
 }
@@ -49,11 +69,19 @@ export const PERSON = { login: 'octocat', type: 'User' } as const;
 export async function startFakeGitHub(): Promise<FakeGitHub> {
   const threads = new Map<number, FakeComment[]>();
   let nextId = 1000;
+  let nextIssue = 100;
   const fake: FakeGitHub = {
     url: '',
     pullsOfCommit: new Map(),
     requests: [],
     fail: {},
+    failNext: [],
+    issues: new Map(),
+    seedIssue(issue) {
+      const seeded: FakeIssue = { number: nextIssue++, title: 'an issue', state: 'open', state_reason: null, labels: [], user: { ...BOT }, ...issue };
+      fake.issues.set(seeded.number, seeded);
+      return seeded;
+    },
     comments: (pr) => threads.get(pr) ?? [],
     seed(pr, comments) {
       const list = threads.get(pr) ?? [];
@@ -64,6 +92,11 @@ export async function startFakeGitHub(): Promise<FakeGitHub> {
     writes: () => fake.requests.filter((r) => r.method !== 'GET').map((r) => `${r.method} ${new URL(r.url, 'http://x').pathname}`),
     close: () => closeServer(server),
   };
+  const wireIssue = (i: FakeIssue) => ({
+    ...i,
+    labels: i.labels.map((name) => ({ name })),
+    html_url: `https://github.com/${REPO}/issues/${i.number}`,
+  });
   const wire = (pr: number, c: FakeComment) => ({
     ...c,
     html_url: `https://github.com/${REPO}/pull/${pr}#issuecomment-${c.id}`,
@@ -80,11 +113,54 @@ export async function startFakeGitHub(): Promise<FakeGitHub> {
       res.writeHead(status, { 'content-type': 'application/json; charset=utf-8', ...headers });
       res.end(body === undefined ? '' : JSON.stringify(body));
     };
+    /** One page of a list, as GitHub pages: per_page (30 by default, at most 100), page, a Link header. */
+    const sendPage = (url: URL, all: unknown[]) => {
+      const perPage = Math.min(Number(url.searchParams.get('per_page') ?? 30), 100);
+      const page = Number(url.searchParams.get('page') ?? 1);
+      const last = Math.max(1, Math.ceil(all.length / perPage));
+      const link = (p: number) => {
+        const u = new URL(url.pathname, fake.linkOrigin ?? fake.url);
+        for (const [k, v] of url.searchParams) u.searchParams.set(k, v);
+        u.searchParams.set('per_page', String(perPage));
+        u.searchParams.set('page', String(p));
+        return u.href;
+      };
+      const links = [];
+      if (page < last) links.push(`<${link(page + 1)}>; rel="next"`, `<${link(last)}>; rel="last"`);
+      if (page > 1) links.push(`<${link(1)}>; rel="first"`, `<${link(page - 1)}>; rel="prev"`);
+      return send(200, all.slice((page - 1) * perPage, page * perPage), links.length ? { link: links.join(', ') } : {});
+    };
     if (req.headers.authorization !== `Bearer ${GITHUB_TOKEN}`) {
       return send(401, { message: 'Bad credentials', documentation_url: 'https://docs.github.com/rest' });
     }
-    const failure = fake.fail[method];
+    const failure = fake.failNext.shift() ?? fake.fail[method];
     if (failure) return send(failure.status, failure.body, failure.headers);
+
+    const issues = /^\/repos\/([^/]+\/[^/]+)\/issues(?:\/(\d+))?$/.exec(url.pathname);
+    if (issues) {
+      if (issues[1] !== REPO) return send(404, { message: 'Not Found' });
+      const given = text ? (JSON.parse(text) as Partial<FakeIssue> & { labels?: string[] }) : {};
+      if (!issues[2] && method === 'GET') {
+        const label = url.searchParams.get('labels');
+        const state = url.searchParams.get('state') ?? 'open';
+        const all = [...fake.issues.values()]
+          .filter((i) => (state === 'all' || i.state === state) && (!label || i.labels.includes(label)))
+          .sort((a, b) => b.number - a.number);
+        return sendPage(url, all.map(wireIssue));
+      }
+      if (!issues[2] && method === 'POST') {
+        const created = fake.seedIssue({ title: String(given.title), body: String(given.body), labels: fake.dropLabels ? [] : (given.labels ?? []), user: { ...BOT } });
+        return send(201, wireIssue(created));
+      }
+      const issue = fake.issues.get(Number(issues[2]));
+      if (issue && method === 'PATCH') {
+        if (given.body !== undefined) issue.body = String(given.body);
+        if (given.state !== undefined) issue.state = given.state;
+        if (given.state_reason !== undefined) issue.state_reason = given.state_reason;
+        return send(200, wireIssue(issue));
+      }
+      return send(404, { message: 'Not Found' });
+    }
 
     const pulls = /^\/repos\/([^/]+\/[^/]+)\/commits\/([0-9a-f]{40})\/pulls$/.exec(url.pathname);
     if (pulls && method === 'GET') return pulls[1] === REPO ? send(200, fake.pullsOfCommit.get(pulls[2]!) ?? []) : send(404, { message: 'Not Found' });
@@ -95,21 +171,7 @@ export async function startFakeGitHub(): Promise<FakeGitHub> {
 
     if (list && method === 'GET') {
       const pr = Number(list[3]);
-      const all = threads.get(pr) ?? [];
-      const perPage = Math.min(Number(url.searchParams.get('per_page') ?? 30), 100);
-      const page = Number(url.searchParams.get('page') ?? 1);
-      const last = Math.max(1, Math.ceil(all.length / perPage));
-      const link = (p: number) => {
-        const u = new URL(url.pathname, fake.linkOrigin ?? fake.url);
-        u.searchParams.set('per_page', String(perPage));
-        u.searchParams.set('page', String(p));
-        return u.href;
-      };
-      const links = [];
-      if (page < last) links.push(`<${link(page + 1)}>; rel="next"`, `<${link(last)}>; rel="last"`);
-      if (page > 1) links.push(`<${link(1)}>; rel="first"`, `<${link(page - 1)}>; rel="prev"`);
-      const items = all.slice((page - 1) * perPage, page * perPage).map((c) => wire(pr, c));
-      return send(200, items, links.length ? { link: links.join(', ') } : {});
+      return sendPage(url, (threads.get(pr) ?? []).map((c) => wire(pr, c)));
     }
     if (list && method === 'POST') {
       const pr = Number(list[3]);

@@ -1,6 +1,7 @@
 /**
- * A small local fake of the GitLab REST API (v4): /user and a merge request's notes, with
- * GitLab's pagination (per_page, page, X-Next-Page) and PRIVATE-TOKEN auth. On 127.0.0.1, port 0.
+ * A small local fake of the GitLab REST API (v4): /user, a merge request's notes and the
+ * project's issues (and their notes), with GitLab's pagination (per_page, page, X-Next-Page) and
+ * PRIVATE-TOKEN auth. On 127.0.0.1, port 0.
  */
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -17,6 +18,16 @@ export interface FakeNote {
   author: { username: string };
 }
 
+export interface FakeGitLabIssue {
+  iid: number;
+  title: string;
+  description: string;
+  state: 'opened' | 'closed';
+  labels: string[];
+  author: { username: string };
+  notes: string[];
+}
+
 export interface FakeGitLab {
   /** The API root, as CI_API_V4_URL. */
   api: string;
@@ -24,6 +35,10 @@ export interface FakeGitLab {
   notes(iid: number): FakeNote[];
   seed(iid: number, notes: Array<Partial<FakeNote> & { body: string }>): FakeNote[];
   fail: Partial<Record<string, Failure>>;
+  /** Answer the next requests (any method) with these, one each, before anything else. */
+  failNext: Failure[];
+  issues: Map<number, FakeGitLabIssue>;
+  seedIssue(issue: Partial<FakeGitLabIssue> & { description: string }): FakeGitLabIssue;
   writes(): string[];
   close(): Promise<void>;
 }
@@ -31,10 +46,18 @@ export interface FakeGitLab {
 export async function startFakeGitLab(): Promise<FakeGitLab> {
   const threads = new Map<number, FakeNote[]>();
   let nextId = 500;
+  let nextIssue = 1;
   const fake: FakeGitLab = {
     api: '',
     requests: [],
     fail: {},
+    failNext: [],
+    issues: new Map(),
+    seedIssue(issue) {
+      const seeded: FakeGitLabIssue = { iid: nextIssue++, title: 'an issue', state: 'opened', labels: [], author: { username: BOT_USER }, notes: [], ...issue };
+      fake.issues.set(seeded.iid, seeded);
+      return seeded;
+    },
     notes: (iid) => threads.get(iid) ?? [],
     seed(iid, notes) {
       const list = threads.get(iid) ?? [];
@@ -58,10 +81,41 @@ export async function startFakeGitLab(): Promise<FakeGitLab> {
       res.end(JSON.stringify(body));
     };
     if (req.headers['private-token'] !== GITLAB_TOKEN) return send(401, { message: '401 Unauthorized' });
-    const failure = fake.fail[method];
+    const failure = fake.failNext.shift() ?? fake.fail[method];
     if (failure) return send(failure.status, failure.body, failure.headers);
 
     if (url.pathname === '/api/v4/user' && method === 'GET') return send(200, { id: 9, username: BOT_USER, bot: true });
+    const issues = /^\/api\/v4\/projects\/([^/]+)\/issues(?:\/(\d+)(\/notes)?)?$/.exec(url.pathname);
+    if (issues) {
+      if (decodeURIComponent(issues[1]!) !== PROJECT_ID) return send(404, { message: '404 Project Not Found' });
+      const given = text ? (JSON.parse(text) as Record<string, string>) : {};
+      const wire = (i: FakeGitLabIssue) => ({ ...i, notes: undefined, web_url: `https://gitlab.example.com/octo/config/-/issues/${i.iid}` });
+      if (!issues[2] && method === 'GET') {
+        const label = url.searchParams.get('labels');
+        const state = url.searchParams.get('state');
+        const all = [...fake.issues.values()].filter((i) => (!state || i.state === state) && (!label || i.labels.includes(label))).sort((a, b) => b.iid - a.iid);
+        const perPage = Math.min(Number(url.searchParams.get('per_page') ?? 20), 100);
+        const page = Number(url.searchParams.get('page') ?? 1);
+        const more = page * perPage < all.length;
+        return send(200, all.slice((page - 1) * perPage, page * perPage).map(wire), { 'x-page': String(page), 'x-next-page': more ? String(page + 1) : '' });
+      }
+      if (!issues[2] && method === 'POST') {
+        const labels = (given.labels ?? '').split(',').filter(Boolean);
+        return send(201, wire(fake.seedIssue({ title: given.title!, description: given.description!, labels, author: { username: BOT_USER } })));
+      }
+      const issue = fake.issues.get(Number(issues[2]));
+      if (!issue) return send(404, { message: '404 Not found' });
+      if (issues[3] && method === 'POST') {
+        issue.notes.push(given.body!);
+        return send(201, { id: nextId++, body: given.body, author: { username: BOT_USER } });
+      }
+      if (!issues[3] && method === 'PUT') {
+        if (given.description !== undefined) issue.description = given.description;
+        if (given.state_event === 'close') issue.state = 'closed';
+        return send(200, wire(issue));
+      }
+      return send(404, { message: '404 Not Found' });
+    }
     const m = /^\/api\/v4\/projects\/([^/]+)\/merge_requests\/(\d+)\/notes(?:\/(\d+))?$/.exec(url.pathname);
     if (!m || decodeURIComponent(m[1]!) !== PROJECT_ID) return send(404, { message: '404 Project Not Found' });
     const iid = Number(m[2]);

@@ -1,0 +1,151 @@
+/**
+ * What a drift issue says, and how it is found again: its marker (first line), its title, its
+ * text (the account's markdown plan, its silent websites, or why the check failed; cut honestly
+ * at the provider's limit) and the comment that closes it. Pure: checks in, markdown out.
+ */
+import { markdownCode, markdownText } from '../messages/escape.js';
+import type { Failure, Plan } from '../model/types.js';
+import { commentIdFor, renderMarkdown, type CutNote } from '../render/markdown.js';
+import { failureLines } from '../render/run.js';
+import { cutMarkdown } from './cut.js';
+
+/** The label every drift issue carries: the issues are listed by it. */
+export const DRIFT_LABEL = 'sitesync-drift';
+
+/** A managed website with no pageview in the quiet window, and its last day of traffic (null: none ever). */
+export interface SilentWebsite {
+  domain: string;
+  lastDay: string | null;
+}
+
+/** One account's drift check, as its issue shows it. */
+export interface DriftCheck {
+  /** The account's name; '' for the one account of a single-account file. */
+  account: string;
+  /** The config file, from the top of the repository (`/`-separated). */
+  config: string;
+  plan?: Plan;
+  /** Why the check failed: the plan, or the silent websites' read. */
+  failure?: Failure;
+  /** With `--quiet-days N`: N, and the managed websites with no pageview in those days. */
+  quiet?: { days: number; silent: SilentWebsite[] };
+}
+
+export type DriftState = 'clean' | 'drift' | 'failed';
+
+/** Failed: the check could not finish. Drift: the plan has changes, or a website is silent. */
+export function stateOf(check: DriftCheck): DriftState {
+  if (check.failure || !check.plan) return 'failed';
+  return check.plan.changes.length > 0 || (check.quiet?.silent.length ?? 0) > 0 ? 'drift' : 'clean';
+}
+
+/** Which account's issue: `CONFIG#ACCOUNT`, or `CONFIG` for a single-account file. */
+export function driftId(check: Pick<DriftCheck, 'account' | 'config'>): string {
+  const config = commentIdFor(check.config);
+  return check.account ? `${config}#${check.account}` : config;
+}
+
+export function driftMarker(check: Pick<DriftCheck, 'account' | 'config'>): string {
+  return `<!-- sitesync-drift: ${driftId(check)} -->`;
+}
+
+const MARKED = /^<!-- sitesync-drift: (.*?) -->$/;
+
+/** The id that an issue's marker (its first line) carries; undefined when it has none. */
+export function driftIdOf(body: string): string | undefined {
+  const first = body.replace(/^\uFEFF/, '').trimStart().split(/\r?\n/, 1)[0] ?? '';
+  return MARKED.exec(first.trim())?.[1]?.trim();
+}
+
+export function issueTitle(check: Pick<DriftCheck, 'account' | 'config'>): string {
+  return `sitesync drift: ${check.account || commentIdFor(check.config)}`;
+}
+
+/** The line that links the run that found what the issue says; left out when two texts are compared. */
+const RUN_LINE = /^_Found by .* of `sitesync ci drift`\._$/m;
+
+function runLine(runUrl: string | undefined): string {
+  return `_Found by ${runUrl ? `[this run](${runUrl})` : 'a run'} of \`sitesync ci drift\`._`;
+}
+
+/** Whether two issue texts say the same, whichever run found it: then the issue is left as it is. */
+export function sameDrift(a: string, b: string): boolean {
+  const strip = (text: string) => text.replace(/\r\n/g, '\n').replace(RUN_LINE, '').trim();
+  return strip(a) === strip(b);
+}
+
+export interface IssueBodyOptions {
+  /** The provider's limit on an issue's text. */
+  limit: number;
+  /** "GitHub", "GitLab": whose limit it is. */
+  service: string;
+  runUrl?: string;
+}
+
+/** Room kept for everything around the plan: the heading, the run line, the notes, the cut note. */
+const AROUND_PLAN = 2_000;
+
+/** The issue's text for a drifted or failed account. */
+export function issueBody(check: DriftCheck, options: IssueBodyOptions): string {
+  const state = stateOf(check);
+  const who = check.account ? `account ${markdownCode(check.account)}` : 'the account';
+  const file = markdownCode(commentIdFor(check.config));
+  const head = [
+    driftMarker(check),
+    state === 'failed' ? `## Drift check failed: ${who} of ${file}` : `## Drift: ${who} differs from ${file}`,
+    '',
+    runLine(options.runUrl),
+    '',
+  ];
+  if (state === 'failed') {
+    head.push(
+      'The check could not finish for this account, so whether it drifted is not known. This issue stays open until a check succeeds.',
+      '',
+      '> [!CAUTION]',
+      `> ${failureLines(check.failure).map(markdownText).join('<br>')}`,
+      '',
+    );
+  } else {
+    head.push(
+      'The account no longer equals the file: someone changed it at the service, or an apply failed half way. To converge, apply the file (`sitesync apply`), or change the file to what the account holds in a pull request. This issue is updated while the drift lasts, and closed by the first check that finds none.',
+      '',
+    );
+  }
+  const silent = silentSection(check.quiet);
+  const cut: CutNote = { what: 'this issue', whereAll: "The run's log shows the whole plan (`sitesync ci drift` prints it)" };
+  const room = Math.max(0, options.limit - head.join('\n').length - silent.length - AROUND_PLAN);
+  const plan = check.plan
+    ? renderMarkdown(check.plan, room, { section: check.account || undefined, unmarked: true, commentLimit: options.limit, cut })
+    : '';
+  const body = [...head, ...[plan, silent].filter((part) => part !== '')].join('\n');
+  const where = options.runUrl ? `[this run](${options.runUrl})` : "the run's";
+  return cutMarkdown(
+    `${body.trimEnd()}\n`,
+    options.limit,
+    (n) =>
+      `_…cut: this issue would be ${n.toLocaleString('en-US')} characters, over ${options.service}'s limit of ${options.limit.toLocaleString('en-US')}. The whole plan and every silent website are in ${where} log._`,
+  );
+}
+
+/** The websites with no pageview in the window, and their last day of traffic. */
+function silentSection(quiet: DriftCheck['quiet']): string {
+  if (!quiet?.silent.length) return '';
+  const n = quiet.silent.length;
+  return [
+    `### ${n === 1 ? '1 silent website' : `${n} silent websites`}: no pageview in the last ${quiet.days} days`,
+    '',
+    'Managed websites that record nothing: a tracking snippet removed by a rebuild of the site, a domain moved elsewhere?',
+    '',
+    '| website | last pageview |',
+    '|---|---|',
+    ...quiet.silent.map((s) => `| ${markdownCode(s.domain)} | ${s.lastDay ?? 'never'} |`),
+    '',
+  ].join('\n');
+}
+
+/** The comment that closes the issue of an account found equal to the file again. */
+export function closingComment(check: DriftCheck, runUrl: string | undefined): string {
+  const who = check.account ? `Account ${markdownCode(check.account)}` : 'The account';
+  const quiet = check.quiet ? `, and each of its managed websites recorded a pageview in the last ${check.quiet.days} days` : '';
+  return `${who} equals ${markdownCode(commentIdFor(check.config))} again${quiet}, as ${runUrl ? `[this run](${runUrl})` : 'a run'} of \`sitesync ci drift\` found: closing.\n`;
+}

@@ -1,0 +1,68 @@
+/**
+ * `ci drift --quiet-days N`: the managed websites that recorded no pageview in the last N days
+ * (a tracking snippet removed by a rebuild of the site, a domain moved), with their last day of
+ * traffic. One stats request per managed website, paced with every other request of its
+ * installation; a few at once per account. A read that fails fails the account's check: a
+ * silent website that could not be seen is not "no drift".
+ */
+import pLimit from 'p-limit';
+import { SitesyncError } from '../messages/errors.js';
+import { Scope } from '../planner/scope.js';
+import { eachAccount } from '../run/each.js';
+import { fail, type Run, type RunAccount } from '../run/open.js';
+import type { Context } from '../io/terminal.js';
+import type { SilentWebsite } from './drift-body.js';
+
+/** Websites of one account read at once (the installation's pacer spaces them further). */
+const READS_AT_ONCE = 4;
+
+export interface QuietScope {
+  targets?: readonly string[];
+  excludes?: readonly string[];
+}
+
+/** The silent websites of every planned account; an account whose reads fail is failed. */
+export async function readSilentWebsites(run: Run, days: number, scope: QuietScope, ctx: Pick<Context, 'secrets'>, now = new Date()): Promise<Map<RunAccount, SilentWebsite[]>> {
+  const since = new Date(now.getTime() - (days - 1) * 86_400_000).toISOString().slice(0, 10);
+  const found = new Map<RunAccount, SilentWebsite[]>();
+  const planned = run.accounts.filter((a) => a.plan && !a.failure);
+  const outcomes = await eachAccount(planned, (a) => a.connection.installation, async (a) => {
+    found.set(a, await silentOf(a, since, scope));
+  });
+  for (const o of outcomes) if (!o.ok) fail(o.item, quietFailure(o.error, days), ctx);
+  return found;
+}
+
+/** The live websites the file lists that the plan manages (the one scope rule: --target, --exclude, ignore). */
+export function managedLive(a: Pick<RunAccount, 'config' | 'live'>, options: QuietScope): { id: number; domain: string }[] {
+  const scope = new Scope(a.config, options);
+  const listed = new Set(a.config.websites.map((w) => w.domain).filter((d) => scope.includes(d)));
+  return (a.live ?? []).filter((w) => listed.has(w.domain)).sort((x, y) => (x.domain < y.domain ? -1 : x.domain > y.domain ? 1 : x.id - y.id));
+}
+
+async function silentOf(a: RunAccount, since: string, scope: QuietScope): Promise<SilentWebsite[]> {
+  const limit = pLimit(READS_AT_ONCE);
+  let failed = false;
+  const last = await Promise.all(
+    managedLive(a, scope).map((w) =>
+      limit(async () => {
+        // The first failure fails the account: the rest is not read.
+        if (failed) return undefined;
+        try {
+          return { domain: w.domain, lastDay: await a.client.lastPageviewDay(w.id, w.domain) };
+        } catch (error) {
+          failed = true;
+          throw error;
+        }
+      }),
+    ),
+  );
+  return last.filter((s): s is SilentWebsite => s !== undefined && (s.lastDay === null || s.lastDay < since));
+}
+
+function quietFailure(error: unknown, days: number): unknown {
+  if (!(error instanceof SitesyncError) || error.name === 'InterruptedError') return error;
+  const wrapped = new SitesyncError(`--quiet-days ${days}: ${error.message}`);
+  wrapped.details = [...error.details];
+  return wrapped;
+}

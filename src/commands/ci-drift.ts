@@ -1,0 +1,104 @@
+/**
+ * `sitesync ci drift`: plans every account as `plan --detailed-exitcode` does, prints the plan,
+ * and keeps one issue per drifted account on GitHub or GitLab (ci/drift.ts). Exit 0 no drift,
+ * 2 drift, 1 any failure (an account not checked, an issue not kept).
+ */
+import { relative, sep } from 'node:path';
+import { failureOf, openRun } from '../run/open.js';
+import { planAccounts, plansOf } from '../run/plan.js';
+import { reportRequests } from '../run/requests.js';
+import { stateOf, type DriftCheck } from '../ci/drift-body.js';
+import { outcomesText, problemsText, silentText } from '../ci/drift-report.js';
+import { keepDriftIssues, type IssueOutcome } from '../ci/drift.js';
+import { githubRepository } from '../ci/github.js';
+import { githubIssues } from '../ci/github-issues.js';
+import { gitlabProject } from '../ci/gitlab.js';
+import { gitlabIssues } from '../ci/gitlab-issues.js';
+import type { IssueTracker } from '../ci/issues.js';
+import { readSilentWebsites } from '../ci/quiet.js';
+import { UsageError } from '../messages/errors.js';
+import { failureBlock, failureLines, renderRunText } from '../render/run.js';
+import type { Context } from '../io/terminal.js';
+import { ciHttp, detectProvider, type Provider } from './ci.js';
+import { account, config, defineCommand, planning, type CommandArgs } from './define.js';
+
+const options = {
+  config,
+  account,
+  prune: planning.prune,
+  target: planning.target,
+  exclude: planning.exclude,
+  provider: { choices: ['github', 'gitlab'], describe: 'Default: detected from the CI environment' },
+  'quiet-days': {
+    type: 'number',
+    requiresArg: true,
+    describe:
+      "Also list the managed websites with no pageview in the last N days (drift too). Costs one stats request per managed website, paced like the rest: at the service's 60 requests a minute, 300 websites add about 5 minutes",
+  },
+} as const;
+
+export const ciDriftCommand = defineCommand({
+  path: ['ci', 'drift'],
+  describe:
+    'Plan every account as `plan --detailed-exitcode` does, and keep one issue per drifted account (label sitesync-drift): opened, updated in place, closed once it converges. Exit 0 no drift, 2 drift, 1 any failure',
+  options,
+  online: true,
+  examples: [
+    ['$0 ci drift', 'On a schedule, with GITHUB_TOKEN (issues: write) and the keys set'],
+    ['$0 ci drift --provider gitlab --quiet-days 14', 'Weekly on GitLab: also the websites silent for two weeks'],
+    ['$0 ci drift --account acme', 'In a file with accounts: only acme (its issue alone is touched)'],
+  ],
+  run: runCiDrift,
+});
+
+async function runCiDrift(args: CommandArgs<typeof options>, ctx: Context): Promise<number> {
+  const days = args.quietDays;
+  if (days !== undefined && !(Number.isInteger(days) && days >= 1)) {
+    throw new UsageError('--quiet-days must be a whole number of days, 1 or more, e.g. --quiet-days 14');
+  }
+  // Before any request to the service: a job without its token fails at once.
+  const tracker = trackerFor(args.provider ?? detectProvider(ctx.env), ctx);
+  const run = await openRun(args, ctx);
+  try {
+    await planAccounts(run, { prune: args.prune, targets: args.target, excludes: args.exclude }, ctx).catch((error: unknown) => {
+      // The one account of a single-account file could not be planned: its issue says so, as any account's would.
+      if (run.named || !run.accounts[0]?.failure) throw error;
+    });
+    const silent = days ? await readSilentWebsites(run, days, { targets: args.target, excludes: args.exclude }, ctx) : undefined;
+    const config = relative(ctx.cwd, run.workspace.file).split(sep).join('/');
+    const checks = run.accounts.map((a): DriftCheck => {
+      const found = silent?.get(a);
+      return { account: a.name, config, plan: a.plan, failure: a.failure, quiet: found && days ? { days, silent: found } : undefined };
+    });
+    ctx.stdout.write(renderRunText(plansOf(run), ctx.out));
+    ctx.stdout.write(silentText(checks, ctx.out));
+    let outcomes: IssueOutcome[];
+    try {
+      outcomes = await keepDriftIssues(tracker, checks, (error) => failureOf(error, ctx));
+    } catch (error) {
+      // The issues could not be listed: none was touched.
+      ctx.stderr.write(problemsText(checks, [], tracker.service, ctx.err));
+      ctx.stderr.write(failureBlock('the drift issues could not be listed, so none was opened, updated or closed', failureLines(failureOf(error, ctx)), ctx.err));
+      return 1;
+    }
+    ctx.stdout.write(outcomesText(outcomes, tracker.service, ctx.out));
+    ctx.stderr.write(problemsText(checks, outcomes, tracker.service, ctx.err));
+    if (outcomes.some((o) => o.action === 'failed') || checks.some((c) => stateOf(c) === 'failed')) return 1;
+    return checks.some((c) => stateOf(c) === 'drift') ? 2 : 0;
+  } finally {
+    reportRequests(run, ctx);
+    await run.close();
+  }
+}
+
+function trackerFor(provider: Provider, ctx: Context): IssueTracker {
+  const http = ciHttp(ctx);
+  if (provider === 'github') {
+    const repository = githubRepository(ctx.env, 'issues: write');
+    ctx.secrets.add(repository.token);
+    return githubIssues(repository, http);
+  }
+  const project = gitlabProject(ctx.env, 'issues');
+  ctx.secrets.add(project.token);
+  return gitlabIssues(project, http);
+}

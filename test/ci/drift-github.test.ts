@@ -1,0 +1,362 @@
+/**
+ * `sitesync ci drift` on GitHub: the CLI as a child process against the emulator and the fake
+ * GitHub API. One issue per drifted account, opened, left alone while the drift is the same,
+ * updated when it changes, commented on and closed once the account converges; a failed check
+ * says so and stays open; a person's issue is never touched; nothing secret in any request.
+ */
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { startEmulator, type Emulator } from '../../src/emulator/index.js';
+import { runCli, type CliResult } from '../helpers/cli.js';
+import { GITHUB_TOKEN, PERSON, REPO, startFakeGitHub, type FakeGitHub } from './fake-github.js';
+
+const KEY = 'sk-test-DRIFT-ACME-0123456789';
+const BETA_KEY = 'sk-test-DRIFT-BETA-0123456789';
+const PASSWORD = 'pw-of-the-shop-0123';
+const RUN = (id: string) => `https://github.com/${REPO}/actions/runs/${id}`;
+
+let emu: Emulator;
+let github: FakeGitHub;
+let dir: string;
+
+beforeEach(async () => {
+  emu = await startEmulator({ keys: [KEY, BETA_KEY], profile: 'deployed' });
+  github = await startFakeGitHub();
+  dir = await mkdtemp(join(tmpdir(), 'sitesync-drift-'));
+});
+afterEach(async () => {
+  await emu.close();
+  await github.close();
+  await rm(dir, { recursive: true, force: true });
+});
+
+const single = (domains: string[]) => `version: 1\nwebsites:\n${domains.map((d) => `  - domain: ${d}\n`).join('')}`;
+
+async function drift(args: string[] = [], env: Record<string, string> = {}): Promise<CliResult> {
+  const r = await runCli(['ci', 'drift', ...args], {
+    cwd: dir,
+    env: {
+      SITESYNC_BASE_URL: emu.url,
+      SITESYNC_API_KEY: KEY,
+      ACME_KEY: KEY,
+      BETA_KEY,
+      SHOP_PW: PASSWORD,
+      GITHUB_ACTIONS: 'true',
+      GITHUB_API_URL: github.url,
+      GITHUB_TOKEN,
+      GITHUB_REPOSITORY: REPO,
+      GITHUB_SERVER_URL: 'https://github.com',
+      GITHUB_RUN_ID: '99',
+      ...env,
+    },
+  });
+  for (const secret of [KEY, BETA_KEY, PASSWORD, GITHUB_TOKEN]) expect(r.stdout + r.stderr).not.toContain(secret);
+  return r;
+}
+
+/** The drift issues of the repository, oldest first. */
+const issues = () => [...github.issues.values()].sort((a, b) => a.number - b.number);
+const writesSince = (n: number) => github.requests.slice(n).filter((r) => r.method !== 'GET').map((r) => `${r.method} ${new URL(r.url, 'http://x').pathname}`);
+
+describe('sitesync ci drift on GitHub', () => {
+  it('no drift: no issue, exit 0, one request to GitHub (the listing)', async () => {
+    emu.seed(KEY, [{ domain: 'a.example.com' }]);
+    await writeFile(join(dir, 'sitesync.yaml'), single(['a.example.com']));
+    const r = await drift();
+    expect(r.stderr).toBe('');
+    expect(r.code).toBe(0);
+    expect(r.stdout).toContain('No changes: the account matches the file.');
+    expect(r.stdout).toContain('sitesync.yaml: no drift');
+    expect(issues()).toEqual([]);
+    expect(github.requests.map((q) => `${q.method} ${q.url}`)).toEqual([`GET /repos/${REPO}/issues?labels=sitesync-drift&state=open&per_page=100`]);
+  });
+
+  it('drift opens one issue; the same drift writes nothing; a new drift updates it in place; converged, it is commented on and closed', async () => {
+    await writeFile(join(dir, 'sitesync.yaml'), single(['a.example.com']));
+    const first = await drift();
+    expect(first.code).toBe(2);
+    expect(first.stdout).toContain('+ create a.example.com');
+    const [issue] = issues();
+    expect(issues()).toHaveLength(1);
+    expect(first.stdout).toContain(`sitesync.yaml: drift; opened the issue: https://github.com/${REPO}/issues/${issue!.number}`);
+    expect(issue).toMatchObject({ title: 'sitesync drift: sitesync.yaml', labels: ['sitesync-drift'], state: 'open', user: { type: 'Bot' } });
+    expect(issue!.body.split('\n')[0]).toBe('<!-- sitesync-drift: sitesync.yaml -->');
+    expect(issue!.body).toContain('## Drift: the account differs from `sitesync.yaml`');
+    expect(issue!.body).toContain(`_Found by [this run](${RUN('99')}) of \`sitesync ci drift\`._`);
+    expect(issue!.body).toContain('| 🟢 create | `a.example.com` |');
+    expect(issue!.body).not.toContain('<!-- sitesync-plan');
+
+    // The same drift, found by the next night's run: nothing written, nobody notified.
+    let seen = github.requests.length;
+    const again = await drift([], { GITHUB_RUN_ID: '100' });
+    expect(again.code).toBe(2);
+    expect(again.stdout).toContain(`sitesync.yaml: drift; the issue is up to date: https://github.com/${REPO}/issues/${issue!.number}`);
+    expect(writesSince(seen)).toEqual([]);
+    expect(issues()[0]!.body).toContain(RUN('99'));
+
+    // The drift changes: the same issue, its text replaced.
+    await writeFile(join(dir, 'sitesync.yaml'), single(['a.example.com', 'b.example.com']));
+    seen = github.requests.length;
+    const changed = await drift([], { GITHUB_RUN_ID: '101' });
+    expect(changed.code).toBe(2);
+    expect(writesSince(seen)).toEqual([`PATCH /repos/${REPO}/issues/${issue!.number}`]);
+    expect(issues()).toHaveLength(1);
+    expect(issues()[0]!.body).toContain('`b.example.com`');
+    expect(issues()[0]!.body).toContain(RUN('101'));
+
+    // Applied: the account converges, and the issue says so and closes.
+    expect((await runCli(['apply', '--auto-approve'], { cwd: dir, env: { SITESYNC_BASE_URL: emu.url, SITESYNC_API_KEY: KEY } })).code).toBe(0);
+    seen = github.requests.length;
+    const converged = await drift([], { GITHUB_RUN_ID: '102' });
+    expect(converged.code).toBe(0);
+    expect(converged.stdout).toContain(`sitesync.yaml: no drift; commented on and closed the issue: https://github.com/${REPO}/issues/${issue!.number}`);
+    expect(writesSince(seen)).toEqual([`POST /repos/${REPO}/issues/${issue!.number}/comments`, `PATCH /repos/${REPO}/issues/${issue!.number}`]);
+    expect(github.comments(issue!.number).map((c) => c.body)).toEqual([
+      `The account equals \`sitesync.yaml\` again, as [this run](${RUN('102')}) of \`sitesync ci drift\` found: closing.\n`,
+    ]);
+    expect(issues()[0]).toMatchObject({ state: 'closed', state_reason: 'completed' });
+
+    // Drift after that: a new issue (the closed one is history).
+    await writeFile(join(dir, 'sitesync.yaml'), single(['a.example.com', 'b.example.com', 'c.example.com']));
+    expect((await drift()).code).toBe(2);
+    expect(issues().map((i) => i.state)).toEqual(['closed', 'open']);
+  });
+
+  it('a failed check opens or updates the issue to say so, which stays open; exit 1', async () => {
+    await writeFile(join(dir, 'sitesync.yaml'), single(['a.example.com']));
+    expect((await drift()).code).toBe(2);
+    const revoked = await drift([], { SITESYNC_API_KEY: 'sk-test-REVOKED-0123456789', GITHUB_RUN_ID: '100' });
+    expect(revoked.code).toBe(1);
+    expect(revoked.stdout).toContain('sitesync.yaml: the check failed; updated the issue');
+    const [issue] = issues();
+    expect(issues()).toHaveLength(1);
+    expect(issue!.state).toBe('open');
+    expect(issue!.body).toContain('## Drift check failed: the account of `sitesync.yaml`');
+    expect(issue!.body).toContain('whether it drifted is not known');
+    expect(issue!.body).toMatch(/> \[!CAUTION\]\n> .*(key|401)/);
+    expect(issue!.body).not.toContain('sk-test-REVOKED');
+
+    // The service down, on a first run: an issue is opened to say so.
+    github.issues.clear();
+    const down = await drift([], { SITESYNC_BASE_URL: 'http://127.0.0.1:9' });
+    expect(down.code).toBe(1);
+    expect(issues()).toHaveLength(1);
+    expect(issues()[0]!.body).toContain('cannot connect to 127.0.0.1:9');
+  });
+
+  it("a person's issue with the marker is never edited, commented on or closed; the drift gets an issue of its own", async () => {
+    const pasted = github.seedIssue({
+      title: 'sitesync drift: sitesync.yaml',
+      body: '<!-- sitesync-drift: sitesync.yaml -->\nI pasted the marker',
+      labels: ['sitesync-drift'],
+      user: { ...PERSON },
+    });
+    await writeFile(join(dir, 'sitesync.yaml'), single(['a.example.com']));
+    expect((await drift()).code).toBe(2);
+    emu.seed(KEY, [{ domain: 'a.example.com' }]);
+    expect((await drift()).code).toBe(0);
+    const touched = github.requests.filter((r) => r.method !== 'GET' && r.url.includes(`/issues/${pasted.number}`));
+    expect(touched).toEqual([]);
+    expect(github.issues.get(pasted.number)).toMatchObject({ state: 'open', body: '<!-- sitesync-drift: sitesync.yaml -->\nI pasted the marker' });
+    const own = issues().filter((i) => i.number !== pasted.number);
+    expect(own).toHaveLength(1);
+    expect(own[0]).toMatchObject({ state: 'closed', user: { type: 'Bot' } });
+  });
+
+  it('a pull request listed among the issues is not an issue', async () => {
+    github.seedIssue({ body: '<!-- sitesync-drift: sitesync.yaml -->', labels: ['sitesync-drift'], pull_request: { url: 'x' } });
+    await writeFile(join(dir, 'sitesync.yaml'), single(['a.example.com']));
+    expect((await drift()).code).toBe(2);
+    expect(github.writes()).toEqual([`POST /repos/${REPO}/issues`]);
+  });
+
+  it('two accounts drifting: two issues, each updated or closed on its own', async () => {
+    await writeFile(join(dir, 'sitesync.yaml'), accounts(['a.acme.example'], ['b.beta.example']));
+    const r = await drift();
+    expect(r.code).toBe(2);
+    expect(issues().map((i) => [i.title, i.body.split('\n')[0]])).toEqual([
+      ['sitesync drift: acme', '<!-- sitesync-drift: sitesync.yaml#acme -->'],
+      ['sitesync drift: beta', '<!-- sitesync-drift: sitesync.yaml#beta -->'],
+    ]);
+    expect(issues()[0]!.body).toContain('### Account `acme`: 1 to create');
+    expect(issues()[0]!.body).not.toContain('beta.example');
+    expect(issues()[1]!.body).toContain('## Drift: account `beta` differs from `sitesync.yaml`');
+
+    emu.seed(KEY, [{ domain: 'a.acme.example' }]);
+    const next = await drift();
+    expect(next.code).toBe(2);
+    expect(next.stdout).toMatch(/acme: no drift; commented on and closed the issue: .*\n {2}beta: drift; the issue is up to date/);
+    expect(issues().map((i) => i.state)).toEqual(['closed', 'open']);
+
+    // --account: only that account's issue is looked at.
+    emu.seed(BETA_KEY, [{ domain: 'b.beta.example' }]);
+    const seen = github.requests.length;
+    expect((await drift(['--account', 'beta'])).code).toBe(0);
+    expect(writesSince(seen)).toEqual([`POST /repos/${REPO}/issues/${issues()[1]!.number}/comments`, `PATCH /repos/${REPO}/issues/${issues()[1]!.number}`]);
+  });
+
+  it('one account failing and one drifting: both issues say what they found; exit 1', async () => {
+    await writeFile(join(dir, 'sitesync.yaml'), accounts(['a.acme.example'], ['b.beta.example']));
+    const r = await drift([], { BETA_KEY: 'sk-test-WRONG-0123456789' });
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain('Error: 1 of 2 accounts could not be checked: beta');
+    expect(issues().map((i) => i.body.split('\n')[1])).toEqual([
+      '## Drift: account `acme` differs from `sitesync.yaml`',
+      '## Drift check failed: account `beta` of `sitesync.yaml`',
+    ]);
+  });
+
+  it('nothing secret in any request to GitHub: no key, no password, the token only in its header', async () => {
+    emu.seed(KEY, [{ domain: 'shop.example.com', privacy: 0 }]);
+    await writeFile(join(dir, 'sitesync.yaml'), 'version: 1\nwebsites:\n  - domain: shop.example.com\n    privacy: password\n    password: ${SHOP_PW}\n');
+    expect((await drift()).code).toBe(2);
+    expect(issues()[0]!.body).toContain('(sensitive)');
+    expect((await drift([], { SITESYNC_API_KEY: BETA_KEY })).code).toBe(2);
+    expect((await drift([], { SITESYNC_API_KEY: 'sk-test-REVOKED-0123456789' })).code).toBe(1);
+    expect(github.requests.length).toBeGreaterThanOrEqual(5);
+    for (const request of github.requests) {
+      const { authorization, ...headers } = request.headers;
+      expect(authorization).toBe(`Bearer ${GITHUB_TOKEN}`);
+      const seen = JSON.stringify([request.url, headers, request.body]);
+      for (const secret of [KEY, BETA_KEY, PASSWORD, GITHUB_TOKEN, 'sk-test-REVOKED']) expect(seen).not.toContain(secret);
+    }
+  });
+
+  it('--quiet-days: the managed websites without a pageview in the window keep the issue open, named with their last day of traffic', async () => {
+    const ago = (n: number) => new Date(Date.now() - n * 86_400_000).toISOString().slice(0, 10);
+    emu.seed(KEY, [
+      { domain: 'busy.example.com', traffic: { [ago(1)]: 40 } },
+      { domain: 'moved.example.com', traffic: { [ago(60)]: 900, [ago(20)]: 12 } },
+      { domain: 'never.example.com', traffic: {} },
+      { domain: 'unlisted.example.com', traffic: {} },
+    ]);
+    await writeFile(join(dir, 'sitesync.yaml'), single(['busy.example.com', 'moved.example.com', 'never.example.com']));
+    expect((await drift()).code).toBe(0);
+    expect(emu.stats.log.filter((l) => l.path.startsWith('/api/v1/stats/'))).toEqual([]);
+
+    emu.resetStats();
+    const r = await drift(['--quiet-days', '14']);
+    expect(r.code).toBe(2);
+    expect(r.stdout).toContain('No changes: the account matches the file.');
+    expect(r.stdout).toContain(`Silent websites: no pageview in the last 14 days\n  sitesync.yaml: moved.example.com (last pageview ${ago(20)}), never.example.com (never a pageview)`);
+    // One stats request per managed website; none for the unmanaged one.
+    expect(emu.stats.log.filter((l) => l.path.startsWith('/api/v1/stats/'))).toHaveLength(3);
+    const body = issues()[0]!.body;
+    expect(body).toContain('### 2 silent websites: no pageview in the last 14 days');
+    expect(body).toContain(`| \`moved.example.com\` | ${ago(20)} |`);
+    expect(body).toContain('| `never.example.com` | never |');
+    expect(body).not.toContain('busy.example.com');
+
+    // A week later the snippets are back: converged, closed.
+    emu.addTraffic(KEY, 'moved.example.com', { [ago(0)]: 5 });
+    emu.addTraffic(KEY, 'never.example.com', { [ago(0)]: 5 });
+    const back = await drift(['--quiet-days', '14']);
+    expect(back.code).toBe(0);
+    expect(github.comments(issues()[0]!.number)[0]!.body).toContain('each of its managed websites recorded a pageview in the last 14 days');
+  });
+
+  it('--quiet-days must be a whole number of days', async () => {
+    await writeFile(join(dir, 'sitesync.yaml'), single([]));
+    const r = await drift(['--quiet-days', '0']);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain('--quiet-days must be a whole number of days, 1 or more');
+    expect(github.requests).toEqual([]);
+  });
+
+  it('a plan cut at the limit stays within GitHub’s 65,536 characters and says where the rest is', async () => {
+    const many = Array.from({ length: 1500 }, (_, i) => `site-${String(i).padStart(4, '0')}.example.com`);
+    await writeFile(join(dir, 'sitesync.yaml'), single(many));
+    expect((await drift()).code).toBe(2);
+    const body = issues()[0]!.body;
+    expect(body.length).toBeLessThanOrEqual(65_536);
+    expect(body).toContain("cut to keep this issue under 65,536 characters. The run's log shows the whole plan");
+  });
+
+  it('a label GitHub dropped (a token that may not set labels) is said, since the next run would not find the issue', async () => {
+    github.dropLabels = true;
+    await writeFile(join(dir, 'sitesync.yaml'), single(['a.example.com']));
+    const r = await drift();
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain('without the label sitesync-drift (the token may not set labels): the next run will not find it and opens another');
+  });
+
+  it("GitHub's rate limit is waited out when it says how long; the issue is still opened", async () => {
+    github.failNext.push({ status: 403, body: { message: 'You have exceeded a secondary rate limit' }, headers: { 'retry-after': '1' } });
+    await writeFile(join(dir, 'sitesync.yaml'), single(['a.example.com']));
+    const r = await drift();
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain("GitHub's API rate limit is used up: waiting 1 s, as it asks, to list the open \"sitesync-drift\" issues of octo/config");
+    expect(issues()).toHaveLength(1);
+  });
+
+  it('a token that cannot read issues: the plan is still printed, no issue touched, exit 1 with what to grant', async () => {
+    github.fail.GET = { status: 403, body: { message: 'Resource not accessible by integration' } };
+    await writeFile(join(dir, 'sitesync.yaml'), single(['a.example.com']));
+    const r = await drift();
+    expect(r.code).toBe(1);
+    expect(r.stdout).toContain('+ create a.example.com');
+    expect(r.stderr).toContain('the drift issues could not be listed, so none was opened, updated or closed');
+    expect(r.stderr).toContain('(403: Resource not accessible by integration): give the job `permissions: issues: read` or more');
+  });
+
+  it('without GITHUB_TOKEN it fails before any request, saying which permission to grant', async () => {
+    await writeFile(join(dir, 'sitesync.yaml'), single(['a.example.com']));
+    const r = await drift([], { GITHUB_TOKEN: '' });
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain('GITHUB_TOKEN is not set');
+    expect(r.stderr).toContain('`permissions: issues: write`');
+    expect(emu.stats.log).toEqual([]);
+  });
+});
+
+describe('API calls per run', () => {
+  it('1 and 30 drifted accounts: one listing, then one write per account whose issue changes', async () => {
+    const keys = Array.from({ length: 30 }, (_, i) => `sk-test-DRIFT-${String(i).padStart(2, '0')}-0123456789`);
+    const names = keys.map((_, i) => `client${String(i).padStart(2, '0')}`);
+    const file = (n: number) =>
+      ['version: 1', 'accounts:', ...names.slice(0, n).flatMap((name, i) => [`  ${name}:`, `    base_url: ${emu.url}`, `    api_key_env: KEY_${i}`, '    websites:', `      - domain: ${name}.example`])].join('\n');
+    const env = Object.fromEntries(keys.map((k, i) => [`KEY_${i}`, k]));
+    const figures: Record<string, number[]> = {};
+    for (const n of [1, 30]) {
+      // Each round on fresh accounts.
+      await emu.close();
+      emu = await startEmulator({ keys, profile: 'deployed' });
+      github.issues.clear();
+      await writeFile(join(dir, 'sitesync.yaml'), file(n));
+      const calls: number[] = [];
+      for (const step of ['drift', 'same drift', 'converged'] as const) {
+        if (step === 'converged') for (let i = 0; i < n; i++) emu.seed(keys[i]!, [{ domain: `${names[i]}.example` }]);
+        const before = github.requests.length;
+        const r = await drift([], env);
+        expect(r.code, `${n} accounts, ${step}`).toBe(step === 'converged' ? 0 : 2);
+        calls.push(github.requests.length - before);
+      }
+      figures[n] = calls;
+      expect(issues().filter((i) => i.state === 'closed')).toHaveLength(n);
+    }
+    // [opened, the same drift, closed]: 1 listing + 1 create each; 1 listing; 1 listing + comment and close each.
+    expect(figures).toEqual({ 1: [2, 1, 3], 30: [31, 1, 61] });
+    console.log(`GitHub API calls per run (drift opened / same drift / converged): 1 account ${figures[1]!.join(' / ')}, 30 accounts ${figures[30]!.join(' / ')}`);
+  }, 120_000);
+});
+
+function accounts(acme: string[], beta: string[]): string {
+  const list = (domains: string[]) => domains.map((d) => `      - domain: ${d}`);
+  return [
+    'version: 1',
+    'accounts:',
+    '  acme:',
+    `    base_url: ${emu.url}`,
+    '    api_key_env: ACME_KEY',
+    '    websites:',
+    ...list(acme),
+    '  beta:',
+    `    base_url: ${emu.url}`,
+    '    api_key_env: BETA_KEY',
+    '    websites:',
+    ...list(beta),
+    '',
+  ].join('\n');
+}
