@@ -29,6 +29,12 @@ export interface DriftCheck {
   failure?: Failure;
   /** With `--quiet-days N`: N, and the managed websites with no pageview in those days. */
   quiet?: { days: number; silent: SilentWebsite[] };
+  /**
+   * Without `--quiet-days`: the silent websites that the issue lists from an earlier run with it
+   * (its section, as it was), which this run could not check and so keeps: a daily check does
+   * not close what a weekly one found.
+   */
+  carried?: string;
 }
 
 export type DriftState = 'clean' | 'drift' | 'failed';
@@ -36,7 +42,7 @@ export type DriftState = 'clean' | 'drift' | 'failed';
 /** Failed: the check could not finish. Drift: the plan has changes, or a website is silent. */
 export function stateOf(check: DriftCheck): DriftState {
   if (check.failure || !check.plan) return 'failed';
-  return check.plan.changes.length > 0 || (check.quiet?.silent.length ?? 0) > 0 ? 'drift' : 'clean';
+  return check.plan.changes.length > 0 || (check.quiet?.silent.length ?? 0) > 0 || check.carried !== undefined ? 'drift' : 'clean';
 }
 
 /** Which account's issue: `CONFIG#ACCOUNT`, or `CONFIG` for a single-account file. */
@@ -111,7 +117,7 @@ export function issueBody(check: DriftCheck, options: IssueBodyOptions): string 
       '',
     );
   }
-  const silent = silentSection(check.quiet);
+  const silent = check.quiet ? silentSection(check.quiet) : (check.carried ?? '');
   const cut: CutNote = { what: 'this issue', whereAll: "The run's log shows the whole plan (`sitesync ci drift` prints it)" };
   const room = Math.max(0, options.limit - head.join('\n').length - silent.length - AROUND_PLAN);
   const plan = check.plan
@@ -127,11 +133,15 @@ export function issueBody(check: DriftCheck, options: IssueBodyOptions): string 
   );
 }
 
+/** The first line of the silent websites' section: it is the issue's last, and found again by it. */
+const SILENT_MARK = /\n<!-- sitesync-silent: \d+ -->\n/;
+
 /** The websites with no pageview in the window, and their last day of traffic. */
-function silentSection(quiet: DriftCheck['quiet']): string {
-  if (!quiet?.silent.length) return '';
+function silentSection(quiet: NonNullable<DriftCheck['quiet']>): string {
+  if (!quiet.silent.length) return '';
   const n = quiet.silent.length;
   return [
+    `<!-- sitesync-silent: ${quiet.days} -->`,
     `### ${n === 1 ? '1 silent website' : `${n} silent websites`}: no pageview in the last ${quiet.days} days`,
     '',
     'Managed websites that record nothing: a tracking snippet removed by a rebuild of the site, a domain moved elsewhere?',
@@ -141,6 +151,14 @@ function silentSection(quiet: DriftCheck['quiet']): string {
     ...quiet.silent.map((s) => `| ${markdownCode(s.domain)} | ${s.lastDay ?? 'never'} |`),
     '',
   ].join('\n');
+}
+
+/** The silent websites' section of an issue's text, as an earlier run wrote it; undefined when it has none. */
+export function silentSectionOf(body: string): string | undefined {
+  const text = body.replace(/\r\n/g, '\n');
+  const at = SILENT_MARK.exec(text);
+  // Without the note of a text that was cut: the new text is cut anew.
+  return at ? `${text.slice(at.index + 1).replace(/\n+_…cut: [^\n]*_\s*$/, '').trimEnd()}\n` : undefined;
 }
 
 /** The comment that closes the issue of an account found equal to the file again. */

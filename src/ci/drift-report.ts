@@ -14,15 +14,25 @@ function nameOf(check: DriftCheck): string {
   return printable(check.account || commentIdFor(check.config));
 }
 
-/** Each account's silent websites, named in the log as in the issue. */
+/** Each account's silent websites, named in the log as in the issue; those an issue keeps from an earlier run, said so. */
 export function silentText(checks: DriftCheck[], c: Colors): string {
   const withSilent = checks.filter((check) => check.quiet?.silent.length);
-  if (!withSilent.length) return '';
-  const days = withSilent[0]!.quiet!.days;
-  const lines = withSilent.map(
-    (check) => `  ${nameOf(check)}: ${check.quiet!.silent.map((s) => `${printable(s.domain)} (${s.lastDay ? `last pageview ${s.lastDay}` : 'never a pageview'})`).join(', ')}`,
-  );
-  return `\n${c.bold(c.yellow(`Silent websites: no pageview in the last ${days} days`))}\n${lines.join('\n')}\n`;
+  const carried = checks.filter((check) => check.carried !== undefined);
+  const out: string[] = [];
+  if (withSilent.length) {
+    const days = withSilent[0]!.quiet!.days;
+    const lines = withSilent.map(
+      (check) => `  ${nameOf(check)}: ${check.quiet!.silent.map((s) => `${printable(s.domain)} (${s.lastDay ? `last pageview ${s.lastDay}` : 'never a pageview'})`).join(', ')}`,
+    );
+    out.push('', c.bold(c.yellow(`Silent websites: no pageview in the last ${days} days`)), ...lines);
+  }
+  if (carried.length) {
+    out.push(
+      '',
+      c.yellow(`Silent websites found by an earlier run with --quiet-days, not checked by this one, keep the issue of: ${carried.map(nameOf).join(', ')}`),
+    );
+  }
+  return out.length ? `${out.join('\n')}\n` : '';
 }
 
 const DONE: Record<'opened' | 'updated' | 'unchanged' | 'closed', string> = {

@@ -6,7 +6,7 @@
  * and a person's issue is never edited or closed. Provider-neutral; the requests are a few per
  * run: one listing, then one write per account whose state changed.
  */
-import { closingComment, DRIFT_LABEL, driftId, driftIdOf, issueBody, issueTitle, sameDrift, stateOf, type DriftCheck } from './drift-body.js';
+import { closingComment, DRIFT_LABEL, driftId, driftIdOf, issueBody, issueTitle, sameDrift, silentSectionOf, stateOf, type DriftCheck } from './drift-body.js';
 import type { Failure } from '../model/types.js';
 import type { Issue, IssueTracker } from './issues.js';
 import { ownOrBot } from './upsert.js';
@@ -16,7 +16,9 @@ export type IssueOutcome =
   | { check: DriftCheck; action: 'none' }
   | { check: DriftCheck; action: 'failed'; failure: Failure };
 
-/** Keeps each account's issue, one account after another (providers ask for writes in series); one account's failure does not stop the others. */
+/**
+ * Keeps each account's issue (the outcomes' checks include the silent websites carried over from
+ * an issue when the run did not check them), one account after another (providers ask for writes in series); one account's failure does not stop the others. */
 export async function keepDriftIssues(tracker: IssueTracker, checks: DriftCheck[], describe: (error: unknown) => Failure): Promise<IssueOutcome[]> {
   const open = await tracker.listOpen(DRIFT_LABEL);
   let self: Promise<string | undefined> | undefined;
@@ -26,7 +28,9 @@ export async function keepDriftIssues(tracker: IssueTracker, checks: DriftCheck[
       const marked = open.filter((issue) => driftIdOf(issue.body) === driftId(check));
       // Who the token is, asked only when some issue carries the marker.
       const existing = marked.length ? ownOrBot(marked, await (self ??= tracker.whoAmI())) : undefined;
-      outcomes.push(await keepOne(tracker, check, existing));
+      // A run without --quiet-days cannot see silent websites: those the issue lists stay in it.
+      const carried = !check.quiet && existing ? silentSectionOf(existing.body) : undefined;
+      outcomes.push(await keepOne(tracker, carried ? { ...check, carried } : check, existing));
     } catch (error) {
       outcomes.push({ check, action: 'failed', failure: describe(error) });
     }

@@ -71,20 +71,23 @@ async function runCiDrift(args: CommandArgs<typeof options>, ctx: Context): Prom
       return { account: a.name, config, plan: a.plan, failure: a.failure, quiet: found && days ? { days, silent: found } : undefined };
     });
     ctx.stdout.write(renderRunText(plansOf(run), ctx.out));
-    ctx.stdout.write(silentText(checks, ctx.out));
     let outcomes: IssueOutcome[];
     try {
       outcomes = await keepDriftIssues(tracker, checks, (error) => failureOf(error, ctx));
     } catch (error) {
       // The issues could not be listed: none was touched.
+      ctx.stdout.write(silentText(checks, ctx.out));
       ctx.stderr.write(problemsText(checks, [], tracker.service, ctx.err));
       ctx.stderr.write(failureBlock('the drift issues could not be listed, so none was opened, updated or closed', failureLines(failureOf(error, ctx)), ctx.err));
       return 1;
     }
+    // As kept: with the silent websites an issue carried over from an earlier --quiet-days run.
+    const kept = outcomes.map((o) => o.check);
+    ctx.stdout.write(silentText(kept, ctx.out));
     ctx.stdout.write(outcomesText(outcomes, tracker.service, ctx.out));
-    ctx.stderr.write(problemsText(checks, outcomes, tracker.service, ctx.err));
-    if (outcomes.some((o) => o.action === 'failed') || checks.some((c) => stateOf(c) === 'failed')) return 1;
-    return checks.some((c) => stateOf(c) === 'drift') ? 2 : 0;
+    ctx.stderr.write(problemsText(kept, outcomes, tracker.service, ctx.err));
+    if (outcomes.some((o) => o.action === 'failed') || kept.some((c) => stateOf(c) === 'failed')) return 1;
+    return kept.some((c) => stateOf(c) === 'drift') ? 2 : 0;
   } finally {
     reportRequests(run, ctx);
     await run.close();

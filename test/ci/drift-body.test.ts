@@ -1,6 +1,6 @@
 /** What a drift issue says and how it is found again, and which issue is kept: pure, no network. */
 import { describe, expect, it } from 'vitest';
-import { driftId, driftIdOf, driftMarker, issueBody, issueTitle, sameDrift, stateOf, type DriftCheck } from '../../src/ci/drift-body.js';
+import { driftId, driftIdOf, driftMarker, issueBody, issueTitle, sameDrift, silentSectionOf, stateOf, type DriftCheck } from '../../src/ci/drift-body.js';
 import { keepDriftIssues } from '../../src/ci/drift.js';
 import type { Issue, IssueTracker } from '../../src/ci/issues.js';
 import type { Plan } from '../../src/model/types.js';
@@ -111,6 +111,36 @@ function tracker(open: Issue[], self?: string): IssueTracker & { calls: string[]
 }
 
 const issue = (number: number, body: string, author: string, bot: boolean): Issue => ({ number, title: 't', body, author, bot, labels: ['sitesync-drift'], url: `u/${number}` });
+
+describe('silent websites found by a run with --quiet-days', () => {
+  const quiet = { days: 7, silent: [{ domain: 'moved.example', lastDay: '2026-01-02' }] };
+  const found: DriftCheck = { account: 'acme', config: 'sitesync.yaml', plan: plan([]), quiet };
+
+  it('are the last section of the text, found again as written', () => {
+    const body = issueBody(found, options);
+    const section = silentSectionOf(body)!;
+    expect(section.split('\n').slice(0, 2)).toEqual(['<!-- sitesync-silent: 7 -->', '### 1 silent website: no pageview in the last 7 days']);
+    expect(body.endsWith(section)).toBe(true);
+    expect(silentSectionOf(issueBody({ ...found, quiet: undefined }, options))).toBeUndefined();
+  });
+
+  it('are kept by a run without --quiet-days, which writes nothing; a run with it that finds none closes the issue', async () => {
+    const own = issue(4, issueBody(found, options), 'bot', true);
+    const daily = tracker([own]);
+    const [kept] = await keepDriftIssues(daily, [{ ...found, quiet: undefined }], (e) => ({ message: String(e), details: [] }));
+    expect(kept).toMatchObject({ action: 'unchanged' });
+    expect(stateOf(kept!.check)).toBe('drift');
+    expect(daily.calls).toEqual(['list', 'whoAmI']);
+    // A plan drift on a later day: the new text keeps them.
+    const drifted = tracker([own]);
+    const [edited] = await keepDriftIssues(drifted, [{ ...found, quiet: undefined, plan: plan(['new.example']) }], (e) => ({ message: String(e), details: [] }));
+    expect(drifted.calls).toEqual(['list', 'whoAmI', 'edit 4']);
+    expect(edited).toMatchObject({ action: 'updated', issue: { body: expect.stringContaining('`new.example`') } });
+    expect(edited!.action === 'updated' && edited!.issue.body.endsWith(silentSectionOf(own.body)!)).toBe(true);
+    const weekly = tracker([own]);
+    expect((await keepDriftIssues(weekly, [{ ...found, quiet: { days: 7, silent: [] } }], (e) => ({ message: String(e), details: [] })))[0]).toMatchObject({ action: 'closed' });
+  });
+});
 
 describe('which issue is kept', () => {
   const clean: DriftCheck = { account: 'acme', config: 'sitesync.yaml', plan: plan([]) };

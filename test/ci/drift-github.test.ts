@@ -249,6 +249,15 @@ describe('sitesync ci drift on GitHub', () => {
     expect(body).toContain('| `never.example.com` | never |');
     expect(body).not.toContain('busy.example.com');
 
+    // The daily check, without --quiet-days, cannot see them: the issue keeps them, untouched.
+    const seen = github.requests.length;
+    const daily = await drift();
+    expect(daily.code).toBe(2);
+    expect(daily.stdout).toContain('Silent websites found by an earlier run with --quiet-days, not checked by this one, keep the issue of: sitesync.yaml');
+    expect(daily.stdout).toContain('sitesync.yaml: drift; the issue is up to date');
+    expect(writesSince(seen)).toEqual([]);
+    expect(emu.stats.log.filter((l) => l.path.startsWith('/api/v1/stats/'))).toHaveLength(3);
+
     // A week later the snippets are back: converged, closed.
     emu.addTraffic(KEY, 'moved.example.com', { [ago(0)]: 5 });
     emu.addTraffic(KEY, 'never.example.com', { [ago(0)]: 5 });
