@@ -40,7 +40,7 @@ function runAction(given: Record<string, string>, event: 'pr-event.json' | 'push
 describe('the GitHub Action', () => {
   it('is a composite action with the documented inputs and outputs', () => {
     expect(action.runs.using).toBe('composite');
-    expect(Object.keys(action.inputs).sort()).toEqual(['args', 'command', 'comment', 'config', 'github-token', 'trusted-config', 'working-directory']);
+    expect(Object.keys(action.inputs).sort()).toEqual(['args', 'command', 'comment', 'config', 'github-token', 'issue', 'trusted-config', 'working-directory']);
     expect(Object.keys(action.outputs).sort()).toEqual(['exitcode', 'has_changes', 'plan-json']);
   });
 
@@ -137,6 +137,30 @@ describe('the GitHub Action', () => {
     expect(clean.code).toBe(0);
     expect(clean.outputs).toMatchObject({ exitcode: '0', has_changes: 'false' });
     expect(github.writes()).toEqual([]);
+  });
+
+  it('drift with issue: true keeps the drift issue: drift opens it and passes the step, a converged account closes it, a failed check fails the step', async () => {
+    await writeFile(join(dir, 'sitesync.yaml'), config(['a.example.com']));
+    const drifted = await runAction({ command: 'drift', issue: 'true', args: '--quiet-days 7' }, 'push-event.json');
+    expect(drifted.code).toBe(0);
+    expect(drifted.outputs).toMatchObject({ exitcode: '2' });
+    expect(drifted.log).toContain('::notice title=sitesync drift::an account differs from sitesync.yaml: see its sitesync-drift issue');
+    expect(drifted.log).toContain(`sitesync.yaml: drift; opened the issue: https://github.com/${REPO}/issues/`);
+    const [issue] = [...github.issues.values()];
+    expect(issue).toMatchObject({ title: 'sitesync drift: sitesync.yaml', labels: ['sitesync-drift'], state: 'open' });
+    expect(issue!.body).toContain(`[this run](https://github.com/${REPO}/actions/runs/99)`);
+
+    const failed = await runAction({ command: 'drift', issue: 'true' }, 'push-event.json', { SITESYNC_API_KEY: 'sk-test-REVOKED-0123456789' });
+    expect(failed.code).toBe(1);
+    expect(failed.outputs).toMatchObject({ exitcode: '1' });
+    expect(issue!.body).toContain('## Drift check failed');
+
+    await runAction({ command: 'apply' }, 'push-event.json');
+    const clean = await runAction({ command: 'drift', issue: 'true' }, 'push-event.json');
+    expect(clean.code).toBe(0);
+    expect(clean.outputs).toMatchObject({ exitcode: '0' });
+    expect(issue).toMatchObject({ state: 'closed', state_reason: 'completed' });
+    expect(drifted.log + failed.log + clean.log).not.toContain(KEY);
   });
 });
 
