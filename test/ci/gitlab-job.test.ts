@@ -5,7 +5,7 @@
  * on `origin`, against the emulator and the fake GitLab API. `npx sitesync` is this build.
  */
 import { spawn } from 'node:child_process';
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -91,5 +91,38 @@ describe('the GitLab merge-request job', () => {
     } finally {
       await rm(origin, { recursive: true, force: true });
     }
+  });
+});
+
+describe('the GitLab drift job', () => {
+  const run = (env: Record<string, string> = {}) =>
+    runLines(pipeline['sitesync-drift']!.script, {
+      GITLAB_CI: 'true',
+      CI_API_V4_URL: gitlab.api,
+      CI_PROJECT_ID: PROJECT_ID,
+      CI_PIPELINE_SOURCE: 'schedule',
+      CI_JOB_URL: 'https://gitlab.example.com/group/config/-/jobs/78',
+      GITLAB_TOKEN,
+      SITESYNC_BASE_URL: emu.url,
+      SITESYNC_API_KEY: KEY,
+      NO_COLOR: '1',
+      ...env,
+    });
+
+  it('opens the drift issue with exit 2 (allowed: a warning); the weekly schedule also names the silent websites, which the daily one keeps', async () => {
+    emu.seed(KEY, [{ domain: 'quiet.example.com', traffic: {} }]);
+    await writeFile(join(dir, 'sitesync.yaml'), 'version: 1\nwebsites:\n  - domain: quiet.example.com\n');
+    const daily = await run();
+    expect(daily.code).toBe(0);
+    expect(gitlab.issues.size).toBe(0);
+    const weekly = await run({ SITESYNC_QUIET_DAYS: '7' });
+    expect(weekly.code).toBe(2);
+    expect(weekly.log).toContain('quiet.example.com (never a pageview)');
+    const [issue] = [...gitlab.issues.values()];
+    expect(issue!.description).toContain('| `quiet.example.com` | never |');
+    const before = gitlab.writes().length;
+    expect((await run()).code).toBe(2);
+    expect(gitlab.writes()).toHaveLength(before);
+    expect(JSON.stringify(gitlab.requests)).not.toContain(KEY);
   });
 });

@@ -83,7 +83,7 @@ describe('the recipe lint', () => {
       'no command "sitesync plna" (there are: validate, fmt, plan, apply, export, import, account, show, emulator, ci, completion)',
       '--format html: not one of text, markdown, json',
       '"sitesync apply" takes 1 argument(s), given 2',
-      '"sitesync ci" needs a command: comment, summary',
+      '"sitesync ci" needs a command: comment, summary, drift',
       'no flag --no-config for "sitesync validate"',
     ]);
   });
@@ -181,12 +181,20 @@ describe('the GitHub workflows', () => {
     expect(actionSteps(doc, 'apply').map((s) => s.with)).toEqual([{ command: 'apply', comment: "${{ github.event_name == 'push' }}" }]);
   });
 
-  it('the drift workflow: scheduled, the drift command, and the 60-day disabling of scheduled workflows said', () => {
+  it('the drift workflow: scheduled daily, the silent websites weekly, one issue per drifted account, in the environment of the keys', () => {
     const { doc, text } = load('github/sitesync-drift.yml');
-    expect(doc.on.schedule[0].cron).toMatch(/^\S+ \S+ \S+ \S+ \S+$/);
+    const crons = doc.on.schedule.map((s: { cron: string }) => s.cron);
+    for (const cron of crons) expect(cron).toMatch(/^\S+ \S+ \S+ \S+ \S+$/);
     expect(doc.on).toHaveProperty('workflow_dispatch');
-    expect(doc.permissions).toEqual({ contents: 'read' });
-    expect(actionSteps(doc, 'drift').map((s) => s.with)).toEqual([{ command: 'drift' }]);
+    expect(doc.permissions).toEqual({ contents: 'read', issues: 'write' });
+    expect(doc.jobs.drift.environment).toBe('sitesync');
+    expect(doc.concurrency).toEqual({ group: '${{ github.workflow }}', 'cancel-in-progress': false });
+    const [step] = actionSteps(doc, 'drift');
+    expect(step!.with).toEqual({ command: 'drift', issue: true, args: expect.stringContaining("'--quiet-days 7'") });
+    // The weekly schedule is the one that reads the statistics.
+    const weekly = /github\.event\.schedule == '([^']+)'/.exec(String(step!.with!.args))![1];
+    expect(crons).toContain(weekly);
+    expect(crons.filter((c: string) => c !== weekly)).toHaveLength(1);
     expect(text).toMatch(/disables scheduled workflows[\s\S]*60 days/);
   });
 });
@@ -231,10 +239,13 @@ describe('the GitLab pipeline', () => {
     expect(jobLines('sitesync-apply')).toEqual(['sitesync apply --auto-approve']);
   });
 
-  it('checks drift on schedules, failing on exit 2', () => {
-    expect(doc['sitesync-drift'].rules).toEqual([{ if: '$CI_PIPELINE_SOURCE == "schedule"' }]);
-    expect(doc['sitesync-drift'].allow_failure).toBeUndefined();
-    expect(jobLines('sitesync-drift')).toEqual(['sitesync plan --detailed-exitcode']);
+  it("checks drift on the default branch's schedules, one issue per drifted account: exit 2 a warning, the silent websites when the schedule asks", () => {
+    expect(doc['sitesync-drift'].rules).toEqual([{ if: '$CI_PIPELINE_SOURCE == "schedule" && $CI_COMMIT_BRANCH == $CI_DEFAULT_BRANCH' }]);
+    expect(doc['sitesync-drift'].allow_failure).toEqual({ exit_codes: [2] });
+    expect(jobLines('sitesync-drift')).toEqual([
+      'sitesync ci drift --provider gitlab --quiet-days $SITESYNC_QUIET_DAYS',
+      'sitesync ci drift --provider gitlab',
+    ]);
   });
 
   it('uses Node 20 and npm ci', () => {
@@ -249,6 +260,6 @@ describe('shell completion', () => {
     expect(script.code).toBe(0);
     expect(script.stdout).toContain('###-begin-sitesync-completions-###');
     const words = await runCli(['--get-yargs-completions', 'sitesync', 'ci', '']);
-    expect(words.stdout.split('\n')).toEqual(expect.arrayContaining(['comment', 'summary']));
+    expect(words.stdout.split('\n')).toEqual(expect.arrayContaining(['comment', 'summary', 'drift']));
   });
 });
