@@ -10,10 +10,9 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { startEmulator, type Emulator } from '../../src/emulator/index.js';
 import { runCli, type CliResult } from '../helpers/cli.js';
+import { BETA_KEY, callsPerRun, KEY, singleAccount, twoAccounts, writesSince } from './drift-accounts.js';
 import { GITHUB_TOKEN, PERSON, REPO, startFakeGitHub, type FakeGitHub } from './fake-github.js';
 
-const KEY = 'sk-test-DRIFT-ACME-0123456789';
-const BETA_KEY = 'sk-test-DRIFT-BETA-0123456789';
 const PASSWORD = 'pw-of-the-shop-0123';
 const RUN = (id: string) => `https://github.com/${REPO}/actions/runs/${id}`;
 
@@ -31,8 +30,6 @@ afterEach(async () => {
   await github.close();
   await rm(dir, { recursive: true, force: true });
 });
-
-const single = (domains: string[]) => `version: 1\nwebsites:\n${domains.map((d) => `  - domain: ${d}\n`).join('')}`;
 
 async function drift(args: string[] = [], env: Record<string, string> = {}): Promise<CliResult> {
   const r = await runCli(['ci', 'drift', ...args], {
@@ -58,12 +55,11 @@ async function drift(args: string[] = [], env: Record<string, string> = {}): Pro
 
 /** The drift issues of the repository, oldest first. */
 const issues = () => [...github.issues.values()].sort((a, b) => a.number - b.number);
-const writesSince = (n: number) => github.requests.slice(n).filter((r) => r.method !== 'GET').map((r) => `${r.method} ${new URL(r.url, 'http://x').pathname}`);
 
 describe('sitesync ci drift on GitHub', () => {
   it('no drift: no issue, exit 0, one request to GitHub (the listing)', async () => {
     emu.seed(KEY, [{ domain: 'a.example.com' }]);
-    await writeFile(join(dir, 'sitesync.yaml'), single(['a.example.com']));
+    await writeFile(join(dir, 'sitesync.yaml'), singleAccount(['a.example.com']));
     const r = await drift();
     expect(r.stderr).toBe('');
     expect(r.code).toBe(0);
@@ -74,7 +70,7 @@ describe('sitesync ci drift on GitHub', () => {
   });
 
   it('drift opens one issue; the same drift writes nothing; a new drift updates it in place; converged, it is commented on and closed', async () => {
-    await writeFile(join(dir, 'sitesync.yaml'), single(['a.example.com']));
+    await writeFile(join(dir, 'sitesync.yaml'), singleAccount(['a.example.com']));
     const first = await drift();
     expect(first.code).toBe(2);
     expect(first.stdout).toContain('+ create a.example.com');
@@ -93,15 +89,15 @@ describe('sitesync ci drift on GitHub', () => {
     const again = await drift([], { GITHUB_RUN_ID: '100' });
     expect(again.code).toBe(2);
     expect(again.stdout).toContain(`sitesync.yaml: drift; the issue is up to date: https://github.com/${REPO}/issues/${issue!.number}`);
-    expect(writesSince(seen)).toEqual([]);
+    expect(writesSince(github.requests, seen)).toEqual([]);
     expect(issues()[0]!.body).toContain(RUN('99'));
 
     // The drift changes: the same issue, its text replaced.
-    await writeFile(join(dir, 'sitesync.yaml'), single(['a.example.com', 'b.example.com']));
+    await writeFile(join(dir, 'sitesync.yaml'), singleAccount(['a.example.com', 'b.example.com']));
     seen = github.requests.length;
     const changed = await drift([], { GITHUB_RUN_ID: '101' });
     expect(changed.code).toBe(2);
-    expect(writesSince(seen)).toEqual([`PATCH /repos/${REPO}/issues/${issue!.number}`]);
+    expect(writesSince(github.requests, seen)).toEqual([`PATCH /repos/${REPO}/issues/${issue!.number}`]);
     expect(issues()).toHaveLength(1);
     expect(issues()[0]!.body).toContain('`b.example.com`');
     expect(issues()[0]!.body).toContain(RUN('101'));
@@ -112,20 +108,20 @@ describe('sitesync ci drift on GitHub', () => {
     const converged = await drift([], { GITHUB_RUN_ID: '102' });
     expect(converged.code).toBe(0);
     expect(converged.stdout).toContain(`sitesync.yaml: no drift; commented on and closed the issue: https://github.com/${REPO}/issues/${issue!.number}`);
-    expect(writesSince(seen)).toEqual([`POST /repos/${REPO}/issues/${issue!.number}/comments`, `PATCH /repos/${REPO}/issues/${issue!.number}`]);
+    expect(writesSince(github.requests, seen)).toEqual([`POST /repos/${REPO}/issues/${issue!.number}/comments`, `PATCH /repos/${REPO}/issues/${issue!.number}`]);
     expect(github.comments(issue!.number).map((c) => c.body)).toEqual([
       `The account equals \`sitesync.yaml\` again, as [this run](${RUN('102')}) of \`sitesync ci drift\` found: closing.\n`,
     ]);
     expect(issues()[0]).toMatchObject({ state: 'closed', state_reason: 'completed' });
 
     // Drift after that: a new issue (the closed one is history).
-    await writeFile(join(dir, 'sitesync.yaml'), single(['a.example.com', 'b.example.com', 'c.example.com']));
+    await writeFile(join(dir, 'sitesync.yaml'), singleAccount(['a.example.com', 'b.example.com', 'c.example.com']));
     expect((await drift()).code).toBe(2);
     expect(issues().map((i) => i.state)).toEqual(['closed', 'open']);
   });
 
   it('a failed check opens or updates the issue to say so, which stays open; exit 1', async () => {
-    await writeFile(join(dir, 'sitesync.yaml'), single(['a.example.com']));
+    await writeFile(join(dir, 'sitesync.yaml'), singleAccount(['a.example.com']));
     expect((await drift()).code).toBe(2);
     const revoked = await drift([], { SITESYNC_API_KEY: 'sk-test-REVOKED-0123456789', GITHUB_RUN_ID: '100' });
     expect(revoked.code).toBe(1);
@@ -153,7 +149,7 @@ describe('sitesync ci drift on GitHub', () => {
       labels: ['sitesync-drift'],
       user: { ...PERSON },
     });
-    await writeFile(join(dir, 'sitesync.yaml'), single(['a.example.com']));
+    await writeFile(join(dir, 'sitesync.yaml'), singleAccount(['a.example.com']));
     expect((await drift()).code).toBe(2);
     emu.seed(KEY, [{ domain: 'a.example.com' }]);
     expect((await drift()).code).toBe(0);
@@ -167,13 +163,13 @@ describe('sitesync ci drift on GitHub', () => {
 
   it('a pull request listed among the issues is not an issue', async () => {
     github.seedIssue({ body: '<!-- sitesync-drift: sitesync.yaml -->', labels: ['sitesync-drift'], pull_request: { url: 'x' } });
-    await writeFile(join(dir, 'sitesync.yaml'), single(['a.example.com']));
+    await writeFile(join(dir, 'sitesync.yaml'), singleAccount(['a.example.com']));
     expect((await drift()).code).toBe(2);
     expect(github.writes()).toEqual([`POST /repos/${REPO}/issues`]);
   });
 
   it('two accounts drifting: two issues, each updated or closed on its own', async () => {
-    await writeFile(join(dir, 'sitesync.yaml'), accounts(['a.acme.example'], ['b.beta.example']));
+    await writeFile(join(dir, 'sitesync.yaml'), twoAccounts(emu.url, ['a.acme.example'], ['b.beta.example']));
     const r = await drift();
     expect(r.code).toBe(2);
     expect(issues().map((i) => [i.title, i.body.split('\n')[0]])).toEqual([
@@ -194,11 +190,11 @@ describe('sitesync ci drift on GitHub', () => {
     emu.seed(BETA_KEY, [{ domain: 'b.beta.example' }]);
     const seen = github.requests.length;
     expect((await drift(['--account', 'beta'])).code).toBe(0);
-    expect(writesSince(seen)).toEqual([`POST /repos/${REPO}/issues/${issues()[1]!.number}/comments`, `PATCH /repos/${REPO}/issues/${issues()[1]!.number}`]);
+    expect(writesSince(github.requests, seen)).toEqual([`POST /repos/${REPO}/issues/${issues()[1]!.number}/comments`, `PATCH /repos/${REPO}/issues/${issues()[1]!.number}`]);
   });
 
   it('one account failing and one drifting: both issues say what they found; exit 1', async () => {
-    await writeFile(join(dir, 'sitesync.yaml'), accounts(['a.acme.example'], ['b.beta.example']));
+    await writeFile(join(dir, 'sitesync.yaml'), twoAccounts(emu.url, ['a.acme.example'], ['b.beta.example']));
     const r = await drift([], { BETA_KEY: 'sk-test-WRONG-0123456789' });
     expect(r.code).toBe(1);
     expect(r.stderr).toContain('Error: 1 of 2 accounts could not be checked: beta');
@@ -232,7 +228,7 @@ describe('sitesync ci drift on GitHub', () => {
       { domain: 'never.example.com', traffic: {} },
       { domain: 'unlisted.example.com', traffic: {} },
     ]);
-    await writeFile(join(dir, 'sitesync.yaml'), single(['busy.example.com', 'moved.example.com', 'never.example.com']));
+    await writeFile(join(dir, 'sitesync.yaml'), singleAccount(['busy.example.com', 'moved.example.com', 'never.example.com']));
     expect((await drift()).code).toBe(0);
     expect(emu.stats.log.filter((l) => l.path.startsWith('/api/v1/stats/'))).toEqual([]);
 
@@ -255,7 +251,7 @@ describe('sitesync ci drift on GitHub', () => {
     expect(daily.code).toBe(2);
     expect(daily.stdout).toContain('Silent websites found by an earlier run with --quiet-days, not checked by this one, keep the issue of: sitesync.yaml');
     expect(daily.stdout).toContain('sitesync.yaml: drift; the issue is up to date');
-    expect(writesSince(seen)).toEqual([]);
+    expect(writesSince(github.requests, seen)).toEqual([]);
     expect(emu.stats.log.filter((l) => l.path.startsWith('/api/v1/stats/'))).toHaveLength(3);
 
     // A week later the snippets are back: converged, closed.
@@ -267,7 +263,7 @@ describe('sitesync ci drift on GitHub', () => {
   });
 
   it('--quiet-days must be a whole number of days', async () => {
-    await writeFile(join(dir, 'sitesync.yaml'), single([]));
+    await writeFile(join(dir, 'sitesync.yaml'), singleAccount([]));
     const r = await drift(['--quiet-days', '0']);
     expect(r.code).toBe(1);
     expect(r.stderr).toContain('--quiet-days must be a whole number of days, 1 or more');
@@ -276,7 +272,7 @@ describe('sitesync ci drift on GitHub', () => {
 
   it('a plan cut at the limit stays within GitHub’s 65,536 characters and says where the rest is', async () => {
     const many = Array.from({ length: 1500 }, (_, i) => `site-${String(i).padStart(4, '0')}.example.com`);
-    await writeFile(join(dir, 'sitesync.yaml'), single(many));
+    await writeFile(join(dir, 'sitesync.yaml'), singleAccount(many));
     expect((await drift()).code).toBe(2);
     const body = issues()[0]!.body;
     expect(body.length).toBeLessThanOrEqual(65_536);
@@ -285,7 +281,7 @@ describe('sitesync ci drift on GitHub', () => {
 
   it('a label GitHub dropped (a token that may not set labels) is said, since the next run would not find the issue', async () => {
     github.dropLabels = true;
-    await writeFile(join(dir, 'sitesync.yaml'), single(['a.example.com']));
+    await writeFile(join(dir, 'sitesync.yaml'), singleAccount(['a.example.com']));
     const r = await drift();
     expect(r.code).toBe(2);
     expect(r.stderr).toContain('without the label sitesync-drift (the token may not set labels): the next run will not find it and opens another');
@@ -293,7 +289,7 @@ describe('sitesync ci drift on GitHub', () => {
 
   it("GitHub's rate limit is waited out when it says how long; the issue is still opened", async () => {
     github.failNext.push({ status: 403, body: { message: 'You have exceeded a secondary rate limit' }, headers: { 'retry-after': '1' } });
-    await writeFile(join(dir, 'sitesync.yaml'), single(['a.example.com']));
+    await writeFile(join(dir, 'sitesync.yaml'), singleAccount(['a.example.com']));
     const r = await drift();
     expect(r.code).toBe(2);
     expect(r.stderr).toContain("GitHub's API rate limit is used up: waiting 1 s, as it asks, to list the open \"sitesync-drift\" issues of octo/config");
@@ -302,7 +298,7 @@ describe('sitesync ci drift on GitHub', () => {
 
   it('a token that cannot read issues: the plan is still printed, no issue touched, exit 1 with what to grant', async () => {
     github.fail.GET = { status: 403, body: { message: 'Resource not accessible by integration' } };
-    await writeFile(join(dir, 'sitesync.yaml'), single(['a.example.com']));
+    await writeFile(join(dir, 'sitesync.yaml'), singleAccount(['a.example.com']));
     const r = await drift();
     expect(r.code).toBe(1);
     expect(r.stdout).toContain('+ create a.example.com');
@@ -311,7 +307,7 @@ describe('sitesync ci drift on GitHub', () => {
   });
 
   it('without GITHUB_TOKEN it fails before any request, saying which permission to grant', async () => {
-    await writeFile(join(dir, 'sitesync.yaml'), single(['a.example.com']));
+    await writeFile(join(dir, 'sitesync.yaml'), singleAccount(['a.example.com']));
     const r = await drift([], { GITHUB_TOKEN: '' });
     expect(r.code).toBe(1);
     expect(r.stderr).toContain('GITHUB_TOKEN is not set');
@@ -322,50 +318,19 @@ describe('sitesync ci drift on GitHub', () => {
 
 describe('API calls per run', () => {
   it('1 and 30 drifted accounts: one listing, then one write per account whose issue changes', async () => {
-    const keys = Array.from({ length: 30 }, (_, i) => `sk-test-DRIFT-${String(i).padStart(2, '0')}-0123456789`);
-    const names = keys.map((_, i) => `client${String(i).padStart(2, '0')}`);
-    const file = (n: number) =>
-      ['version: 1', 'accounts:', ...names.slice(0, n).flatMap((name, i) => [`  ${name}:`, `    base_url: ${emu.url}`, `    api_key_env: KEY_${i}`, '    websites:', `      - domain: ${name}.example`])].join('\n');
-    const env = Object.fromEntries(keys.map((k, i) => [`KEY_${i}`, k]));
-    const figures: Record<string, number[]> = {};
-    for (const n of [1, 30]) {
-      // Each round on fresh accounts.
-      await emu.close();
-      emu = await startEmulator({ keys, profile: 'deployed' });
-      github.issues.clear();
-      await writeFile(join(dir, 'sitesync.yaml'), file(n));
-      const calls: number[] = [];
-      for (const step of ['drift', 'same drift', 'converged'] as const) {
-        if (step === 'converged') for (let i = 0; i < n; i++) emu.seed(keys[i]!, [{ domain: `${names[i]}.example` }]);
-        const before = github.requests.length;
-        const r = await drift([], env);
-        expect(r.code, `${n} accounts, ${step}`).toBe(step === 'converged' ? 0 : 2);
-        calls.push(github.requests.length - before);
-      }
-      figures[n] = calls;
-      expect(issues().filter((i) => i.state === 'closed')).toHaveLength(n);
-    }
-    // [opened, the same drift, closed]: 1 listing + 1 create each; 1 listing; 1 listing + comment and close each.
+    const figures = await callsPerRun({
+      restart: async (keys) => {
+        await emu.close();
+        return (emu = await startEmulator({ keys, profile: 'deployed' }));
+      },
+      clearIssues: () => github.issues.clear(),
+      writeConfig: (text) => writeFile(join(dir, 'sitesync.yaml'), text),
+      requests: () => github.requests.length,
+      drift: (env) => drift([], env),
+    });
     expect(figures).toEqual({ 1: [2, 1, 3], 30: [31, 1, 61] });
+    expect(issues().map((i) => i.state)).toEqual(Array(30).fill('closed'));
     console.log(`GitHub API calls per run (drift opened / same drift / converged): 1 account ${figures[1]!.join(' / ')}, 30 accounts ${figures[30]!.join(' / ')}`);
   }, 120_000);
 });
 
-function accounts(acme: string[], beta: string[]): string {
-  const list = (domains: string[]) => domains.map((d) => `      - domain: ${d}`);
-  return [
-    'version: 1',
-    'accounts:',
-    '  acme:',
-    `    base_url: ${emu.url}`,
-    '    api_key_env: ACME_KEY',
-    '    websites:',
-    ...list(acme),
-    '  beta:',
-    `    base_url: ${emu.url}`,
-    '    api_key_env: BETA_KEY',
-    '    websites:',
-    ...list(beta),
-    '',
-  ].join('\n');
-}

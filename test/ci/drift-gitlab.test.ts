@@ -8,10 +8,9 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { startEmulator, type Emulator } from '../../src/emulator/index.js';
 import { runCli, type CliResult } from '../helpers/cli.js';
+import { BETA_KEY, callsPerRun, KEY, singleAccount, twoAccounts, writesSince } from './drift-accounts.js';
 import { BOT_USER, GITLAB_TOKEN, PROJECT_ID, startFakeGitLab, type FakeGitLab } from './fake-gitlab.js';
 
-const KEY = 'sk-test-DRIFT-ACME-0123456789';
-const BETA_KEY = 'sk-test-DRIFT-BETA-0123456789';
 const JOB = 'https://gitlab.example.com/octo/config/-/jobs/7001';
 
 let emu: Emulator;
@@ -28,8 +27,6 @@ afterEach(async () => {
   await gitlab.close();
   await rm(dir, { recursive: true, force: true });
 });
-
-const single = (domains: string[]) => `version: 1\nwebsites:\n${domains.map((d) => `  - domain: ${d}\n`).join('')}`;
 
 async function drift(args: string[] = [], env: Record<string, string> = {}): Promise<CliResult> {
   const r = await runCli(['ci', 'drift', '--provider', 'gitlab', ...args], {
@@ -53,18 +50,17 @@ async function drift(args: string[] = [], env: Record<string, string> = {}): Pro
 }
 
 const issues = () => [...gitlab.issues.values()].sort((a, b) => a.iid - b.iid);
-const writesSince = (n: number) => gitlab.requests.slice(n).filter((r) => r.method !== 'GET').map((r) => `${r.method} ${new URL(r.url, 'http://x').pathname}`);
 
 describe('sitesync ci drift on GitLab', () => {
   it('opens one issue, leaves it alone while the drift is the same, updates it when it changes, closes it with a note once converged', async () => {
     emu.seed(KEY, [{ domain: 'a.example.com' }]);
-    await writeFile(join(dir, 'sitesync.yaml'), single(['a.example.com']));
+    await writeFile(join(dir, 'sitesync.yaml'), singleAccount(['a.example.com']));
     const clean = await drift();
     expect(clean.code).toBe(0);
     expect(issues()).toEqual([]);
     expect(gitlab.requests.map((r) => `${r.method} ${r.url}`)).toEqual([`GET /api/v4/projects/${PROJECT_ID}/issues?labels=sitesync-drift&state=opened&per_page=100`]);
 
-    await writeFile(join(dir, 'sitesync.yaml'), single(['a.example.com', 'b.example.com']));
+    await writeFile(join(dir, 'sitesync.yaml'), singleAccount(['a.example.com', 'b.example.com']));
     const first = await drift();
     expect(first.code).toBe(2);
     expect(issues()).toHaveLength(1);
@@ -77,12 +73,12 @@ describe('sitesync ci drift on GitLab', () => {
 
     let seen = gitlab.requests.length;
     expect((await drift([], { CI_JOB_URL: `${JOB}0` })).code).toBe(2);
-    expect(writesSince(seen)).toEqual([]);
+    expect(writesSince(gitlab.requests, seen)).toEqual([]);
 
-    await writeFile(join(dir, 'sitesync.yaml'), single(['a.example.com', 'c.example.com']));
+    await writeFile(join(dir, 'sitesync.yaml'), singleAccount(['a.example.com', 'c.example.com']));
     seen = gitlab.requests.length;
     expect((await drift()).code).toBe(2);
-    expect(writesSince(seen)).toEqual([`PUT /api/v4/projects/${PROJECT_ID}/issues/${issue!.iid}`]);
+    expect(writesSince(gitlab.requests, seen)).toEqual([`PUT /api/v4/projects/${PROJECT_ID}/issues/${issue!.iid}`]);
     expect(issues()[0]!.description).toContain('`c.example.com`');
     expect(issues()[0]!.description).not.toContain('`b.example.com`');
 
@@ -90,7 +86,7 @@ describe('sitesync ci drift on GitLab', () => {
     seen = gitlab.requests.length;
     const converged = await drift();
     expect(converged.code).toBe(0);
-    expect(writesSince(seen)).toEqual([
+    expect(writesSince(gitlab.requests, seen)).toEqual([
       `POST /api/v4/projects/${PROJECT_ID}/issues/${issue!.iid}/notes`,
       `PUT /api/v4/projects/${PROJECT_ID}/issues/${issue!.iid}`,
     ]);
@@ -100,7 +96,7 @@ describe('sitesync ci drift on GitLab', () => {
 
   it("a person's issue with the marker is never touched; a failed account's issue says so and stays open", async () => {
     const pasted = gitlab.seedIssue({ description: '<!-- sitesync-drift: sitesync.yaml#beta -->\nmine', labels: ['sitesync-drift'], author: { username: 'alice' } });
-    await writeFile(join(dir, 'sitesync.yaml'), accounts(['a.acme.example'], ['b.beta.example']));
+    await writeFile(join(dir, 'sitesync.yaml'), twoAccounts(emu.url, ['a.acme.example'], ['b.beta.example']));
     const r = await drift([], { BETA_KEY: 'sk-test-WRONG-0123456789' });
     expect(r.code).toBe(1);
     expect(issues().map((i) => [i.title, i.author.username, i.description.split('\n')[1]])).toEqual([
@@ -120,7 +116,7 @@ describe('sitesync ci drift on GitLab', () => {
   });
 
   it('nothing secret in any request to GitLab: the token only in its header', async () => {
-    await writeFile(join(dir, 'sitesync.yaml'), single(['a.example.com']));
+    await writeFile(join(dir, 'sitesync.yaml'), singleAccount(['a.example.com']));
     expect((await drift()).code).toBe(2);
     expect((await drift([], { SITESYNC_API_KEY: 'sk-test-REVOKED-0123456789' })).code).toBe(1);
     for (const request of gitlab.requests) {
@@ -133,7 +129,7 @@ describe('sitesync ci drift on GitLab', () => {
 
   it("GitLab's 429 is waited out as its Retry-After says", async () => {
     gitlab.failNext.push({ status: 429, body: { message: 'Retry later' }, headers: { 'retry-after': '1' } });
-    await writeFile(join(dir, 'sitesync.yaml'), single(['a.example.com']));
+    await writeFile(join(dir, 'sitesync.yaml'), singleAccount(['a.example.com']));
     const r = await drift();
     expect(r.code).toBe(2);
     expect(r.stderr).toContain("GitLab's API rate limit is used up: waiting 1 s, as it asks");
@@ -141,46 +137,18 @@ describe('sitesync ci drift on GitLab', () => {
   });
 
   it('API calls per run, 1 and 30 drifted accounts: one listing, who the token is once there are issues, one write per changed issue', async () => {
-    const keys = Array.from({ length: 30 }, (_, i) => `sk-test-DRIFT-${String(i).padStart(2, '0')}-0123456789`);
-    const names = keys.map((_, i) => `client${String(i).padStart(2, '0')}`);
-    const file = (n: number) =>
-      ['version: 1', 'accounts:', ...names.slice(0, n).flatMap((name, i) => [`  ${name}:`, `    base_url: ${emu.url}`, `    api_key_env: KEY_${i}`, '    websites:', `      - domain: ${name}.example`])].join('\n');
-    const env = Object.fromEntries(keys.map((k, i) => [`KEY_${i}`, k]));
-    const figures: Record<string, number[]> = {};
-    for (const n of [1, 30]) {
-      await emu.close();
-      emu = await startEmulator({ keys, profile: 'deployed' });
-      gitlab.issues.clear();
-      await writeFile(join(dir, 'sitesync.yaml'), file(n));
-      const calls: number[] = [];
-      for (const step of ['drift', 'same drift', 'converged'] as const) {
-        if (step === 'converged') for (let i = 0; i < n; i++) emu.seed(keys[i]!, [{ domain: `${names[i]}.example` }]);
-        const before = gitlab.requests.length;
-        expect((await drift([], env)).code, `${n} accounts, ${step}`).toBe(step === 'converged' ? 0 : 2);
-        calls.push(gitlab.requests.length - before);
-      }
-      figures[n] = calls;
-    }
+    const figures = await callsPerRun({
+      restart: async (keys) => {
+        await emu.close();
+        return (emu = await startEmulator({ keys, profile: 'deployed' }));
+      },
+      clearIssues: () => gitlab.issues.clear(),
+      writeConfig: (text) => writeFile(join(dir, 'sitesync.yaml'), text),
+      requests: () => gitlab.requests.length,
+      drift: (env) => drift([], env),
+    });
     expect(figures).toEqual({ 1: [2, 2, 4], 30: [31, 2, 62] });
     console.log(`GitLab API calls per run (drift opened / same drift / converged): 1 account ${figures[1]!.join(' / ')}, 30 accounts ${figures[30]!.join(' / ')}`);
   }, 120_000);
 });
 
-function accounts(acme: string[], beta: string[]): string {
-  const list = (domains: string[]) => domains.map((d) => `      - domain: ${d}`);
-  return [
-    'version: 1',
-    'accounts:',
-    '  acme:',
-    `    base_url: ${emu.url}`,
-    '    api_key_env: ACME_KEY',
-    '    websites:',
-    ...list(acme),
-    '  beta:',
-    `    base_url: ${emu.url}`,
-    '    api_key_env: BETA_KEY',
-    '    websites:',
-    ...list(beta),
-    '',
-  ].join('\n');
-}
