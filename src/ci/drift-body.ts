@@ -96,9 +96,12 @@ export function issueBody(check: DriftCheck, options: IssueBodyOptions): string 
   const state = stateOf(check);
   const who = check.account ? `account ${markdownCode(check.account)}` : 'the account';
   const file = markdownCode(commentIdFor(check.config));
+  const changed = (check.plan?.changes.length ?? 0) > 0;
+  const title =
+    state === 'failed' ? `Drift check failed: ${who} of ${file}` : changed ? `Drift: ${who} differs from ${file}` : `Drift: silent websites in ${who} of ${file}`;
   const head = [
     driftMarker(check),
-    state === 'failed' ? `## Drift check failed: ${who} of ${file}` : `## Drift: ${who} differs from ${file}`,
+    `## ${title}`,
     '',
     runLine(options.runUrl),
     '',
@@ -113,7 +116,10 @@ export function issueBody(check: DriftCheck, options: IssueBodyOptions): string 
     );
   } else {
     head.push(
-      'The account no longer equals the file: someone changed it at the service, or an apply failed half way. To converge, apply the file (`sitesync apply`), or change the file to what the account holds in a pull request. This issue is updated while the drift lasts, and closed by the first check that finds none.',
+      changed
+        ? 'The account no longer equals the file: someone changed it at the service, or an apply failed half way. To converge, apply the file (`sitesync apply`), or change the file to what the account holds in a pull request.'
+        : 'The account equals the file, but websites it manages recorded no pageview lately (below): check that their pages still carry the tracking snippet.',
+      'This issue is updated while the drift lasts, and closed by the first check that finds none.',
       '',
     );
   }

@@ -240,6 +240,8 @@ describe('sitesync ci drift on GitHub', () => {
     // One stats request per managed website; none for the unmanaged one.
     expect(emu.stats.log.filter((l) => l.path.startsWith('/api/v1/stats/'))).toHaveLength(3);
     const body = issues()[0]!.body;
+    expect(body).toContain('## Drift: silent websites in the account of `sitesync.yaml`');
+    expect(body).toContain('check that their pages still carry the tracking snippet');
     expect(body).toContain('### 2 silent websites: no pageview in the last 14 days');
     expect(body).toContain(`| \`moved.example.com\` | ${ago(20)} |`);
     expect(body).toContain('| `never.example.com` | never |');
