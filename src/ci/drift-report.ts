@@ -3,6 +3,7 @@
  * of each account's issue, and the problems to stderr. Pure: checks and outcomes in, text out.
  */
 import { printable } from '../messages/escape.js';
+import { howMany } from '../render/counts.js';
 import { failureBlock, failureLines } from '../render/run.js';
 import type { Colors } from '../io/terminal.js';
 import { commentIdFor } from '../render/markdown.js';
@@ -70,6 +71,6 @@ export function problemsText(checks: DriftCheck[], outcomes: IssueOutcome[], ser
   const failed = checks.filter((check) => stateOf(check) === 'failed');
   // An account with a plan whose silent websites could not be read: the plan text does not say.
   for (const check of failed) if (check.plan) out.push(failureBlock(nameOf(check), failureLines(check.failure), c));
-  if (failed.length) out.push(c.red(`Error: ${failed.length} of ${checks.length} accounts could not be checked: ${failed.map(nameOf).join(', ')}\n`));
+  if (failed.length) out.push(c.red(`Error: ${howMany(failed.length, checks.length)} could not be checked: ${failed.map(nameOf).join(', ')}\n`));
   return out.join('');
 }
