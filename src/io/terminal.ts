@@ -11,7 +11,21 @@ import type { SecretValues } from '../secrets/values.js';
 /** The environment a command reads: variables by name, as `process.env` holds them. */
 export type Env = Readonly<Record<string, string | undefined>>;
 
-export type Colors = ReturnType<typeof pc.createColors>;
+/** A colour: the text wrapped in its escape codes, or the text itself where colour is off. */
+export type Paint = (text: string) => string;
+
+/**
+ * The colours sitesync writes with: picocolors' own functions, declared here so that the
+ * library's types (a renderer takes colours) name nothing of a package bundled inside.
+ */
+export interface Colors {
+  bold: Paint;
+  dim: Paint;
+  red: Paint;
+  green: Paint;
+  yellow: Paint;
+  cyan: Paint;
+}
 
 export interface Stream {
   write(text: string): unknown;
