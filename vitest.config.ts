@@ -1,3 +1,4 @@
+import { availableParallelism } from 'node:os';
 import { defineConfig } from 'vitest/config';
 
 export default defineConfig({
@@ -7,6 +8,9 @@ export default defineConfig({
     testTimeout: 30_000,
     hookTimeout: 30_000,
     pool: 'forks',
+    // Most of a test's time is spent waiting (on a child process, on loopback): at least two files
+    // at once, even where one core is all vitest would take by default.
+    maxWorkers: Math.max(2, availableParallelism()),
     reporters: ['default'],
   },
 });

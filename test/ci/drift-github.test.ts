@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { startEmulator, type Emulator } from '../../src/emulator/index.js';
-import { runCli, type CliResult } from '../helpers/cli.js';
+import { runCliHere, type CliResult } from '../helpers/cli.js';
 import { BETA_KEY, callsPerRun, KEY, singleAccount, twoAccounts, writesSince } from './drift-accounts.js';
 import { GITHUB_TOKEN, PERSON, REPO, startFakeGitHub, type FakeGitHub } from './fake-github.js';
 
@@ -32,7 +32,7 @@ afterEach(async () => {
 });
 
 async function drift(args: string[] = [], env: Record<string, string> = {}): Promise<CliResult> {
-  const r = await runCli(['ci', 'drift', ...args], {
+  const r = await runCliHere(['ci', 'drift', ...args], {
     cwd: dir,
     env: {
       SITESYNC_BASE_URL: emu.url,
@@ -103,7 +103,7 @@ describe('sitesync ci drift on GitHub', () => {
     expect(issues()[0]!.body).toContain(RUN('101'));
 
     // Applied: the account converges, and the issue says so and closes.
-    expect((await runCli(['apply', '--auto-approve'], { cwd: dir, env: { SITESYNC_BASE_URL: emu.url, SITESYNC_API_KEY: KEY } })).code).toBe(0);
+    expect((await runCliHere(['apply', '--auto-approve'], { cwd: dir, env: { SITESYNC_BASE_URL: emu.url, SITESYNC_API_KEY: KEY } })).code).toBe(0);
     seen = github.requests.length;
     const converged = await drift([], { GITHUB_RUN_ID: '102' });
     expect(converged.code).toBe(0);

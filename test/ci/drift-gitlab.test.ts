@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { startEmulator, type Emulator } from '../../src/emulator/index.js';
-import { runCli, type CliResult } from '../helpers/cli.js';
+import { runCliHere, type CliResult } from '../helpers/cli.js';
 import { BETA_KEY, callsPerRun, KEY, singleAccount, twoAccounts, writesSince } from './drift-accounts.js';
 import { BOT_USER, GITLAB_TOKEN, PROJECT_ID, startFakeGitLab, type FakeGitLab } from './fake-gitlab.js';
 
@@ -29,7 +29,7 @@ afterEach(async () => {
 });
 
 async function drift(args: string[] = [], env: Record<string, string> = {}): Promise<CliResult> {
-  const r = await runCli(['ci', 'drift', '--provider', 'gitlab', ...args], {
+  const r = await runCliHere(['ci', 'drift', '--provider', 'gitlab', ...args], {
     cwd: dir,
     env: {
       SITESYNC_BASE_URL: emu.url,

@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { startEmulator, type Emulator } from '../../src/emulator/index.js';
-import { runCli, type CliResult } from '../helpers/cli.js';
+import { runCliHere, type CliResult } from '../helpers/cli.js';
 import { writes } from '../helpers/scenario.js';
 
 const KEYS = {
@@ -70,7 +70,7 @@ function agencyFile(extra: { betaSafety?: string } = {}): string {
 }
 
 function cli(args: string[], env: Record<string, string> = {}): Promise<CliResult> {
-  return runCli(args, { cwd: dir, env: { ...KEYS, VAULT_PW: PASSWORD, ...env } });
+  return runCliHere(args, { cwd: dir, env: { ...KEYS, VAULT_PW: PASSWORD, ...env } });
 }
 
 function domains(emu: Emulator, key: string): string[] {

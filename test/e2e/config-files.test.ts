@@ -43,7 +43,7 @@ describe('-c and --baseline read pipes, as plan --help shows', () => {
   it('plan --baseline from a named pipe (process substitution) sends the changed password', async () => {
     const sc = await seeded();
     const baseline = fifoWith(sc.dir, CONFIG.replace('${SITE_PW}', '${OLD_SITE_PW}'));
-    const r = await sc.cli(['plan', '--baseline', baseline], { env: { SITE_PW: 'new-secret-2' } });
+    const r = await sc.cli(['plan', '--baseline', baseline], { env: { SITE_PW: 'new-secret-2' }, process: true });
     expect(r.stderr).not.toContain('not a regular file');
     expect(r.code).toBe(0);
     expect(r.stdout).toContain('~ update example.com (id 1)');
@@ -54,7 +54,7 @@ describe('-c and --baseline read pipes, as plan --help shows', () => {
   it('a piped --baseline that includes files says to give its folder, and writes nothing', async () => {
     const sc = await seeded();
     const baseline = fifoWith(sc.dir, 'version: 1\ninclude: [sites/*.yaml]\nwebsites: []\n');
-    const r = await sc.cli(['plan', '--baseline', baseline], { env: { SITE_PW: 'new-secret-2' } });
+    const r = await sc.cli(['plan', '--baseline', baseline], { env: { SITE_PW: 'new-secret-2' }, process: true });
     expect(r.code).toBe(1);
     expect(r.stderr).toContain(
       `${baseline}:2:11: include "sites/*.yaml": this file was read from a pipe or standard input, which has no folder to find included files in; give the file in its folder (e.g. git worktree add ../base origin/main, then --baseline ../base/sitesync.yaml)`,
@@ -107,7 +107,7 @@ describe('-c and --baseline read pipes, as plan --help shows', () => {
 
   it('plan -c /dev/stdin plans the file from standard input', async () => {
     const sc = await seeded();
-    const r = await sc.cli(['plan', '-c', '/dev/stdin'], { input: CONFIG, env: { SITE_PW: 'x-secret-3' } });
+    const r = await sc.cli(['plan', '-c', '/dev/stdin'], { input: CONFIG, env: { SITE_PW: 'x-secret-3' }, process: true });
     expect(r.code).toBe(0);
     expect(r.stdout).toContain('(1 unchanged, 0 unmanaged)');
   });

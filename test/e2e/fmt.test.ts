@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
-import { root, runCli } from '../helpers/cli.js';
+import { root, runCli, runCliHere } from '../helpers/cli.js';
 
 const MESSY = 'websites:\n  - {privacy: private, domain: b.example}\n  - domain: a.example\nversion: 1   # the format\n';
 const FORMATTED = 'version: 1 # the format\nwebsites:\n  - domain: b.example\n    privacy: private\n\n  - domain: a.example\n';
@@ -15,7 +15,7 @@ const write = async (name: string, text: string) => {
   await writeFile(join(dir, name), text);
 };
 const read = (name: string) => readFile(join(dir, name), 'utf8');
-const fmt = (args: string[], env: Record<string, string> = {}) => runCli(['fmt', ...args], { cwd: dir, env });
+const fmt = (args: string[], env: Record<string, string> = {}) => runCliHere(['fmt', ...args], { cwd: dir, env });
 
 beforeEach(async () => {
   dir = await mkdtemp(join(tmpdir(), 'sitesync-fmt-'));

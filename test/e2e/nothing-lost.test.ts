@@ -113,7 +113,7 @@ describe('export never loses a file', () => {
 
   it('export --help names --force', async () => {
     s = await scenario();
-    const r = await s.cli(['export', '--help']);
+    const r = await s.cli(['export', '--help'], { process: true });
     expect(r.stdout).toMatch(/--force\s+Overwrite the --output file if it exists/);
   });
 });

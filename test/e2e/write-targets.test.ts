@@ -39,7 +39,7 @@ describe('where sitesync writes', () => {
   it('export -o naming standard output is refused before the account is read, and says to leave out -o', async () => {
     const sc = await seeded();
     for (const force of [[], ['--force']]) {
-      const r = await sc.cli(['export', '-o', '/proc/self/fd/1', ...force]);
+      const r = await sc.cli(['export', '-o', '/proc/self/fd/1', ...force], { process: true });
       expect(r.code).toBe(1);
       expect(r.stderr).toContain('--output /proc/self/fd/1: this is not a regular file (it names standard input or output, a pipe, a device, or a link to none); without --output, the output goes to standard output');
     }
@@ -76,7 +76,7 @@ describe('where sitesync writes', () => {
     const missing = await sc.cli(['plan', '--out', 'plans/plan.json']);
     expect(missing.code).toBe(1);
     expect(missing.stderr).toBe('Error: --out plans/plan.json: the folder plans does not exist; create it first\n');
-    const stdout = await sc.cli(['plan', '--out', '/proc/self/fd/1']);
+    const stdout = await sc.cli(['plan', '--out', '/proc/self/fd/1'], { process: true });
     expect(stdout.code).toBe(1);
     expect(stdout.stderr).toContain('--out /proc/self/fd/1: this is not a regular file (it names standard input or output, a pipe, a device, or a link to none); --format json prints the plan itself');
     expect(sc.emu.stats.requests).toBe(0);
@@ -89,17 +89,17 @@ describe('where sitesync writes', () => {
   it('fmt of standard input is refused, and fmt --check of it points at the file itself', async () => {
     const sc = await seeded();
     const input = 'version: 1\nwebsites: [{domain: a.example.com}]\n';
-    const write = await sc.cli(['fmt', '/proc/self/fd/0'], { input });
+    const write = await sc.cli(['fmt', '/proc/self/fd/0'], { input, process: true });
     expect(write.code).toBe(1);
     expect(write.stderr).toContain('fmt /proc/self/fd/0: this is not a regular file (it names standard input or output, a pipe, a device, or a link to none), which sitesync never replaces; nothing was written');
-    const check = await sc.cli(['fmt', '--check', '/proc/self/fd/0'], { input });
+    const check = await sc.cli(['fmt', '--check', '/proc/self/fd/0'], { input, process: true });
     expect(check.code).toBe(1);
     expect(check.stderr).toBe('/proc/self/fd/0 is not formatted; run sitesync fmt on the file itself (standard input cannot be rewritten)\n');
   });
 
   it('fmt --check of standard input that includes files says it has no folder, as validate does', async () => {
     const sc = await seeded();
-    const r = await sc.cli(['fmt', '--check', '/proc/self/fd/0'], { input: 'version: 1\ninclude:\n  - sites/*.yaml\nwebsites: []\n' });
+    const r = await sc.cli(['fmt', '--check', '/proc/self/fd/0'], { input: 'version: 1\ninclude:\n  - sites/*.yaml\nwebsites: []\n', process: true });
     expect(r.code).toBe(1);
     expect(r.stderr).toContain(
       '/proc/self/fd/0: include "sites/*.yaml": this file was read from a pipe or standard input, which has no folder to find included files in; give the file in its folder (with the files it includes)',
@@ -108,7 +108,7 @@ describe('where sitesync writes', () => {
 
   it('import -c naming standard input is refused before the account is read', async () => {
     const sc = await seeded();
-    const r = await sc.cli(['import', '-c', '/proc/self/fd/0', '--unmanaged'], { input: 'version: 1\nwebsites: []\n' });
+    const r = await sc.cli(['import', '-c', '/proc/self/fd/0', '--unmanaged'], { input: 'version: 1\nwebsites: []\n', process: true });
     expect(r.code).toBe(1);
     expect(r.stderr).toContain('-c /proc/self/fd/0: import adds the websites to the config file in place; name the file itself, not standard input');
     expect(sc.emu.stats.requests).toBe(0);

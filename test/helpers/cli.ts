@@ -1,6 +1,15 @@
-/** Runs the built CLI as a child process, the way users and CI run it. */
+/**
+ * Runs the CLI: as a child process of the built bundle, the way users and CI run it (runCli), or
+ * in this process through the same entry, main(argv, io) (runCliHere): the same command line,
+ * environment, folder and input, the same outputs and exit code, without a Node start-up of a
+ * few hundred milliseconds of CPU. A test whose point is the process itself (signals, a closed
+ * pipe, a terminal, standard input as a file, yargs' own --help and --version, the bundle) runs
+ * it as a process.
+ */
 import { spawn } from 'node:child_process';
 import { join } from 'node:path';
+import { Readable } from 'node:stream';
+import { main } from '../../src/cli.js';
 
 export const root = join(import.meta.dirname, '../..');
 export const bin = join(root, 'bin/sitesync.cjs');
@@ -16,6 +25,8 @@ export interface CliOptions {
   cwd?: string;
   input?: string;
   timeoutMs?: number;
+  /** Run as a child process even where the caller runs the CLI in this process. */
+  process?: boolean;
 }
 
 /** A clean environment: nothing of the developer's SITESYNC_* or colour settings leaks in. */
@@ -48,4 +59,25 @@ export function runCli(args: string[], options: CliOptions = {}): Promise<CliRes
     });
     child.stdin.end(options.input ?? '');
   });
+}
+
+/**
+ * The CLI run in this process, through main(argv, io) as bin/sitesync.cjs calls it, with the
+ * environment a child would get. Standard input is `input` (not a terminal), as for a child.
+ */
+export async function runCliHere(args: string[], options: CliOptions = {}): Promise<CliResult> {
+  if (options.process) return runCli(args, options);
+  // Here these would name the test runner's own descriptors (its standard input never ends).
+  const descriptor = args.find((a) => /^\/(dev\/(stdin|stdout|stderr|fd\/)|proc\/)/.test(a));
+  if (descriptor) throw new Error(`${descriptor} names a descriptor of the process: run this CLI call with { process: true }`);
+  let stdout = '';
+  let stderr = '';
+  const code = await main(args, {
+    stdout: { write: (text: string) => (stdout += text) },
+    stderr: { write: (text: string) => (stderr += text) },
+    stdin: Readable.from([options.input ?? '']),
+    env: cleanEnv(options.env),
+    cwd: options.cwd ?? root,
+  });
+  return { code, stdout, stderr };
 }

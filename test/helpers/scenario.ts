@@ -3,7 +3,7 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startEmulator, type Emulator, type EmulatorOptions } from '../../src/emulator/index.js';
-import { runCli, type CliOptions, type CliResult } from './cli.js';
+import { runCliHere, type CliOptions, type CliResult } from './cli.js';
 
 export const KEY = 'sk-test-THE-API-KEY-0123456789';
 
@@ -12,7 +12,7 @@ export interface Scenario {
   dir: string;
   /** Writes `sitesync.yaml` (or another name) in the folder. */
   write(yaml: string, name?: string): Promise<string>;
-  /** Runs the CLI in the folder, pointed at the emulator with the key. */
+  /** Runs the CLI in the folder, pointed at the emulator with the key (in this process unless `process: true`). */
   cli(args: string[], options?: CliOptions): Promise<CliResult>;
   close(): Promise<void>;
 }
@@ -30,7 +30,7 @@ export async function scenario(options: EmulatorOptions = {}): Promise<Scenario>
       return file;
     },
     cli(args, cliOptions = {}) {
-      return runCli(args, {
+      return runCliHere(args, {
         cwd: dir,
         ...cliOptions,
         env: { SITESYNC_BASE_URL: emu.url, SITESYNC_API_KEY: KEY, ...cliOptions.env },
