@@ -104,10 +104,33 @@ function flagValue(argv: string[], name: string): boolean | undefined {
 
 function processIo(): Io {
   return Object.defineProperties({ env: process.env, cwd: process.cwd() } as Io, {
-    stdout: onFirstUse(() => process.stdout),
-    stderr: onFirstUse(() => process.stderr),
+    stdout: onFirstUse(() => quietWhenClosed(process.stdout)),
+    stderr: onFirstUse(() => quietWhenClosed(process.stderr)),
     stdin: onFirstUse(() => process.stdin),
   });
+}
+
+/** 128 + SIGPIPE: what a shell shows for git or terraform when the reader of their output goes away. */
+export const CLOSED_OUTPUT_EXIT_CODE = 141;
+
+let outputClosed = false;
+
+/**
+ * A reader that closes early (`sitesync plan | head -1`) ends the output, not the run, and no
+ * trace is printed: what is still written there goes nowhere, the command finishes its work (an
+ * apply stopped half way would help nobody), and the process exits 141, as git and terraform
+ * do — unless the run failed otherwise, whose code (1, 130, 143) says more.
+ */
+function quietWhenClosed(stream: NodeJS.WriteStream): NodeJS.WriteStream {
+  stream.on('error', (error: NodeJS.ErrnoException) => {
+    if (error.code !== 'EPIPE') throw error;
+    if (outputClosed) return;
+    outputClosed = true;
+    process.once('exit', () => {
+      if (!process.exitCode || process.exitCode === 2) process.exitCode = CLOSED_OUTPUT_EXIT_CODE;
+    });
+  });
+  return stream;
 }
 
 /** A property whose value is made when first read. */

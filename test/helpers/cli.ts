@@ -27,13 +27,15 @@ export interface CliOptions {
   timeoutMs?: number;
   /** Run as a child process even where the caller runs the CLI in this process. */
   process?: boolean;
+  /** The child's reader of standard output goes away after the first chunk, as `| head -1` does. */
+  closeStdoutEarly?: boolean;
 }
 
-/** A clean environment: nothing of the developer's SITESYNC_* or colour settings leaks in. */
+/** A clean environment: nothing of the developer's SITESYNC_*, colour or CI settings leaks in (a test says which CI it is). */
 export function cleanEnv(extra: Record<string, string | undefined> = {}): Record<string, string> {
   const env: Record<string, string> = {};
   for (const [k, v] of Object.entries(process.env)) {
-    if (v === undefined || k.startsWith('SITESYNC_') || k === 'NO_COLOR' || k === 'FORCE_COLOR') continue;
+    if (v === undefined || k.startsWith('SITESYNC_') || ['NO_COLOR', 'FORCE_COLOR', 'CI', 'GITHUB_ACTIONS', 'GITLAB_CI'].includes(k)) continue;
     env[k] = v;
   }
   for (const [k, v] of Object.entries(extra)) if (v !== undefined) env[k] = v;
@@ -49,7 +51,10 @@ export function runCli(args: string[], options: CliOptions = {}): Promise<CliRes
     });
     let stdout = '';
     let stderr = '';
-    child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));
+    child.stdout.setEncoding('utf8').on('data', (d: string) => {
+      stdout += d;
+      if (options.closeStdoutEarly) child.stdout.destroy();
+    });
     child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
     const timer = setTimeout(() => child.kill('SIGKILL'), options.timeoutMs ?? 60_000);
     child.on('error', reject);
