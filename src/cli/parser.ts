@@ -4,7 +4,7 @@
  * only how yargs is told about them, and what the top-level help says.
  */
 import yargs, { type Argv, type Options, type PositionalOptions } from 'yargs';
-import { camelCase, COMMAND_GROUPS, COMMAND_TABLE, GLOBAL_OPTIONS, type Command, type OptionSpec } from './table.js';
+import { COMMAND_GROUPS, COMMAND_TABLE, GLOBAL_OPTIONS, type Command, type OptionSpec } from './table.js';
 import { CommandLineError, emptyValue, explainFailure, needsValue } from './usage.js';
 import { packageVersion } from '../io/paths.js';
 
@@ -60,7 +60,7 @@ function declare(y: Argv, command: Command, word: string, argv: readonly string[
       // Before yargs' own checks: `ci comment --pr=` is about --pr, whatever else is missing.
       return built.middleware((args) => given(command, argv, args), true);
     },
-    (args) => onCommand(command, afterDashes(command, once(command, args))),
+    (args) => onCommand(command, afterDashes(command, once(command, args, argv))),
   );
 }
 
@@ -114,21 +114,29 @@ function afterDashes(command: Command, args: Record<string, unknown>): Record<st
 }
 
 /**
- * yargs makes an option given twice an array. A flag's last word counts (`--no-color --color`);
- * a value given twice is a mistake that says so, not a list the command cannot read.
+ * yargs makes an option given twice an array: a mistake that says so, not a list the command
+ * cannot read. A flag too: `--prune --no-prune` does not say which was meant, and one rule is
+ * easier to keep than "the last word counts" for some (NO_COLOR, not a second flag, is how a
+ * shell turns colour off for good).
  */
-function once(command: Command, args: Record<string, unknown>): Record<string, unknown> {
-  const out = { ...args };
+function once(command: Command, args: Record<string, unknown>, argv: readonly string[]): Record<string, unknown> {
+  // yargs keeps a flag's last word only: flags are counted as typed (before `--`).
+  const end = argv.indexOf('--');
+  const words = end < 0 ? argv : argv.slice(0, end);
   for (const [name, spec] of Object.entries(optionsOf(command))) {
+    if (spec.array) continue;
     const value = args[name];
-    if (spec.array || !Array.isArray(value)) continue;
-    if (spec.type === 'boolean') {
-      for (const key of [name, camelCase(name), ...(spec.alias ? [spec.alias] : [])]) if (key in out) out[key] = value.at(-1);
-      continue;
-    }
-    throw new CommandLineError(`--${name} is given ${value.length} times (${value.map(String).join(', ')}); give it once`, command.path.join(' '));
+    const typed = spec.type === 'boolean' ? words.filter((w) => isFlagWord(w, name, spec.alias)) : [];
+    const given = Array.isArray(value) ? value.map(String) : typed.length > 1 ? typed : undefined;
+    if (given) throw new CommandLineError(`--${name} is given ${given.length} times (${given.join(', ')}); give it once`, command.path.join(' '));
   }
-  return out;
+  return args;
+}
+
+/** `--name`, `--no-name`, either with `=…`, or `-a` alone or in a bundle (`-ya`). */
+function isFlagWord(word: string, name: string, alias?: string): boolean {
+  if (/^--(no-)?([^=]+)/.exec(word)?.[2] === name) return true;
+  return alias !== undefined && /^-[^-]/.test(word) && word.slice(1).split('=', 1)[0]!.includes(alias);
 }
 
 export function buildParser(argv: string[], onCommand: OnCommand): Argv {
@@ -194,7 +202,13 @@ function commandLineError(message: string, argv: string[], parser: Argv): Comman
   const known = internals.getOptions();
   const flags = [...Object.keys(known.key), ...Object.values(known.alias).flat()];
   const options = optionsOf(COMMAND_TABLE.find((c) => c.path.join(' ') === command.join(' ')));
-  const explained = explainFailure(message, { argv, command, commands: SUBCOMMANDS[command.join(' ')] ?? [], flags, options });
+  // The options of each command that can follow: one typed before its command is said to go after it.
+  const commandFlags: Record<string, string[]> = {};
+  for (const c of COMMAND_TABLE.filter((c) => c.path.length > command.length && command.every((w, i) => c.path[i] === w))) {
+    const flags = Object.entries(c.options).flatMap(([name, spec]) => (spec.alias ? [name, spec.alias] : [name]));
+    (commandFlags[c.path[command.length]!] ??= []).push(...flags);
+  }
+  const explained = explainFailure(message, { argv, command, commands: SUBCOMMANDS[command.join(' ')] ?? [], flags, options, commandFlags });
   const error = new CommandLineError(explained.message, command.join(' '));
   if (explained.details) error.details = explained.details;
   return error;

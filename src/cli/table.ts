@@ -16,7 +16,7 @@ import { planCommand } from '../commands/plan.js';
 import { showCommand } from '../commands/show.js';
 import { validateCommand } from '../commands/validate.js';
 
-export { camelCase, GLOBAL_OPTIONS, type Command, type OptionSpec } from '../commands/define.js';
+export { GLOBAL_OPTIONS, type Command, type OptionSpec } from '../commands/define.js';
 
 export const COMMAND_TABLE: readonly Command[] = [
   validateCommand,

@@ -18,6 +18,8 @@ export interface CommandLineFacts {
   flags: readonly string[];
   /** The command's options (the global ones included) by long name, for messages about their values. */
   options?: Readonly<Record<string, OptionFacts>>;
+  /** Each sub-command of `command` with its own options (aliases included): a flag typed before its command. */
+  commandFlags?: Readonly<Record<string, readonly string[]>>;
 }
 
 /** What a message about an option's value needs to know of it (an OptionSpec of src/cli-commands.ts). */
@@ -49,6 +51,8 @@ export function explainFailure(message: string, facts: CommandLineFacts): Explai
   if (unknown) return headed(unknown, `${unknown.length} unknown arguments`);
   const values = explainValues(message, facts.options ?? {});
   if (values) return headed(values, `${values.length} options have wrong values`);
+  const before = explainBeforeCommand(facts);
+  if (before) return headed(before, `${before.length} unknown arguments`);
   const [first, ...rest] = message.split('\n').map((l) => l.trim()).filter(Boolean);
   return rest.length ? { message: first ?? message, details: rest } : { message: first ?? message };
 }
@@ -122,12 +126,42 @@ export function explainUnknown(message: string, facts: CommandLineFacts): string
 }
 
 function explainFlag(name: string, facts: CommandLineFacts, where: string): string {
-  const typed = name.length === 1 ? `-${name}` : `--${name}`;
+  // yargs names `--no-colour` as `colour`: said as typed, and what was meant with its `no-`.
+  const no = !isTypedFlag(name, facts.argv, false) && isTypedFlag(name, facts.argv) ? 'no-' : '';
+  const typed = name.length === 1 ? `-${name}` : `--${no}${name}`;
   if (KEY_FLAGS.has(name.toLowerCase())) return `there is no ${typed} option: ${KEY_REASON}`;
   const long = facts.flags.filter((f) => f.length > 1);
   const close = suggest(name, long) ?? long.find((f) => f.startsWith(name) && name.length >= 3);
-  if (close) return `unknown option ${typed} for ${where}: did you mean --${close}?`;
+  if (close) return `unknown option ${typed} for ${where}: did you mean --${no}${close}?`;
   return `unknown option ${typed} for ${where}`;
+}
+
+/**
+ * Flags typed before the command that yargs did not name: an unknown one takes the command as
+ * its value (`sitesync --verbos plan`), and yargs only says that no command was given. Each is
+ * explained as it would be after the command; one that the next word's command takes is to go
+ * after it. Undefined when there is none.
+ */
+function explainBeforeCommand(facts: CommandLineFacts): string[] | undefined {
+  const where = facts.command.length ? `sitesync ${facts.command.join(' ')}` : 'sitesync';
+  const lines: string[] = [];
+  const end = facts.argv.indexOf('--');
+  const argv = end < 0 ? facts.argv : facts.argv.slice(0, end);
+  argv.forEach((arg, i) => {
+    const typed = /^--?([^-=][^=]*)/.exec(arg)?.[1];
+    if (!typed) return;
+    for (const name of arg.startsWith('--') ? [typed.replace(/^no-/, '')] : [...typed]) {
+      if (facts.flags.includes(name)) continue;
+      const next = argv[i + 1];
+      const commands = facts.commandFlags ?? {};
+      if (next !== undefined && commands[next]?.includes(name)) {
+        lines.push(`${arg} is an option of ${where} ${next}: put it after the command (${where} ${next} ${arg})`);
+      } else if (!Object.values(commands).some((flags) => flags.includes(name))) {
+        lines.push(explainFlag(name, facts, where));
+      }
+    }
+  });
+  return lines.length ? lines : undefined;
 }
 
 function explainPositional(word: string, facts: CommandLineFacts, where: string): string {
@@ -157,12 +191,12 @@ export function emptyValue(argv: readonly string[], options: Readonly<Record<str
   return undefined;
 }
 
-/** Whether `name` was typed as a flag (`--name`, `--name=…`, `--no-name`, `-n`), not as a word. */
-function isTypedFlag(name: string, argv: readonly string[]): boolean {
+/** Whether `name` was typed as a flag (`--name`, `--name=…`, `--no-name` unless not `negated`, `-n`), not as a word. */
+function isTypedFlag(name: string, argv: readonly string[], negated = true): boolean {
   return argv.some((arg) => {
     if (!arg.startsWith('-')) return false;
     const bare = arg.replace(/^--?/, '').split('=', 1)[0]!;
-    if (bare === name || bare === `no-${name}`) return true;
+    if (bare === name || (negated && bare === `no-${name}`)) return true;
     // -abc: a bundle of one-letter flags.
     return name.length === 1 && /^-[^-]/.test(arg) && bare.includes(name);
   });

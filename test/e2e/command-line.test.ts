@@ -42,17 +42,7 @@ describe('unknown flags and commands say what is unknown and what was meant', ()
     expect(r.code).toBe(1);
   });
 
-  it('a flag given twice counts by its last word, as shells and other tools read it', async () => {
-    const dir = await mkdtemp(join(tmpdir(), 'sitesync-twice-'));
-    try {
-      await writeFile(join(dir, 'sitesync.yaml'), 'version: 1\nwebsites:\n  - domain: a.example.com\n');
-      const r = await runCli(['validate', '--verbose', '--verbose', '--no-color', '--color'], { cwd: dir });
-      expect(r.stdout).toBe('✓ sitesync.yaml is valid: 1 website.\n');
-      expect(r.code).toBe(0);
-    } finally {
-      await rm(dir, { recursive: true, force: true });
-    }
-  });
+  // A flag given twice (--prune --no-prune) says so too: test/e2e/first-day.test.ts.
 
   it('several unknown flags are each named', async () => {
     const r = await runCli(['validate', '--frobnicate', '--verbos']);
