@@ -10,7 +10,7 @@ import { parseFile } from '../config/parse.js';
 import { manageableTraits } from '../model/domain.js';
 import { ConfigError, formatDiagnostic, SitesyncError, UsageError } from '../messages/errors.js';
 import { FILE_CHANGED, namesDescriptor, replaceIfUnchanged, withFileLocks, writeFailure } from '../io/files.js';
-import type { Config, LiveWebsite, Workspace } from '../model/types.js';
+import type { Config, FieldName, LiveWebsite, Workspace } from '../model/types.js';
 import { selectImports, type AccountImport, type ImportRequest } from '../planner/imports.js';
 import { printable } from '../messages/escape.js';
 import { fileEntry, storedName } from '../config/file-entry.js';
@@ -167,7 +167,7 @@ function editedText(edit: FileEdit, read: FileText, ctx: Context): string {
   let after = read.text;
   try {
     for (const { account, target } of edit.imports) {
-      after = insertWebsites(after, target, account.sites.map((site) => newEntry(site, account.config)));
+      after = insertWebsites(after, target, newEntries(account.sites, account.config));
     }
   } catch (error) {
     if (error instanceof SitesyncError) error.message = `${edit.shown}: ${error.message}`;
@@ -199,11 +199,21 @@ async function writeEdit(edit: FileEdit, read: FileText, after: string, written:
   });
 }
 
-/** The entry a live website gets in the file: what differs from the account's defaults, with notes. */
-function newEntry(site: LiveWebsite, config: Config): NewWebsiteEntry {
-  const { entry, notes, unknown } = fileEntry(site, manageableTraits(storedName(site))!, { defaults: config.defaults });
-  if (unknown.length) notes.push(`not returned by the service, not written: ${unknown.join(', ')}`);
-  return { entry, notes };
+/**
+ * The entries live websites get in the file: what differs from the account's defaults, with
+ * notes. The fields the service does not return are said once, above the first entry, not on
+ * each of hundreds.
+ */
+function newEntries(sites: LiveWebsite[], config: Config): NewWebsiteEntry[] {
+  const unknown = new Set<FieldName>();
+  const entries = sites.map((site) => {
+    const made = fileEntry(site, manageableTraits(storedName(site))!, { defaults: config.defaults });
+    for (const field of made.unknown) unknown.add(field);
+    return { entry: made.entry, notes: made.notes };
+  });
+  const which = entries.length === 1 ? '' : ` for these ${entries.length} imported websites`;
+  if (unknown.size) entries[0]?.notes.unshift(`not returned by the service, not written${which}: ${[...unknown].join(', ')}`);
+  return entries;
 }
 
 function shownPath(path: string, cwd: string): string {

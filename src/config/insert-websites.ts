@@ -61,10 +61,16 @@ export function insertWebsites(text: string, target: WebsitesTarget, entries: Ne
 /** The new entries as text after the list's last item, indented as its items are. */
 function insertAfterLastItem(text: string, doc: Document.Parsed, list: YAMLSeq, path: string[], entries: NewWebsiteEntry[], eol: string): string {
   const style = listStyle(text, doc, list, path);
-  const placed = entries.flatMap((e) => placeEntry(entryText(e, style), style));
+  const placed = spaced(entries.map((e) => placeEntry(entryText(e, style), style)), eol);
   const last = list.items.at(-1) as Node;
   const at = lineStartAfter(text, endOfItem(text, last.range![0], last.range![2], style.dashCol));
-  return `${withFinalNewline(text.slice(0, at), eol)}${placed.join(eol)}${eol}${text.slice(at)}`;
+  // A blank line before each new entry, as `sitesync fmt` writes websites: the result passes `fmt --check`.
+  return `${withFinalNewline(text.slice(0, at), eol)}${eol}${placed}${eol}${text.slice(at)}`;
+}
+
+/** Items' lines, a blank line between two items (fmt's layout). */
+function spaced(items: string[][], eol: string): string {
+  return items.map((lines) => lines.join(eol)).join(`${eol}${eol}`);
 }
 
 /** Where the line that holds `at` ends (after its newline): `at` itself when it starts a line. */
@@ -207,16 +213,16 @@ function writeNewList(text: string, doc: Document.Parsed, path: string[], list: 
   const keyCol = column(text, ((pair ?? owner.items[0]!).key as Node).range![0]);
   const style = newListStyle(text, doc, keyCol);
   const old = isSeq(list) ? list.items.map((item) => nodeText(item as Node, style)) : [];
-  const lines = [...old, ...entries.map((e) => entryText(e, style))].flatMap((item) => placeEntry(item, style));
+  const lines = spaced([...old, ...entries.map((e) => entryText(e, style))].map((item) => placeEntry(item, style)), eol);
   let result: string;
   if (pair && list?.range) {
     const lineEnd = text.indexOf('\n', list.range[1]);
-    result = `${withoutValue(text, list.range[0], list.range[1], lineEnd)}${eol}${lines.join(eol)}${eol}${lineEnd < 0 ? '' : text.slice(lineEnd + 1)}`;
+    result = `${withoutValue(text, list.range[0], list.range[1], lineEnd)}${eol}${lines}${eol}${lineEnd < 0 ? '' : text.slice(lineEnd + 1)}`;
   } else {
     const last = owner.items.at(-1) as Pair;
     const node = (last.value ?? last.key) as Node;
     const at = lineStartAfter(text, endOfItem(text, node.range![0], node.range![2], keyCol));
-    result = `${withFinalNewline(text.slice(0, at), eol)}${' '.repeat(keyCol)}websites:${eol}${lines.join(eol)}${eol}${text.slice(at)}`;
+    result = `${withFinalNewline(text.slice(0, at), eol)}${' '.repeat(keyCol)}websites:${eol}${lines}${eol}${text.slice(at)}`;
   }
   const lost = missingComments(text, result);
   if (lost.length) {

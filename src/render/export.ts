@@ -127,6 +127,8 @@ function exportDocument(live: LiveWebsite[], account: Account | null, options: E
   seq?.items.forEach((item, i) => {
     const notes = websites[i]!.notes;
     if (notes.length) item.commentBefore = notes.map((n) => ` ${n}`).join('\n');
+    // A blank line between websites, as `sitesync fmt` lays them out: an export passes `fmt --check`.
+    item.spaceBefore = i > 0;
   });
   if (websites.length === 0) doc.set('websites', []);
   return doc;

@@ -317,7 +317,7 @@ describe('a file with accounts on two installations', () => {
     expect(r.stdout).toContain('Imported 1 website into sitesync.yaml (account acme): new.acme.example');
     expect(r.stdout).toContain('Imported 1 website into sitesync.yaml (account globex): new.globex.example');
     const text = await readFile(join(dir, 'sitesync.yaml'), 'utf8');
-    const unknown = '      # not returned by the service, not written: exclude_params\n';
+    const unknown = '\n      # not returned by the service, not written: exclude_params\n';
     expect(text).toContain(`        password: \${VAULT_PW}\n${unknown}      - domain: new.acme.example\n        email: true\n        exclude_bots: false\n`);
     expect(text).toContain(`      - domain: globex.example\n${unknown}      - domain: new.globex.example\n        privacy: private\n`);
     const plan = await cli(['plan', '--detailed-exitcode']);

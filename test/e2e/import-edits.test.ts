@@ -100,7 +100,7 @@ describe('import keeps the file as it is written', () => {
     expect(after.subarray(0, 3)).toEqual(Buffer.from([0xef, 0xbb, 0xbf]));
     expect(after.toString('utf8')).toBe(
       '\ufeff# ours\r\nversion: 1\r\nwebsites:\r\n  - domain: example.com\r\n' +
-        '  # not returned by the service, not written: exclude_params\r\n  - domain: shop.example.com\r\n    privacy: private\r\n' +
+        '\r\n  # not returned by the service, not written: exclude_params\r\n  - domain: shop.example.com\r\n    privacy: private\r\n' +
         '\r\n# end\r\n',
     );
     const plan = await s.cli(['plan']);
@@ -142,7 +142,7 @@ describe('import into a file with accounts and included files', () => {
     expect(r.code).toBe(0);
     expect(r.stdout).toContain('Imported 1 website into clients/globex/shops.yaml (account globex): new.globex.example\n');
     expect(await read()).toBe(main(s.emu.url));
-    expect(await read('clients/globex/shops.yaml')).toBe(`${SHOPS}  # not returned by the service, not written: exclude_params\n  - domain: new.globex.example\n`);
+    expect(await read('clients/globex/shops.yaml')).toBe(`${SHOPS}\n  # not returned by the service, not written: exclude_params\n  - domain: new.globex.example\n`);
     expect(await read('clients/globex/blog.yaml')).toBe(BLOG);
     const plan = await cli(['plan']);
     expect(plan.stdout, plan.stderr).toContain('0 to create, 0 to update, 0 to delete (4 unchanged');

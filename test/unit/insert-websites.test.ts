@@ -14,7 +14,7 @@ function expectInsertedAfter(before: string, after: string, marker: string, adde
   expect(after).toBe(before.slice(0, at) + added + before.slice(at));
 }
 
-describe('insertWebsites: a block list gets the new entries as text after its last item', () => {
+describe('insertWebsites: a block list gets the new entries as text after its last item, a blank line before each (as fmt lays websites out)', () => {
   it('keeps every comment, blank line, anchor and flow list elsewhere byte for byte (2-space, indented "- ")', () => {
     const before = [
       '# yaml-language-server: $schema=./schema.json',
@@ -45,12 +45,14 @@ describe('insertWebsites: a block list gets the new entries as text after its la
       after,
       '    # exclude_bots: false\n',
       [
+        '',
         '  # a note about it',
         '  - domain: new.example.com',
         '    email: true',
         '    exclude_ips:',
         '      - 203.0.113.7',
         '      - 2001:db8::/32',
+        '',
         '  - domain: other.example.com',
         '',
       ].join('\n'),
@@ -62,7 +64,7 @@ describe('insertWebsites: a block list gets the new entries as text after its la
     const after = insertWebsites(before, {}, NEW);
     expect(after).toBe(
       before +
-        ['# a note about it', '-   domain: new.example.com', '    email: true', '    exclude_ips:', '    - 203.0.113.7', '    - 2001:db8::/32', '-   domain: other.example.com', ''].join('\n'),
+        ['', '# a note about it', '-   domain: new.example.com', '    email: true', '    exclude_ips:', '    - 203.0.113.7', '    - 2001:db8::/32', '', '-   domain: other.example.com', ''].join('\n'),
     );
   });
 
@@ -73,7 +75,7 @@ describe('insertWebsites: a block list gets the new entries as text after its la
       before,
       after,
       '          - gclid\n',
-      ['    # a note about it', '    - domain: new.example.com', '      email: true', '      exclude_ips:', '          - 203.0.113.7', '          - 2001:db8::/32', '    - domain: other.example.com', ''].join('\n'),
+      ['', '    # a note about it', '    - domain: new.example.com', '      email: true', '      exclude_ips:', '          - 203.0.113.7', '          - 2001:db8::/32', '', '    - domain: other.example.com', ''].join('\n'),
     );
   });
 
@@ -81,14 +83,14 @@ describe('insertWebsites: a block list gets the new entries as text after its la
     const before = 'version: 1\nwebsites:\n  - domain: a.example.com\n    exclude_params: [gclid]\n';
     const after = insertWebsites(before, {}, NEW);
     expect(after).toBe(
-      `${before}  # a note about it\n  - domain: new.example.com\n    email: true\n    exclude_ips: [203.0.113.7, 2001:db8::/32]\n  - domain: other.example.com\n`,
+      `${before}\n  # a note about it\n  - domain: new.example.com\n    email: true\n    exclude_ips: [203.0.113.7, 2001:db8::/32]\n\n  - domain: other.example.com\n`,
     );
   });
 
   it('adds a final newline when the file has none, and keeps a comment after the last item', () => {
     const before = 'version: 1\nwebsites:\n  - domain: a.example.com   # the first';
     const after = insertWebsites(before, {}, [NEW[1]!]);
-    expect(after).toBe(`${before}\n  - domain: other.example.com\n`);
+    expect(after).toBe(`${before}\n\n  - domain: other.example.com\n`);
   });
 
   it('adds to the websites of the named account in an accounts: file, not another', () => {
@@ -109,9 +111,9 @@ describe('insertWebsites: a block list gets the new entries as text after its la
       '',
     ].join('\n');
     const after = insertWebsites(before, { account: 'beta' }, [NEW[1]!]);
-    expect(after).toBe(`${before}    - domain: other.example.com\n`);
+    expect(after).toBe(`${before}\n    - domain: other.example.com\n`);
     const acme = insertWebsites(before, { account: 'acme' }, [NEW[1]!]);
-    expectInsertedAfter(before, acme, '      - domain: acme.example\n', '      - domain: other.example.com\n');
+    expectInsertedAfter(before, acme, '      - domain: acme.example\n', '\n      - domain: other.example.com\n');
   });
 });
 
@@ -120,7 +122,7 @@ describe('insertWebsites: a flow, empty or missing list is edited through the Do
     const before = '# head\nversion: 1\nprune: false # never\nwebsites: []\n';
     const after = insertWebsites(before, {}, NEW);
     expect(after).toBe(
-      '# head\nversion: 1\nprune: false # never\nwebsites:\n  # a note about it\n  - domain: new.example.com\n    email: true\n    exclude_ips:\n      - 203.0.113.7\n      - 2001:db8::/32\n  - domain: other.example.com\n',
+      '# head\nversion: 1\nprune: false # never\nwebsites:\n  # a note about it\n  - domain: new.example.com\n    email: true\n    exclude_ips:\n      - 203.0.113.7\n      - 2001:db8::/32\n\n  - domain: other.example.com\n',
     );
   });
 
@@ -150,7 +152,7 @@ describe('insertWebsites: no other byte changes, whatever the list', () => {
       before,
       after,
       'a.example.com\r\n',
-      '  # a note about it\r\n  - domain: new.example.com\r\n    email: true\r\n    exclude_ips:\r\n      - 203.0.113.7\r\n      - 2001:db8::/32\r\n  - domain: other.example.com\r\n',
+      '\r\n  # a note about it\r\n  - domain: new.example.com\r\n    email: true\r\n    exclude_ips:\r\n      - 203.0.113.7\r\n      - 2001:db8::/32\r\n\r\n  - domain: other.example.com\r\n',
     );
     expect(insertWebsites('version: 1\r\nwebsites: []\r\n', {}, [NEW[1]!])).toBe('version: 1\r\nwebsites:\r\n  - domain: other.example.com\r\n');
   });
@@ -181,7 +183,7 @@ describe('insertWebsites: no other byte changes, whatever the list', () => {
     const before = 'version: 1\nprotect: [ "example.com" ]\nwebsites: [{domain: a.example.com, exclude_ips: [10.0.0.1]}]   # ours\nprune: false\n';
     const after = insertWebsites(before, {}, [NEW[1]!]);
     expect(after).toBe(
-      'version: 1\nprotect: [ "example.com" ]\nwebsites:   # ours\n  - domain: a.example.com\n    exclude_ips: [10.0.0.1]\n  - domain: other.example.com\nprune: false\n',
+      'version: 1\nprotect: [ "example.com" ]\nwebsites:   # ours\n  - domain: a.example.com\n    exclude_ips: [10.0.0.1]\n\n  - domain: other.example.com\nprune: false\n',
     );
   });
 
