@@ -64,8 +64,10 @@ async function applyFresh(args: ApplyArgs, ctx: Context): Promise<number> {
     throwIfLoneFailed(run);
     for (const a of refused) ctx.stderr.write(failureBlock(`account ${a.name} will not be applied`, failureLines(a.failure), ctx.err));
     if (ready.length === 0) {
-      const failed = failedAccounts(run).length > 0;
-      ctx.stdout.write(failed ? 'Nothing to apply in the other accounts.\n' : 'Nothing to apply.\n');
+      const failed = failedAccounts(run).length;
+      // "The other accounts" only where the run has some (not for `--account alpha` refused alone).
+      if (!failed) ctx.stdout.write('Nothing to apply.\n');
+      else if (run.accounts.length + run.skipped.length > failed) ctx.stdout.write('Nothing to apply in the other accounts.\n');
       return failed ? 1 : 0;
     }
     if (!args.autoApprove) await confirmApply(ctx);

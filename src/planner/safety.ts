@@ -48,9 +48,10 @@ export function safetyWarnings(safety: SafetyCheck, limit: LimitCheck): string[]
 
 /**
  * Before any write: refuse what the plan's safety checks flag. `--force` overrides the
- * thresholds; only `retire:` in the file lets recent history go.
+ * thresholds; only `retire:` in the file lets recent history go. `retireIn` says where that
+ * `retire:` goes: `sitesync.yaml`, or `sitesync.yaml under accounts.alpha` (elsewhere it is an error).
  */
-export function assertSafe(plan: Pick<Plan, 'safety' | 'limit' | 'changes'>, force: boolean): void {
+export function assertSafe(plan: Pick<Plan, 'safety' | 'limit' | 'changes'>, force: boolean, retireIn = 'the file'): void {
   const { safety, limit } = plan;
   if (safety.exceeded && !force) {
     const error = new SafetyError(`refusing to delete ${describeShare(safety)}; nothing was written`);
@@ -69,12 +70,13 @@ export function assertSafe(plan: Pick<Plan, 'safety' | 'limit' | 'changes'>, for
   }
   const active = plan.changes.filter((c) => c.action === 'delete' && safety.active?.includes(c.domain));
   if (active.length) {
+    const one = active.length === 1;
     const error = new SafetyError(
-      `refusing to delete ${active.length === 1 ? 'a website' : `${active.length} websites`} with recent traffic, and their history with ${active.length === 1 ? 'it' : 'them'}; nothing was written`,
+      `refusing to delete ${one ? 'a website' : `${active.length} websites`} with recent traffic, and ${one ? 'its' : 'their'} history with ${one ? 'it' : 'them'}; nothing was written`,
     );
     error.details = [
       ...active.map((c) => `${c.domain}: ${c.action === 'delete' ? describeTraffic(c) : ''}`),
-      `To delete ${active.length === 1 ? 'it' : 'them'} with ${active.length === 1 ? 'its' : 'their'} history, list ${active.length === 1 ? 'it' : 'them'} in the file: retire: [${active.map((c) => `"${c.domain}"`).join(', ')}]`,
+      `To delete ${one ? 'it' : 'them'} with ${one ? 'its' : 'their'} history, list ${one ? 'it' : 'them'} in ${retireIn}: retire: [${active.map((c) => `"${c.domain}"`).join(', ')}]`,
     ];
     throw error;
   }

@@ -16,7 +16,8 @@ import { fail, failureOf, type Run, type RunAccount } from './open.js';
  * alike.
  */
 export function assertApplicable(plan: Plan, config: Config, shownConfig: string, usesKey: (value: string) => boolean, force: boolean): void {
-  assertSafe(plan, force);
+  // retire: is read at the top of a single-account file, and in an account of a file with accounts.
+  assertSafe(plan, force, `${shownConfig}${config.account ? ` under accounts.${config.account.name}` : ''}`);
   assertNoKeyAsPassword(plan, usesKey, passwordsFrom(plan, config, shownConfig));
 }
 

@@ -66,9 +66,9 @@ describe('what a delete destroys', () => {
     await setUp(PRUNE);
     const r = await s.cli(['apply', '--auto-approve', '--force']);
     expect(r.code).toBe(1);
-    expect(r.stderr).toContain('refusing to delete a website with recent traffic, and their history with it; nothing was written');
+    expect(r.stderr).toContain('refusing to delete a website with recent traffic, and its history with it; nothing was written');
     expect(r.stderr).toContain('busy.example.com: destroys 10,204 pageviews recorded, 1,204 in the last 30 days');
-    expect(r.stderr).toContain('To delete it with its history, list it in the file: retire: ["busy.example.com"]');
+    expect(r.stderr).toContain('To delete it with its history, list it in sitesync.yaml: retire: ["busy.example.com"]');
     expect(writes(s.emu)).toEqual([]);
   });
 
