@@ -8,7 +8,7 @@ import pc from 'picocolors';
 import { jsonUnicodeEscapes, markdownCode, markdownText, printable } from '../messages/escape.js';
 import type { AccountPlan, Failure, Summary } from '../model/types.js';
 import type { Colors } from '../io/terminal.js';
-import { accountsCount } from './counts.js';
+import { accountsCount, websitesCount } from './counts.js';
 import { jsonChange } from './json.js';
 import { markerFor, MAX_MARKDOWN, renderMarkdown, type CutNote } from './markdown.js';
 import { renderText } from './text.js';
@@ -36,21 +36,58 @@ export function totalLine(total: Total): string {
 }
 
 /**
- * Named accounts each get a section and the run a total; the unnamed account of a
- * single-account file is its plan alone.
+ * How an account of a run is shown: in full (its changes, warnings, or failure); as one line when
+ * its plan changes nothing and says nothing (`acme: no changes (120 websites)`); or, holding no
+ * website the plan covers (out of a `--target`'s reach), named in one line with the others like
+ * it. An agency's plan of thirty accounts shows what changes, not thirty headers. A run of one
+ * account shows it in full.
+ */
+function accountShape(a: AccountPlan, accounts: readonly AccountPlan[]): 'full' | 'quiet' | 'untouched' {
+  const p = a.plan;
+  if (accounts.length < 2 || !p || p.changes.length > 0 || p.warnings.length > 0) return 'full';
+  return p.summary.unchanged + p.summary.unmanaged > 0 ? 'quiet' : 'untouched';
+}
+
+/** `acme: no changes (120 websites, 2 unmanaged)`: a quiet account's one line, not yet escaped. */
+function quietLine(a: AccountPlan): string {
+  const s = a.plan!.summary;
+  return `${a.name}: no changes (${websitesCount(s.unchanged)}${s.unmanaged ? `, ${s.unmanaged} unmanaged` : ''})`;
+}
+
+/** The one line for the accounts the plan holds no website of, not yet escaped; undefined without any. */
+function untouchedLine(accounts: readonly AccountPlan[], name: (a: AccountPlan) => string): string | undefined {
+  const untouched = accounts.filter((a) => accountShape(a, accounts) === 'untouched');
+  return untouched.length ? `${accountsCount(untouched.length)} with no website in this plan: ${untouched.map(name).join(', ')}.` : undefined;
+}
+
+/**
+ * Named accounts each get a section (or a line: see accountShape) and the run a total; the
+ * unnamed account of a single-account file is its plan alone.
  */
 export function renderRunText(accounts: AccountPlan[], colors: Colors = pc.createColors(false)): string {
   const c = colors;
   const out: string[] = [];
+  let quiet: string[] = [];
+  const flushQuiet = () => {
+    if (quiet.length) out.push(`${quiet.join('\n')}\n`);
+    quiet = [];
+  };
   for (const a of accounts) {
     if (!a.name) {
       out.push(a.plan ? renderText(a.plan, c) : failureBlock('', failureLines(a.failure), c));
       continue;
     }
+    const shape = accountShape(a, accounts);
+    if (shape === 'quiet') quiet.push(printable(quietLine(a)));
+    if (shape !== 'full') continue;
+    flushQuiet();
     out.push(sectionHeader(a.name, c), '');
     if (a.plan) out.push(renderText(a.plan, c));
     else out.push(`${failureBlock(`${a.name} (${a.baseUrl}) could not be planned`, failureLines(a.failure), c).trimEnd()}\n`);
   }
+  flushQuiet();
+  const untouched = untouchedLine(accounts, (a) => a.name);
+  if (untouched) out.push(`${printable(untouched)}\n`);
   if (accounts.some((a) => a.name)) out.push(c.bold(totalLine(totalOf(accounts))), '');
   return out.join('\n');
 }
@@ -89,18 +126,22 @@ export function renderRunMarkdown(accounts: AccountPlan[], options: { limit?: nu
     markerFor(commentId),
     `### sitesync plan, ${accountsCount(total.accounts)}: ${changed ? `${total.create} to create, ${total.update} to update, ${total.delete} to delete` : 'no changes'}${total.failed.length ? ` · ${total.failed.length} failed` : ''}`,
     '',
-    '| account | service | create | update | delete | unchanged | unmanaged |',
-    '|---|---|---:|---:|---:|---:|---:|',
   ];
-  for (const a of accounts) {
+  // A row per account the plan reaches (a quiet account's one line), a section per account shown in full.
+  const rows = accounts.filter((a) => accountShape(a, accounts) !== 'untouched');
+  if (rows.length) head.push('| account | service | create | update | delete | unchanged | unmanaged |', '|---|---|---:|---:|---:|---:|---:|');
+  for (const a of rows) {
     const p = a.plan?.summary;
     const cells = p ? [p.create, p.update, p.delete, p.unchanged, p.unmanaged].join(' | ') : '**failed** | | | |';
     head.push(`| ${markdownCode(a.name)} | ${markdownCode(a.baseUrl)} | ${cells} |`);
   }
-  head.push('');
+  if (rows.length) head.push('');
+  const untouched = untouchedLine(accounts, (a) => markdownCode(a.name));
+  if (untouched) head.push(untouched, '');
+  const full = accounts.filter((a) => accountShape(a, accounts) === 'full');
   const foot = ['', `**${markdownText(totalLine(total))}**`, ''];
-  const fixed = [...head, ...foot].join('\n').length + accounts.length * 2;
-  const bodies = shareOut(accounts, Math.max(0, limit - fixed), limit, cut);
+  const fixed = [...head, ...foot].join('\n').length + full.length * 2;
+  const bodies = shareOut(full, Math.max(0, limit - fixed), limit, cut);
   return [...head, ...bodies.flatMap((b) => [b, '']), ...foot].join('\n');
 }
 
