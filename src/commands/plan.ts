@@ -1,8 +1,8 @@
 /** `sitesync plan`: read the live accounts, print the plan; never writes to the service. */
 import { relative, resolve, sep } from 'node:path';
 import { assertOutputFile, writeFailure } from '../io/files.js';
-import type { Context } from '../io/terminal.js';
-import { howMany } from '../render/counts.js';
+import { inCi, type Context } from '../io/terminal.js';
+import { accountsCount, howMany } from '../render/counts.js';
 import { failureBlock } from '../render/run.js';
 import { PLAN_FORMAT_NAMES, renderPlanAs } from '../render/formats.js';
 import { refusedAccounts } from '../run/apply.js';
@@ -53,16 +53,21 @@ async function runPlan(args: CommandArgs<typeof options>, ctx: Context): Promise
     const accounts = plansOf(run);
     const commentId = relative(ctx.cwd, run.workspace.file).split(sep).join('/');
     ctx.stdout.write(renderPlanAs(args.format, accounts, { colors: ctx.out, commentId }));
+    // The accounts apply would refuse, and why (nothing is recorded on them).
+    const refused = refusedAccounts(run, ctx);
     if (out) {
       const configs = accounts.map((p) => run.workspace.configs.find((c) => (c.account?.name ?? '') === p.name)!);
       await savePlan(out, { ...scope, accounts, workspace: run.workspace, configs, cwd: ctx.cwd }).catch((error: unknown) => {
         throw writeFailure(error, '--out', args.out!);
       });
-      ctx.stderr.write(`Saved the plan${run.named ? ` of ${accounts.length} accounts` : ''} to ${args.out}; apply it with: sitesync apply ${args.out}\n`);
+      // How to apply it, where someone would type it: not in CI, and not a plan apply would refuse (its warnings say why).
+      const config = args.config === 'sitesync.yaml' ? '' : ` -c ${args.config}`;
+      const hint = inCi(ctx.env) || refused.length ? '.' : `; apply it with: sitesync apply${config} ${args.out}`;
+      ctx.stderr.write(`Saved the plan${run.named ? ` of ${accountsCount(accounts.length)}` : ''} to ${args.out}${hint}\n`);
     }
     // After the output, so that the plan (whose warnings give the reason) is still shown.
     const failed = failedAccounts(run);
-    const unsafe = args.failUnsafe ? refusedAccounts(run, ctx) : [];
+    const unsafe = args.failUnsafe ? refused : [];
     if (failed.length || unsafe.length) {
       throwIfLoneFailed(run, unsafe);
       // Each account's failure is in the plan above: what failed, and why apply would refuse.

@@ -55,12 +55,21 @@ export interface Context extends Io {
   secrets: SecretValues;
 }
 
-/** `--no-color` and NO_COLOR always win; FORCE_COLOR turns colour on without a terminal. */
 /** The same context with another signal (its streams still made on first use, not copied). */
 export function withSignal(ctx: Context, signal: AbortSignal): Context {
   return Object.create(ctx, { signal: { value: signal, enumerable: true } }) as Context;
 }
 
+/**
+ * A CI job (`CI`, which GitHub Actions, GitLab CI and most others set; or theirs by name): no one
+ * there types the commands a hint suggests, and the files it names are the job's own.
+ */
+export function inCi(env: Env): boolean {
+  const ci = env.CI;
+  return (ci !== undefined && ci !== '' && ci !== 'false' && ci !== '0') || env.GITHUB_ACTIONS === 'true' || env.GITLAB_CI === 'true';
+}
+
+/** `--no-color` and NO_COLOR always win; FORCE_COLOR turns colour on without a terminal. */
 export function colorsFor(stream: Stream, env: Env, flag: boolean | undefined): Colors {
   if (flag === false || (env.NO_COLOR !== undefined && env.NO_COLOR !== '')) return pc.createColors(false);
   const force = env.FORCE_COLOR;

@@ -126,6 +126,10 @@ export async function readSavedPlan(file: string, shown: string): Promise<SavedP
   try {
     data = JSON.parse(text);
   } catch {
+    // `sitesync apply sitesync.yaml`: a config file is given with -c.
+    if (/\.ya?ml$/i.test(shown) || /^(version|websites|accounts):/m.test(text)) {
+      return fail([`this is a config file, not a saved plan: to apply it, give it with -c (sitesync apply -c ${shown}); a saved plan is made with sitesync plan --out FILE`]);
+    }
     return fail(['this is not a saved plan (not JSON): make one with sitesync plan --out FILE']);
   }
   if (!data || typeof data !== 'object' || Array.isArray(data) || !('saved' in data) || !('changes' in data)) {
