@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 // The published entry point: plain JavaScript that runs the bundled CLI (dist/cli.js, built by
-// `npm run build`, which `npm ci` and `npm pack` run through `prepare`). Node 22.1+ keeps the
+// `npm run build`, which `npm ci` runs through `prepare` and `npm pack` through `prepack`). Node 22.1+ keeps the
 // compiled code between runs; Node 20 compiles afresh, which costs a few tens of milliseconds.
 'use strict';
 require('node:module').enableCompileCache?.();

@@ -17,6 +17,7 @@ Exit codes:
   1  any error: invalid file, API or network failure, refused by a safety check, stale plan, partial apply, fmt --check: a file not formatted
   2  plan --detailed-exitcode only: there are changes to apply
   130  apply stopped by Ctrl-C: changes in flight finished, the rest not started (143: by SIGTERM)
+  141  the output's reader closed it early (sitesync plan | head): the command finished, the rest of its output dropped
 
 Docs (and beside them the file format, schemas/sitesync.schema.json):
   installed as a package   node_modules/sitesync/README.md

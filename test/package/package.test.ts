@@ -5,7 +5,7 @@
  * one install serve every test here.
  */
 import { execFile } from 'node:child_process';
-import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { cp, mkdir, mkdtemp, readFile, readdir, rm, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -29,6 +29,8 @@ function readmeBlock(heading: string, lang: string): string {
   return block[1]!;
 }
 
+const lock = async (repo: string) => JSON.parse(await readFile(join(repo, 'package-lock.json'), 'utf8')) as unknown;
+
 /** No network, and nothing of the developer's npm or sitesync settings. */
 function offlineEnv(extra: Record<string, string> = {}): Record<string, string> {
   const env = cleanEnv(extra);
@@ -44,7 +46,11 @@ let clone: string;
 let configRepo: string;
 let emu: Emulator;
 let packed: { files: Array<{ path: string }> };
+let packing: { stdout: string; stderr: string };
 let installed: { stdout: string; stderr: string };
+
+/** What a clone holds that the build and the pack read; its node_modules are this tree's (what `npm ci` installs). */
+const CLONE = ['package.json', 'package-lock.json', 'README.md', 'tsconfig.json', 'tsconfig.types.json', 'bin', 'scripts', 'schemas', 'src'];
 
 beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), 'sitesync-package-'));
@@ -52,17 +58,20 @@ beforeAll(async () => {
   configRepo = join(dir, 'config');
   await mkdir(clone);
   await mkdir(configRepo);
-  // Step 1 of the README is `npm ci && npm pack` in a clone; here the clone is this tree, built
-  // already by the test set-up, so only the pack runs (without scripts: no second build).
-  const { stdout } = await exec('npm', ['pack', '--ignore-scripts', '--json', '--pack-destination', clone], { cwd: root, env: offlineEnv() });
-  packed = (JSON.parse(stdout) as Array<typeof packed>)[0]!;
+  // Step 1 of the README, `npm ci && npm pack`, in a copy of this tree whose node_modules are
+  // this tree's: npm's own pack, with its lifecycle (prepack builds and leaves the scripts out of
+  // the packed package.json, postpack puts them back), and this tree's dist/ left alone.
+  for (const name of CLONE) await cp(join(root, name), join(clone, name), { recursive: true });
+  await symlink(join(root, 'node_modules'), join(clone, 'node_modules'));
+  packing = await exec('npm', ['pack', '--json'], { cwd: clone, env: offlineEnv() });
+  packed = (JSON.parse(packing.stdout) as Array<typeof packed>)[0]!;
   // An empty config repository, as `npm init` leaves it, with a one-website file.
   await writeFile(join(configRepo, 'package.json'), `${JSON.stringify({ name: 'config', version: '1.0.0', private: true }, null, 2)}\n`);
   await writeFile(join(configRepo, 'sitesync.yaml'), 'version: 1\nwebsites:\n  - domain: example.com\n    privacy: private\n');
   emu = await startEmulator({ keys: [KEY] });
   // Step 2 of the README, literally, up to the first sitesync command.
   const steps = readmeBlock('Install in your config repository', 'sh').split('# 2.')[1]!;
-  const install = steps.split('\n').filter((line) => /^(mkdir|cp|npm) /.test(line)).join('\n');
+  const install = steps.split('\n').filter((line) => /^(mkdir|cp|npm|echo) /.test(line)).join('\n');
   installed = await sh(install, configRepo, offlineEnv());
 }, 180_000);
 
@@ -91,6 +100,25 @@ describe('the packed package', () => {
     expect(lock.packages['node_modules/sitesync'].resolved).toBe(`file:vendor/${tarball}`);
     expect(JSON.parse(await readFile(join(configRepo, 'package.json'), 'utf8')).devDependencies).toEqual({ sitesync: `file:vendor/${tarball}` });
     expect(installed.stderr).not.toMatch(/ERR!/);
+  });
+
+  it('installs nothing to run: the packed package.json has no scripts, and npm warns of no install script', async () => {
+    const installedManifest = JSON.parse(await readFile(join(configRepo, 'node_modules/sitesync/package.json'), 'utf8'));
+    expect(installedManifest.scripts).toBeUndefined();
+    await expect(lock(configRepo)).resolves.not.toHaveProperty('packages.node_modules/sitesync.hasInstallScript');
+    // The README's step keeps the install out of the config repository's git.
+    expect(await readFile(join(configRepo, '.gitignore'), 'utf8')).toBe('node_modules/\n');
+    expect(`${installed.stdout}${installed.stderr}`).not.toMatch(/install.scripts?|prepare/i);
+  });
+
+  it("the pack ran npm's lifecycle in the clone: built once (prepack, no prepare), its package.json put back as it was", async () => {
+    expect(packing.stderr).toMatch(/> sitesync@[^ ]+ prepack\n/);
+    expect(packing.stderr).toMatch(/> sitesync@[^ ]+ postpack\n/);
+    expect(packing.stderr).not.toMatch(/> sitesync@[^ ]+ prepare\n/);
+    expect(await readFile(join(clone, 'package.json'), 'utf8')).toBe(await readFile(join(root, 'package.json'), 'utf8'));
+    expect((await readdir(clone)).filter((f) => f.startsWith('.package.json'))).toEqual([]);
+    // A clone's `npm ci` still builds sitesync (the README's set-up): through prepare.
+    expect(JSON.parse(await readFile(join(clone, 'package.json'), 'utf8')).scripts.prepare).toBe('node scripts/build.mjs');
   });
 });
 
