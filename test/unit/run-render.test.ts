@@ -6,7 +6,7 @@
 import { describe, expect, it } from 'vitest';
 import { parseConfig } from '../../src/config/parse.js';
 import { planChanges } from '../../src/planner/plan.js';
-import type { AccountPlan } from '../../src/model/types.js';
+import type { AccountPlan, LiveWebsite } from '../../src/model/types.js';
 import { MARKER, renderMarkdown } from '../../src/render/markdown.js';
 import { renderRunJson, renderRunMarkdown, renderRunText } from '../../src/render/run.js';
 import { renderText } from '../../src/render/text.js';
@@ -56,6 +56,44 @@ describe('many accounts in one comment', () => {
     expect(json.changes.map((c: { account: string; domain: string }) => `${c.account} ${c.domain}`)).toEqual(['acme a-0.example.com', 'acme a-1.example.com']);
     expect(json.accounts[0]).toMatchObject({ name: 'acme', base_url: 'https://a.example.net', failure: null, summary: { create: 2 }, account: null });
     expect(json.accounts[1]).toMatchObject({ name: 'globex', base_url: 'https://g.example.net', failure: 'the API key was refused (401)\ncheck GLOBEX_KEY', summary: null });
+  });
+});
+
+describe('many accounts: one line for an account without changes, one for those the plan holds no website of', () => {
+  const live = (n: number, prefix: string): LiveWebsite[] => Array.from({ length: n }, (_, i) => ({ id: i + 1, domain: `${prefix}-${i}.example.com`, privacy: 1, email: 0, exclude_bots: 1, exclude_params: [], exclude_ips: [`10.0.0.${i % 250}`] }));
+  function quiet(n: number, prefix: string) {
+    const sites = Array.from({ length: n }, (_, i) => `  - domain: ${prefix}-${i}.example.com\n    privacy: private\n    exclude_ips: [10.0.0.${i % 250}]`);
+    const config = parseConfig(`version: 1\nwebsites:\n${sites.join('\n')}\n`, 'f.yaml', { env: {} });
+    return planChanges({ config, live: live(n, prefix), account: null, baseUrl: `https://${prefix}.example.net` });
+  }
+  const accounts: AccountPlan[] = [
+    { name: 'acme', baseUrl: 'https://acme.example.net', plan: quiet(120, 'acme') },
+    { name: 'beta', baseUrl: 'https://beta.example.net', plan: planOf(1, 'beta') },
+    { name: 'empty', baseUrl: 'https://e.example.net', plan: quiet(0, 'e') },
+    failed,
+  ];
+
+  it('text: acme one line, beta and the failed globex in full, empty on the line of accounts without websites', () => {
+    const text = renderRunText(accounts);
+    expect(text).toMatch(/^acme: no changes \(120 websites\)\n\n━━ account beta ━━\n/);
+    expect(text).toContain('✗ globex (https://g.example.net) could not be planned');
+    expect(text).toContain('\n1 account with no website in this plan: empty.\n\nTotal for 4 accounts:');
+    expect(text).not.toContain('━━ account acme');
+    expect(text).not.toContain('━━ account empty');
+  });
+
+  it('markdown: a row for acme, none for empty, sections for beta and globex alone', () => {
+    const md = renderRunMarkdown(accounts);
+    expect(md).toContain('| `acme` | `https://acme.example.net` | 0 | 0 | 0 | 120 | 0 |');
+    expect(md).not.toContain('| `empty` |');
+    expect(md).toContain('1 account with no website in this plan: `empty`.');
+    expect(md.match(/^### Account `[a-z]+`/gm)).toEqual(['### Account `beta`', '### Account `globex`']);
+  });
+
+  it('an account with warnings is shown in full; a run of one account too', () => {
+    const warned = { ...quiet(2, 'w'), warnings: ['retire: "typo.example.com" (line 4) matches no live website: a typo?'] };
+    expect(renderRunText([{ name: 'w', baseUrl: 'https://w.example.net', plan: warned }, accounts[0]!])).toContain('━━ account w ━━');
+    expect(renderRunText([accounts[0]!])).toContain('━━ account acme ━━');
   });
 });
 
