@@ -24,6 +24,11 @@ const ago = (n: number) => new Date(Date.now() - n * 86_400_000).toISOString().s
 
 const KEYS = { ALPHA_KEY: 'sk-test-ALPHA-0123456789abcdef', BETA_KEY: 'sk-test-BETA-0123456789abcdef', GAMMA_KEY: 'sk-test-GAMMA-0123456789abcdef' };
 
+/** Nothing new that these outputs say holds a key: no renderer or message is handed one. */
+function expectNoKeys(...outputs: { stdout: string; stderr: string }[]): void {
+  for (const { stdout, stderr } of outputs) for (const key of [KEY, ...Object.values(KEYS)]) expect(`${stdout}${stderr}`).not.toContain(key);
+}
+
 /** One installation, three accounts: `alpha`, `beta` and `gamma`, each with the websites of `own`. */
 async function agency(own: Record<'alpha' | 'beta' | 'gamma', string>): Promise<(args: string[], options?: CliOptions) => ReturnType<Scenario['cli']>> {
   s = await scenario({ keys: Object.values(KEYS) });
@@ -189,6 +194,7 @@ describe('6. the retire: hint names where it goes', () => {
     expect(r.stderr).toContain('    To delete it with its history, list it in sitesync.yaml under accounts.alpha: retire: ["old.alpha.example"]\n');
     expect(r.code).toBe(1);
     expect(writes(s.emu)).toEqual([]);
+    expectNoKeys(r);
   });
 
   it('in a single-account file: the file', async () => {
@@ -213,6 +219,7 @@ describe('7. an --account refused, and a --target in a file of many accounts', (
     const two = await cli(['apply', '--auto-approve', '--prune', '--account', 'alpha', '--account', 'beta']);
     expect(two.code).toBe(1);
     expect(two.stdout).toContain('Nothing to apply in the other accounts.\n');
+    expectNoKeys(alone, two);
   });
 
   it('--target shows the accounts it reaches, and one line for the rest; in markdown too', async () => {
@@ -230,6 +237,7 @@ describe('7. an --account refused, and a --target in a file of many accounts', (
     expect(md).not.toContain('| `alpha` |');
     expect(md).not.toContain('### Account `alpha`');
     expect(md).toContain('2 accounts with no website in this plan: `alpha`, `gamma`.');
+    expectNoKeys(r, { stdout: md, stderr: '' });
   });
 });
 
@@ -257,6 +265,7 @@ describe('8. wording', () => {
     expect(unsafe.stderr).not.toContain('apply it with');
     const here = await s.cli(['plan', '--out', 'plan.json'], { env: { CI: 'false' } });
     expect(here.stderr).toBe('Saved the plan to plan.json; apply it with: sitesync apply plan.json\n');
+    expectNoKeys(unsafe, here);
   });
 
   it('sitesync apply sitesync.yaml says to give a config file with -c', async () => {
@@ -323,6 +332,7 @@ describe('11. a plan of many accounts: one line for each account without changes
     expect(r.stdout).toContain('Plan: 0 to create, 1 to update, 0 to delete (0 unchanged, 0 unmanaged).\n\ngamma: no changes (1 website)\n\nTotal for 3 accounts:');
     expect(r.stdout.match(/━━ account/g)).toHaveLength(1);
     expect((r.stdout.match(/Note: not verifiable/g) ?? []).length).toBeLessThanOrEqual(1); // beta's; the quiet accounts' not at all
+    expectNoKeys(r);
   });
 
   it('markdown: a row for each account, a section only for beta', async () => {
