@@ -18,6 +18,7 @@ import { readEvery } from '../run/read.js';
 import { openRun } from '../run/open.js';
 import { reportRequests } from '../run/requests.js';
 import { accountName, selectAccounts } from '../run/select.js';
+import { websitesCount } from '../render/counts.js';
 import { readingProgress } from '../render/progress.js';
 import type { Context } from '../io/terminal.js';
 import { renderWarnings } from '../render/diagnostics.js';
@@ -106,7 +107,7 @@ async function runImport(args: ImportArgs, ctx: Context): Promise<number> {
     for (const { account } of edit.imports) {
       const n = account.sites.length;
       const name = account.config.account ? ` (account ${account.config.account.name})` : '';
-      ctx.stdout.write(`${printable(`Imported ${n} website${n === 1 ? '' : 's'} into ${edit.shown}${name}: ${account.sites.map(storedName).join(', ')}`)}\n`);
+      ctx.stdout.write(`${printable(`Imported ${websitesCount(n)} into ${edit.shown}${name}: ${account.sites.map(storedName).join(', ')}`)}\n`);
     }
   }
   ctx.stdout.write(`Check it with: sitesync plan${args.config === 'sitesync.yaml' ? '' : ` -c ${args.config}`}\n`);
