@@ -214,6 +214,8 @@ export interface Traffic {
   /** Pageviews in the last `recent_days` days (safety.active_days): a website with any is active. */
   pageviews_recent: number;
   recent_days: number;
+  /** Pageviews of each of the last 30 days, oldest first (the plan's sparkline). */
+  daily_30d: number[];
 }
 
 /**

@@ -1,9 +1,8 @@
 /**
- * What each planned delete destroys: the website's traffic, read through the stats API (one
- * request a delete for most websites, a second for one with more days of traffic than a page
- * holds; paced like every other request; none when the plan deletes nothing). A website whose
- * traffic cannot be read counts as active: the plan shows why, apply refuses it unless the file
- * retires it.
+ * What each planned delete destroys: the website's traffic, read through the stats API (two
+ * requests a delete, one for a website without any traffic; paced like every other request;
+ * none when the plan deletes nothing). A website whose traffic cannot be read counts as active:
+ * the plan shows why, apply refuses it unless the file retires it.
  */
 import pLimit from 'p-limit';
 import { SitesyncError } from '../messages/errors.js';
