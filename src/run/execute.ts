@@ -93,6 +93,10 @@ async function applyChange(
       await client.changeWebsite(change.id, change.domain, change.after, change.fields, password);
       return { status: 'done' };
     case 'delete':
+      // Believed gone when planned (404 on its stats and on its record): not deleted again. A
+      // service that answered 404 for a moment must not get a delete that retire: never allowed;
+      // if the website is still there, the next plan lists it and shows the delete again.
+      if (change.gone) return { status: 'gone', note: 'already gone when planned (the service answered 404 for it): not deleted again' };
       // 404 on the first attempt: someone else (another run) deleted it; this run did not.
       return (await client.deleteWebsite(change.id, change.domain))
         ? { status: 'done' }

@@ -147,6 +147,48 @@ describe('what a delete destroys', () => {
     expect(markdown.stdout).not.toContain('could not be read');
   });
 
+  it('a website the service answers 404 for, for a moment, is not deleted again: no DELETE past retire:, in a fresh apply or a saved plan\'s; the next plan shows it', async () => {
+    await setUp(PRUNE.replace('websites:', 'retire: ["old.example.com", "empty.example.com"]\nwebsites:'));
+    // busy.example.com (recent traffic, not retired): its stats, then its record, answer 404 once each.
+    const flicker = () => {
+      let stats = false;
+      s.emu.faults.before = (req) => {
+        const notFound = { status: 404, body: { message: 'Resource not found.', status: 404 } };
+        if (req.path === '/api/v1/stats/3') return (stats = true), notFound;
+        if (req.method === 'GET' && req.path === '/api/v1/websites/3' && stats) return (s.emu.faults.before = undefined), notFound;
+        return undefined;
+      };
+    };
+    flicker();
+    const r = await s.cli(['apply', '--auto-approve']);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout).toContain('busy.example.com (id 3)\n    ! already deleted at the service: nothing left to destroy');
+    expect(r.stdout).toContain('delete busy.example.com (id 3): already gone when planned (the service answered 404 for it): not deleted again');
+    expect(r.stdout).toContain('Applied: 0 created, 0 updated, 2 deleted, 1 already gone, 0 failed.');
+    expect(writes(s.emu).sort()).toEqual(['DELETE /api/v1/websites/2 200', 'DELETE /api/v1/websites/4 200']);
+    // Listed again: the next plan shows it, with its traffic, and apply refuses it.
+    const again = await s.cli(['plan']);
+    expect(again.stdout).toContain('- delete busy.example.com (id 3)\n    ! destroys 10,204 pageviews recorded, 1,204 in the last 30 days');
+
+    // A saved plan of it, applied while the service answers 404 for a moment.
+    await s.write(`${PRUNE.replace('websites:', 'retire: ["busy.example.com"]\nwebsites:')}`);
+    expect((await s.cli(['plan', '--out', 'plan.json'])).code).toBe(0);
+    await s.write(PRUNE.replace('websites:', 'retire: ["busy.example.com"]\nwebsites:'));
+    s.emu.resetStats();
+    // The saved plan's apply reads the website by id first: the flicker starts after that.
+    let shown = false;
+    s.emu.faults.before = (req) => {
+      if (req.method === 'GET' && req.path === '/api/v1/websites/3' && !shown) return (shown = true), undefined;
+      if (shown) flicker();
+      return undefined;
+    };
+    const saved = await s.cli(['apply', 'plan.json']);
+    expect(saved.code, saved.stderr).toBe(0);
+    expect(saved.stdout).toContain('not deleted again');
+    expect(writes(s.emu)).toEqual([]);
+    expect(s.emu.traffic(KEY, 'busy.example.com')).toBeDefined();
+  });
+
   it('a saved plan records the traffic it showed, and is refused when a website that was quiet has had traffic since', async () => {
     await setUp(PRUNE.replace('websites:', 'retire: ["busy.example.com"]\nwebsites:'));
     expect((await s.cli(['plan', '--out', 'plan.json'])).code).toBe(0);
