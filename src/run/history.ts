@@ -39,12 +39,18 @@ export async function planWithHistory(plan: Plan, config: Config, client: Servic
           // A 404 with the service's own words: the website is gone (another run deleted it:
           // nothing left to destroy), or its statistics are.
           const gone = error instanceof ApiError && error.kind === 'not-found' && (await client.lookupWebsite(change.id)) === undefined;
-          read.set(change.id, gone ? { gone: true } : { unknown: error.message.replace(`read the statistics of ${change.domain}: `, '') });
+          read.set(change.id, gone ? { gone: true } : { unknown: withoutWhat(error.message, change.domain) });
         }
       }),
     ),
   );
   return withHistory(plan, read, config);
+}
+
+/** A read's failure without the "read the (pageviews) statistics of x.com: " the plan says already. */
+function withoutWhat(message: string, domain: string): string {
+  for (const what of [`read the statistics of ${domain}: `, `read the pageviews statistics of ${domain}: `]) if (message.startsWith(what)) return message.slice(what.length);
+  return message;
 }
 
 /** Why no website's statistics can be read, when one read says so: no stats API, or one too slow to wait for. */

@@ -304,7 +304,7 @@ export class ServiceClient {
     let first: number | undefined;
     const what = `read the ${name} statistics of ${domain}`;
     for (let page = 1; ; page++) {
-      const read = await this.statsPage(id, domain, name, from, to, page, { sort_by: 'value', sort: 'asc' }, options.kind);
+      const read = await this.statsPage(id, domain, name, from, to, page, { sort_by: 'value', sort: 'asc' }, options.kind, what);
       const size = read.perPage ?? PER_PAGE;
       const pages = read.lastPage ?? (read.total === undefined ? undefined : Math.max(1, Math.ceil(read.total / size)));
       const problem = paginatorProblem(read, page, size);
@@ -321,11 +321,15 @@ export class ServiceClient {
     }
   }
 
-  private async statsPage(id: number, domain: string, name: string, from: string, to: string, page: number, order: Record<string, string> = {}, kind: RequestKind = 'statistics') {
+  private async statsPage(id: number, domain: string, name: string, from: string, to: string, page: number, order: Record<string, string> = {}, kind: RequestKind = 'statistics', what = `read the statistics of ${domain}`) {
     const params = new URLSearchParams({ name, from, to, ...order, per_page: String(PER_PAGE), page: String(page) });
     const timeoutMs = Math.min(this.options.statsTimeoutMs ?? 15_000, this.options.readTimeoutMs ?? 30_000);
-    const answer = await this.call({ method: 'GET', path: `/stats/${id}?${params}`, kind, what: `read the statistics of ${domain}`, idempotent: true, abortable: true, timeoutMs });
-    return readStatsRows(answer.body);
+    const answer = await this.call({ method: 'GET', path: `/stats/${id}?${params}`, kind, what, idempotent: true, abortable: true, timeoutMs });
+    try {
+      return readStatsRows(answer.body);
+    } catch (error) {
+      throw error instanceof ApiError ? new ApiError(error.kind, `${what}: ${error.message}`, error.status) : error;
+    }
   }
 
   /** How many pages reading the whole list takes for an account of `total` websites. */

@@ -52,7 +52,9 @@ describe('what a delete destroys', () => {
 
     const md = (await s.cli(['plan', '--format', 'markdown'])).stdout;
     expect(md).toContain('> This plan deletes 3 websites and the 22,544 pageviews they recorded (1,204 in the last 30 days). There is no undo.');
-    expect(md).toContain('| 🔴 delete | `busy.example.com` | deleted with 10,204 pageviews (1,204 in the last 30 days) |');
+    // The last 30 days as a sparkline, from the rows the traffic read fetched: 1,000 ten days ago, 204 yesterday.
+    expect(md).toContain('| 🔴 delete | `busy.example.com` | deleted with 10,204 pageviews (1,204 in the last 30 days) ▁▁▁▁▁▁▁▁▁▁▁▁▁▁▁▁▁▁▁█▁▁▁▁▁▁▁▁▃▁ |');
+    expect(text.stdout).toContain('1,204 in the last 30 days\n    last 30 days ▁▁▁▁▁▁▁▁▁▁▁▁▁▁▁▁▁▁▁█▁▁▁▁▁▁▁▁▃▁ (most 1,000 a day)\n');
     expect(md).toContain('| 🔴 delete | `empty.example.com` | deleted; no pageviews recorded |');
 
     const json = JSON.parse((await s.cli(['plan', '--format', 'json'])).stdout);

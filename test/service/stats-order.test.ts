@@ -137,6 +137,25 @@ describe('reads of a whole window or a last day, in any order', () => {
     expect(emu.stats.requests).toBe(14);
   });
 
+  it('a website receiving hits while a name is read: a new value before the offset repeats a row, which counts once; none is missed', async () => {
+    const [site] = emu.seed(KEY, [{ domain: 'live.example.com' }]);
+    const values = Array.from({ length: 200 }, (_, i) => `/v${String(i).padStart(3, '0')}`);
+    emu.faults.before = (req) => {
+      if (!req.path.startsWith('/api/v1/stats/')) return undefined;
+      const page = Number(req.query.get('page'));
+      // A first hit on a new page, sorted before everything read so far, once page 1 is read.
+      if (page === 2 && !values.includes('/a-new')) values.unshift('/a-new');
+      const data = values.slice((page - 1) * 100, page * 100).map((value) => ({ value, count: '1' }));
+      return { status: 200, body: { current_page: page, data, last_page: Math.ceil(values.length / 100), per_page: '100', total: values.length } };
+    };
+    const rows = await client.statsRows(site!.id, 'live.example.com', 'page', '1970-01-01', ago(-1));
+    const read = rows.map((r) => r.value);
+    expect(new Set(read).size).toBe(read.length);
+    for (let i = 0; i < 200; i++) expect(read).toContain(`/v${String(i).padStart(3, '0')}`);
+    // Page 2 repeated /v099; page 3 held /v199.
+    expect(client.stats.byKind.statistics).toBe(3);
+  });
+
   it('a service that answers the same page whatever "page" says is caught, not read as a whole name', async () => {
     const [site] = emu.seed(KEY, [{ domain: 'x.example.com' }]);
     emu.faults.before = (req) =>
