@@ -49,11 +49,11 @@ export async function executePlan(plan: Plan, client: ServiceClient, options: Ex
         }
         try {
           const outcome = await applyChange(change, client, password, options.archive);
+          // Interrupted while its archive was read: no delete was sent, as if it had not started.
+          if (outcome.status === 'skipped') return { change, status: 'skipped', ms: Date.now() - started };
           result = { change, status: outcome.status, ms: Date.now() - started, ...(outcome.note ? { note: outcome.note } : {}), ...(outcome.archive ? { archive: outcome.archive } : {}) };
           counts.done++;
         } catch (error) {
-          // Interrupted while archiving: the delete was not sent, as if it had not started.
-          if (error instanceof SitesyncError && error.name === 'InterruptedError') return { change, status: 'skipped', ms: Date.now() - started };
           result = { change, status: 'failed', error: messageOf(error), ms: Date.now() - started };
           if (error instanceof ApiError && error.refused) result.refused = true;
           counts.failed++;
@@ -112,7 +112,8 @@ async function applyChange(
 
 /** What a change did: its status, a note for its line, the archive written before it. */
 interface Outcome {
-  status: 'done' | 'gone';
+  /** `skipped`: interrupted before anything was sent. */
+  status: 'done' | 'gone' | 'skipped';
   note?: string;
   archive?: string;
 }
@@ -125,7 +126,7 @@ async function deleteArchived(change: DeleteChange, client: ServiceClient, archi
     try {
       written = await archive(change);
     } catch (error) {
-      if (error instanceof SitesyncError && error.name === 'InterruptedError') throw error;
+      if (error instanceof SitesyncError && error.name === 'InterruptedError') return { status: 'skipped' };
       throw new SitesyncError(`not deleted: its history could not be archived: ${messageOf(error)}`);
     }
   }

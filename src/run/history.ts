@@ -49,8 +49,9 @@ export async function planWithHistory(plan: Plan, config: Config, client: Servic
 
 /** A read's failure without the "read the (pageviews) statistics of x.com: " the plan says already. */
 function withoutWhat(message: string, domain: string): string {
-  for (const what of [`read the statistics of ${domain}: `, `read the pageviews statistics of ${domain}: `]) if (message.startsWith(what)) return message.slice(what.length);
-  return message;
+  const what = `statistics of ${domain}: `;
+  const at = message.indexOf(what);
+  return message.startsWith('read the ') && at >= 0 && at <= 'read the pageviews_hour '.length ? message.slice(at + what.length) : message;
 }
 
 /** Why no website's statistics can be read, when one read says so: no stats API, or one too slow to wait for. */

@@ -274,8 +274,7 @@ export class ServiceClient {
   async readTraffic(id: number, domain: string, recentDays: number, today = new Date(this.clock.now())): Promise<Traffic> {
     const day = (daysBack: number) => dayBefore(today, daysBack);
     const until = day(-1);
-    const hours = await this.statsPage(id, domain, 'pageviews_hour', HISTORY_FROM, until, 1);
-    const lifetime = [...distinct(hours.rows).values()].reduce((n, count) => n + count, 0);
+    const lifetime = (await this.statsRows(id, domain, 'pageviews_hour', HISTORY_FROM, until)).reduce((n, r) => n + r.count, 0);
     const zeros = new Array<number>(30).fill(0);
     if (lifetime === 0) return { pageviews: 0, pageviews_30d: 0, pageviews_recent: 0, recent_days: recentDays, daily_30d: zeros };
     const first = day(Math.max(recentDays, 30) - 1);
@@ -659,13 +658,6 @@ export function dayBefore(date: Date, days: number): string {
 /** A day written `YYYY-MM-DD`, as the stats API writes the value of a daily statistic. */
 export function isDay(value: string): boolean {
   return /^\d{4}-\d{2}-\d{2}$/.test(value);
-}
-
-/** Rows by value, each value once (the larger count, where a page repeats one). */
-function distinct(rows: readonly StatsRow[]): Map<string, number> {
-  const out = new Map<string, number>();
-  for (const row of rows) out.set(row.value, Math.max(out.get(row.value) ?? 0, row.count));
-  return out;
 }
 
 /** Why a page of a statistic cannot be what was asked: its paginator disagrees with itself, or with the page asked. */

@@ -78,6 +78,8 @@ describe('sitesync archive', () => {
     expect(statsNames()).toHaveLength(floor);
     expect(new Set(statsNames())).toEqual(new Set(ARCHIVE_NAMES));
     expect(r.stderr).toContain(`${floor} archive pages`);
+    // Nor in what the command says, --verbose included.
+    expect(r.stdout + r.stderr).not.toContain(KEY);
     // Nothing was written to the service.
     expect(writes(s.emu)).toEqual([]);
   });
