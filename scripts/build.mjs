@@ -27,6 +27,7 @@ const dist = join(root, 'dist');
 const VALIDATORS = {
   'src/config/schema-validator.ts': { schema: 'schemas/sitesync.schema.json', exported: 'configValidator' },
   'src/saved-plan/schema-validator.ts': { schema: 'schemas/plan.schema.json', exported: 'planValidator' },
+  'src/archive/schema-validator.ts': { schema: 'schemas/archive.schema.json', exported: 'archiveValidator' },
 };
 
 function validatorSource({ schema: file, exported }) {
@@ -40,7 +41,7 @@ function validatorSource({ schema: file, exported }) {
 const schemaValidators = {
   name: 'schema-validators',
   setup(b) {
-    b.onLoad({ filter: /[\\/]src[\\/](config[\\/]schema-validator|saved-plan[\\/]schema-validator)\.ts$/ }, (a) => {
+    b.onLoad({ filter: /[\\/]src[\\/](config|saved-plan|archive)[\\/]schema-validator\.ts$/ }, (a) => {
       const key = relative(root, a.path).split(sep).join('/');
       return { contents: validatorSource(VALIDATORS[key]), loader: 'js', resolveDir: dirname(a.path) };
     });

@@ -10,6 +10,7 @@
  * else SITESYNC_API_KEY. Plain http:// only to loopback unless `insecureHttp`.
  */
 import { assertApplicable } from './run/apply.js';
+import { archiverFor } from './run/archive.js';
 import { executePlan, passwordsFrom } from './run/execute.js';
 import { planWithHistory } from './run/history.js';
 import { planAccount } from './run/plan.js';
@@ -140,7 +141,9 @@ export async function applyPlan(plan: Plan, config: Config, options: ApplyOption
     const checked = deletesOf(plan).length ? await planWithHistory(plan, config, client) : plan;
     assertApplicable(checked, config, config.file, (value) => client.usesKey(value), options.force === true);
     const passwordFor = passwordsFrom(checked, config, config.file);
-    const { results } = await executePlan(checked, client, { parallelism: options.parallelism ?? 4, passwordFor, signal: options.signal });
+    // A delete the plan archives first (the file's archive:) is sent once its archive is written, as in the CLI.
+    const archive = archiverFor(client, { config, baseUrl: checked.base_url, account: checked.account, configAccount: config.account?.name ?? null, cwd: process.cwd() });
+    const { results } = await executePlan(checked, client, { parallelism: options.parallelism ?? 4, passwordFor, signal: options.signal, archive });
     const done = (action: string) => results.filter((r) => r.status === 'done' && r.change.action === action).length;
     return {
       created: done('create'),

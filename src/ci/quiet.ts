@@ -49,7 +49,7 @@ async function silentOf(a: RunAccount, since: string, scope: QuietScope): Promis
         // The first failure fails the account: the rest is not read.
         if (failed) return undefined;
         try {
-          return { domain: w.domain, lastDay: await a.client.lastPageviewDay(w.id, w.domain) };
+          return { domain: w.domain, lastDay: await a.client.lastPageviewDay(w.id, w.domain, since) };
         } catch (error) {
           failed = true;
           throw error;

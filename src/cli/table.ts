@@ -5,6 +5,7 @@
  */
 import { accountCommand } from '../commands/account.js';
 import { applyCommand } from '../commands/apply.js';
+import { archiveCommand } from '../commands/archive.js';
 import { ciCommentCommand, ciSummaryCommand } from '../commands/ci.js';
 import { ciDriftCommand } from '../commands/ci-drift.js';
 import type { Command } from '../commands/define.js';
@@ -24,6 +25,7 @@ export const COMMAND_TABLE: readonly Command[] = [
   planCommand,
   applyCommand,
   exportCommand,
+  archiveCommand,
   importCommand,
   accountCommand,
   showCommand,

@@ -10,6 +10,7 @@ import { ProgressLine } from '../render/progress.js';
 import { renderPlanAs } from '../render/formats.js';
 import { failureBlock, failureLines } from '../render/run.js';
 import { applyAccounts, gateAccounts, outcomesOf } from '../run/apply.js';
+import { archiveEveryAccountIn } from '../run/archive.js';
 import { accountsError, failedAccounts, throwIfLoneFailed } from '../run/failures.js';
 import { openRun, type Run, type RunAccount } from '../run/open.js';
 import { planAccounts, plansOf } from '../run/plan.js';
@@ -23,6 +24,7 @@ const options = {
   force: { type: 'boolean', describe: 'Override the safety thresholds' },
   parallelism: { type: 'number', default: 4, requiresArg: true, describe: 'Changes applied at once' },
   report: { type: 'string', requiresArg: true, describe: 'Also write what apply did as markdown to FILE (e.g. for a comment on the merged pull request)' },
+  archive: { type: 'string', requiresArg: true, describe: "Before each delete of a website with history, write its whole history to DIR (over the file's archive:)" },
 } as const;
 
 const positionals = { planfile: { type: 'string', describe: 'A plan saved by `sitesync plan --out`' } } as const;
@@ -39,6 +41,7 @@ export const applyCommand = defineCommand({
     ['$0 apply', 'Show the plan and ask before applying it'],
     ['$0 apply --auto-approve', 'In CI, after merge'],
     ['$0 apply plan.json', 'Apply a saved plan, if the service has not changed since'],
+    ['$0 apply --archive archives', 'Archive the history of each website before deleting it'],
   ],
   run: runApply,
 });
@@ -56,6 +59,7 @@ async function runApply(args: ApplyArgs, ctx: Context): Promise<number> {
 async function applyFresh(args: ApplyArgs, ctx: Context): Promise<number> {
   const run = await openRun(args, ctx);
   try {
+    if (args.archive !== undefined) await archiveEveryAccountIn(run.accounts.map((a) => a.config), args.archive, ctx.cwd);
     await planAccounts(run, { prune: args.prune, targets: args.target, excludes: args.exclude, resendWriteOnly: args.resendWriteOnly, baseline: args.baseline }, ctx);
     ctx.stdout.write(renderPlanAs('text', plansOf(run), { colors: ctx.out }));
     const ready = gateAccounts(run, args.force === true, ctx);
@@ -93,6 +97,7 @@ async function applySaved(args: ApplyArgs, file: string, ctx: Context): Promise<
   const saved = await openSavedRun(file, args, ctx);
   const { run } = saved;
   try {
+    if (args.archive !== undefined) await archiveEveryAccountIn(run.accounts.map((a) => a.config), args.archive, ctx.cwd);
     ctx.stderr.write(`Checking that ${file} (made ${saved.saved.saved.created_at}) still matches the service and ${run.shown}…\n`);
     await verifySavedRun(saved, file, ctx);
     ctx.stdout.write(renderPlanAs('text', plansOf(run), { colors: ctx.out }));
@@ -114,7 +119,8 @@ async function applySaved(args: ApplyArgs, file: string, ctx: Context): Promise<
 async function execute(run: Run, ready: RunAccount[], args: ApplyArgs, ctx: Context): Promise<number> {
   const progress = new ProgressLine(ctx.stderr, 'Applying');
   const total = ready.reduce((n, a) => n + a.plan!.changes.length, 0);
-  progress.update({ done: 0, total, failed: 0 }, true);
+  let shown = { done: 0, total, failed: 0 };
+  progress.update(shown, true);
   let outcomes;
   try {
     outcomes = await applyAccounts(
@@ -123,11 +129,13 @@ async function execute(run: Run, ready: RunAccount[], args: ApplyArgs, ctx: Cont
       {
         parallelism: args.parallelism,
         signal: ctx.signal,
+        cwd: ctx.cwd,
         onResult: (a, result, counts) => {
           // A line per change, on stdout: it stays in the scrollback and in `apply > apply.log`.
           progress.log(`${a.name ? `${ctx.out.dim(`[${printable(a.name)}]`)} ` : ''}${resultLine(result, ctx.out)}`, ctx.stdout);
-          progress.update({ done: counts.done + counts.failed, total, failed: counts.failed });
+          progress.update((shown = { done: counts.done + counts.failed, total, failed: counts.failed }));
         },
+        onArchiveProgress: (_a, change, read, estimate) => progress.update({ ...shown, note: `archiving ${printable(change.domain)}: ${read} of ~${estimate} pages` }),
       },
       ctx,
     );

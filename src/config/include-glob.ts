@@ -5,7 +5,7 @@
  * or walk anything outside it — nor its `.git` folder, where a checkout keeps its credentials.
  */
 import { existsSync, realpathSync } from 'node:fs';
-import { dirname, isAbsolute, normalize, relative, resolve, sep } from 'node:path';
+import { basename, dirname, isAbsolute, join, normalize, relative, resolve, sep } from 'node:path';
 import { glob as find } from 'tinyglobby';
 import { gitWorkTree } from './repository.js';
 
@@ -68,6 +68,24 @@ export async function includedFiles(glob: string, folder: string, root: string):
   }
   const inside = matches.filter((match) => outsideOf(match, root) === undefined);
   return inside.length === matches.length ? { inside } : { inside: [], outside: 'it reaches outside the repository through a symbolic link (or into its .git folder)' };
+}
+
+/**
+ * Why `dir`, a folder sitesync writes in (`archive:`), is not one it may write in `root`: outside
+ * the repository or in its `.git` folder, the part of it that exists followed through its
+ * symbolic links. Undefined when it may; it need not exist yet.
+ */
+export function folderOutside(dir: string, root: string): string | undefined {
+  let existing = resolve(dir);
+  const rest: string[] = [];
+  while (!existsSync(existing) && dirname(existing) !== existing) {
+    rest.unshift(basename(existing));
+    existing = dirname(existing);
+  }
+  const inside = relative(realOrSelf(root), join(realOrSelf(existing), ...rest));
+  if (climbsOut(inside)) return 'it is outside the repository';
+  if (inside.split(sep).includes('.git')) return "it is in the repository's .git folder";
+  return undefined;
 }
 
 /** Whether a path relative to the repository leaves it (`..`, `../x`, or another drive); `..x` is a name inside. */

@@ -9,7 +9,7 @@ import type { Diagnostic } from '../messages/errors.js';
 import type { Config, DesiredWebsite, Workspace } from '../model/types.js';
 import { envValue, interpolate, type Env } from './interpolate.js';
 import { parseFile, readFileCollecting } from './parse.js';
-import { includedFiles, linkedOutside, outsideMessage, repositoryOf } from './include-glob.js';
+import { folderOutside, includedFiles, linkedOutside, outsideMessage, repositoryOf } from './include-glob.js';
 import { hasNoFolder, noFolderMessage, readTextFile } from './read.js';
 
 export interface LoadOptions {
@@ -82,12 +82,34 @@ export async function loadWorkspace(file: string, env: Env, options: LoadOptions
       }
     }
   }
-  problems.push(...crossFileProblems(parsed.configs, file), ...keyAsPasswordProblems(parsed.configs, file));
+  problems.push(...crossFileProblems(parsed.configs, file), ...keyAsPasswordProblems(parsed.configs, file), ...archiveProblems(parsed.configs, file, options));
   const ordered = sortByFile(problems, files);
   if (ordered.some((d) => d.severity === 'error')) throw new ConfigError(ordered);
   const hash = createHash('sha256');
   for (const part of hashed) hash.update(part);
   return { file, multi: parsed.multi, configs: parsed.configs, warnings: ordered, sha256: hash.digest('hex'), files };
+}
+
+/**
+ * `archive:` folders, inside the repository as includes are: the file may be a stranger's, and
+ * must not make sitesync write anywhere else. A file read from a pipe has no folder for one (a
+ * baseline's archive: is never used).
+ */
+function archiveProblems(configs: Config[], file: string, options: LoadOptions): Diagnostic[] {
+  const out: Diagnostic[] = [];
+  const said = new Set<string>();
+  for (const { archive } of configs) {
+    if (!archive?.pos || said.has(`${archive.pos.line}:${archive.pos.col}`)) continue;
+    said.add(`${archive.pos.line}:${archive.pos.col}`);
+    if (hasNoFolder(file)) {
+      if (options.what !== 'baseline file') out.push({ file, ...archive.pos, severity: 'error', message: `archive "${archive.shown}": this file was read from a pipe or standard input, which has no folder to hold it; give the file in its folder, or apply --archive DIR` });
+      continue;
+    }
+    const root = repositoryOf(file);
+    const outside = folderOutside(archive.dir, root);
+    if (outside) out.push({ file, ...archive.pos, severity: 'error', message: `archive "${archive.shown}": ${outside}; sitesync writes no archive outside the repository that holds the config (${root})` });
+  }
+  return out;
 }
 
 function accountLabel(config: Config): string {

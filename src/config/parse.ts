@@ -2,6 +2,7 @@
  * The pure half of loading: YAML text → the normalized `Config`, or a `ConfigError` holding
  * every problem found, each with the line and column it is about.
  */
+import { dirname, isAbsolute, resolve } from 'node:path';
 import { isMap, isSeq, type Document } from 'yaml';
 import { ConfigError, type Diagnostic } from '../messages/errors.js';
 import { globProblem, GlobSet, parseDomainInput } from '../model/domain.js';
@@ -9,6 +10,7 @@ import { FIELDS, type Field } from '../model/fields.js';
 import { addressProblem, BASE_URL_RULE } from '../model/address.js';
 import {
   DEFAULT_SAFETY,
+  type ArchiveFolder,
   type Config,
   type DefaultSettings,
   type DesiredWebsite,
@@ -215,15 +217,18 @@ function build(
   parsed.multi = true;
   for (const key of ACCOUNT_LEVEL) {
     if (key in raw) {
-      error(at.key([key]), `"${key}" belongs in an account: a file with accounts: holds only version, defaults and accounts at its top`);
+      error(at.key([key]), `"${key}" belongs in an account: a file with accounts: holds only version, defaults, archive and accounts at its top`);
     }
   }
   const topDefaults = isRecord(raw.defaults) ? (settings(raw.defaults, ['defaults'], at, warn, IN_DEFAULTS) as DefaultSettings) : {};
+  const topArchive = archiveFolder(raw, at, file, error);
   for (const [name, data] of accounts) {
     const base = ['accounts', name];
     const here = prefixed(at, base);
     const config = normalize({ ...data, api: undefined }, passwords, file, here, error, warn, unknownValue);
     config.defaults = { ...topDefaults, ...config.defaults };
+    // An account's own archive: wins over the file's.
+    if (!config.archive && topArchive) config.archive = topArchive;
     config.account = { name, apiKeyEnv: typeof data.api_key_env === 'string' ? data.api_key_env : '', pos: at.key(base) };
     if (typeof data.base_url === 'string' && !unknownValue(data.base_url)) {
       // Plain http:// is checked when connecting, where --insecure-http is known.
@@ -360,6 +365,8 @@ function normalize(
     });
   }
 
+  config.archive = archiveFolder(data, at, file, error);
+
   const defaults = data.defaults as Raw | undefined;
   if (defaults && typeof defaults === 'object') {
     config.defaults = settings(defaults, ['defaults'], at, warn, IN_DEFAULTS) as DefaultSettings;
@@ -427,6 +434,21 @@ function normalize(
     config.websites.push(website);
   });
   return config;
+}
+
+/**
+ * `archive:` of `holder`: a folder relative to the config file (the loader keeps it inside the
+ * repository, as it keeps includes). Undefined when there is none, or it is unusable (said).
+ */
+function archiveFolder(holder: Raw, at: Positions, file: string, error: Report): ArchiveFolder | undefined {
+  const written = holder.archive;
+  if (typeof written !== 'string' || written.trim() === '' || written.includes('${')) return undefined;
+  const pos = at.value(['archive']);
+  const folder = written.trim();
+  if (/[\u0000-\u001f\u007f]/.test(folder)) error(pos, 'archive: a folder name cannot hold control characters');
+  else if (isAbsolute(folder) || /^[A-Za-z]:[\\/]/.test(folder)) error(pos, `archive: "${folder}" is an absolute path; write a folder relative to this file, inside its repository`);
+  else return { dir: resolve(dirname(file), folder), shown: folder, pos };
+  return undefined;
 }
 
 /** The settings of `entry` the rows of `which` read, each as its row reads the file; list entries a row suspects are warned about. */

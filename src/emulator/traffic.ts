@@ -209,8 +209,8 @@ export class TrafficRules {
 /**
  * The rows the product's `SUM(count) … GROUP BY value` gives for `name` between `from` and
  * `to` (inclusive), unsorted. Days for `pageviews`/`visitors`, hours `00`–`23` summed over the
- * range for the `_hour` names; a value with nothing counted has no row. The emulator keeps no
- * browsers, countries, pages or referrers: those names have no rows.
+ * range for the `_hour` names; every other name from the range's totals spread over the
+ * website's audience (see `audienceRows`). A value with nothing counted has no row.
  */
 export function statRows(name: StatName, days: ReadonlyMap<string, DayTraffic> | undefined, from: string, to: string): StatRow[] {
   if (!days) return [];
@@ -226,7 +226,91 @@ export function statRows(name: StatName, days: ReadonlyMap<string, DayTraffic> |
       for (const [, t] of inRange) hourly(t)[field].forEach((n, h) => (sums[h]! += n));
       return sums.map((count, h) => ({ value: String(h).padStart(2, '0'), count })).filter((r) => r.count > 0);
     }
-    default:
-      return [];
+    default: {
+      const total = (field: keyof DayTraffic) => inRange.reduce((n, [, t]) => n + t[field], 0);
+      const lifetime = [...days.values()].reduce((n, t) => n + t.pageviews, 0);
+      return audienceRows(name, { pageviews: total('pageviews'), visitors: total('visitors') }, lifetime).filter((r) => r.count > 0);
+    }
   }
 }
+
+/** The names that hold who the visitors were and what they did, rather than when. */
+type AudienceName = Exclude<StatName, 'pageviews' | 'visitors' | 'pageviews_hour' | 'visitors_hour'>;
+
+/**
+ * A website's audience: the values of each name, with their weights, and which of the range's
+ * totals they share (pages share the pageviews; landing pages, referrers, browsers, places … the
+ * visitors, who are entrances; a few campaigns and events a small part of them). A website with
+ * more pageviews in its lifetime has more pages (about their square root, up to 10,000), so one
+ * with a long history has several pages of rows. Fixed tables and Zipf-like weights: no
+ * randomness, the same range always answers the same, and each name's counts add up to its share.
+ */
+export function audienceRows(name: AudienceName, totals: { pageviews: number; visitors: number }, lifetime: number): StatRow[] {
+  const { visitors, pageviews } = totals;
+  const spread = (total: number, values: readonly string[], weight: (i: number) => number = zipf) =>
+    apportion(total, values.map((_, i) => weight(i))).map((count, i) => ({ value: values[i]!, count }));
+  const pages = pagesOf(lifetime);
+  switch (name) {
+    case 'page':
+      return spread(pageviews, pages);
+    case 'landing_page':
+      return spread(visitors, pages.slice(0, Math.ceil(pages.length / 2)), (i) => zipf(i) * (i < 3 ? 4 : 1));
+    case 'referrer':
+      return spread(Math.round(visitors * 0.6), [...REFERRERS, ...Array.from({ length: Math.floor(pages.length / 5) }, (_, i) => `blog${i + 1}.example.net`)]);
+    case 'campaign':
+      return spread(Math.round(visitors * 0.05), CAMPAIGNS);
+    case 'event':
+      return spread(Math.round(pageviews * 0.03), EVENTS);
+    case 'city':
+    case 'country':
+    case 'continent': {
+      const cities = spread(visitors, CITIES.map(([city]) => city), (i) => CITIES[i]![1]);
+      const byKey = new Map<string, number>();
+      for (const { value, count } of cities) {
+        const code = value.slice(0, 2);
+        const key = name === 'city' ? value : name === 'country' ? `${code}:${COUNTRIES[code]![0]}` : CONTINENTS[COUNTRIES[code]![1]]!;
+        byKey.set(key, (byKey.get(key) ?? 0) + count);
+      }
+      return [...byKey].map(([value, count]) => ({ value, count }));
+    }
+    default: {
+      const table = SHARES[name];
+      return spread(visitors, table.map(([value]) => value), (i) => table[i]![1]);
+    }
+  }
+}
+
+/** Zipf-like weights in integers (apportion splits by integer weights). */
+const zipf = (i: number) => Math.round(1_000_000 / (i + 1));
+
+/** The website's pages: the usual ones first, then posts; a few odd ones, as the public's requests give. */
+function pagesOf(lifetime: number): string[] {
+  const n = Math.min(10_000, Math.max(1, Math.round(Math.sqrt(lifetime))));
+  const head = ['/', '/pricing', '/blog/', '/about', '/docs/getting-started', '/contact', '/signup', '/search?q=caf%C3%A9', '/blog/ünïcode-and-you', '/login'];
+  return Array.from({ length: n }, (_, i) => head[i] ?? `/${i % 3 === 0 ? 'docs' : 'blog'}/post-${String(i).padStart(4, '0')}`);
+}
+
+const REFERRERS = ['google.com', 'duckduckgo.com', 'bing.com', 'news.ycombinator.com', 't.co', 'reddit.com', 'github.com', 'linkedin.com', 'ecosia.org', 'facebook.com'];
+const CAMPAIGNS = ['newsletter', 'spring-sale', 'launch-week', 'partner-2024'];
+const EVENTS = ['Signup:free:', 'Download:whitepaper.pdf:', 'Purchase:49:EUR', 'Newsletter:subscribe:'];
+
+/** Names whose values share the visitors in fixed proportions (an empty value is the public's too). */
+const SHARES: Record<'browser' | 'os' | 'device' | 'resolution' | 'language', [string, number][]> = {
+  browser: [['Chrome', 62], ['Safari', 20], ['Edge', 6], ['Firefox', 5], ['Samsung Internet', 3], ['Opera', 2], ['Other', 2]],
+  os: [['Windows', 38], ['Android', 27], ['iOS', 18], ['macOS', 12], ['Linux', 3], ['Chrome OS', 2]],
+  device: [['desktop', 55], ['mobile', 41], ['tablet', 4]],
+  resolution: [['1920x1080', 22], ['390x844', 12], ['1366x768', 10], ['1536x864', 9], ['414x896', 8], ['2560x1440', 7], ['360x800', 7], ['1440x900', 6], ['768x1024', 4]],
+  language: [['en', 48], ['de', 12], ['fr', 10], ['es', 9], ['pt', 6], ['nl', 4], ['it', 4], ['ja', 3], ['', 1]],
+};
+
+/** Cities as the product writes them (`CC:City, Region`), with their share of the visitors. */
+const CITIES: [string, number][] = [
+  ['US:New York, NY', 14], ['US:San Francisco, CA', 9], ['GB:London, ENG', 11], ['DE:Berlin, BE', 8], ['DE:Munich, BY', 4],
+  ['FR:Paris, IDF', 8], ['NL:Amsterdam, NH', 4], ['ES:Madrid, MD', 4], ['IN:Bengaluru, KA', 7], ['JP:Tokyo, 13', 5],
+  ['BR:São Paulo, SP', 5], ['CA:Toronto, ON', 4], ['AU:Sydney, NSW', 3], ['ZA:Cape Town, WC', 2],
+];
+const COUNTRIES: Record<string, [string, string]> = {
+  US: ['United States', 'NA'], GB: ['United Kingdom', 'EU'], DE: ['Germany', 'EU'], FR: ['France', 'EU'], NL: ['Netherlands', 'EU'],
+  ES: ['Spain', 'EU'], IN: ['India', 'AS'], JP: ['Japan', 'AS'], BR: ['Brazil', 'SA'], CA: ['Canada', 'NA'], AU: ['Australia', 'OC'], ZA: ['South Africa', 'AF'],
+};
+const CONTINENTS: Record<string, string> = { NA: 'NA:North America', EU: 'EU:Europe', AS: 'AS:Asia', SA: 'SA:South America', OC: 'OC:Oceania', AF: 'AF:Africa' };

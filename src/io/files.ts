@@ -34,6 +34,22 @@ export async function writeAtomic(path: string, text: string, mode = 0o644): Pro
   await writeThenRename(path, text, mode, async () => undefined);
 }
 
+/** The code of the error writeAtomicChecked throws when the file read back is not what was written. */
+export const NOT_AS_WRITTEN = 'SITESYNC_NOT_AS_WRITTEN';
+
+/**
+ * writeAtomic, then the file read back: it must hold exactly `text`, and pass `check` (which
+ * returns what is wrong, or undefined). A file that was not kept as written (a full disk, a
+ * folder another program writes to) is an error with code NOT_AS_WRITTEN, never taken for done:
+ * what follows the write (apply's delete after an archive) depends on it.
+ */
+export async function writeAtomicChecked(path: string, text: string, check: (readBack: string) => string | undefined = () => undefined): Promise<void> {
+  await writeAtomic(path, text);
+  const back = await readFile(path, 'utf8');
+  const problem = back === text ? check(back) : 'it does not hold what was written';
+  if (problem) throw Object.assign(new Error(`${path}: read back, ${problem}`), { code: NOT_AS_WRITTEN });
+}
+
 /** The code of the error replaceIfUnchanged throws when the file no longer holds what was read. */
 export const FILE_CHANGED = 'SITESYNC_FILE_CHANGED';
 
@@ -292,5 +308,7 @@ export function writeFailure(error: unknown, flag: string, shown: string): Sites
         : code === 'EROFS'
           ? 'the file system is read-only'
           : `cannot write it (${code ?? (error as Error).message})`;
+  // Written, but not as meant: the file is there, and says what is wrong with it.
+  if (code === NOT_AS_WRITTEN) return new SitesyncError(`${flag} ${shown}: ${(error as Error).message.replace(/^.*?: read back, /, 'read back, ')}`);
   return new SitesyncError(`${flag} ${shown}: ${why}; nothing was written`);
 }

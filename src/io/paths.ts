@@ -27,6 +27,10 @@ export function planSchemaPath(): string {
   return join(packageRoot(), 'schemas', 'plan.schema.json');
 }
 
+export function archiveSchemaPath(): string {
+  return join(packageRoot(), 'schemas', 'archive.schema.json');
+}
+
 export function packageVersion(): string {
   return JSON.parse(readFileSync(join(packageRoot(), 'package.json'), 'utf8')).version as string;
 }

@@ -61,6 +61,16 @@ export interface Safety {
 
 export const DEFAULT_SAFETY: Safety = { max_delete_percent: 30, min_existing: 10, active_days: 30 };
 
+/** Where archives of deleted websites go (`archive:` in the file, or `apply --archive DIR`). */
+export interface ArchiveFolder {
+  /** Absolute. */
+  dir: string;
+  /** As the file or the command line writes it, for plans and messages. */
+  shown: string;
+  /** Where the file writes it; absent for the flag. */
+  pos?: Position;
+}
+
 export interface Config {
   file: string;
   /** In a many-account file: which account this is and where its key comes from. */
@@ -73,6 +83,8 @@ export interface Config {
   /** Websites to delete with their history, active or not (`retire:`). */
   retire: Pattern[];
   safety: Safety;
+  /** Archive each delete's history here before the delete is sent (`archive:`). */
+  archive?: ArchiveFolder;
   websites: DesiredWebsite[];
   warnings: Diagnostic[];
 }
@@ -203,6 +215,8 @@ export interface DeleteChange extends ChangeCommon {
   gone?: true;
   /** `retire:` lists it: deleted with its history, active or not. */
   retired?: true;
+  /** Its history is archived in this folder (as the file or flag writes it) before the delete is sent. */
+  archive?: string;
 }
 
 /** What a website's statistics hold: a delete destroys them with it, and there is no undo. */
@@ -214,6 +228,8 @@ export interface Traffic {
   /** Pageviews in the last `recent_days` days (safety.active_days): a website with any is active. */
   pageviews_recent: number;
   recent_days: number;
+  /** Pageviews of each of the last 30 days, oldest first (the plan's sparkline). */
+  daily_30d: number[];
 }
 
 /**
@@ -294,6 +310,8 @@ export interface ChangeResult {
   refused?: boolean;
   /** E.g. "already deleted", "the store's answer was lost; found it stored". */
   note?: string;
+  /** The archive a delete wrote before it was sent (its JSON file, as shown; the CSV is beside it). */
+  archive?: string;
   ms: number;
 }
 

@@ -25,6 +25,8 @@ export function withHistory(plan: Plan, read: ReadonlyMap<number, TrafficRead>, 
       ...change,
       ...('traffic' in found ? { traffic: found.traffic } : 'gone' in found ? { traffic: null, gone: true as const } : { traffic: null, traffic_unknown: found.unknown }),
     };
+    // Archived first where the history is not known to be empty (a website gone is not deleted at all).
+    if (config.archive && !('gone' in found) && !('traffic' in found && found.traffic.pageviews === 0)) out.archive = config.archive.shown;
     if (retire.matches(change.domain)) out.retired = true;
     else if ('unknown' in found || ('traffic' in found && found.traffic.pageviews_recent > 0)) active.push(change.domain);
     return out;

@@ -22,3 +22,22 @@ export function describeTraffic(change: Pick<DeleteChange, 'traffic' | 'traffic_
   const recent = t.recent_days === 30 ? '' : `, ${count(t.pageviews_recent)} in the last ${t.recent_days} days`;
   return `destroys ${count(t.pageviews)} pageviews recorded, ${count(t.pageviews_30d)} in the last 30 days${recent}`;
 }
+
+const BARS = '▁▂▃▄▅▆▇█';
+
+/**
+ * The last 30 days of a delete's traffic as a sparkline, oldest first: `▁` a day without
+ * pageviews, `▂`–`█` a day with some, in proportion to the busiest. Undefined when there is
+ * nothing to draw (no traffic read, none in those days).
+ */
+export function sparkline(traffic: Traffic | null | undefined): string | undefined {
+  const days = traffic?.daily_30d;
+  if (!days?.length || !days.some((n) => n > 0)) return undefined;
+  const most = Math.max(...days);
+  return days.map((n) => BARS[n === 0 ? 0 : Math.max(1, Math.ceil((n / most) * (BARS.length - 1)))]).join('');
+}
+
+/** "archived first to archive/": where a delete's history goes before the delete is sent. */
+export function archiveNote(folder: string): string {
+  return `archived first to ${folder.endsWith('/') ? folder : `${folder}/`} (its whole history, then the delete)`;
+}

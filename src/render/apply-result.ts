@@ -115,6 +115,8 @@ export function renderApplyMarkdown(all: AccountOutcome[]): string {
     });
   });
   if (problems.length) lines.push('', ...problems);
+  const archived = outcomes.flatMap((o) => (o.outcome?.results ?? []).filter((r) => r.archive).map((r) => `- ${named ? `${markdownCode(o.name)}: ` : ''}${markdownCode(r.change.domain)} (id ${r.change.id}): ${markdownCode(r.archive!)} and its \`.csv\``));
+  if (archived.length) lines.push('', `Archived before ${archived.length === 1 ? 'its delete' : 'their deletes'}:`, ...archived);
   if (named) {
     const total = (action: string) => outcomes.reduce((n, o) => n + done(o, action), 0);
     lines.push('', `**Total for ${accountsCount(all.length)}: ${total('create')} created, ${total('update')} updated, ${total('delete')} deleted, ${outcomes.reduce((n, o) => n + failedOf(o).length, 0)} failed.**`);

@@ -4,7 +4,7 @@
  * whole kept under 60,000 characters (GitHub's limit is 65,536).
  */
 import type { Change, DeleteChange, Plan } from '../model/types.js';
-import { count, GONE } from '../planner/traffic-words.js';
+import { archiveNote, count, GONE, sparkline } from '../planner/traffic-words.js';
 import { listDelta } from '../planner/values.js';
 import { markdownCode, markdownText } from '../messages/escape.js';
 import {
@@ -121,13 +121,19 @@ function tableRow(change: Change): string {
 
 /** A delete's row: what it destroys. */
 function deleteCell(change: DeleteChange): string {
+  const archived = change.archive === undefined ? '' : `; ${archiveNote(change.archive)}`;
+  return `${destroyed(change)}${archived}`;
+}
+
+function destroyed(change: DeleteChange): string {
   const t = change.traffic;
   const retired = change.retired ? ' (retired)' : '';
   if (change.gone) return GONE;
   if (t === undefined) return `deleted with its statistics${retired}`;
   if (t === null) return `deleted; traffic unknown (${change.traffic_unknown ?? 'not read'})${retired}`;
   if (t.pageviews === 0) return `deleted; no pageviews recorded${retired}`;
-  return `deleted with ${count(t.pageviews)} pageviews (${count(t.pageviews_30d)} in the last 30 days)${retired}`;
+  const spark = sparkline(t);
+  return `deleted with ${count(t.pageviews)} pageviews (${count(t.pageviews_30d)} in the last 30 days)${spark ? ` ${spark}` : ''}${retired}`;
 }
 
 /** The one line above the changes: how many websites go, and the pageviews they take with them. */
@@ -141,7 +147,11 @@ function deletesLine(plan: Plan): string {
   const total = known.reduce((sum, t) => sum + t.pageviews, 0);
   const recent = known.reduce((sum, t) => sum + t.pageviews_30d, 0);
   const them = n === 1 ? 'it' : 'they';
-  return `This plan deletes ${websites} and the ${count(total)} pageviews ${them} recorded (${count(recent)} in the last 30 days)${unknown ? `; the traffic of ${unknown} could not be read` : ''}. There is no undo.`;
+  const archived = deletes.filter((c) => c.archive !== undefined);
+  const folders = [...new Set(archived.map((c) => markdownCode(c.archive!)))].join(', ');
+  const whose = archived.length < n ? `The histories of ${archived.length} of them are` : n === 1 ? 'Its history is' : 'Their histories are';
+  const kept = archived.length ? ` ${whose} archived first, to ${folders}.` : '';
+  return `This plan deletes ${websites} and the ${count(total)} pageviews ${them} recorded (${count(recent)} in the last 30 days)${unknown ? `; the traffic of ${unknown} could not be read` : ''}. There is no undo.${kept}`;
 }
 
 function detailBlock(change: Change): string {

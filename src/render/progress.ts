@@ -8,6 +8,8 @@ export interface ProgressCounts {
   done: number;
   total: number;
   failed: number;
+  /** What is under way, after the counts: "archiving gone.example: 40 of ~100 pages". */
+  note?: string;
 }
 
 export class ProgressLine {
@@ -19,6 +21,8 @@ export class ProgressLine {
     private readonly stream: Stream,
     private readonly label: string,
     private readonly enabled = Boolean(stream.isTTY),
+    /** What is counted, where the total is an estimate: "40 of ~100 pages" rather than "40/100". */
+    private readonly unit?: string,
   ) {}
 
   update(counts: ProgressCounts, force = false): void {
@@ -48,14 +52,15 @@ export class ProgressLine {
     this.drawn = false;
   }
 
-  private format({ done, total, failed }: ProgressCounts, now: number): string {
+  private format({ done, total, failed, note }: ProgressCounts, now: number): string {
     const seconds = (now - this.started) / 1000;
     const rate = seconds > 0 ? done / seconds : 0;
     const eta = rate > 0 && done < total ? ` · eta ${formatSeconds((total - done) / rate)}` : '';
     const width = 20;
     const filled = total ? Math.round((done / total) * width) : 0;
     const bar = `[${'='.repeat(filled)}${' '.repeat(width - filled)}]`;
-    return `${this.label} ${bar} ${done}/${total}${failed ? ` · ${failed} failed` : ''} · ${rate.toFixed(1)}/s${eta}`;
+    const counts = this.unit ? `${done} of ~${total} ${this.unit}` : `${done}/${total}`;
+    return `${this.label} ${bar} ${counts}${failed ? ` · ${failed} failed` : ''} · ${rate.toFixed(1)}/s${eta}${note ? ` · ${note}` : ''}`;
   }
 }
 

@@ -206,6 +206,7 @@ const KIND_WORDS: Record<string, [string, string]> = {
   search: ['search page', 'search pages'],
   show: ['website shown', 'websites shown'],
   statistics: ['statistics', 'statistics'],
+  archive: ['archive page', 'archive pages'],
   write: ['write', 'writes'],
 };
 

@@ -5,7 +5,7 @@ import type { Change, FieldChange, Plan } from '../model/types.js';
 import type { Colors } from '../io/terminal.js';
 import { listDelta } from '../planner/values.js';
 import { printable } from '../messages/escape.js';
-import { describeTraffic } from '../planner/traffic-words.js';
+import { archiveNote, count, describeTraffic, sparkline } from '../planner/traffic-words.js';
 import {
   accountLabel,
   changeTitle,
@@ -46,7 +46,14 @@ export function renderText(plan: Plan, colors: Colors = pc.createColors(false)):
 }
 
 function changeBody(change: Change, c: Colors): string[] {
-  if (change.action === 'delete') return [c.red(`! ${printable(describeTraffic(change))}${change.retired ? ' (retired: deleted with its history)' : ''}`)];
+  if (change.action === 'delete') {
+    const spark = sparkline(change.traffic);
+    return [
+      c.red(`! ${printable(describeTraffic(change))}${change.retired ? ' (retired: deleted with its history)' : ''}`),
+      ...(spark ? [`${c.dim('last 30 days')} ${spark} ${c.dim(`(most ${count(Math.max(...change.traffic!.daily_30d))} a day)`)}`] : []),
+      ...(change.archive !== undefined ? [c.cyan(printable(archiveNote(change.archive)))] : []),
+    ];
+  }
   const width = Math.max(...change.details.map((d) => d.field.length), 8) + 2;
   const out: string[] = [];
   for (const d of change.details) {

@@ -3,7 +3,8 @@
  * side. An account refused by its gate is listed and not applied; the others go on.
  */
 import { assertNoKeyAsPassword, executePlan, passwordsFrom } from './execute.js';
-import type { AccountOutcome, ChangeResult, Config, Plan } from '../model/types.js';
+import type { AccountOutcome, ChangeResult, Config, DeleteChange, Plan } from '../model/types.js';
+import { archiverFor } from './archive.js';
 import { assertSafe } from '../planner/safety.js';
 import type { Context } from '../io/terminal.js';
 import { eachAccount } from './each.js';
@@ -60,8 +61,12 @@ export function refusedAccounts(run: Run, ctx: Pick<Context, 'secrets'>): Failed
 export interface ApplyOptions {
   parallelism: number;
   signal: AbortSignal;
+  /** The user's folder, where archives are shown from. */
+  cwd: string;
   /** Each change's result as it completes, with the counts across every account. */
   onResult?: (account: RunAccount, result: ChangeResult, counts: { done: number; failed: number; total: number }) => void;
+  /** An archive before a delete, as it is read: pages read of the pages known. */
+  onArchiveProgress?: (account: RunAccount, change: DeleteChange, read: number, estimate: number) => void;
 }
 
 /**
@@ -78,6 +83,15 @@ export async function applyAccounts(run: Run, ready: RunAccount[], options: Appl
         parallelism: options.parallelism,
         passwordFor: passwordsFrom(a.plan!, a.config, run.shown),
         signal: options.signal,
+        archive: archiverFor(a.client, {
+          config: a.config,
+          baseUrl: a.connection.baseUrl,
+          account: a.account ?? null,
+          configAccount: run.named ? a.name : null,
+          live: a.live,
+          cwd: options.cwd,
+          onProgress: (change, read, estimate) => options.onArchiveProgress?.(a, change, read, estimate),
+        }),
         onResult: (result) => {
           if (result.status === 'failed') counts.failed++;
           else counts.done++;

@@ -5,7 +5,7 @@
  */
 import pLimit from 'p-limit';
 import { SitesyncError } from '../messages/errors.js';
-import type { Change, ChangeResult, Config, ExecuteResult, Plan } from '../model/types.js';
+import type { Change, ChangeResult, Config, DeleteChange, ExecuteResult, Plan } from '../model/types.js';
 import type { ServiceClient } from '../service/client.js';
 import { ApiError } from '../service/errors.js';
 
@@ -18,6 +18,12 @@ export interface ExecuteOptions {
   passwordFor: (domain: string) => string | undefined;
   signal?: AbortSignal;
   onResult?: (result: ChangeResult, counts: { done: number; failed: number; total: number }) => void;
+  /**
+   * Archives the history of a website the plan archives first (`change.archive`); the delete is
+   * sent only once it resolves (to the archive's file, as shown). A throw fails the change with
+   * its message, and nothing is sent for it. Without it, such a delete fails unsent.
+   */
+  archive?: (change: DeleteChange) => Promise<string>;
 }
 
 /** Shown when a change sends a password and none resolves: it fails, nothing is sent for it. */
@@ -42,8 +48,10 @@ export async function executePlan(plan: Plan, client: ServiceClient, options: Ex
           return result;
         }
         try {
-          const outcome = await applyChange(change, client, password);
-          result = { change, status: outcome.status, ms: Date.now() - started, ...(outcome.note ? { note: outcome.note } : {}) };
+          const outcome = await applyChange(change, client, password, options.archive);
+          // Interrupted while its archive was read: no delete was sent, as if it had not started.
+          if (outcome.status === 'skipped') return { change, status: 'skipped', ms: Date.now() - started };
+          result = { change, status: outcome.status, ms: Date.now() - started, ...(outcome.note ? { note: outcome.note } : {}), ...(outcome.archive ? { archive: outcome.archive } : {}) };
           counts.done++;
         } catch (error) {
           result = { change, status: 'failed', error: messageOf(error), ms: Date.now() - started };
@@ -83,7 +91,8 @@ async function applyChange(
   change: Change,
   client: ServiceClient,
   password: string | undefined,
-): Promise<{ status: 'done' | 'gone'; note?: string }> {
+  archive: ExecuteOptions['archive'],
+): Promise<Outcome> {
   switch (change.action) {
     case 'create': {
       const { website, recovered } = await client.storeWebsite(change.domain, change.after, change.fields, password);
@@ -93,11 +102,39 @@ async function applyChange(
       await client.changeWebsite(change.id, change.domain, change.after, change.fields, password);
       return { status: 'done' };
     case 'delete':
-      // 404 on the first attempt: someone else (another run) deleted it; this run did not.
-      return (await client.deleteWebsite(change.id, change.domain))
-        ? { status: 'done' }
-        : { status: 'gone', note: 'already gone: deleted elsewhere since the plan was made' };
+      // Believed gone when planned (404 on its stats and on its record): not deleted again. A
+      // service that answered 404 for a moment must not get a delete that retire: never allowed;
+      // if the website is still there, the next plan lists it and shows the delete again.
+      if (change.gone) return { status: 'gone', note: 'already gone when planned (the service answered 404 for it): not deleted again' };
+      return deleteArchived(change, client, archive);
   }
+}
+
+/** What a change did: its status, a note for its line, the archive written before it. */
+interface Outcome {
+  /** `skipped`: interrupted before anything was sent. */
+  status: 'done' | 'gone' | 'skipped';
+  note?: string;
+  archive?: string;
+}
+
+/** A delete, after its archive where the plan archives it first: no archive written, no delete sent. */
+async function deleteArchived(change: DeleteChange, client: ServiceClient, archive: ExecuteOptions['archive']): Promise<Outcome> {
+  let written: string | undefined;
+  if (change.archive !== undefined) {
+    if (!archive) throw new SitesyncError('not deleted: the plan archives its history first, and this apply writes no archives');
+    try {
+      written = await archive(change);
+    } catch (error) {
+      if (error instanceof SitesyncError && error.name === 'InterruptedError') return { status: 'skipped' };
+      throw new SitesyncError(`not deleted: its history could not be archived: ${messageOf(error)}`);
+    }
+  }
+  const kept = written ? { archive: written } : {};
+  // 404 on the first attempt: someone else (another run) deleted it; this run did not.
+  return (await client.deleteWebsite(change.id, change.domain))
+    ? { status: 'done', ...(written ? { note: `archived first: ${written}` } : {}), ...kept }
+    : { status: 'gone', note: `already gone: deleted elsewhere since the plan was made${written ? `; archived first: ${written}` : ''}`, ...kept };
 }
 
 function messageOf(error: unknown): string {

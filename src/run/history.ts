@@ -1,9 +1,8 @@
 /**
- * What each planned delete destroys: the website's traffic, read through the stats API (one
- * request a delete for most websites, a second for one with more days of traffic than a page
- * holds; paced like every other request; none when the plan deletes nothing). A website whose
- * traffic cannot be read counts as active: the plan shows why, apply refuses it unless the file
- * retires it.
+ * What each planned delete destroys: the website's traffic, read through the stats API (two
+ * requests a delete, one for a website without any traffic; paced like every other request;
+ * none when the plan deletes nothing). A website whose traffic cannot be read counts as active:
+ * the plan shows why, apply refuses it unless the file retires it.
  */
 import pLimit from 'p-limit';
 import { SitesyncError } from '../messages/errors.js';
@@ -40,12 +39,19 @@ export async function planWithHistory(plan: Plan, config: Config, client: Servic
           // A 404 with the service's own words: the website is gone (another run deleted it:
           // nothing left to destroy), or its statistics are.
           const gone = error instanceof ApiError && error.kind === 'not-found' && (await client.lookupWebsite(change.id)) === undefined;
-          read.set(change.id, gone ? { gone: true } : { unknown: error.message.replace(`read the statistics of ${change.domain}: `, '') });
+          read.set(change.id, gone ? { gone: true } : { unknown: withoutWhat(error.message, change.domain) });
         }
       }),
     ),
   );
   return withHistory(plan, read, config);
+}
+
+/** A read's failure without the "read the (pageviews) statistics of x.com: " the plan says already. */
+function withoutWhat(message: string, domain: string): string {
+  const what = `statistics of ${domain}: `;
+  const at = message.indexOf(what);
+  return message.startsWith('read the ') && at >= 0 && at <= 'read the pageviews_hour '.length ? message.slice(at + what.length) : message;
 }
 
 /** Why no website's statistics can be read, when one read says so: no stats API, or one too slow to wait for. */

@@ -2,11 +2,12 @@
  * `--trusted-config FILE`: the base branch's copy of the config, which says where each account's
  * key may go. The file under review (a pull request's) may change websites, not connections: an
  * account it keeps must have the same base_url and api_key_env (a single-account file, the same
- * api.base_url), and an account it adds is not planned until its connection is on the base
- * branch. So a pull request cannot send a key to a host of its choosing, or one account's key to
- * another account's service.
+ * api.base_url) and the trusted copy's archive: folder, and an account it adds is not planned
+ * until its connection is on the base branch. So a pull request cannot send a key to a host of
+ * its choosing, or one account's key to another account's service, or delete a history the base
+ * branch would have archived without archiving it.
  */
-import { resolve } from 'node:path';
+import { posix, resolve } from 'node:path';
 import { installationOf } from '../model/address.js';
 import { readFileCollecting } from '../config/parse.js';
 import { readTextFile } from '../config/read.js';
@@ -57,6 +58,10 @@ export async function checkTrust(workspace: Workspace, configs: Config[], truste
     if (!same(config.baseUrl, base.baseUrl)) {
       problems.push(`${where}: ${name ? 'base_url' : 'api.base_url'} differs from the trusted config's (${trustedFile}): a change of where the key is sent must be on the base branch first`);
     }
+    // Where deletes are archived is the base branch's say too: a pull request may add an archive:, not move or remove one.
+    if (base.archive && archiveKey(config) !== archiveKey(base)) {
+      problems.push(`${where}: archive differs from the trusted config's (${trustedFile} archives to "${base.archive.shown}"): moving or removing where deleted websites' histories go must be on the base branch first`);
+    }
     if (config.account?.apiKeyEnv !== base.account?.apiKeyEnv) {
       problems.push(`${where}: api_key_env differs from the trusted config's (${trustedFile}): a change of which key an account uses must be on the base branch first`);
     }
@@ -71,6 +76,11 @@ export async function checkTrust(workspace: Workspace, configs: Config[], truste
     throw error;
   }
   return { untrusted };
+}
+
+/** An archive: folder as compared: `archive`, `./archive/` and `archive//` are one folder. */
+function archiveKey(config: Config): string | undefined {
+  return config.archive && posix.normalize(config.archive.shown.replace(/\\/g, '/')).replace(/\/+$/, '');
 }
 
 function safeInstallation(url: string): string {

@@ -107,6 +107,7 @@ async function verifyAccount(a: RunAccount, saved: SavedPlan, shownPlan: string,
   const { now, live, whole } = await readTouched(changes, a.client, total, needsList);
   a.account = account;
   a.total = total;
+  a.live = live;
   a.plan = await planAccount(
     { config: a.config, live, account, baseUrl: a.connection.baseUrl, client: a.client },
     {

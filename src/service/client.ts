@@ -14,7 +14,7 @@ import { SecretValues } from '../secrets/values.js';
 import { ApiError, errorForStatus, serviceMessage } from './errors.js';
 import { Pacer, realClock, type PacerClock } from './pacer.js';
 import { certificateProblem, checkServerIdentity, classifyTransportError } from './transport.js';
-import { readPage, readStatsRows, toAccount, toForm, toLiveWebsite, unwrap, type Form, type Page, type StatsRow } from './wire.js';
+import { readPage, readStatsRows, toAccount, toForm, toLiveWebsite, unwrap, type Form, type Page, type StatsPage, type StatsRow } from './wire.js';
 
 export interface RetryPolicy {
   /** Attempts for a request that fails with 5xx or a network error (the first one included). */
@@ -75,7 +75,14 @@ export interface ClientStats {
 }
 
 /** What a request is for, for the count `--verbose` gives. */
-export type RequestKind = 'account' | 'listing' | 'search' | 'count' | 'show' | 'statistics' | 'write';
+export type RequestKind = 'account' | 'listing' | 'search' | 'count' | 'show' | 'statistics' | 'archive' | 'write';
+
+export interface StatsReadOptions {
+  /** What the requests are counted as (default 'statistics'). */
+  kind?: RequestKind;
+  /** After each page: pages read, and how many the service says there are. */
+  onPage?: (read: number, of: number | undefined) => void;
+}
 
 type Method = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 
@@ -110,6 +117,13 @@ export const PER_PAGE = 100;
 export const MAX_ANSWER_BYTES = 64 * 1024 * 1024;
 /** Pages read at once: quick on a large account, still gentle on a small PHP service. */
 export const LIST_CONCURRENCY = 12;
+/**
+ * The first day of every history read: the Unix epoch's. Not a website's created_at: a migrated
+ * database may hold rows older than the website's record.
+ */
+export const HISTORY_FROM = '1970-01-01';
+/** A statistic read page by page stops here whatever the service says (a million values). */
+const MAX_STATS_PAGES = 10_000;
 
 export class ServiceClient {
   readonly stats: ClientStats = { requests: 0, retries: 0, throttled: 0, byStatus: {}, byKind: {} };
@@ -250,41 +264,71 @@ export class ServiceClient {
   }
 
   /**
-   * What a website's statistics hold, from the stats API: its lifetime pageviews, and those of
-   * the last 30 and `recentDays` days. One request for most websites: the pageviews per day over
-   * all time, latest day first, 100 days a page; a website with more days of traffic than one
-   * page holds costs one more, for its lifetime from the hourly sums (at most 24 rows). Days are
-   * the service's: ranges end tomorrow, so that a service ahead of this clock still counts its today.
+   * What a website's statistics hold, read so that no answer's order matters: the lifetime
+   * pageviews from the hourly sums over the whole history (one request, at most 24 rows), then,
+   * when there are any, the days of the window — the larger of `recentDays` and 30 — from the
+   * daily rows from its first day (one request while the window is up to 99 days), each placed
+   * by its date. Days are the service's: ranges end tomorrow, so that a service ahead of this
+   * clock still counts its today.
    */
   async readTraffic(id: number, domain: string, recentDays: number, today = new Date(this.clock.now())): Promise<Traffic> {
-    const day = (daysBack: number) => new Date(today.getTime() - daysBack * 86_400_000).toISOString().slice(0, 10);
+    const day = (daysBack: number) => dayBefore(today, daysBack);
     const until = day(-1);
-    const latest = await this.statsPage(id, domain, 'pageviews', '1970-01-01', until, 1, { sort_by: 'value', sort: 'desc' });
-    const sum = (rows: StatsRow[], since?: string) => rows.reduce((n, r) => (since === undefined || r.value >= since ? n + r.count : n), 0);
-    const whole = latest.lastPage === undefined || latest.lastPage <= 1;
-    const [lifetime, recent] = await Promise.all([
-      whole ? latest.rows : this.statsRows(id, domain, 'pageviews_hour', '1970-01-01', until),
-      // The first page holds the latest 100 days with traffic: every one of a window up to 100 days.
-      whole || recentDays <= PER_PAGE ? latest.rows : this.statsRows(id, domain, 'pageviews', day(recentDays - 1), until),
-    ]);
-    return { pageviews: sum(lifetime), pageviews_30d: sum(latest.rows, day(29)), pageviews_recent: sum(recent, day(recentDays - 1)), recent_days: recentDays };
+    const lifetime = (await this.statsRows(id, domain, 'pageviews_hour', HISTORY_FROM, until)).reduce((n, r) => n + r.count, 0);
+    const zeros = new Array<number>(30).fill(0);
+    if (lifetime === 0) return { pageviews: 0, pageviews_30d: 0, pageviews_recent: 0, recent_days: recentDays, daily_30d: zeros };
+    const first = day(Math.max(recentDays, 30) - 1);
+    // Rows outside the window (a service that ignores `from`) are not the window's, whatever their order.
+    const rows = await this.statsRows(id, domain, 'pageviews', first, until);
+    const byDay = new Map(rows.filter((r) => isDay(r.value) && r.value >= first && r.value <= until).map((r) => [r.value, r.count]));
+    const since = (d: string) => [...byDay].reduce((n, [value, count]) => (value >= d ? n + count : n), 0);
+    // Oldest first; the service's today, a day ahead of this clock's, counts as the latest day.
+    const daily = zeros.map((_, i) => (byDay.get(day(29 - i)) ?? 0) + (i === 29 ? (byDay.get(until) ?? 0) : 0));
+    const recent = since(day(recentDays - 1));
+    // Hits that arrived between the two reads: the lifetime holds at least the window.
+    return { pageviews: Math.max(lifetime, since(first)), pageviews_30d: since(day(29)), pageviews_recent: recent, recent_days: recentDays, daily_30d: daily };
   }
 
-  /** Every row of one statistic of a website over a range, page by page (100 rows a page). */
-  private async statsRows(id: number, domain: string, name: string, from: string, to: string): Promise<StatsRow[]> {
-    const rows: StatsRow[] = [];
+  /**
+   * Every row of one statistic of a website over a range, in any number of pages: sorted by
+   * value (a total order: the default order by count has ties that two pages may split
+   * differently), 100 a page, until a page is short or the last, deduplicated by value (a value
+   * that appears while reading shifts the rest by one: a row repeats, none is skipped; the
+   * larger count, the later one, is kept). A paginator that disagrees with itself is the
+   * service's error, in words, and the read is bounded by what its first page says.
+   */
+  async statsRows(id: number, domain: string, name: string, from: string, to: string, options: StatsReadOptions = {}): Promise<StatsRow[]> {
+    const byValue = new Map<string, number>();
+    let bound = MAX_STATS_PAGES;
+    let first: number | undefined;
+    const what = `read the ${name} statistics of ${domain}`;
     for (let page = 1; ; page++) {
-      const read = await this.statsPage(id, domain, name, from, to, page);
-      rows.push(...read.rows);
-      if (read.lastPage === undefined || page >= read.lastPage || read.rows.length === 0) return rows;
+      const read = await this.statsPage(id, domain, name, from, to, page, { sort_by: 'value', sort: 'asc' }, options.kind, what);
+      const size = read.perPage ?? PER_PAGE;
+      const pages = read.lastPage ?? (read.total === undefined ? undefined : Math.max(1, Math.ceil(read.total / size)));
+      const problem = paginatorProblem(read, page, size);
+      if (problem) throw new ApiError('protocol', `${what}: ${problem}`);
+      const before = byValue.size;
+      for (const row of read.rows) byValue.set(row.value, Math.max(byValue.get(row.value) ?? 0, row.count));
+      options.onPage?.(page, pages);
+      if (read.rows.length < size || (pages !== undefined && page >= pages)) return [...byValue].map(([value, count]) => ({ value, count }));
+      // A full page that adds nothing: the service answers the same page whatever `page` says.
+      if (page > 1 && byValue.size === before) throw new ApiError('protocol', `${what}: page ${page} repeats the rows of the pages before it (does the service ignore "page"?)`);
+      // Values that appear while reading may add a page or two, not more.
+      if (page === 1 && pages !== undefined) bound = Math.min(bound, (first = pages) * 2 + 10);
+      if (page >= bound) throw new ApiError('protocol', `${what}: still more pages after ${page} (the first said ${first ?? 'nothing of how many'}): the service's paging does not end`);
     }
   }
 
-  private async statsPage(id: number, domain: string, name: string, from: string, to: string, page: number, order: Record<string, string> = {}) {
+  private async statsPage(id: number, domain: string, name: string, from: string, to: string, page: number, order: Record<string, string> = {}, kind: RequestKind = 'statistics', what = `read the statistics of ${domain}`) {
     const params = new URLSearchParams({ name, from, to, ...order, per_page: String(PER_PAGE), page: String(page) });
     const timeoutMs = Math.min(this.options.statsTimeoutMs ?? 15_000, this.options.readTimeoutMs ?? 30_000);
-    const answer = await this.call({ method: 'GET', path: `/stats/${id}?${params}`, kind: 'statistics', what: `read the statistics of ${domain}`, idempotent: true, abortable: true, timeoutMs });
-    return readStatsRows(answer.body);
+    const answer = await this.call({ method: 'GET', path: `/stats/${id}?${params}`, kind, what, idempotent: true, abortable: true, timeoutMs });
+    try {
+      return readStatsRows(answer.body);
+    } catch (error) {
+      throw error instanceof ApiError ? new ApiError(error.kind, `${what}: ${error.message}`, error.status) : error;
+    }
   }
 
   /** How many pages reading the whole list takes for an account of `total` websites. */
@@ -304,24 +348,27 @@ export class ServiceClient {
 
   /**
    * The latest day with a pageview of a website (`YYYY-MM-DD`, the service's day), or null when
-   * it has none: one request, the days with pageviews latest first (for `ci drift --quiet-days`).
-   * The range ends tomorrow, so that a service ahead of this clock still counts its today.
+   * it has none (for `ci drift --quiet-days`), whatever order the service answers in. One request
+   * for most websites: the days latest first, 100 a page; when the page did not hold every day,
+   * the latest it shows is checked by asking for the days after it. A website with a pageview
+   * since `since` is not silent, and the first such day found is returned: the caller needs no
+   * more. Ranges end tomorrow, so that a service ahead of this clock still counts its today.
    */
-  async lastPageviewDay(id: number, domain: string): Promise<string | null> {
-    const tomorrow = new Date(this.clock.now() + 86_400_000).toISOString().slice(0, 10);
-    const params = new URLSearchParams({ name: 'pageviews', from: '1970-01-01', to: tomorrow, sort_by: 'value', sort: 'desc', per_page: '10', page: '1' });
-    const answer = await this.call({
-      method: 'GET',
-      path: `/stats/${id}?${params}`,
-      kind: 'statistics',
-      what: `read the statistics of ${domain}`,
-      idempotent: true,
-      abortable: true,
-      timeoutMs: Math.min(this.options.statsTimeoutMs ?? 15_000, this.options.readTimeoutMs ?? 30_000),
-    });
-    // Read liberally: the order is the service's say, a row may count nothing, a value may not be a day.
-    const days = readStatsRows(answer.body).rows.filter((r) => r.count > 0 && /^\d{4}-\d{2}-\d{2}$/.test(r.value)).map((r) => r.value);
-    return days.sort().at(-1) ?? null;
+  async lastPageviewDay(id: number, domain: string, since: string): Promise<string | null> {
+    const until = dayBefore(new Date(this.clock.now()), -1);
+    let found: string | null = null;
+    for (let from = HISTORY_FROM, round = 1; from <= until; round++) {
+      const page = await this.statsPage(id, domain, 'pageviews', from, until, 1, { sort_by: 'value', sort: 'desc' });
+      // Read liberally: a row may count nothing, a value may not be a day, or lie outside the range asked.
+      const best = page.rows.filter((r) => r.count > 0 && isDay(r.value) && r.value >= from && r.value <= until).map((r) => r.value).sort().at(-1);
+      if (!best) return found;
+      found = best;
+      const whole = page.rows.length < (page.perPage ?? PER_PAGE) || (page.lastPage ?? 1) <= 1;
+      if (whole || best >= since) return found;
+      if (round >= MAX_STATS_PAGES) throw new ApiError('protocol', `read the statistics of ${domain}: the service's answers never settle on a latest day`);
+      from = dayBefore(new Date(`${best}T00:00:00Z`), -1);
+    }
+    return found;
   }
 
   /**
@@ -601,6 +648,26 @@ function baseUrlAdvice(baseUrl: string): string {
   if (/\/api$/.test(path)) return `${base} (sitesync adds /api/v1 itself): try ${url.origin}${path.slice(0, -4)}`;
   if (path !== '') return `${base}; is the service really served under ${path}? (try ${url.origin})`;
   return base;
+}
+
+/** The UTC day `days` days before `date` (after it, for a negative number), as the stats API writes days. */
+export function dayBefore(date: Date, days: number): string {
+  return new Date(date.getTime() - days * 86_400_000).toISOString().slice(0, 10);
+}
+
+/** A day written `YYYY-MM-DD`, as the stats API writes the value of a daily statistic. */
+export function isDay(value: string): boolean {
+  return /^\d{4}-\d{2}-\d{2}$/.test(value);
+}
+
+/** Why a page of a statistic cannot be what was asked: its paginator disagrees with itself, or with the page asked. */
+function paginatorProblem(read: StatsPage, page: number, size: number): string | undefined {
+  if (read.currentPage !== undefined && read.currentPage !== page) return `asked for page ${page}, the service answered page ${read.currentPage}`;
+  if (read.lastPage !== undefined && read.total !== undefined && read.lastPage !== Math.max(1, Math.ceil(read.total / size))) {
+    return `the service's paginator disagrees with itself: last_page ${read.lastPage}, but ${read.total} rows at ${size} a page`;
+  }
+  if (read.rows.length > size) return `the service sent ${read.rows.length} rows on a page of ${size}`;
+  return undefined;
 }
 
 function range(from: number, to: number): number[] {

@@ -86,11 +86,23 @@ export interface StatsRow {
   count: number;
 }
 
+/** A page of the stats API as read: its rows, and what its paginator says of the whole. */
+export interface StatsPage {
+  rows: StatsRow[];
+  /** The page the service says it answered. */
+  currentPage?: number;
+  lastPage?: number;
+  /** How many rows (values) the range holds in all. */
+  total?: number;
+  /** The page size the service used (it falls back to 10 for a size it does not allow). */
+  perPage?: number;
+}
+
 /**
  * A page of the stats API, a bare paginator of `{value, count}` rows. `count` is an integer on
  * SQLite and may come as a string through MySQL (a SUM): read liberally.
  */
-export function readStatsRows(body: unknown): { rows: StatsRow[]; lastPage?: number } {
+export function readStatsRows(body: unknown): StatsPage {
   const page = readPage(body, 1);
   const rows = page.items.map((item) => {
     const r = (item && typeof item === 'object' ? item : {}) as Record<string, unknown>;
@@ -100,7 +112,8 @@ export function readStatsRows(body: unknown): { rows: StatsRow[]; lastPage?: num
     }
     return { value: String(r.value), count: Math.round(count) };
   });
-  return { rows, lastPage: page.lastPage };
+  const meta = body as Record<string, unknown>;
+  return { rows, currentPage: toInt(meta.current_page), lastPage: page.lastPage, total: page.total, perPage: toInt(meta.per_page) };
 }
 
 export type Form = Record<string, string>;

@@ -1,6 +1,6 @@
 /** The GitHub Action (action.yml), its steps run as the runner runs them (run-action.ts), against the emulator and the fake GitHub API. */
 import { existsSync, readFileSync } from 'node:fs';
-import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, onTestFinished } from 'vitest';
@@ -10,7 +10,7 @@ import { parse } from 'yaml';
 import { root } from '../helpers/cli.js';
 import { BOT, REPO, startElsewhere, startFakeGitHub, type FakeGitHub } from './fake-github.js';
 import { git, INCLUDED_PASSWORD_CHANGE, pullRequestCheckout } from './pull-request-repo.js';
-import { action, runAction as run, runStep, type ActionRun } from './run-action.js';
+import { action, runAction as run, runStep, UPLOADS, type ActionRun } from './run-action.js';
 
 const KEY = 'action-test-key-0123456789';
 const SHA = 'a'.repeat(40);
@@ -41,7 +41,7 @@ describe('the GitHub Action', () => {
   it('is a composite action with the documented inputs and outputs', () => {
     expect(action.runs.using).toBe('composite');
     expect(Object.keys(action.inputs).sort()).toEqual(['args', 'command', 'comment', 'config', 'github-token', 'issue', 'trusted-config', 'working-directory']);
-    expect(Object.keys(action.outputs).sort()).toEqual(['exitcode', 'has_changes', 'plan-json']);
+    expect(Object.keys(action.outputs).sort()).toEqual(['archive-artifact', 'archive-dir', 'exitcode', 'has_changes', 'plan-json']);
   });
 
   it('plan posts the plan comment, then updates the same comment on the next push', async () => {
@@ -124,6 +124,26 @@ describe('the GitHub Action', () => {
     expect(github.comments(7)).toHaveLength(1);
     expect(github.comments(7)[0]!.body).toContain('### sitesync apply: done');
     expect(github.comments(7)[0]!.body).toContain('| 1 | 0 | 0 | 0 | done |');
+    // Nothing deleted, nothing archived: no artifact.
+    expect(r.outputs['archive-dir']).toBe('');
+    expect(existsSync(join(dir, UPLOADS))).toBe(false);
+  });
+
+  it('apply that archives before deleting uploads the archives as an artifact and names it in the comment', async () => {
+    github.pullsOfCommit.set(SHA, [{ number: 7, merge_commit_sha: SHA }]);
+    emu.seed(KEY, [{ domain: 'old.example.com', traffic: { '2024-03-01': 120 } }]);
+    await writeFile(join(dir, 'sitesync.yaml'), `version: 1\nprune: true\narchive: history/deleted\nsafety: { max_delete_percent: 100 }\nwebsites:\n  - domain: a.example.com\n`);
+    const r = await runAction({ command: 'apply', comment: 'true' }, 'push-event.json');
+    expect(r.code, r.log).toBe(0);
+    expect(r.outputs['archive-artifact']).toBe('sitesync-archive');
+    const day = new Date().toISOString().slice(0, 10);
+    const uploaded = await readdir(join(dir, UPLOADS, 'sitesync-archive'));
+    expect(uploaded.sort()).toEqual([`old.example.com-1-${day}.csv`, `old.example.com-1-${day}.json`]);
+    expect(JSON.parse(await readFile(join(dir, UPLOADS, 'sitesync-archive', `old.example.com-1-${day}.json`), 'utf8')).totals).toEqual({ pageviews: 120, visitors: 40 });
+    const body = github.comments(7)[0]!.body;
+    expect(body).toContain(`- \`old.example.com\` (id 1): \`history/deleted/old.example.com-1-${day}.json\` and its \`.csv\``);
+    expect(body).toContain('The archives are in the artifact `sitesync-archive` of this run');
+    expect(body + r.log).not.toContain(KEY);
   });
 
   it('drift: exit 0 and a green step when the account matches; exit 2 and a failed step when it drifted', async () => {

@@ -4,7 +4,7 @@
  * against a service and the fake GitHub API.
  */
 import { spawn } from 'node:child_process';
-import { readFile, writeFile } from 'node:fs/promises';
+import { cp, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { parse } from 'yaml';
 import { cleanEnv, root } from '../helpers/cli.js';
@@ -13,17 +13,37 @@ import { GITHUB_TOKEN, REPO } from './fake-github.js';
 export const action = parse(await readFile(join(root, 'action.yml'), 'utf8')) as {
   inputs: Record<string, { default?: string }>;
   outputs: Record<string, { value: string }>;
-  runs: { using: string; steps: Array<{ name: string; id?: string; run: string; shell: string; env?: Record<string, string>; 'working-directory'?: string }> };
+  runs: {
+    using: string;
+    steps: Array<{ name: string; id?: string; if?: string; run?: string; uses?: string; with?: Record<string, string>; shell?: string; env?: Record<string, string>; 'working-directory'?: string }>;
+  };
 };
 
-/** Fills `${{ inputs.x }}`, `${{ github.token }}` as the runner would. */
-export function fill(text: string, inputs: Record<string, string>): string {
+/** Fills `${{ inputs.x }}`, `${{ github.token }}`, `${{ steps.sitesync.outputs.x }}` as the runner would. */
+export function fill(text: string, inputs: Record<string, string>, outputs: Record<string, string> = {}): string {
   return text.replace(/\$\{\{\s*([^}]+?)\s*\}\}/g, (_, expr: string) => {
     if (expr.startsWith('inputs.')) return inputs[expr.slice('inputs.'.length)] ?? '';
     if (expr === 'github.token') return GITHUB_TOKEN;
+    if (expr.startsWith('steps.sitesync.outputs.')) return outputs[expr.slice('steps.sitesync.outputs.'.length)] ?? '';
     throw new Error(`action.yml uses an expression this test does not know: ${expr}`);
   });
 }
+
+/** A step's `if:` as the runner reads the ones action.yml writes: `always()`, and outputs compared with ''. */
+function runs(condition: string | undefined, failed: boolean, outputs: Record<string, string>): boolean {
+  if (condition === undefined) return !failed;
+  const terms = condition.split('&&').map((t) => t.trim());
+  if (!terms.includes('always()') && failed) return false;
+  return terms.every((term) => {
+    if (term === 'always()') return true;
+    const compared = /^steps\.sitesync\.outputs\.([\w-]+) != ''$/.exec(term);
+    if (!compared) throw new Error(`action.yml has a condition this test does not know: ${term}`);
+    return (outputs[compared[1]!] ?? '') !== '';
+  });
+}
+
+/** What `actions/upload-artifact` uploaded, as the runner's steps gave it: name → the folder's files. */
+export const UPLOADS = 'artifacts';
 
 export interface ActionRun {
   code: number | null;
@@ -46,7 +66,18 @@ export async function runAction(runner: Runner, given: Record<string, string>, e
   const output = join(dir, `output-${Math.random()}`);
   await writeFile(output, '');
   let log = '';
+  let failed: number | null = null;
   for (const step of action.runs.steps) {
+    const outputs = await outputsOf(output);
+    if (!runs(step.if, failed !== null, outputs)) continue;
+    if (step.uses) {
+      // The one action action.yml uses: its upload, kept in the workspace's artifacts/ folder.
+      if (!step.uses.startsWith('actions/upload-artifact@')) throw new Error(`action.yml uses an action this test does not run: ${step.uses}`);
+      const withs = Object.fromEntries(Object.entries(step.with ?? {}).map(([k, v]) => [k, fill(String(v), inputs, outputs)]));
+      await cp(withs.path!, join(dir, UPLOADS, withs.name!), { recursive: true });
+      log += `uploaded artifact ${withs.name}\n`;
+      continue;
+    }
     const stepEnv = cleanEnv({
       GITHUB_ACTIONS: 'true',
       GITHUB_ACTION_PATH: root,
@@ -65,15 +96,15 @@ export async function runAction(runner: Runner, given: Record<string, string>, e
     });
     const cwd = join(dir, fill(step['working-directory'] ?? '.', inputs));
     const code = await new Promise<number | null>((resolve, reject) => {
-      const child = spawn('bash', ['--noprofile', '--norc', '-eo', 'pipefail', '-c', fill(step.run, inputs)], { cwd, env: stepEnv });
+      const child = spawn('bash', ['--noprofile', '--norc', '-eo', 'pipefail', '-c', fill(step.run!, inputs)], { cwd, env: stepEnv });
       child.stdout.on('data', (d: Buffer) => (log += d.toString()));
       child.stderr.on('data', (d: Buffer) => (log += d.toString()));
       child.on('error', reject);
       child.on('close', resolve);
     });
-    if (code !== 0) return { code, log, outputs: await outputsOf(output) };
+    if (code !== 0) failed ??= code;
   }
-  return { code: 0, log, outputs: await outputsOf(output) };
+  return { code: failed ?? 0, log, outputs: await outputsOf(output) };
 }
 
 async function outputsOf(file: string): Promise<Record<string, string>> {

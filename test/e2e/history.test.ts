@@ -31,7 +31,7 @@ async function setUp(file: string) {
 const PRUNE = 'version: 1\nprune: true\nsafety: { max_delete_percent: 100 }\nwebsites:\n  - domain: keep.example.com\n';
 
 describe('what a delete destroys', () => {
-  it('every output shows each delete with its traffic, read with one request a delete', async () => {
+  it('every output shows each delete with its traffic, read with two requests a delete (one without any traffic)', async () => {
     await setUp(PRUNE);
     const text = await s.cli(['plan']);
     expect(text.code, text.stderr).toBe(0);
@@ -39,18 +39,30 @@ describe('what a delete destroys', () => {
     expect(text.stdout).toContain('- delete busy.example.com (id 3)\n    ! destroys 10,204 pageviews recorded, 1,204 in the last 30 days');
     expect(text.stdout).toContain('- delete empty.example.com (id 4)\n    ! no pageviews recorded: its statistics are empty');
     expect(text.stdout).toContain('this plan destroys the history of a website with pageviews in the last 30 days or traffic unknown (busy.example.com): apply will refuse unless retire: lists it');
+    // The lifetime from the hours; the window's days only for a website with any.
     const stats = s.emu.stats.log.filter((r) => r.path.startsWith('/api/v1/stats/'));
-    expect(stats).toHaveLength(3);
+    expect(stats.map((r) => `${r.path.split('?')[0]} ${new URLSearchParams(r.path.split('?')[1]).get('name')}`).sort()).toEqual([
+      '/api/v1/stats/2 pageviews',
+      '/api/v1/stats/2 pageviews_hour',
+      '/api/v1/stats/3 pageviews',
+      '/api/v1/stats/3 pageviews_hour',
+      '/api/v1/stats/4 pageviews_hour',
+    ]);
     expect(new Set(stats.map((r) => r.path.split('?')[0]))).toEqual(new Set(['/api/v1/stats/2', '/api/v1/stats/3', '/api/v1/stats/4']));
 
     const md = (await s.cli(['plan', '--format', 'markdown'])).stdout;
     expect(md).toContain('> This plan deletes 3 websites and the 22,544 pageviews they recorded (1,204 in the last 30 days). There is no undo.');
-    expect(md).toContain('| 🔴 delete | `busy.example.com` | deleted with 10,204 pageviews (1,204 in the last 30 days) |');
+    // The last 30 days as a sparkline, from the rows the traffic read fetched: 1,000 ten days ago, 204 yesterday.
+    expect(md).toContain('| 🔴 delete | `busy.example.com` | deleted with 10,204 pageviews (1,204 in the last 30 days) ▁▁▁▁▁▁▁▁▁▁▁▁▁▁▁▁▁▁▁█▁▁▁▁▁▁▁▁▃▁ |');
+    expect(text.stdout).toContain('1,204 in the last 30 days\n    last 30 days ▁▁▁▁▁▁▁▁▁▁▁▁▁▁▁▁▁▁▁█▁▁▁▁▁▁▁▁▃▁ (most 1,000 a day)\n');
     expect(md).toContain('| 🔴 delete | `empty.example.com` | deleted; no pageviews recorded |');
 
     const json = JSON.parse((await s.cli(['plan', '--format', 'json'])).stdout);
     const busy = json.changes.find((c: { domain: string }) => c.domain === 'busy.example.com');
-    expect(busy.traffic).toEqual({ pageviews: 10_204, pageviews_30d: 1_204, pageviews_recent: 1_204, recent_days: 30 });
+    const daily = new Array(30).fill(0);
+    daily[19] = 1_000;
+    daily[28] = 204;
+    expect(busy.traffic).toEqual({ pageviews: 10_204, pageviews_30d: 1_204, pageviews_recent: 1_204, recent_days: 30, daily_30d: daily });
     expect(json.accounts[0].safety.active).toEqual(['busy.example.com']);
   });
 
@@ -135,6 +147,48 @@ describe('what a delete destroys', () => {
     const markdown = await s.cli(['plan', '--format', 'markdown']);
     expect(markdown.stdout).toContain('already deleted at the service: nothing left to destroy');
     expect(markdown.stdout).not.toContain('could not be read');
+  });
+
+  it('a website the service answers 404 for, for a moment, is not deleted again: no DELETE past retire:, in a fresh apply or a saved plan\'s; the next plan shows it', async () => {
+    await setUp(PRUNE.replace('websites:', 'retire: ["old.example.com", "empty.example.com"]\nwebsites:'));
+    // busy.example.com (recent traffic, not retired): its stats, then its record, answer 404 once each.
+    const flicker = () => {
+      let stats = false;
+      s.emu.faults.before = (req) => {
+        const notFound = { status: 404, body: { message: 'Resource not found.', status: 404 } };
+        if (req.path === '/api/v1/stats/3') return (stats = true), notFound;
+        if (req.method === 'GET' && req.path === '/api/v1/websites/3' && stats) return (s.emu.faults.before = undefined), notFound;
+        return undefined;
+      };
+    };
+    flicker();
+    const r = await s.cli(['apply', '--auto-approve']);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout).toContain('busy.example.com (id 3)\n    ! already deleted at the service: nothing left to destroy');
+    expect(r.stdout).toContain('delete busy.example.com (id 3): already gone when planned (the service answered 404 for it): not deleted again');
+    expect(r.stdout).toContain('Applied: 0 created, 0 updated, 2 deleted, 1 already gone, 0 failed.');
+    expect(writes(s.emu).sort()).toEqual(['DELETE /api/v1/websites/2 200', 'DELETE /api/v1/websites/4 200']);
+    // Listed again: the next plan shows it, with its traffic, and apply refuses it.
+    const again = await s.cli(['plan']);
+    expect(again.stdout).toContain('- delete busy.example.com (id 3)\n    ! destroys 10,204 pageviews recorded, 1,204 in the last 30 days');
+
+    // A saved plan of it, applied while the service answers 404 for a moment.
+    await s.write(`${PRUNE.replace('websites:', 'retire: ["busy.example.com"]\nwebsites:')}`);
+    expect((await s.cli(['plan', '--out', 'plan.json'])).code).toBe(0);
+    await s.write(PRUNE.replace('websites:', 'retire: ["busy.example.com"]\nwebsites:'));
+    s.emu.resetStats();
+    // The saved plan's apply reads the website by id first: the flicker starts after that.
+    let shown = false;
+    s.emu.faults.before = (req) => {
+      if (req.method === 'GET' && req.path === '/api/v1/websites/3' && !shown) return (shown = true), undefined;
+      if (shown) flicker();
+      return undefined;
+    };
+    const saved = await s.cli(['apply', 'plan.json']);
+    expect(saved.code, saved.stderr).toBe(0);
+    expect(saved.stdout).toContain('not deleted again');
+    expect(writes(s.emu)).toEqual([]);
+    expect(s.emu.traffic(KEY, 'busy.example.com')).toBeDefined();
   });
 
   it('a saved plan records the traffic it showed, and is refused when a website that was quiet has had traffic since', async () => {

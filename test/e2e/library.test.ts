@@ -3,6 +3,8 @@
  * each delete destroys, and applyPlan() reads it again and refuses to delete recent history that
  * the file does not retire — before any write.
  */
+import { readFile } from 'node:fs/promises';
+import { basename, join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { applyPlan, loadConfig, plan, readLiveState, SafetyError } from '../../src/api.js';
 import { KEY, scenario, writes, type Scenario } from '../helpers/scenario.js';
@@ -56,5 +58,19 @@ describe('the library keeps the CLI’s history guard', () => {
     const result = await applyPlan(await plan(config, live, options), config, options);
     expect(result).toMatchObject({ deleted: 2, failed: 0 });
     expect(s.emu.websites(KEY).map((w) => w.domain)).toEqual(['keep.example.com']);
+  });
+
+  it('with archive: in the file, applyPlan() archives each history before its delete, as the CLI does', async () => {
+    const { options, config, live } = await setUp(`${FILE}retire: ["busy.example.com"]\narchive: archives\n`);
+    const planned = await plan(config, live, options);
+    expect(planned.changes.filter((c) => c.action === 'delete').map((c) => [c.domain, c.action === 'delete' && c.archive])).toEqual([
+      ['busy.example.com', 'archives'],
+      ['old.example.com', 'archives'],
+    ]);
+    const result = await applyPlan(planned, config, options);
+    expect(result).toMatchObject({ deleted: 2, failed: 0 });
+    const archived = result.results.map((r) => r.archive).sort();
+    expect(archived).toHaveLength(2);
+    for (const file of archived) expect(JSON.parse(await readFile(join(s.dir, 'archives', basename(file!)), 'utf8')).format_version).toBe(1);
   });
 });

@@ -47,7 +47,7 @@ async function startEmulatorLine(line: string): Promise<string> {
 }
 
 describe('the README quick start', () => {
-  it('runs as written: account, validate, plan, apply answered "yes", a clean second plan, export, a delete with its traffic, many accounts', async () => {
+  it('runs as written: account, validate, plan, apply answered "yes", a clean second plan, export, a delete with its traffic, its archive, many accounts', async () => {
     const all = quickStart()
       .split('\n')
       .filter((l) => l.trim() && !l.trim().startsWith('#'));
@@ -100,6 +100,9 @@ describe('the README quick start', () => {
     expect(out).toMatch(/Total for 3 accounts: \d+ changes applied, 0 failed\./);
     // Step 6: a delete says what it destroys (the emulator's --traffic gave the website a history).
     expect(out).toMatch(/- delete blog\.example\.com \(id \d+\)\r?\n\s+! destroys 12,340 pageviews recorded, [\d,]+ in the last 30 days/);
+    // Step 7: its archive, by hand and by apply before the delete.
+    expect(out).toContain('Archived 1 website.');
+    expect(out).toMatch(/✓ delete blog\.example\.com \(id \d+\) \(archived first: archives\/blog\.example\.com-\d+-\d{4}-\d{2}-\d{2}\.json\)/);
     for (const key of ['demo-key', 'beta-key', 'globex-key']) expect(out).not.toContain(key);
     expect(out).not.toContain('choose-one');
   }, 60_000);

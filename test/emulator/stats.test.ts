@@ -103,14 +103,14 @@ describe('the answer: a flat paginator', () => {
     expect(r.json).not.toHaveProperty('meta');
   });
 
-  it('no rows: data [], from and to null, total 0, for the names the emulator does not track too', async () => {
+  it('no rows: data [], from and to null, total 0, for every name of a range without traffic', async () => {
     const emu = await emus.start();
     const [w] = emu.seed(emu.keys[0]!, [{ domain: 'quiet.com', traffic: TWO_DAYS }]);
     for (const params of [
       { name: 'pageviews', from: '2030-01-01', to: '2030-12-31' },
-      { name: 'browser', ...ALWAYS },
-      { name: 'country', ...ALWAYS },
-      { name: 'referrer', ...ALWAYS },
+      { name: 'browser', from: '2030-01-01', to: '2030-12-31' },
+      { name: 'country', from: '2024-01-01', to: '2024-12-31' },
+      { name: 'referrer', from: '2030-01-01', to: '2030-12-31' },
     ]) {
       const r = await stats(emu, w!.id, params);
       expect(r.status).toBe(200);
@@ -119,6 +119,33 @@ describe('the answer: a flat paginator', () => {
     // A website without any traffic answers the same.
     const [empty] = emu.seed(emu.keys[0]!, [{ domain: 'new.com' }]);
     expect((await stats(emu, empty!.id, { name: 'pageviews', ...ALWAYS })).json).toMatchObject({ data: [], total: 0 });
+    expect((await stats(emu, empty!.id, { name: 'page', ...ALWAYS })).json).toMatchObject({ data: [], total: 0 });
+  });
+});
+
+describe('the audience: every other name, believable and consistent', () => {
+  const VISITOR_NAMES = ['landing_page', 'browser', 'os', 'device', 'resolution', 'language', 'city', 'country', 'continent'];
+
+  it('each name shares the range\'s pageviews or visitors; countries and continents add up their cities; the same range answers the same', async () => {
+    const emu = await emus.start();
+    const traffic = spreadTraffic(40_000, 200, new Date('2026-06-30T12:00:00Z'));
+    const [w] = emu.seed(emu.keys[0]!, [{ domain: 'shop.example', traffic }]);
+    const pages = await allRows(emu, w!.id, { name: 'page', ...ALWAYS, sort_by: 'value', sort: 'asc' });
+    // About the square root of the lifetime's pageviews: two pages of rows.
+    expect(pages).toHaveLength(200);
+    expect(total(pages)).toBe(40_000);
+    expect(pages.map((r) => r.value)).toContain('/search?q=caf%C3%A9');
+    for (const name of VISITOR_NAMES) expect(total(await allRows(emu, w!.id, { name, ...ALWAYS })), name).toBe(sumOf(traffic, 'visitors'));
+    const cities = await allRows(emu, w!.id, { name: 'city', ...ALWAYS });
+    const countries = await allRows(emu, w!.id, { name: 'country', ...ALWAYS });
+    const continents = await allRows(emu, w!.id, { name: 'continent', ...ALWAYS });
+    expect(countries.find((r) => r.value === 'DE:Germany')!.count).toBe(cities.filter((r) => r.value.startsWith('DE:')).reduce((n, r) => n + r.count, 0));
+    expect(continents.map((r) => r.value).sort()).toEqual(['AF:Africa', 'AS:Asia', 'EU:Europe', 'NA:North America', 'OC:Oceania', 'SA:South America']);
+    for (const name of ['referrer', 'campaign', 'event']) expect((await allRows(emu, w!.id, { name, ...ALWAYS })).length, name).toBeGreaterThan(0);
+    // A part of the range: a part of the counts, the same values.
+    const june = await allRows(emu, w!.id, { name: 'browser', from: '2026-06-01', to: '2026-06-30' });
+    expect(total(june)).toBe(Object.entries(traffic).filter(([d]) => d >= '2026-06-01').reduce((n, [, t]) => n + t.visitors, 0));
+    expect(await allRows(emu, w!.id, { name: 'page', ...ALWAYS, sort_by: 'value', sort: 'asc' })).toEqual(pages);
   });
 });
 

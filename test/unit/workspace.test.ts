@@ -117,8 +117,8 @@ describe('a file with accounts', () => {
   it('says which form to pick when a file mixes accounts: with single-account keys', async () => {
     await files({ 'sitesync.yaml': `${TWO}websites: []\nprune: true\n`, 'clients/globex/a.yaml': 'websites: []\n' });
     expect(await problems()).toEqual([
-      'sitesync.yaml:16:1: "websites" belongs in an account: a file with accounts: holds only version, defaults and accounts at its top',
-      'sitesync.yaml:17:1: "prune" belongs in an account: a file with accounts: holds only version, defaults and accounts at its top',
+      'sitesync.yaml:16:1: "websites" belongs in an account: a file with accounts: holds only version, defaults, archive and accounts at its top',
+      'sitesync.yaml:17:1: "prune" belongs in an account: a file with accounts: holds only version, defaults, archive and accounts at its top',
     ]);
   });
 

@@ -1,0 +1,129 @@
+/**
+ * Archiving a website: its whole history read from the stats API (every name, every page),
+ * assembled (archive/), written atomically as DIR/DOMAIN-ID-DATE.json with its daily series as
+ * .csv beside it, and read back and checked. `sitesync archive` runs it for each website it
+ * names; apply runs it before the delete of a website whose history is not known to be empty,
+ * and sends the delete only once it is done.
+ */
+import { mkdir, stat } from 'node:fs/promises';
+import { isAbsolute, join, relative, resolve } from 'node:path';
+import { archiveProblem } from '../archive/check.js';
+import { ARCHIVE_NAMES, ArchiveError, archiveBaseName, archiveCsv, archiveJson, assembleArchive, type Archive } from '../archive/format.js';
+import { writeAtomicChecked, writeFailure } from '../io/files.js';
+import { packageVersion } from '../io/paths.js';
+import { SitesyncError } from '../messages/errors.js';
+import type { Account, Config, DeleteChange, LiveWebsite, WebsiteView } from '../model/types.js';
+import type { ServiceClient } from '../service/client.js';
+import { readHistory } from '../service/history.js';
+
+export interface ArchiveTarget {
+  website: LiveWebsite;
+  /** The folder the files go in (absolute); created when missing. */
+  dir: string;
+  baseUrl: string;
+  account: Pick<Account, 'id' | 'name' | 'email'> | null;
+  /** The account's name in the file; null for a single-account file. */
+  configAccount: string | null;
+  /** Where paths are shown from (the user's folder). */
+  cwd: string;
+}
+
+export interface WrittenArchive {
+  /** The files, as shown to the user (relative to their folder where inside it). */
+  json: string;
+  csv: string;
+  archive: Archive;
+}
+
+/** Reads, writes and checks one website's archive; throws a SitesyncError saying what could not be done. */
+export async function archiveWebsite(
+  client: ServiceClient,
+  target: ArchiveTarget,
+  onProgress?: (read: number, estimate: number) => void,
+): Promise<WrittenArchive> {
+  const { website } = target;
+  const history = await readHistory(client, website.id, website.domain, ARCHIVE_NAMES, { onProgress });
+  const readAt = new Date();
+  let archive: Archive;
+  try {
+    archive = assembleArchive({
+      website,
+      baseUrl: target.baseUrl,
+      account: target.account,
+      configAccount: target.configAccount,
+      readAt,
+      range: history.range,
+      rows: history.rows,
+      requests: history.requests,
+      sitesyncVersion: packageVersion(),
+    });
+  } catch (error) {
+    if (error instanceof ArchiveError) throw new SitesyncError(`archive of ${website.domain}: ${error.message}`);
+    throw error;
+  }
+  const base = join(target.dir, archiveBaseName(website.stored ?? website.domain, website.id, readAt));
+  const shown = (path: string) => {
+    const inside = relative(target.cwd, path);
+    return inside && !inside.startsWith('..') && !isAbsolute(inside) ? inside : path;
+  };
+  await mkdir(target.dir, { recursive: true }).catch((error: unknown) => {
+    throw writeFailure(error, 'archive', shown(target.dir));
+  });
+  // The CSV first: the JSON, written last, is the archive; its being there and whole means both are.
+  for (const [path, text, check] of [
+    [`${base}.csv`, archiveCsv(archive), undefined],
+    [`${base}.json`, archiveJson(archive), archiveProblem],
+  ] as const) {
+    await writeAtomicChecked(path, text, check).catch((error: unknown) => {
+      throw writeFailure(error, 'archive', shown(path));
+    });
+  }
+  return { json: shown(`${base}.json`), csv: shown(`${base}.csv`), archive };
+}
+
+/** What apply knows of an account when it archives a website before deleting it. */
+export interface ArchiveContext {
+  config: Config;
+  baseUrl: string;
+  account: Pick<Account, 'id' | 'name' | 'email'> | null;
+  configAccount: string | null;
+  /** The websites as read, for each one's record as the service holds it (the plan's view otherwise). */
+  live?: readonly LiveWebsite[];
+  cwd: string;
+  /** Pages read, and the pages the archive takes as far as is known. */
+  onProgress?: (change: DeleteChange, read: number, estimate: number) => void;
+}
+
+/**
+ * apply's step before the delete of a website the plan archives first: its archive, written and
+ * checked in the account's archive folder; resolves to its JSON file, as shown.
+ */
+export function archiverFor(client: ServiceClient, context: ArchiveContext): (change: DeleteChange) => Promise<string> {
+  return async (change) => {
+    const folder = context.config.archive;
+    if (!folder) throw new SitesyncError(`the plan archives it first to ${change.archive}, and ${context.config.file} sets no archive: folder`);
+    const website: LiveWebsite = context.live?.find((w) => w.id === change.id) ?? { ...liveOf(change.before), id: change.id, domain: change.domain };
+    const written = await archiveWebsite(
+      client,
+      { website, dir: folder.dir, baseUrl: context.baseUrl, account: context.account, configAccount: context.configAccount, cwd: context.cwd },
+      (read, estimate) => context.onProgress?.(change, read, estimate),
+    );
+    return written.json;
+  };
+}
+
+/** A plan's view of a website as a record (whether a password is set, never one). */
+function liveOf(view: WebsiteView): Partial<LiveWebsite> {
+  const { password, ...settings } = view;
+  return { ...settings, ...(typeof password === 'boolean' ? { password } : {}) };
+}
+
+/**
+ * `apply --archive DIR`: every account of the run archives its deletes' histories in DIR (relative
+ * to the user's folder), whatever the file says. Refused before anything is read when DIR is a file.
+ */
+export async function archiveEveryAccountIn(configs: readonly Config[], flag: string, cwd: string): Promise<void> {
+  const dir = resolve(cwd, flag);
+  if ((await stat(dir).catch(() => undefined))?.isDirectory() === false) throw new SitesyncError(`--archive ${flag}: this is a file, not a folder`);
+  for (const config of configs) config.archive = { dir, shown: flag };
+}

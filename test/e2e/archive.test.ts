@@ -1,0 +1,282 @@
+/**
+ * No history lost: `sitesync archive` writes a website's whole history (every name, every page
+ * of rows) to files, and apply archives a website before it deletes it — a delete whose archive
+ * cannot be written is not sent, the others go on, and an interrupted apply sends no delete for
+ * an unwritten archive. No archive holds a password or a key.
+ */
+import { spawn } from 'node:child_process';
+import { mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { spreadTraffic } from '../../src/emulator/index.js';
+import { ARCHIVE_NAMES } from '../../src/archive/format.js';
+import { bin, cleanEnv } from '../helpers/cli.js';
+import { KEY, scenario, writes, type Scenario } from '../helpers/scenario.js';
+
+let s: Scenario;
+afterEach(async () => {
+  await s?.close();
+});
+
+const PASSWORD = 'correct-horse-battery-staple-42';
+const ago = (n: number) => new Date(Date.now() - n * 86_400_000).toISOString().slice(0, 10);
+
+/** Every file of an archive folder, by name. */
+async function filesIn(dir: string): Promise<Record<string, string>> {
+  const names = await readdir(dir).catch(() => [] as string[]);
+  return Object.fromEntries(await Promise.all(names.sort().map(async (n) => [n, await readFile(join(dir, n), 'utf8')] as const)));
+}
+
+/** The stats requests the emulator answered, by name. */
+function statsNames(): string[] {
+  return s.emu.stats.log.filter((r) => r.path.startsWith('/api/v1/stats/')).map((r) => new URLSearchParams(r.path.split('?')[1]).get('name')!);
+}
+
+/** Nothing secret in any archive: neither the key nor a website's password. */
+function expectNoSecrets(files: Record<string, string>): void {
+  expect(Object.keys(files).length).toBeGreaterThan(0);
+  for (const [name, text] of Object.entries(files)) {
+    expect(text, name).not.toContain(KEY);
+    expect(text, name).not.toContain(PASSWORD);
+  }
+}
+
+describe('sitesync archive', () => {
+  it('writes the whole history: every name, every page of rows, totals that agree with the daily series, at the floor of requests', async () => {
+    s = await scenario();
+    // 500 days and about 500 pages: several pages of rows for the days, the pages and the landing pages.
+    const traffic = spreadTraffic(250_000, 500);
+    s.emu.seed(KEY, [{ domain: 'gone.example.com', traffic, privacy: 2, password: PASSWORD }, { domain: 'other.example.com', traffic: { [ago(3)]: 5 } }]);
+    s.emu.resetStats();
+    const r = await s.cli(['archive', 'gone.example.com', '--verbose']);
+    expect(r.code, r.stderr).toBe(0);
+    const day = new Date().toISOString().slice(0, 10);
+    const base = `gone.example.com-1-${day}`;
+    expect(r.stdout).toContain(`✓ gone.example.com (id 1): 250,000 pageviews, 500 days from ${ago(499)}, 32 requests → sitesync-archive/${base}.json (and .csv)`);
+    expect(r.stdout).toContain('Archived 1 website.');
+    const files = await filesIn(join(s.dir, 'sitesync-archive'));
+    expect(Object.keys(files)).toEqual([`${base}.csv`, `${base}.json`]);
+    expectNoSecrets(files);
+    const archive = JSON.parse(files[`${base}.json`]!);
+    expect(archive.website).toEqual({ id: 1, domain: 'gone.example.com', settings: { privacy: 2, email: 0, exclude_bots: 1, exclude_ips: [], favorite: false, password_set: true } });
+    expect(archive.totals).toEqual({ pageviews: 250_000, visitors: Math.ceil(250_000 / 3) });
+    expect(archive.checks.agree).toBe(true);
+    expect(archive.daily).toHaveLength(500);
+    expect(archive.daily.reduce((n: number, d: { pageviews: number }) => n + d.pageviews, 0)).toBe(archive.totals.pageviews);
+    expect(archive.range).toEqual({ from: '1970-01-01', to: ago(-1) });
+    // Every name, each complete: pages share the pageviews, the others the visitors.
+    const sum = (name: string) => archive.dimensions[name].reduce((n: number, row: { count: number }) => n + row.count, 0);
+    expect(Object.keys(archive.dimensions).sort()).toEqual(ARCHIVE_NAMES.filter((n) => !/^(pageviews|visitors)/.test(n)).sort());
+    expect(archive.dimensions.page).toHaveLength(500);
+    expect(sum('page')).toBe(250_000);
+    for (const name of ['landing_page', 'browser', 'city', 'country', 'continent', 'language']) expect(sum(name), name).toBe(archive.totals.visitors);
+    expect(files[`${base}.csv`]!.split('\n')).toHaveLength(502);
+    // The floor: Σ ⌈rows / 100⌉ over the 17 names (a name without rows still costs its one request).
+    const rowsOf = (name: string) => (name === 'pageviews' || name === 'visitors' ? 500 : name.endsWith('_hour') ? 24 : archive.dimensions[name].length);
+    const floor = ARCHIVE_NAMES.reduce((n, name) => n + Math.max(1, Math.ceil(rowsOf(name) / 100)), 0);
+    expect(floor).toBe(32);
+    expect(statsNames()).toHaveLength(floor);
+    expect(new Set(statsNames())).toEqual(new Set(ARCHIVE_NAMES));
+    expect(r.stderr).toContain(`${floor} archive pages`);
+    // Nor in what the command says, --verbose included.
+    expect(r.stdout + r.stderr).not.toContain(KEY);
+    // Nothing was written to the service.
+    expect(writes(s.emu)).toEqual([]);
+  });
+
+  it('a pattern names several websites, into -o DIR; one that matches nothing is an error before anything is archived', async () => {
+    s = await scenario();
+    s.emu.seed(KEY, [{ domain: 'a.campaign.example' }, { domain: 'b.campaign.example', traffic: { [ago(1)]: 7 } }, { domain: 'keep.example' }]);
+    const r = await s.cli(['archive', '*.campaign.example', '-o', 'out']);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout).toContain('Archived 2 websites.');
+    expect(Object.keys(await filesIn(join(s.dir, 'out'))).filter((n) => n.endsWith('.json'))).toHaveLength(2);
+    const none = await s.cli(['archive', 'typo.example']);
+    expect(none.code).toBe(1);
+    expect(none.stderr).toContain('--target "typo.example" matches no website in the account');
+    expect((await s.cli(['archive'])).stderr).toContain('name the websites to archive');
+  });
+});
+
+const FILE = `version: 1
+prune: true
+archive: archives
+safety: { max_delete_percent: 100 }
+retire: ["busy.example.com"]
+websites:
+  - domain: keep.example.com
+    email: true
+`;
+
+/** keep (listed), busy (recent traffic, retired), old (traffic long ago), empty (none ever). */
+async function setUp(file = FILE) {
+  s = await scenario();
+  s.emu.seed(KEY, [
+    { domain: 'keep.example.com' },
+    { domain: 'busy.example.com', traffic: spreadTraffic(30_000, 300), privacy: 2, password: PASSWORD },
+    { domain: 'old.example.com', traffic: { [ago(400)]: 12_000, [ago(200)]: 340 } },
+    { domain: 'empty.example.com' },
+  ]);
+  await s.write(file);
+  s.emu.resetStats();
+}
+
+describe('apply archives before it deletes', () => {
+  it('the plan says which deletes are archived first, and where (text, markdown, JSON)', async () => {
+    await setUp();
+    const text = await s.cli(['plan']);
+    expect(text.stdout).toMatch(/- delete busy\.example\.com \(id 2\)\n {4}! destroys 30,000 pageviews recorded, [\d,]+ in the last 30 days \(retired: deleted with its history\)\n {4}last 30 days [▁-█]{30} \(most \d+ a day\)\n {4}archived first to archives\/ \(its whole history, then the delete\)/);
+    expect(text.stdout).toContain('- delete old.example.com (id 3)\n    ! destroys 12,340 pageviews recorded, 0 in the last 30 days\n    archived first to archives/');
+    // No recorded traffic: nothing to archive.
+    expect(text.stdout).toContain('- delete empty.example.com (id 4)\n    ! no pageviews recorded: its statistics are empty\n\n');
+    const md = (await s.cli(['plan', '--format', 'markdown'])).stdout;
+    expect(md).toContain('The histories of 2 of them are archived first, to `archives`.');
+    expect(md).toMatch(/\| 🔴 delete \| `busy\.example\.com` \| deleted with 30,000 pageviews \([\d,]+ in the last 30 days\) [▁-█]{30} \(retired\); archived first to archives\/ \(its whole history, then the delete\) \|/);
+    const json = JSON.parse((await s.cli(['plan', '--format', 'json'])).stdout);
+    const archiveOf = (domain: string) => json.changes.find((c: { domain: string }) => c.domain === domain).archive;
+    expect([archiveOf('busy.example.com'), archiveOf('old.example.com'), archiveOf('empty.example.com')]).toEqual(['archives', 'archives', undefined]);
+    expect(json.changes.find((c: { domain: string }) => c.domain === 'busy.example.com').traffic.daily_30d).toHaveLength(30);
+  });
+
+  it('each archive is written and checked before its delete is sent; the delete takes the history with it; a re-run plans clean', async () => {
+    await setUp();
+    const r = await s.cli(['apply', '--auto-approve', '--report', 'report.md']);
+    expect(r.code, r.stderr).toBe(0);
+    const day = new Date().toISOString().slice(0, 10);
+    expect(r.stdout).toContain(`✓ delete busy.example.com (id 2) (archived first: archives/busy.example.com-2-${day}.json)`);
+    expect(r.stdout).toContain('Applied: 0 created, 1 updated, 3 deleted, 0 failed.');
+    const files = await filesIn(join(s.dir, 'archives'));
+    expect(Object.keys(files)).toEqual([`busy.example.com-2-${day}.csv`, `busy.example.com-2-${day}.json`, `old.example.com-3-${day}.csv`, `old.example.com-3-${day}.json`]);
+    expectNoSecrets(files);
+    expect(JSON.parse(files[`old.example.com-3-${day}.json`]!).daily).toEqual([
+      { date: ago(400), pageviews: 12_000, visitors: 4_000 },
+      { date: ago(200), pageviews: 340, visitors: 114 },
+    ]);
+    // Every archive read of a website came before its delete.
+    const log = s.emu.stats.log.map((l) => `${l.method} ${l.path.split('?')[0]}`);
+    for (const id of [2, 3]) expect(log.lastIndexOf(`GET /api/v1/stats/${id}`)).toBeLessThan(log.indexOf(`DELETE /api/v1/websites/${id}`));
+    expect(log).toContain('DELETE /api/v1/websites/4');
+    expect(s.emu.traffic(KEY, 'busy.example.com')).toBeUndefined();
+    const report = await readFile(join(s.dir, 'report.md'), 'utf8');
+    expect(report).toContain(`Archived before their deletes:\n- \`busy.example.com\` (id 2): \`archives/busy.example.com-2-${day}.json\` and its \`.csv\``);
+    expect((await s.cli(['plan', '--detailed-exitcode'])).code).toBe(0);
+  });
+
+  it('apply --archive DIR wins over the file, and a saved plan\'s apply archives the same way', async () => {
+    await setUp(FILE.replace('archive: archives\n', ''));
+    expect((await s.cli(['plan', '--out', 'plan.json'])).code).toBe(0);
+    const r = await s.cli(['apply', 'plan.json', '--archive', 'kept']);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout).toContain('archived first to kept/');
+    expect(Object.keys(await filesIn(join(s.dir, 'kept')))).toHaveLength(4);
+    expectNoSecrets(await filesIn(join(s.dir, 'kept')));
+  });
+
+  it('an archive that cannot be completed stops its own delete only: listed as failed with the reason, exit 1; the rest goes on, and a re-run converges', async () => {
+    await setUp();
+    // The stats API fails for one name of one website, every time: an answer that is no statistics.
+    const broken = (req: { path: string; query: URLSearchParams }) => (req.path === '/api/v1/stats/3' && req.query.get('name') === 'city' ? { status: 200, body: { data: [{ city: 'Paris' }] } } : undefined);
+    s.emu.faults.before = broken;
+    const r = await s.cli(['apply', '--auto-approve']);
+    expect(r.code).toBe(1);
+    expect(r.stdout).toContain('✗ delete old.example.com (id 3): not deleted: its history could not be archived: read the city statistics of old.example.com: the service sent statistics that are not rows of a value and a count');
+    expect(r.stdout).toContain('Applied: 0 created, 1 updated, 2 deleted, 1 failed.');
+    expect(writes(s.emu)).not.toContain('DELETE /api/v1/websites/3 200');
+    expect(s.emu.websites(KEY).map((w) => w.domain)).toContain('old.example.com');
+    expect(Object.keys(await filesIn(join(s.dir, 'archives'))).filter((n) => n.startsWith('old.'))).toEqual([]);
+
+    // A folder that cannot be written is the same: here a file stands where the folder goes.
+    s.emu.faults.before = undefined;
+    await setUp(FILE.replace('archive: archives', 'archive: blocked'));
+    await writeFile(join(s.dir, 'blocked'), 'not a folder');
+    const disk = await s.cli(['apply', '--auto-approve']);
+    expect(disk.code).toBe(1);
+    expect(disk.stdout).toMatch(/✗ delete busy\.example\.com \(id 2\): not deleted: its history could not be archived: archive blocked: cannot write it/);
+    expect(disk.stdout).toContain('Applied: 0 created, 1 updated, 1 deleted, 2 failed.');
+
+    await setUp();
+    s.emu.faults.before = broken;
+    await s.cli(['apply', '--auto-approve']);
+    s.emu.faults.before = undefined;
+    const again = await s.cli(['apply', '--auto-approve']);
+    expect(again.code, again.stderr).toBe(0);
+    expect(again.stdout).toContain('Applied: 0 created, 0 updated, 1 deleted, 0 failed.');
+    expect((await s.cli(['plan', '--detailed-exitcode'])).code).toBe(0);
+  });
+
+  it('interrupted (Ctrl-C) while an archive is read: no delete is sent for it, no archive file is left, exit 130; a re-run converges', async () => {
+    await setUp(FILE.replace('retire: ["busy.example.com"]', 'retire: ["busy.example.com", "old.example.com"]'));
+    const env = cleanEnv({ SITESYNC_BASE_URL: s.emu.url, SITESYNC_API_KEY: KEY });
+    const child = spawn(process.execPath, [bin, 'apply', '--auto-approve', '--parallelism', '1'], { cwd: s.dir, env });
+    let out = '';
+    child.stdout.on('data', (d: Buffer) => (out += d.toString()));
+    child.stderr.on('data', (d: Buffer) => (out += d.toString()));
+    // The first archive read (only an archive asks for browsers) is where Ctrl-C comes.
+    let sent = false;
+    s.emu.faults.before = (req) => {
+      if (req.query.get('name') !== 'browser') return undefined;
+      if (!sent) {
+        sent = true;
+        child.kill('SIGINT');
+      }
+      return { delayMs: 1_500 };
+    };
+    const code = await new Promise<number | null>((r) => child.on('close', r));
+    expect(code, out).toBe(130);
+    expect(out).toMatch(/not started \(interrupted\)/);
+    expect(writes(s.emu).filter((w) => w.startsWith('DELETE /api/v1/websites/2 ') || w.startsWith('DELETE /api/v1/websites/3 '))).toEqual([]);
+    expect(Object.keys(await filesIn(join(s.dir, 'archives'))).filter((n) => n.endsWith('.json'))).toEqual([]);
+    s.emu.faults.before = undefined;
+    const again = await s.cli(['apply', '--auto-approve']);
+    expect(again.code, again.stderr).toBe(0);
+    expect((await s.cli(['plan', '--detailed-exitcode'])).code).toBe(0);
+    expectNoSecrets(await filesIn(join(s.dir, 'archives')));
+  });
+});
+
+describe('archive: in the file', () => {
+  it('a folder relative to the file, inside its repository: outside it, in .git, or absolute is an error at its line', async () => {
+    s = await scenario();
+    await mkdir(join(s.dir, 'repo', '.git'), { recursive: true });
+    for (const [folder, message] of [
+      ['../outside', 'archive "../outside": it is outside the repository; sitesync writes no archive outside the repository that holds the config'],
+      ['.git/hooks', 'archive ".git/hooks": it is in the repository\'s .git folder'],
+      ['/tmp/x', 'archive: "/tmp/x" is an absolute path; write a folder relative to this file, inside its repository'],
+    ]) {
+      await s.write(`version: 1\narchive: ${folder}\nwebsites: []\n`, 'repo/sitesync.yaml');
+      const r = await s.cli(['validate', '-c', 'repo/sitesync.yaml']);
+      expect(r.code).toBe(1);
+      expect(r.stderr).toContain(`repo/sitesync.yaml:2:10: ${message}`);
+    }
+    await s.write('version: 1\narchive: history/deleted\nwebsites: []\n', 'repo/sitesync.yaml');
+    expect((await s.cli(['validate', '-c', 'repo/sitesync.yaml'])).code).toBe(0);
+  });
+
+  it('in a file with accounts: at the top for every account, an account\'s own wins', async () => {
+    s = await scenario();
+    s.emu.seed(KEY, [{ domain: 'old.example.com', traffic: { [ago(200)]: 5 } }]);
+    const file = (own: string) => `version: 1\narchive: everyone\naccounts:\n  acme:\n    base_url: ${s.emu.url}\n    api_key_env: ACME_KEY\n    prune: true\n${own}    websites: []\n`;
+    await s.write(file(''));
+    const env = { ACME_KEY: KEY };
+    expect((await s.cli(['plan', '--format', 'json'], { env })).stdout).toContain('"archive": "everyone"');
+    await s.write(file('    archive: acme-archive\n'));
+    expect((await s.cli(['plan', '--format', 'json'], { env })).stdout).toContain('"archive": "acme-archive"');
+  });
+
+  it('--trusted-config: a pull request may add an archive:, not move or remove the trusted copy\'s', async () => {
+    await setUp();
+    await s.write(FILE, 'base.yaml');
+    for (const changed of [FILE.replace('archive: archives\n', ''), FILE.replace('archive: archives', 'archive: elsewhere')]) {
+      await s.write(changed);
+      const r = await s.cli(['plan', '--trusted-config', 'base.yaml']);
+      expect(r.code).toBe(1);
+      expect(r.stderr).toContain('sitesync.yaml: archive differs from the trusted config\'s (base.yaml archives to "archives"): moving or removing where deleted websites\' histories go must be on the base branch first');
+      expect(s.emu.stats.requests).toBe(0);
+    }
+    await s.write(FILE.replace('archive: archives', 'archive: ./archives/'));
+    expect((await s.cli(['plan', '--trusted-config', 'base.yaml'])).code).toBe(0);
+    await s.write(FILE.replace('archive: archives\n', ''), 'base.yaml');
+    await s.write(FILE);
+    expect((await s.cli(['plan', '--trusted-config', 'base.yaml'])).code).toBe(0);
+  });
+});

@@ -1,0 +1,168 @@
+/**
+ * A service that ignores the order it is asked for cannot make recent traffic look old: the
+ * lifetime comes from the hourly sums, the window from the daily rows from its first day, each
+ * placed by its date; a longer window pages by value and dedupes. The emulator's fault hook
+ * makes it answer every stats read in the opposite order (oldest first when asked latest first).
+ */
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { startEmulator, type Emulator } from '../../src/emulator/index.js';
+import { ServiceClient } from '../../src/service/client.js';
+import { KEY, scenario, writes, type Scenario } from '../helpers/scenario.js';
+import { failure } from '../helpers/api-failure.js';
+
+const ago = (n: number) => new Date(Date.now() - n * 86_400_000).toISOString().slice(0, 10);
+
+/** Every day of the last `days` days, oldest `from` days ago: `count` pageviews each. */
+function everyDay(from: number, to: number, count: number): Record<string, number> {
+  const out: Record<string, number> = {};
+  for (let n = from; n >= to; n--) out[ago(n)] = count;
+  return out;
+}
+
+/** Stats answers in the opposite order of the one asked, whatever it is; the rest as the emulator answers. */
+function reverseStatsOrder(emu: Emulator): void {
+  emu.faults.before = async (req) => {
+    if (!req.path.startsWith('/api/v1/stats/') || req.query.has('as_asked')) return undefined;
+    const query = new URLSearchParams(req.query);
+    query.set('sort', query.get('sort') === 'asc' ? 'desc' : 'asc');
+    query.set('as_asked', '1');
+    const res = await fetch(`${emu.url}${req.path}?${query}`, { headers: { authorization: `Bearer ${req.key}`, accept: 'application/json' } });
+    return { status: res.status, body: await res.json() };
+  };
+}
+
+/** The stats requests the client made (the hook's own requests carry as_asked). */
+const statsReads = (emu: Emulator) => emu.stats.log.filter((r) => r.path.startsWith('/api/v1/stats/') && !r.path.includes('as_asked'));
+
+describe('a service that answers oldest first', () => {
+  let s: Scenario;
+  afterEach(async () => {
+    await s?.close();
+  });
+
+  it("last month's traffic still counts as recent, and apply refuses to delete it without retire:", async () => {
+    s = await scenario();
+    // 400 days of traffic: page 1 of the days, oldest first, holds nothing of the last 30.
+    s.emu.seed(KEY, [{ domain: 'busy.example.com', traffic: everyDay(400, 1, 10) }, { domain: 'keep.example.com' }]);
+    reverseStatsOrder(s.emu);
+    await s.write('version: 1\nprune: true\nsafety: { max_delete_percent: 100 }\nwebsites:\n  - domain: keep.example.com\n');
+    s.emu.resetStats();
+    const plan = await s.cli(['plan']);
+    expect(plan.code, plan.stderr).toBe(0);
+    expect(plan.stdout).toContain('- delete busy.example.com (id 1)\n    ! destroys 4,000 pageviews recorded, 290 in the last 30 days');
+    // The lifetime from the hours, then the window's days: two requests, whatever the order.
+    expect(statsReads(s.emu).map((r) => new URLSearchParams(r.path.split('?')[1]).get('name'))).toEqual(['pageviews_hour', 'pageviews']);
+    const apply = await s.cli(['apply', '--auto-approve']);
+    expect(apply.code).toBe(1);
+    expect(apply.stderr).toContain('busy.example.com: destroys 4,000 pageviews recorded, 290 in the last 30 days');
+    expect(apply.stderr).toContain('retire: ["busy.example.com"]');
+    expect(writes(s.emu)).toEqual([]);
+  });
+
+  it('a website with no traffic at all costs one request; rows outside the window are not counted', async () => {
+    s = await scenario();
+    s.emu.seed(KEY, [{ domain: 'empty.example.com' }, { domain: 'old.example.com', traffic: { [ago(200)]: 50 } }]);
+    // A service that ignores `from`: it answers every day of the history.
+    s.emu.faults.before = async (req) => {
+      if (!req.path.startsWith('/api/v1/stats/') || req.query.get('name') !== 'pageviews' || req.query.has('as_asked')) return undefined;
+      const query = new URLSearchParams(req.query);
+      query.set('from', '1970-01-01');
+      query.set('as_asked', '1');
+      const res = await fetch(`${s.emu.url}${req.path}?${query}`, { headers: { authorization: `Bearer ${req.key}`, accept: 'application/json' } });
+      return { status: res.status, body: await res.json() };
+    };
+    await s.write('version: 1\nprune: true\nsafety: { max_delete_percent: 100 }\nwebsites: []\n');
+    s.emu.resetStats();
+    const json = JSON.parse((await s.cli(['plan', '--format', 'json'])).stdout);
+    const traffic = (domain: string) => json.changes.find((c: { domain: string }) => c.domain === domain).traffic;
+    expect(traffic('empty.example.com')).toMatchObject({ pageviews: 0, pageviews_recent: 0 });
+    expect(traffic('old.example.com')).toMatchObject({ pageviews: 50, pageviews_30d: 0, pageviews_recent: 0 });
+    expect(traffic('old.example.com').daily_30d).toEqual(new Array(30).fill(0));
+    expect(statsReads(s.emu).filter((r) => r.path.startsWith('/api/v1/stats/1?'))).toHaveLength(1);
+  });
+});
+
+describe('reads of a whole window or a last day, in any order', () => {
+  let emu: Emulator;
+  let client: ServiceClient;
+  beforeEach(async () => {
+    emu = await startEmulator({ keys: [KEY] });
+    client = new ServiceClient({ baseUrl: emu.url, apiKey: KEY, retry: { baseDelayMs: 5, maxDelayMs: 20 } });
+  });
+  afterEach(async () => {
+    await client.close();
+    await emu.close();
+  });
+
+  it('a window of a year pages by value, and every day of it counts once', async () => {
+    const [site] = emu.seed(KEY, [{ domain: 'long.example.com', traffic: everyDay(500, 0, 2) }]);
+    reverseStatsOrder(emu);
+    const traffic = await client.readTraffic(site!.id, 'long.example.com', 365);
+    expect(traffic).toMatchObject({ pageviews: 1002, pageviews_30d: 60, pageviews_recent: 730, recent_days: 365 });
+    expect(traffic.daily_30d).toEqual(new Array(30).fill(2));
+    // 1 for the hours, 4 pages of days (366 days of the window, and tomorrow).
+    expect(client.stats.byKind.statistics).toBe(5);
+  });
+
+  it('ci drift --quiet-days: the last day of a website, busy or silent, whatever the order', async () => {
+    const [busy, silent, never] = emu.seed(KEY, [
+      { domain: 'busy.example.com', traffic: everyDay(300, 3, 1) },
+      { domain: 'silent.example.com', traffic: everyDay(300, 50, 1) },
+      { domain: 'never.example.com' },
+    ]);
+    reverseStatsOrder(emu);
+    const since = ago(6);
+    expect(await client.lastPageviewDay(busy!.id, 'busy.example.com', since)).toBe(ago(3));
+    expect(await client.lastPageviewDay(silent!.id, 'silent.example.com', since)).toBe(ago(50));
+    expect(await client.lastPageviewDay(never!.id, 'never.example.com', since)).toBeNull();
+  });
+
+  it('a paginator that disagrees with itself is the service\'s error, in words, and a paging that never ends is cut', async () => {
+    const [site] = emu.seed(KEY, [{ domain: 'x.example.com', traffic: everyDay(10, 0, 1) }]);
+    emu.faults.before = (req) =>
+      req.path.startsWith('/api/v1/stats/')
+        ? { status: 200, body: { current_page: Number(req.query.get('page')), data: Array.from({ length: 100 }, (_, i) => ({ value: `v${req.query.get('page')}-${i}`, count: 1 })), last_page: 50_000_000, per_page: '100', total: 2 } }
+        : undefined;
+    const error = await failure(client.statsRows(site!.id, 'x.example.com', 'page', '1970-01-01', ago(-1)));
+    expect(error.message).toBe("read the page statistics of x.example.com: the service's paginator disagrees with itself: last_page 50000000, but 2 rows at 100 a page");
+    // Each page says there is one more: consistent with itself, and never ending.
+    emu.faults.before = (req) => {
+      if (!req.path.startsWith('/api/v1/stats/')) return undefined;
+      const page = Number(req.query.get('page'));
+      return { status: 200, body: { current_page: page, data: Array.from({ length: 100 }, (_, i) => ({ value: `v${page}-${i}`, count: '3' })), last_page: page + 1, per_page: '100', total: (page + 1) * 100 } };
+    };
+    emu.resetStats();
+    const endless = await failure(client.statsRows(site!.id, 'x.example.com', 'page', '1970-01-01', ago(-1)));
+    expect(endless.message).toBe("read the page statistics of x.example.com: still more pages after 14 (the first said 2): the service's paging does not end");
+    expect(emu.stats.requests).toBe(14);
+  });
+
+  it('a website receiving hits while a name is read: a new value before the offset repeats a row, which counts once; none is missed', async () => {
+    const [site] = emu.seed(KEY, [{ domain: 'live.example.com' }]);
+    const values = Array.from({ length: 200 }, (_, i) => `/v${String(i).padStart(3, '0')}`);
+    emu.faults.before = (req) => {
+      if (!req.path.startsWith('/api/v1/stats/')) return undefined;
+      const page = Number(req.query.get('page'));
+      // A first hit on a new page, sorted before everything read so far, once page 1 is read.
+      if (page === 2 && !values.includes('/a-new')) values.unshift('/a-new');
+      const data = values.slice((page - 1) * 100, page * 100).map((value) => ({ value, count: '1' }));
+      return { status: 200, body: { current_page: page, data, last_page: Math.ceil(values.length / 100), per_page: '100', total: values.length } };
+    };
+    const rows = await client.statsRows(site!.id, 'live.example.com', 'page', '1970-01-01', ago(-1));
+    const read = rows.map((r) => r.value);
+    expect(new Set(read).size).toBe(read.length);
+    for (let i = 0; i < 200; i++) expect(read).toContain(`/v${String(i).padStart(3, '0')}`);
+    // Page 2 repeated /v099; page 3 held /v199.
+    expect(client.stats.byKind.statistics).toBe(3);
+  });
+
+  it('a service that answers the same page whatever "page" says is caught, not read as a whole name', async () => {
+    const [site] = emu.seed(KEY, [{ domain: 'x.example.com' }]);
+    emu.faults.before = (req) =>
+      req.path.startsWith('/api/v1/stats/')
+        ? { status: 200, body: { data: Array.from({ length: 100 }, (_, i) => ({ value: `/p${i}`, count: 1 })), last_page: 3, per_page: '100', total: 300 } }
+        : undefined;
+    const error = await failure(client.statsRows(site!.id, 'x.example.com', 'page', '1970-01-01', ago(-1)));
+    expect(error.message).toContain('page 2 repeats the rows of the pages before it');
+  });
+});
