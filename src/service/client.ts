@@ -3,7 +3,6 @@
  * paces requests from the service's throttle headers, retries what is safe to retry, and reads
  * answers liberally into the model.
  */
-import pLimit from 'p-limit';
 import { Pool } from 'undici';
 import { domainKey } from '../model/domain.js';
 import { FIELD } from '../model/fields.js';
@@ -13,6 +12,7 @@ import { packageVersion } from '../io/paths.js';
 import { SecretValues } from '../secrets/values.js';
 import { ApiError, errorForStatus, serviceMessage } from './errors.js';
 import { Pacer, realClock, type PacerClock } from './pacer.js';
+import { Paging } from './paging.js';
 import { certificateProblem, checkServerIdentity, classifyTransportError } from './transport.js';
 import { readPage, readStatsRows, toAccount, toForm, toLiveWebsite, unwrap, type Form, type Page, type StatsRow } from './wire.js';
 
@@ -172,8 +172,10 @@ export class ServiceClient {
 
   /**
    * Every website of the account, id ascending. Pages are built from the base URL (never from
-   * the links the service sends, which may name another host) and fetched concurrently once
-   * the first page says how many there are; pages that appear while listing are fetched too.
+   * the links the service sends, which may name another host) and read by a few readers at once
+   * once the first page says how many there are, up to the last page as the latest answer says
+   * (websites added while listing push it further); the page count is checked before it is
+   * followed (paging.ts).
    */
   async listWebsites(
     query: Record<string, string> = {},
@@ -181,45 +183,43 @@ export class ServiceClient {
   ): Promise<LiveWebsite[]> {
     const found = new Map<number, LiveWebsite>();
     let pagesRead = 0;
-    let pagesKnown: number | undefined;
-    const add = (page: Page) => {
-      for (const raw of page.items) {
-        const site = toLiveWebsite(raw);
-        found.set(site.id, site);
-      }
-      onProgress?.(++pagesRead, pagesKnown);
-    };
     const first = await this.fetchPage(1, query);
-    pagesKnown = first.lastPage;
+    const paging = new Paging(query.search === undefined ? 'list websites' : `search websites for "${query.search}"`, first);
+    const add = (page: Page): number => {
+      const sites = page.items.map(toLiveWebsite);
+      const { added } = paging.count(sites.map((site) => site.id));
+      for (const site of sites) found.set(site.id, site);
+      onProgress?.(++pagesRead, paging.lastPage);
+      return added;
+    };
     add(first);
-    if (first.lastPage !== undefined) {
-      let fetchedUpTo = 1;
-      let lastPage = first.lastPage;
-      const limit = pLimit(this.options.listConcurrency ?? LIST_CONCURRENCY);
-      while (fetchedUpTo < lastPage) {
-        const numbers = range(fetchedUpTo + 1, lastPage);
-        const pages = await Promise.all(
-          numbers.map((n) =>
-            limit(async () => {
-              const page = await this.fetchPage(n, query);
-              add(page);
-              return page;
-            }),
-          ),
-        );
-        fetchedUpTo = lastPage;
-        for (const page of pages) {
-          // Websites added while listing push the last page further.
-          if (page.lastPage !== undefined && page.lastPage > lastPage) lastPage = pagesKnown = page.lastPage;
+    if (paging.lastPage !== undefined) {
+      // A bounded pool of readers, each taking the next page number while there is one.
+      let next = 2;
+      let stopped = false;
+      const reader = async () => {
+        try {
+          while (!stopped && next <= paging.lastPage!) {
+            const n = next++;
+            const page = await this.fetchPage(n, query);
+            paging.check(page, n);
+            add(page);
+          }
+        } catch (error) {
+          stopped = true; // the other readers take no further page
+          throw error;
         }
-      }
+      };
+      await Promise.all(Array.from({ length: this.options.listConcurrency ?? LIST_CONCURRENCY }, reader));
     } else {
       // No page count: walk page numbers while the service says there is a next one.
       let page = first;
       let n = 1;
       while (page.hasNext && page.items.length > 0) {
         page = await this.fetchPage(++n, query);
-        add(page);
+        paging.check(page, n);
+        const added = add(page);
+        if (page.hasNext && page.items.length > 0) paging.checkProgress(added, n);
       }
     }
     return [...found.values()].sort((a, b) => a.id - b.id);
@@ -601,12 +601,6 @@ function baseUrlAdvice(baseUrl: string): string {
   if (/\/api$/.test(path)) return `${base} (sitesync adds /api/v1 itself): try ${url.origin}${path.slice(0, -4)}`;
   if (path !== '') return `${base}; is the service really served under ${path}? (try ${url.origin})`;
   return base;
-}
-
-function range(from: number, to: number): number[] {
-  const out: number[] = [];
-  for (let n = from; n <= to; n++) out.push(n);
-  return out;
 }
 
 function parseBody(text: string, status: number, what: string): unknown {

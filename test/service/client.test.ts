@@ -139,6 +139,87 @@ describe('listing reads every website', () => {
   });
 });
 
+describe('a paginator that cannot be right is the service\'s error, in words', () => {
+  const site = (id: number) => ({ id, domain: `h${id}.example.com`, privacy: 0, email: 0, exclude_bots: 1, password: false });
+  const page = (n: number, ids: number[], paging: Record<string, unknown>) => ({
+    status: 200,
+    body: { data: ids.map(site), links: {}, meta: { current_page: n, ...paging }, status: 200 },
+  });
+  const listing = () => emu.stats.log.filter((r) => r.path.startsWith('/api/v1/websites?')).length;
+
+  it('a last_page of 50,000,000 beside a total of 2: one request, no page range built, an error saying both', async () => {
+    emu.faults.before = () => ({ status: 200, body: { data: [site(1), site(2)], last_page: 50_000_000, total: 2 } });
+    const error = await failure(client().listWebsites());
+    expect(error.kind).toBe('protocol');
+    expect(error.message).toBe(
+      "list websites: the service's pagination cannot be right (page 1 says last_page 50000000, but total 2 at 2 a page (the websites it holds; it says no per_page) makes 1); stopped listing",
+    );
+    expect(listing()).toBe(1);
+  });
+
+  it('a last_page that disagrees with total / per_page (a string, as the product sends it)', async () => {
+    emu.faults.before = (req) => (req.query.get('page') === '1' ? page(1, [1, 2], { last_page: 7, per_page: '100', total: 2 }) : undefined);
+    const error = await failure(client().listWebsites());
+    expect(error.message).toBe("list websites: the service's pagination cannot be right (page 1 says last_page 7, but total 2 at 100 a page makes 1); stopped listing");
+    expect(listing()).toBe(1);
+  });
+
+  it('a last_page of 50,000,000 with no total: more than any account, said before a second request', async () => {
+    emu.faults.before = () => page(1, [1, 2], { last_page: 50_000_000, per_page: '100' });
+    const error = await failure(client().listWebsites());
+    expect(error.message).toBe(
+      "list websites: the service's pagination cannot be right (page 1 says last_page 50000000 at 100 a page: more websites than any account holds (sitesync reads at most 1000000)); stopped listing",
+    );
+    expect(listing()).toBe(1);
+  });
+
+  it('a huge last_page with no total, and pages that hold nothing: stopped at the first empty page', async () => {
+    emu.faults.before = (req) => {
+      const n = Number(req.query.get('page'));
+      return page(n, n === 1 ? [1, 2] : [], { last_page: 9_000, per_page: 100 });
+    };
+    const error = await failure(client({ listConcurrency: 3 }).listWebsites());
+    expect(error.message).toMatch(/^list websites: the service's pagination cannot be right \(page [234] says last_page 9000, but holds no website\); stopped listing$/);
+    expect(listing()).toBeLessThanOrEqual(4);
+  });
+
+  it('a page count that jumps between pages beyond websites added while listing', async () => {
+    emu.faults.before = (req) => {
+      const n = Number(req.query.get('page'));
+      const ids = Array.from({ length: 100 }, (_, i) => (n - 1) * 100 + i + 1);
+      return n === 1 ? page(1, ids, { last_page: 3, per_page: '100', total: 250 }) : page(n, ids, { last_page: 5000, per_page: '100', total: 500_000 });
+    };
+    const error = await failure(client({ listConcurrency: 2 }).listWebsites());
+    expect(error.message).toBe(
+      "list websites: the service's pagination cannot be right (page 2 says the account holds 500000 websites where page 1 said 250: more than could be added while sitesync lists them); stopped listing",
+    );
+    expect(listing()).toBeLessThanOrEqual(3);
+  });
+
+  it('a bare paginator without a page count that keeps saying there is a next page, with the same websites', async () => {
+    emu.faults.before = (req) => ({
+      status: 200,
+      body: { current_page: Number(req.query.get('page')), data: [site(1), site(2)], next_page_url: `${emu.url}/api/v1/websites?page=99` },
+    });
+    const error = await failure(client().listWebsites());
+    expect(error.message).toBe(
+      "list websites: the service's pagination cannot be right (page 2 holds only websites of earlier pages, yet says there is a next page); stopped listing",
+    );
+    expect(listing()).toBe(2);
+  });
+
+  it('a bare paginator without a page count still reads every page until it says there is none', async () => {
+    seedMany(230);
+    emu.faults.before = (req) => {
+      const n = Number(req.query.get('page'));
+      const ids = Array.from({ length: n < 3 ? 100 : 30 }, (_, i) => (n - 1) * 100 + i + 1);
+      return { status: 200, body: { current_page: n, data: ids.map(site), next_page_url: n < 3 ? `${emu.url}/api/v1/websites?page=${n + 1}` : null } };
+    };
+    expect(await client().listWebsites()).toHaveLength(230);
+    expect(listing()).toBe(3);
+  });
+});
+
 describe('writes', () => {
   it('create, update, delete round trip as form posts', async () => {
     const c = client();
