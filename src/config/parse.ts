@@ -17,7 +17,7 @@ import {
 import { Secret } from '../secrets/secret.js';
 import { listValue } from '../model/field-values.js';
 import { interpolate, type Env } from './interpolate.js';
-import { MAX_DEPTH, readDocument, type ReadDocument } from './document.js';
+import { readDocument, type ReadDocument } from './document.js';
 import { Locator, type Path, type Positions } from './locate.js';
 import { checkShape, pathName } from './shape.js';
 
@@ -108,10 +108,7 @@ function fromDocument(read: ReadDocument, file: string, options: ParseOptions, r
   const fail = (pos: Position, message: string): never => {
     throw new ConfigError([{ file, ...pos, message, severity: 'error' }]);
   };
-  if (read.tooDeepAt !== undefined) {
-    const { line, col } = read.lines.linePos(read.tooDeepAt);
-    fail({ line, col }, `the file nests more than ${MAX_DEPTH} levels deep here; a config file needs 4`);
-  }
+  if (read.refused) fail(read.lines.linePos(read.refused.offset), read.refused.message);
   const doc = read.doc!;
   const at = new Locator(doc as Document, read.lines);
 

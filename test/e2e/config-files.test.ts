@@ -153,6 +153,38 @@ describe('a hostile file gets a FILE:LINE:COL message, never an internal error',
   });
 });
 
+describe('a file under the size cap that would take gigabytes to read', () => {
+  it('16 MiB of `x: [1,1,1,…]` is refused at the token past the limit, by validate and fmt, without reading it into memory', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'sitesync-tokens-'));
+    try {
+      const file = join(dir, 'many.yaml');
+      await writeFile(file, `x: [${'1,'.repeat(8 * 1024 * 1024 - 4)}1]\n`);
+      for (const args of [['validate', '-c', file], ['fmt', '--check', file]]) {
+        const r = await runCli(args);
+        expect(r.code, r.stderr).toBe(1);
+        // 4,000,000 tokens: `x`, `:`, ` `, `[`, then a value and a comma each (two lexer tokens a value).
+        expect(r.stderr).toContain(`${file}:1:2666667: the file holds more than 4,000,000 YAML tokens`);
+        expect(r.stderr).not.toMatch(/Internal error|heap|allocation/i);
+      }
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('a flood of line breaks is refused the same way, at its line', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'sitesync-tokens-'));
+    try {
+      const file = join(dir, 'blank.yaml');
+      await writeFile(file, `version: 1\nwebsites: []\n${'\n'.repeat(4_100_000)}`);
+      const r = await runCli(['validate', '-c', file]);
+      expect(r.code, r.stderr).toBe(1);
+      expect(r.stderr).toMatch(new RegExp(`${file.replace(/[.]/g, '\\.')}:\\d+:1: the file holds more than 4,000,000 YAML tokens`));
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+});
+
 describe('a large file', () => {
   /** About 4,000 websites. */
   const big = (bad?: number) =>
