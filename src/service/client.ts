@@ -13,7 +13,7 @@ import { SecretValues } from '../secrets/values.js';
 import { ApiError, errorForStatus, serviceMessage } from './errors.js';
 import { Pacer, realClock, type PacerClock } from './pacer.js';
 import { Paging } from './paging.js';
-import { certificateProblem, checkServerIdentity, classifyTransportError } from './transport.js';
+import { ANSWER_DEADLINE_MS, AnswerTooLarge, certificateProblem, checkServerIdentity, classifyTransportError, deadline, MAX_ANSWER_BYTES, readCapped, type AnswerBody } from './transport.js';
 import { readPage, readStatsRows, toAccount, toForm, toLiveWebsite, unwrap, type Form, type Page, type StatsRow } from './wire.js';
 
 export interface RetryPolicy {
@@ -50,6 +50,16 @@ export interface ClientOptions {
    * not made faster by asking again, and the plan does not wait on it.
    */
   statsTimeoutMs?: number;
+  /**
+   * The whole time one answer may take, headers and body, on top of the timeouts between chunks
+   * (default ANSWER_DEADLINE_MS): a service trickling a few bytes at a time is cut off.
+   */
+  deadlineMs?: number;
+  /**
+   * The same for a read of statistics (default STATS_DEADLINE_MS): past it, the traffic is unknown,
+   * which counts as recent.
+   */
+  statsDeadlineMs?: number;
   retry?: Partial<RetryPolicy>;
   /** One line per request (`--verbose`). Never receives the key or a body. */
   log?: (line: string) => void;
@@ -106,8 +116,8 @@ interface Answer {
 }
 
 export const PER_PAGE = 100;
-/** Far above any answer of the service (a page of 100 websites is some 50 KiB): more is not the service. */
-export const MAX_ANSWER_BYTES = 64 * 1024 * 1024;
+/** A read of statistics, which the plan does not wait on for long (its between-chunks timeout is 15 s). */
+export const STATS_DEADLINE_MS = 30_000;
 /** Pages read at once: quick on a large account, still gentle on a small PHP service. */
 export const LIST_CONCURRENCY = 12;
 
@@ -523,9 +533,12 @@ export class ServiceClient {
 
   private async send(spec: RequestSpec, attempt: number): Promise<Answer> {
     const signal = spec.abortable ? this.options.signal : undefined;
+    let limit: ReturnType<typeof deadline> | undefined;
     try {
       signal?.throwIfAborted();
       const ticket = await this.pacer.acquire(signal);
+      // From the moment it is sent (not while it waits for the pacer).
+      limit = deadline(this.deadlineOf(spec), signal);
       const headers: Record<string, string> = { ...this.headers };
       let body: string | undefined;
       if (spec.form) {
@@ -537,7 +550,7 @@ export class ServiceClient {
       let responseHeaders: Answer['headers'] = {};
       try {
         const timeouts = spec.timeoutMs === undefined ? {} : { headersTimeout: spec.timeoutMs, bodyTimeout: spec.timeoutMs };
-        const res = await this.pool.request({ method: spec.method, path, headers, body, signal, ...timeouts });
+        const res = await this.pool.request({ method: spec.method, path, headers, body, signal: limit.signal, ...timeouts });
         status = res.statusCode;
         responseHeaders = res.headers;
         const text = await this.readBody(res, spec.what);
@@ -560,32 +573,28 @@ export class ServiceClient {
     } catch (error) {
       if (error instanceof ApiError) throw error;
       if (signal?.aborted) throw new InterruptedError('interrupted');
+      if (limit?.expired()) {
+        const seconds = Math.round(this.deadlineOf(spec) / 100) / 10;
+        throw new ApiError('timeout', `${spec.what}: ${new URL(this.options.baseUrl).host} did not send its whole answer within ${seconds} s`);
+      }
       throw transportError(error, this.options.baseUrl, spec.what, this.secrets);
     }
   }
 
-  /** The answer's text, refused past the cap before it is all in memory (a declared length, or as it comes). */
-  private async readBody(res: { headers: Answer['headers']; body: AsyncIterable<Buffer> & { dump(options: { limit: number }): Promise<void> } }, what: string): Promise<string> {
-    const max = this.options.maxAnswerBytes ?? MAX_ANSWER_BYTES;
-    const tooMuch = () => {
-      const size = max >= 1024 * 1024 ? `${Math.round(max / 1024 / 1024)} MiB` : `${max} bytes`;
-      return new ApiError('protocol', `${what}: the service answered more than ${size}, which no answer of the service is; nothing more was read (is the base URL the service's address?)`);
-    };
-    const declared = Number(res.headers['content-length']);
-    if (Number.isFinite(declared) && declared > max) {
-      // Discarded unread (undici closes the connection past the limit).
-      await res.body.dump({ limit: 0 }).catch(() => undefined);
-      throw tooMuch();
+  /** The answer's text, refused past the cap before it is all in memory. */
+  private async readBody(res: AnswerBody, what: string): Promise<string> {
+    try {
+      return await readCapped(res, this.options.maxAnswerBytes ?? MAX_ANSWER_BYTES);
+    } catch (error) {
+      if (!(error instanceof AnswerTooLarge)) throw error;
+      throw new ApiError('protocol', `${what}: the service answered ${error.message}, which no answer of the service is; nothing more was read (is the base URL the service's address?)`);
     }
-    const chunks: Buffer[] = [];
-    let size = 0;
-    // Leaving the loop by a throw ends the body's stream.
-    for await (const chunk of res.body) {
-      size += chunk.length;
-      if (size > max) throw tooMuch();
-      chunks.push(chunk);
-    }
-    return Buffer.concat(chunks, size).toString('utf8');
+  }
+
+  /** The whole time an answer to `spec` may take. */
+  private deadlineOf(spec: RequestSpec): number {
+    if (spec.kind === 'statistics') return this.options.statsDeadlineMs ?? STATS_DEADLINE_MS;
+    return this.options.deadlineMs ?? ANSWER_DEADLINE_MS;
   }
 
   private log(line: string): void {

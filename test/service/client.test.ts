@@ -5,6 +5,7 @@ import { startEmulator, type Emulator } from '../../src/emulator/index.js';
 import { ServiceClient, type ClientOptions } from '../../src/service/client.js';
 import { ApiError, errorForStatus } from '../../src/service/errors.js';
 import { failure } from '../helpers/api-failure.js';
+import { hugeServer, trickleServer } from '../helpers/hostile-server.js';
 
 const KEY = 'test-key-0123456789abcdef';
 const OTHER = 'other-key-0123456789abcdef';
@@ -333,19 +334,31 @@ describe('failures become short typed errors', () => {
     expect(error.kind).toBe('protocol');
     expect(error.message).toBe("list websites (page 1): the service answered more than 4096 bytes, which no answer of the service is; nothing more was read (is the base URL the service's address?)");
     // A server that announces 100 MiB is refused before its body is read.
-    const huge = createServer((_req, res) => {
-      res.writeHead(200, { 'content-type': 'application/json', 'content-length': String(100 * 1024 * 1024) });
-      res.write('{"data": [');
-    });
-    await new Promise<void>((resolve) => huge.listen(0, '127.0.0.1', resolve));
+    const huge = await hugeServer();
     try {
-      const c = new ServiceClient({ baseUrl: `http://127.0.0.1:${(huge.address() as AddressInfo).port}`, apiKey: 'k-0123456789', retry: { attempts: 1 } });
+      const c = new ServiceClient({ baseUrl: huge.url, apiKey: 'k-0123456789', retry: { attempts: 1 } });
       const big = await failure(c.getAccount());
       expect(big.message).toBe("read the account: the service answered more than 64 MiB, which no answer of the service is; nothing more was read (is the base URL the service's address?)");
       await c.close();
     } finally {
-      huge.closeAllConnections();
-      await new Promise((resolve) => huge.close(resolve));
+      await huge.close();
+    }
+  });
+
+  it("a service that trickles its answer a few bytes at a time is cut off at the whole answer's deadline", async () => {
+    const trickle = await trickleServer();
+    try {
+      // Chunks come every 150 ms, within the 1 s allowed between them: only the deadline ends it.
+      const c = client({ baseUrl: trickle.url, readTimeoutMs: 1_000, deadlineMs: 700, retry: { attempts: 2, baseDelayMs: 1 } });
+      const started = performance.now();
+      const error = await failure(c.getAccount());
+      expect(error.kind).toBe('timeout');
+      expect(error.message).toBe(`read the account: ${trickle.host} did not send its whole answer within 0.7 s`);
+      // Sent again once (a read is safe to repeat), each cut off at its deadline.
+      expect(trickle.requests).toHaveLength(2);
+      expect(performance.now() - started).toBeLessThan(10_000);
+    } finally {
+      await trickle.close();
     }
   });
 
