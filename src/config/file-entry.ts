@@ -7,6 +7,7 @@ import type { DomainTraits } from '../model/domain.js';
 import { FIELDS, sameValue, type Field } from '../model/fields.js';
 import type { DefaultSettings, FieldName, LiveWebsite } from '../model/types.js';
 import { printable as shownAsData } from '../messages/escape.js';
+import { controlCharacterIn } from './shape.js';
 
 export interface FileEntryOptions {
   includeFavorite?: boolean;
@@ -48,9 +49,12 @@ export function fileEntry(site: LiveWebsite, traits: DomainTraits, options: File
     }
     if (sameValue(field, value, defaultOf(field, options.defaults ?? {}))) continue;
     entry[field.name] = field.toFile(value);
-    if (Array.isArray(value) && field.entryNote) {
+    if (Array.isArray(value)) {
       for (const item of value) {
-        const note = field.entryNote(item, printable(item));
+        // The service keeps any text; a file refuses a control character (shape.ts), so the entry says so.
+        const note = controlCharacterIn(item)
+          ? `${field.name} ${printable(item)} holds a control character, which a file refuses: delete it here (apply then removes it at the service)`
+          : field.entryNote?.(item, printable(item));
         if (note) notes.push(note);
       }
     }

@@ -19,7 +19,7 @@ import { listValue } from '../model/field-values.js';
 import { interpolate, type Env } from './interpolate.js';
 import { readDocument, type ReadDocument } from './document.js';
 import { Locator, type Path, type Positions } from './locate.js';
-import { checkShape, pathName } from './shape.js';
+import { checkShape, controlCharacterIn, pathName } from './shape.js';
 
 /** The fields `defaults` may carry, and those a website entry sets from the file (a secret: by its `${NAME}`, below). */
 const IN_DEFAULTS = FIELDS.filter((f) => f.inDefaults);
@@ -374,7 +374,8 @@ function normalize(
     const path = ['websites', i];
     // Every field is checked whatever is wrong with the domain: all of a website's problems at once.
     const checked = settings(entry, path, at, warn, FROM_FILE) as Omit<DesiredWebsite, 'domain' | 'written' | 'pos'>;
-    if (typeof entry.domain !== 'string' || unknownValue(entry.domain)) return;
+    // A control character is the schema's error, at the domain.
+    if (typeof entry.domain !== 'string' || unknownValue(entry.domain) || controlCharacterIn(entry.domain)) return;
     const pos = domainPositions[i] ?? at.value([...path, 'domain']);
     const parsed = parseDomainInput(entry.domain);
     if (!parsed.domain) {
@@ -435,8 +436,8 @@ function settings(entry: Raw, path: Path, at: Positions, warn: Report, which: re
     if (value === undefined) continue;
     if (field.entryWarning) {
       for (const { value: item, index } of listValue(written) ?? []) {
-        // A reference here is refused already.
-        const reason = interpolate(item, {}).referenced ? undefined : field.entryWarning(item);
+        // A reference here is refused already, and a control character is the schema's error.
+        const reason = interpolate(item, {}).referenced || controlCharacterIn(item) ? undefined : field.entryWarning(item);
         if (!reason) continue;
         const where = index === undefined ? [...path, field.name] : [...path, field.name, index];
         warn(at.value(where), `${pathName(where)}: ${reason}`);

@@ -185,6 +185,20 @@ describe('a file under the size cap that would take gigabytes to read', () => {
   });
 });
 
+describe('an entry holding a carriage return', () => {
+  it('is refused before anything is written, rather than stored as two entries that every later plan would change again', async () => {
+    s = await scenario();
+    s.emu.seed(KEY, [{ domain: 'a.example.com', privacy: 0, email: 0, exclude_bots: 1 }]);
+    await s.write('version: 1\nwebsites:\n  - domain: a.example.com\n    exclude_ips: ["203.0.113.7\\r0.0.0.0/0"]\n');
+    s.emu.resetStats();
+    const r = await s.cli(['apply', '--auto-approve']);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain('sitesync.yaml:4:19: websites[0].exclude_ips[0] holds a carriage return (U+000D) at character 12');
+    expect(writes(s.emu)).toEqual([]);
+    expect(s.emu.websites(KEY)[0]!.exclude_ips).toBeFalsy();
+  });
+});
+
 describe('a large file', () => {
   /** About 4,000 websites. */
   const big = (bad?: number) =>

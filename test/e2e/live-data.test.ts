@@ -148,6 +148,8 @@ describe('odd live domains in every output', () => {
     expect(named.sort()).toEqual([...ODD, 'keep.example.com', 'pw\x1b[2j.example.com'].sort());
     expect(doc.websites.find((w) => w.domain === 'keep.example.com')!.exclude_ips).toEqual(['10.0.0.1', '\x1b[31mevil|`x`']);
     expect(text).toContain('# "pw\\x1b[2j.example.com" (id');
+    // A file refuses the control character (validate says where): the entry says so, and what to do.
+    expect(text).toContain('# exclude_ips "\\x1b[31mevil|`x`" holds a control character, which a file refuses: delete it here (apply then removes it at the service)');
   });
 });
 
