@@ -159,28 +159,34 @@ function build(
   // It is read in a website's password only: the file may be a stranger's (a pull request), and
   // a value from the environment anywhere else would show in plans and comments, or be sent.
   const unknown = new Set<string>();
-  // A value that still holds a reference (refused outside a password, or not set): nothing more is checked of it.
-  const unknownValue = (value: unknown) => typeof value === 'string' && value.includes('${') && interpolate(value, {}).referenced;
+  // The values that still hold a reference (refused outside a password), by what holds them:
+  // nothing more is checked of them. Known by where they are, never by their text, which may
+  // hold a literal `${` written as `$${` (a domain "$${X}" is checked, and refused, as "${X}").
+  const refused = new WeakMap<object, Set<string | number>>();
+  const unknownValue: UnknownValue = (holder, key) => refused.get(holder)?.has(key) ?? false;
   if (references) substitute(raw, [], (path, text, holder) => {
     const r = interpolate(text, options.env);
     for (const bad of r.malformed) {
       error(at.value(path), `${pathName(path)}: "${bad}" is not a valid reference (use \${NAME}; write $\${ for a literal "\${")`);
     }
-    if (!r.referenced) return r.value;
-    if (!isPasswordPath(path)) {
-      unknown.add(pathName(path));
-      error(at.value(path), referenceOutsidePassword(path));
+    if (isPasswordPath(path)) {
+      if (r.missing.length && options.missingEnvAsWarning) {
+        unknown.add(pathName(path));
+        for (const name of r.missing) {
+          warn(at.value(path), `${pathName(path)}: environment variable ${name} is not set; plan and apply need it`);
+        }
+      } else if (!options.lenientEnv) {
+        for (const name of r.missing) error(at.value(path), `${pathName(path)}: environment variable ${name} is not set`);
+      }
+      // The template stays as written (`${NAME}`, or `$${` for a literal one), the value beside it.
+      passwords.set(holder, r.value);
       return text;
     }
-    if (r.missing.length && options.missingEnvAsWarning) {
-      unknown.add(pathName(path));
-      for (const name of r.missing) {
-        warn(at.value(path), `${pathName(path)}: environment variable ${name} is not set; plan and apply need it`);
-      }
-    } else if (!options.lenientEnv) {
-      for (const name of r.missing) error(at.value(path), `${pathName(path)}: environment variable ${name} is not set`);
-    }
-    passwords.set(holder, r.value);
+    if (!r.referenced) return r.value;
+    unknown.add(pathName(path));
+    const keys = refused.get(holder) ?? new Set();
+    refused.set(holder, keys.add(path[path.length - 1]!));
+    error(at.value(path), referenceOutsidePassword(path));
     return text;
   });
 
@@ -215,14 +221,14 @@ function build(
       error(at.key([key]), `"${key}" belongs in an account: a file with accounts: holds only version, defaults and accounts at its top`);
     }
   }
-  const topDefaults = isRecord(raw.defaults) ? (settings(raw.defaults, ['defaults'], at, warn, IN_DEFAULTS) as DefaultSettings) : {};
+  const topDefaults = isRecord(raw.defaults) ? (settings(raw.defaults, ['defaults'], at, warn, IN_DEFAULTS, unknownValue) as DefaultSettings) : {};
   for (const [name, data] of accounts) {
     const base = ['accounts', name];
     const here = prefixed(at, base);
     const config = normalize({ ...data, api: undefined }, passwords, file, here, error, warn, unknownValue);
     config.defaults = { ...topDefaults, ...config.defaults };
     config.account = { name, apiKeyEnv: typeof data.api_key_env === 'string' ? data.api_key_env : '', pos: at.key(base) };
-    if (typeof data.base_url === 'string' && !unknownValue(data.base_url)) {
+    if (typeof data.base_url === 'string' && !unknownValue(data, 'base_url')) {
       // Plain http:// is checked when connecting, where --insecure-http is known.
       const problem = addressProblem(data.base_url, { ...BASE_URL_RULE, insecureHttp: true });
       if (problem) error(at.value([...base, 'base_url']), `accounts.${name}.base_url ${problem}`);
@@ -309,6 +315,9 @@ function substitute(value: unknown, path: (string | number)[], fn: (path: Path, 
 
 type Report = (pos: { line: number; col: number }, message: string) => void;
 
+/** Whether `holder[key]` still holds a reference that was refused. */
+type UnknownValue = (holder: object, key: string | number) => boolean;
+
 function normalize(
   data: Raw,
   /** Each website's password now, by its entry, where it is written with `${NAME}`. */
@@ -317,7 +326,7 @@ function normalize(
   at: Positions,
   error: Report,
   warn: Report,
-  unknownValue: (value: unknown) => boolean,
+  unknownValue: UnknownValue,
 ): Config {
   const config: Config = {
     file,
@@ -332,7 +341,7 @@ function normalize(
   };
 
   const api = data.api as Raw | undefined;
-  if (api && typeof api.base_url === 'string' && !unknownValue(api.base_url)) {
+  if (api && typeof api.base_url === 'string' && !unknownValue(api, 'base_url')) {
     // Plain http:// is checked when connecting, where --insecure-http is known.
     const problem = addressProblem(api.base_url, { ...BASE_URL_RULE, insecureHttp: true });
     if (problem) error(at.value(['api', 'base_url']), `api.base_url ${problem}`);
@@ -359,7 +368,7 @@ function normalize(
 
   const defaults = data.defaults as Raw | undefined;
   if (defaults && typeof defaults === 'object') {
-    config.defaults = settings(defaults, ['defaults'], at, warn, IN_DEFAULTS) as DefaultSettings;
+    config.defaults = settings(defaults, ['defaults'], at, warn, IN_DEFAULTS, unknownValue) as DefaultSettings;
   }
 
   const websites = data.websites;
@@ -373,9 +382,9 @@ function normalize(
     const entry = site as Raw;
     const path = ['websites', i];
     // Every field is checked whatever is wrong with the domain: all of a website's problems at once.
-    const checked = settings(entry, path, at, warn, FROM_FILE) as Omit<DesiredWebsite, 'domain' | 'written' | 'pos'>;
+    const checked = settings(entry, path, at, warn, FROM_FILE, unknownValue) as Omit<DesiredWebsite, 'domain' | 'written' | 'pos'>;
     // A control character is the schema's error, at the domain.
-    if (typeof entry.domain !== 'string' || unknownValue(entry.domain) || controlCharacterIn(entry.domain)) return;
+    if (typeof entry.domain !== 'string' || unknownValue(entry, 'domain') || controlCharacterIn(entry.domain)) return;
     const pos = domainPositions[i] ?? at.value([...path, 'domain']);
     const parsed = parseDomainInput(entry.domain);
     if (!parsed.domain) {
@@ -428,7 +437,7 @@ function normalize(
 }
 
 /** The settings of `entry` the rows of `which` read, each as its row reads the file; list entries a row suspects are warned about. */
-function settings(entry: Raw, path: Path, at: Positions, warn: Report, which: readonly Field[]): Record<string, unknown> {
+function settings(entry: Raw, path: Path, at: Positions, warn: Report, which: readonly Field[], unknownValue: UnknownValue): Record<string, unknown> {
   const out: Record<string, unknown> = {};
   for (const field of which) {
     const written = entry[field.name];
@@ -437,7 +446,8 @@ function settings(entry: Raw, path: Path, at: Positions, warn: Report, which: re
     if (field.entryWarning) {
       for (const { value: item, index } of listValue(written) ?? []) {
         // A reference here is refused already, and a control character is the schema's error.
-        const reason = interpolate(item, {}).referenced || controlCharacterIn(item) ? undefined : field.entryWarning(item);
+        const refused = index === undefined ? unknownValue(entry, field.name) : unknownValue(written as unknown[], index);
+        const reason = refused || controlCharacterIn(item) ? undefined : field.entryWarning(item);
         if (!reason) continue;
         const where = index === undefined ? [...path, field.name] : [...path, field.name, index];
         warn(at.value(where), `${pathName(where)}: ${reason}`);

@@ -275,6 +275,35 @@ describe('a control character in a domain or a list entry is an error at its pos
   });
 });
 
+describe('a literal "${" written as "$${" is text, never a reference read again', () => {
+  it('websites: [{domain: "$${X}"}, {domain: a.example.com}]: the first entry is an error at its position, not skipped', async () => {
+    const text = 'version: 1\nwebsites:\n  - domain: "$${X}"\n  - domain: a.example.com\n';
+    expect(await problemsOf(text, { X: 'x.example.com' })).toEqual([
+      'x.yaml:3:13: websites[0].domain: "${X}" is not a valid domain name (letters, digits, "-" and "_" in labels separated by dots)',
+    ]);
+  });
+
+  it('in a list entry it is the literal text, and checked as any entry', async () => {
+    const text = 'version: 1\nwebsites:\n  - domain: a.example.com\n    exclude_params: ["$${X}"]\n    exclude_ips: ["$${X}"]\n';
+    const config = parseConfig(text, 'x.yaml', { env: { X: '10.0.0.1' } });
+    expect(config.websites[0]!.exclude_params).toEqual(['${X}']);
+    expect(config.websites[0]!.exclude_ips).toEqual(['${X}']);
+    expect(config.warnings.map(formatDiagnostic)).toEqual([
+      'x.yaml:5:19: warning: websites[0].exclude_ips[0]: "${X}" is not an IPv4 or IPv6 address or CIDR range: the service keeps it, but never matches a visitor with it',
+    ]);
+  });
+
+  it('in a password it is a password written in clear, "${X}", never the variable X', () => {
+    const config = parseConfig('version: 1\nwebsites:\n  - domain: a.example.com\n    password: "$${X}"\n', 'x.yaml', { env: { X: 'from-the-environment' } });
+    const password = config.websites[0]!.password!;
+    expect(password.value).toBe('${X}');
+    expect(password.template).toBe('$${X}');
+    expect(config.warnings.map(formatDiagnostic)).toEqual([
+      'x.yaml:4:15: warning: the password of a.example.com is written in the file: use ${NAME} and set NAME in the environment',
+    ]);
+  });
+});
+
 async function problemsOf(text: string, env: Record<string, string> = {}): Promise<string[]> {
   try {
     parseConfig(text, 'x.yaml', { env });
