@@ -10,6 +10,7 @@
  * The key is also what sitesync sends when it creates a website.
  */
 import { domainToASCII } from 'node:url';
+import { UNPRINTABLE } from '../messages/escape.js';
 
 /** A host name the service accepts: ASCII labels, at least two of them, at most 253 characters. */
 export function isValidHostname(host: string): boolean {
@@ -75,7 +76,9 @@ function labelsKey(name: string): string {
 }
 
 function labelKey(label: string): string {
-  if (/^[\x00-\x7f]*$/.test(label)) return label;
+  // IDNA would drop a soft hyphen, a zero-width space or a variation selector (`zw\u200bsp` to
+  // `zwsp`): a name that hides one is another website to the service's tracker, and shown as it is.
+  if (/^[\x00-\x7f]*$/.test(label) || UNPRINTABLE.test(label)) return label;
   const ascii = domainToASCII(label);
   // '' when it cannot be converted; a dot when the label reads as a number (full-width digits).
   return ascii === '' || ascii.includes('.') ? label : ascii;

@@ -113,6 +113,16 @@ describe('domain globs', () => {
   });
 });
 
+describe('a name hiding an invisible character is another name', () => {
+  it.each(['zw\u200bsp.example.com', 'soft\u00adhy.example.com', 'vs\ufe0fx.example.com', 'bom\ufeffx.example.com'])(
+    '%j keys as itself, not as the name without it (which IDNA would give)',
+    (live) => {
+      expect(domainKey(live)).toBe(live);
+      expect(parseDomainInput(live).domain).toBeUndefined();
+    },
+  );
+});
+
 describe('a live domain is text, never a pattern', () => {
   it.each([
     // [globs, live domain, matched]
