@@ -7,6 +7,7 @@ import type { DomainTraits } from '../model/domain.js';
 import { FIELDS, sameValue, type Field } from '../model/fields.js';
 import type { DefaultSettings, FieldName, LiveWebsite } from '../model/types.js';
 import { printable as shownAsData, UNPRINTABLE } from '../messages/escape.js';
+import { literal } from './interpolate.js';
 import { controlCharacterIn } from './shape.js';
 
 export interface FileEntryOptions {
@@ -36,7 +37,7 @@ export interface FileEntry {
  */
 export function fileEntry(site: LiveWebsite, traits: DomainTraits, options: FileEntryOptions = {}): FileEntry {
   const domain = storedName(site);
-  const entry: Record<string, unknown> = { domain };
+  const entry: Record<string, unknown> = { domain: literal(domain) };
   const notes = traitNotes(site, traits);
   const unknown: FieldName[] = [];
   for (const field of FIELDS) {
@@ -48,7 +49,9 @@ export function fileEntry(site: LiveWebsite, traits: DomainTraits, options: File
       continue;
     }
     if (sameValue(field, value, defaultOf(field, options.defaults ?? {}))) continue;
-    entry[field.name] = field.toFile(value);
+    const written = field.toFile(value);
+    // Text from the service reads back as itself: `${` in it is no reference.
+    entry[field.name] = typeof written === 'string' ? literal(written) : Array.isArray(written) ? written.map((v) => (typeof v === 'string' ? literal(v) : v)) : written;
     if (Array.isArray(value)) {
       for (const item of value) {
         // The service keeps any text; a file refuses a control character (shape.ts), so the entry says so.

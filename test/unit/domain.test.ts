@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { interpolate } from '../../src/config/interpolate.js';
+import { interpolate, literal } from '../../src/config/interpolate.js';
 import { domainKey, GlobSet, manageableTraits, parseDomainInput, searchLiteral } from '../../src/model/domain.js';
 
 describe('domains as users write them', () => {
@@ -164,6 +164,17 @@ describe('${NAME} interpolation', () => {
     expect(r.value).toBe(value);
     expect(r.missing).toEqual(missing);
     expect(r.malformed).toEqual(malformed);
+  });
+
+  it('what export writes for a live text reads back as exactly that text, whatever its $, { and }', () => {
+    const alphabet = ['$', '{', '}', 'A', '_'];
+    for (let n = 0; n < 6 ** 5; n++) {
+      let text = '';
+      for (let k = n; k > 0; k = Math.floor(k / 6)) text += alphabet[(k % 6) - 1] ?? '';
+      const r = interpolate(literal(text), { A: 'from the environment' });
+      expect(r.value, text).toBe(text);
+      expect(r.referenced || r.malformed.length > 0, text).toBe(false);
+    }
   });
 });
 
