@@ -5,7 +5,7 @@ import { mkdir, mkdtemp, readdir, readFile, rm, symlink, writeFile } from 'node:
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { bin, cleanEnv, runCli } from '../helpers/cli.js';
+import { bin, cleanEnv, runCli, runCliHere } from '../helpers/cli.js';
 import { KEY, scenario, writes, type Scenario } from '../helpers/scenario.js';
 
 let s: Scenario | undefined;
@@ -254,6 +254,28 @@ describe('include: stays inside the repository holding the config', () => {
       const ok = await runCli(['validate'], { cwd: repo });
       expect(ok.stdout).toContain('1 website, 1 included file');
       expect(ok.code).toBe(0);
+    } finally {
+      await rm(top, { recursive: true, force: true });
+    }
+  });
+
+  it('the .git folder is refused by any name a case-insensitive file system reads as it (.GIT, .Git, .git., GIT~1)', async () => {
+    const top = await mkdtemp(join(tmpdir(), 'sitesync-include-'));
+    try {
+      const repo = join(top, 'repo');
+      await mkdir(join(repo, '.git'), { recursive: true });
+      for (const folder of ['.GIT', '.Git', '.git.', 'GIT~1']) {
+        // (This file system tells them apart: each is a folder of its own here.)
+        await mkdir(join(repo, folder), { recursive: true });
+        await writeFile(join(repo, folder, 'config.yaml'), 'websites:\n  - domain: git.example.com\n');
+      }
+      for (const include of ['.GIT/*.yaml', '.Git/config.yaml', '.git./config.yaml', 'GIT~1/*.yaml', './.GIT/../.GIT/config.yaml']) {
+        await writeFile(join(repo, 'sitesync.yaml'), `version: 1\ninclude: ["${include}"]\nwebsites: []\n`);
+        const r = await runCliHere(['validate'], { cwd: repo });
+        expect(r.code, include).toBe(1);
+        expect(r.stderr, include).toContain('(or in its .git folder)');
+        expect(r.stdout + r.stderr).not.toContain('git.example.com');
+      }
     } finally {
       await rm(top, { recursive: true, force: true });
     }
