@@ -153,10 +153,19 @@ describe('a hostile file gets a FILE:LINE:COL message, never an internal error',
   });
 });
 
+/** Runs `fn` in a new folder of its own, removed afterwards. */
+async function inNewFolder(fn: (dir: string) => Promise<void>): Promise<void> {
+  const dir = await mkdtemp(join(tmpdir(), 'sitesync-hostile-'));
+  try {
+    await fn(dir);
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+}
+
 describe('a file under the size cap that would take gigabytes to read', () => {
-  it('16 MiB of `x: [1,1,1,…]` is refused at the token past the limit, by validate and fmt, without reading it into memory', async () => {
-    const dir = await mkdtemp(join(tmpdir(), 'sitesync-tokens-'));
-    try {
+  it('16 MiB of `x: [1,1,1,…]` is refused at the token past the limit, by validate and fmt, without reading it into memory', () =>
+    inNewFolder(async (dir) => {
       const file = join(dir, 'many.yaml');
       await writeFile(file, `x: [${'1,'.repeat(8 * 1024 * 1024 - 4)}1]\n`);
       for (const args of [['validate', '-c', file], ['fmt', '--check', file]]) {
@@ -166,23 +175,16 @@ describe('a file under the size cap that would take gigabytes to read', () => {
         expect(r.stderr).toContain(`${file}:1:2666667: the file holds more than 4,000,000 YAML tokens`);
         expect(r.stderr).not.toMatch(/Internal error|heap|allocation/i);
       }
-    } finally {
-      await rm(dir, { recursive: true, force: true });
-    }
-  });
+    }));
 
-  it('a flood of line breaks is refused the same way, at its line', async () => {
-    const dir = await mkdtemp(join(tmpdir(), 'sitesync-tokens-'));
-    try {
+  it('a flood of line breaks is refused the same way, at its line', () =>
+    inNewFolder(async (dir) => {
       const file = join(dir, 'blank.yaml');
       await writeFile(file, `version: 1\nwebsites: []\n${'\n'.repeat(4_100_000)}`);
       const r = await runCli(['validate', '-c', file]);
       expect(r.code, r.stderr).toBe(1);
       expect(r.stderr).toMatch(new RegExp(`${file.replace(/[.]/g, '\\.')}:\\d+:1: the file holds more than 4,000,000 YAML tokens`));
-    } finally {
-      await rm(dir, { recursive: true, force: true });
-    }
-  });
+    }));
 });
 
 describe('an entry holding a carriage return', () => {
@@ -259,9 +261,8 @@ describe('include: stays inside the repository holding the config', () => {
     }
   });
 
-  it('the .git folder is refused by any name a case-insensitive file system reads as it (.GIT, .Git, .git., GIT~1)', async () => {
-    const top = await mkdtemp(join(tmpdir(), 'sitesync-include-'));
-    try {
+  it('the .git folder is refused by any name a case-insensitive file system reads as it (.GIT, .Git, .git., GIT~1)', () =>
+    inNewFolder(async (top) => {
       const repo = join(top, 'repo');
       await mkdir(join(repo, '.git'), { recursive: true });
       for (const folder of ['.GIT', '.Git', '.git.', 'GIT~1']) {
@@ -276,10 +277,7 @@ describe('include: stays inside the repository holding the config', () => {
         expect(r.stderr, include).toContain('(or in its .git folder)');
         expect(r.stdout + r.stderr).not.toContain('git.example.com');
       }
-    } finally {
-      await rm(top, { recursive: true, force: true });
-    }
-  });
+    }));
 
   it("the .git folder and a config file that is a link out are refused, naming nothing out there; a glob follows no link (to a file outside, or to / under a **)", async () => {
     const top = await mkdtemp(join(tmpdir(), 'sitesync-include-'));
