@@ -3,8 +3,8 @@
  * write while it does not), commented on and closed once the account equals the file again, and
  * kept open saying why when the check failed. Found by its label and the marker on its first
  * line, among the token's own issues only: anyone can paste the marker into an issue, and a
- * person's (or another bot's) issue is never edited or closed. Provider-neutral; the requests are a few per
- * run: one listing, then one write per account whose state changed.
+ * person's (or another bot's) issue is never edited or closed. Provider-neutral; the requests
+ * are a few per run: one listing, then one write per account whose state changed.
  */
 import { closingComment, DRIFT_LABEL, driftId, driftIdOf, issueBody, issueTitle, sameDrift, silentSectionOf, stateOf, type DriftCheck } from './drift-body.js';
 import type { Failure } from '../model/types.js';

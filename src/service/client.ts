@@ -646,8 +646,9 @@ function redirectError(location: string | string[] | undefined, secrets: SecretV
 
 function describeTransportError(error: unknown): string {
   if (error instanceof ApiError) return error.message;
-  const e = error as { code?: string; message?: string };
-  return e.code ?? e.message ?? String(error);
+  // (A DOMException, as a deadline's abort is, has a number for a code.)
+  const e = error as { code?: unknown; message?: string };
+  return typeof e.code === 'string' ? e.code : (e.message ?? String(error));
 }
 
 function transportError(error: unknown, baseUrl: string, what: string, secrets: SecretValues): ApiError {

@@ -1,7 +1,7 @@
 /**
  * Servers that answer as no honest service does, on 127.0.0.1 port 0: one that trickles its
- * answer a few bytes at a time (never tripping a timeout between chunks), one that announces an
- * answer larger than any. Each is closed with its connections.
+ * answer a few bytes at a time (never tripping a timeout between chunks), one that never answers,
+ * one that announces an answer larger than any. Each is closed with its connections.
  */
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -58,4 +58,9 @@ export function hugeServer(bytes = 100 * 1024 * 1024): Promise<HostileServer> {
     res.writeHead(200, { 'content-type': 'application/json', 'content-length': String(bytes) });
     res.write('[{"id": 1');
   });
+}
+
+/** Takes each request and never answers it. */
+export function silentServer(): Promise<HostileServer> {
+  return serve(() => undefined);
 }

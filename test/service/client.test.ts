@@ -5,7 +5,7 @@ import { startEmulator, type Emulator } from '../../src/emulator/index.js';
 import { ServiceClient, type ClientOptions } from '../../src/service/client.js';
 import { ApiError, errorForStatus } from '../../src/service/errors.js';
 import { failure } from '../helpers/api-failure.js';
-import { hugeServer, trickleServer } from '../helpers/hostile-server.js';
+import { hugeServer, silentServer, trickleServer } from '../helpers/hostile-server.js';
 
 const KEY = 'test-key-0123456789abcdef';
 const OTHER = 'other-key-0123456789abcdef';
@@ -359,6 +359,17 @@ describe('failures become short typed errors', () => {
       expect(performance.now() - started).toBeLessThan(10_000);
     } finally {
       await trickle.close();
+    }
+  });
+
+  it('a service that never answers is cut off at the deadline too, and --verbose says so', async () => {
+    const silent = await silentServer();
+    try {
+      const error = await failure(client({ baseUrl: silent.url, readTimeoutMs: 5_000, deadlineMs: 300, retry: { attempts: 1 } }).getAccount());
+      expect(error.message).toBe(`read the account: ${silent.host} did not send its whole answer within 0.3 s`);
+      expect(logLines).toEqual([expect.stringMatching(/^GET \/api\/v1\/account failed: The operation was aborted due to timeout after \d+ms$/)]);
+    } finally {
+      await silent.close();
     }
   });
 
