@@ -1,5 +1,7 @@
 /** Generated inputs for the benchmarks: large config files and matching live websites. */
 import type { WebsiteInput } from '../src/emulator/index.js';
+import type { LiveWebsite } from '../src/model/types.js';
+import { toLiveWebsite } from '../src/service/wire.js';
 
 export function siteDomain(i: number): string {
   return `site-${String(i).padStart(5, '0')}.example.com`;
@@ -41,4 +43,23 @@ export function matchingWebsites(n: number): WebsiteInput[] {
     });
   }
   return out;
+}
+
+/**
+ * `n` live websites of a large agency's account as the deployed product returns them (no
+ * exclude_params), every field it returns set on many: what the largest real export holds.
+ */
+export function agencyWebsites(n: number): LiveWebsite[] {
+  return Array.from({ length: n }, (_, i) =>
+    toLiveWebsite({
+      id: i + 1,
+      domain: `client-${String(i).padStart(6, '0')}.agency-example.com`,
+      privacy: i % 3,
+      email: i % 2,
+      exclude_bots: i % 4 === 0 ? 0 : 1,
+      password: i % 3 === 2,
+      exclude_ips: i % 2 ? `203.0.113.${i % 250}\n198.51.100.0/24\n2001:db8::/32` : null,
+      favorite: i % 10 === 0,
+    }),
+  );
 }

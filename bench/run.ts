@@ -17,7 +17,8 @@ import { join } from 'node:path';
 import { spreadTraffic, startEmulator, type Emulator } from '../src/emulator/index.js';
 import { packageRoot } from '../src/io/paths.js';
 import { ServiceClient } from '../src/service/client.js';
-import { bigConfig, matchingWebsites, siteDomain } from './fixtures.js';
+import { renderExport } from '../src/render/export.js';
+import { agencyWebsites, bigConfig, matchingWebsites, siteDomain } from './fixtures.js';
 
 const KEY = 'bench-key-0123456789abcdef';
 const root = packageRoot();
@@ -158,6 +159,26 @@ const benchmarks: Record<string, (dir: string) => Promise<Figure | Figure[]>> = 
       ms: round(median(runs.map((r) => r.ms))),
       maxRssMiB: round(median(runs.map((r) => r.maxRssMiB))),
     };
+  },
+
+  /**
+   * Issue 31: the largest real file (100,000 websites as export writes them) read, and a hostile
+   * file under the byte cap (16 MiB of `x: [1,1,1,…]`, 8 million values) refused (CLI, wall, peak memory).
+   */
+  async 'large-files'(dir) {
+    const figures: Figure[] = [];
+    const exported = join(dir, 'export-100k.yaml');
+    const text = renderExport(agencyWebsites(100_000), null, { baseUrl: 'https://analytics.example.com', includeFavorite: true });
+    await writeFile(exported, text);
+    const read = await runCli(['validate', '-c', exported], {}, dir);
+    if (read.code !== 0) throw new Error(`validate failed: ${read.stderr.slice(0, 500)}`);
+    figures.push({ name: 'validate 100,000 exported websites (CLI, wall)', MiB: round(text.length / 1048576, 1), ms: round(read.ms), maxRssMiB: round(read.maxRssMiB) });
+    const hostile = join(dir, 'values-16mib.yaml');
+    await writeFile(hostile, `x: [${'1,'.repeat(8 * 1024 * 1024 - 4)}1]\n`);
+    const refused = await runCli(['validate', '-c', hostile], {}, dir);
+    if (refused.code !== 1 || !refused.stderr.includes('YAML tokens')) throw new Error(`not refused: ${refused.stderr.slice(0, 500)}`);
+    figures.push({ name: 'validate refuses 16 MiB of `x: [1,1,1,…]` (CLI, wall)', ms: round(refused.ms), maxRssMiB: round(refused.maxRssMiB) });
+    return figures;
   },
 
   /** Issue 5: list 10,000 websites at 20 ms latency in-process; ≤ 102 requests and < 0.5 s. */

@@ -2,14 +2,14 @@
  * One issue per drifted account: opened on drift, its text edited while the drift changes (no
  * write while it does not), commented on and closed once the account equals the file again, and
  * kept open saying why when the check failed. Found by its label and the marker on its first
- * line, among the token's own or a bot's issues only: anyone can paste the marker into an issue,
- * and a person's issue is never edited or closed. Provider-neutral; the requests are a few per
- * run: one listing, then one write per account whose state changed.
+ * line, among the token's own issues only: anyone can paste the marker into an issue, and a
+ * person's (or another bot's) issue is never edited or closed. Provider-neutral; the requests
+ * are a few per run: one listing, then one write per account whose state changed.
  */
 import { closingComment, DRIFT_LABEL, driftId, driftIdOf, issueBody, issueTitle, sameDrift, silentSectionOf, stateOf, type DriftCheck } from './drift-body.js';
 import type { Failure } from '../model/types.js';
 import type { Issue, IssueTracker } from './issues.js';
-import { ownOrBot } from './upsert.js';
+import { own } from './upsert.js';
 
 export type IssueOutcome =
   | { check: DriftCheck; action: 'opened' | 'updated' | 'unchanged' | 'closed'; issue: Issue; unlabelled?: boolean }
@@ -27,7 +27,7 @@ export async function keepDriftIssues(tracker: IssueTracker, checks: DriftCheck[
     try {
       const marked = open.filter((issue) => driftIdOf(issue.body) === driftId(check));
       // Who the token is, asked only when some issue carries the marker.
-      const existing = marked.length ? ownOrBot(marked, await (self ??= tracker.whoAmI())) : undefined;
+      const existing = marked.length ? own(marked, await (self ??= tracker.whoAmI())) : undefined;
       // A run without --quiet-days cannot see silent websites: those the issue lists stay in it.
       const carried = !check.quiet && existing ? silentSectionOf(existing.body) : undefined;
       outcomes.push(await keepOne(tracker, carried ? { ...check, carried } : check, existing));

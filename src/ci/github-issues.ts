@@ -1,5 +1,5 @@
 /** The issues of the workflow's GitHub repository, over the REST API: what the drift issues need. */
-import { githubHeaders, GITHUB, GITHUB_MAX_BODY, type GitHubRepository } from './github.js';
+import { githubHeaders, githubLogin, GITHUB, GITHUB_MAX_BODY, type GitHubRepository } from './github.js';
 import { JsonApi, wireText, type CiService, type HttpOptions } from './http.js';
 import { ApiIssues, labelNames, type IssueTracker } from './issues.js';
 
@@ -41,12 +41,11 @@ export function githubIssues(target: GitHubRepository, http: HttpOptions = {}): 
         title: wireText(i.title),
         body: wireText(i.body),
         author: wireText(i.user?.login),
-        bot: i.user?.type === 'Bot',
         labels: labelNames(i.labels),
         url: wireText(i.html_url) || `issue #${String(i.number)}`,
       }),
       skip: (i) => i.pull_request !== undefined && i.pull_request !== null,
-      // No whoAmI: GitHub Actions' token may not read /user. Its issues are by a bot account.
+      whoAmI: () => githubLogin(api, target.actions),
     },
     GITHUB_MAX_BODY,
     target.runUrl,

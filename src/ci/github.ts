@@ -40,6 +40,8 @@ export interface GitHubRepository {
   owner: string;
   repo: string;
   runUrl?: string;
+  /** Run by GitHub Actions (GITHUB_ACTIONS), whose token writes as github-actions[bot]. */
+  actions: boolean;
 }
 
 export interface GitHubTarget extends GitHubRepository {
@@ -64,7 +66,23 @@ export function githubRepository(env: Env, permission = 'pull-requests: write'):
   }
   const server = env.GITHUB_SERVER_URL;
   const runUrl = server && env.GITHUB_RUN_ID ? `${server.replace(/\/+$/, '')}/${repository}/actions/runs/${env.GITHUB_RUN_ID}` : undefined;
-  return { api, token, owner: match[1]!, repo: match[2]!, runUrl };
+  return { api, token, owner: match[1]!, repo: match[2]!, runUrl, actions: env.GITHUB_ACTIONS === 'true' };
+}
+
+/** The login GitHub Actions' own token (GITHUB_TOKEN) writes comments and issues as. */
+export const ACTIONS_LOGIN = 'github-actions[bot]';
+
+/**
+ * The login the token writes as. In GitHub Actions, the workflow's token, which cannot read
+ * /user: github-actions[bot]. Elsewhere (a personal token), as /user says; undefined when it
+ * will not say, and then no marked comment or issue is taken for the token's own.
+ */
+export async function githubLogin(api: JsonApi, actions: boolean): Promise<string | undefined> {
+  if (actions) return ACTIONS_LOGIN;
+  const answer = await api.send('GET', api.url('/user'));
+  if (answer.status === 401) throw api.failure(answer, 'read', false);
+  const login = (answer.body as { login?: unknown } | undefined)?.login;
+  return answer.status === 200 && typeof login === 'string' ? login : undefined;
 }
 
 /** Reads the target from the environment; `pr` (from --pr) wins over the event payload. */
@@ -136,11 +154,9 @@ export function githubThread(target: GitHubTarget, http: HttpOptions = {}): Comm
         id: c.id,
         body: wireText(c.body),
         author: wireText(c.user?.login),
-        bot: c.user?.type === 'Bot',
         url: wireText(c.html_url) || `comment ${c.id}`,
       }),
-      // No whoAmI: GitHub Actions' token may not read /user. Its comments are by a bot account,
-      // which `pickPlanComment` prefers.
+      whoAmI: () => githubLogin(api, target.actions),
     },
     GITHUB_MAX_BODY,
     target.runUrl,

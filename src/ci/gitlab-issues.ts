@@ -1,5 +1,5 @@
 /** The issues of the pipeline's GitLab project, over the REST API (v4): what the drift issues need. */
-import { GITLAB, GITLAB_MAX_BODY, gitlabHeaders, gitlabNextPage, gitlabUser, isGitLabBot, type GitLabProject } from './gitlab.js';
+import { GITLAB, GITLAB_MAX_BODY, gitlabHeaders, gitlabNextPage, gitlabUser, type GitLabProject } from './gitlab.js';
 import { JsonApi, wireText, type CiService, type HttpOptions } from './http.js';
 import { ApiIssues, labelNames, type IssueTracker } from './issues.js';
 
@@ -39,7 +39,6 @@ export function gitlabIssues(target: GitLabProject, http: HttpOptions = {}): Iss
         title: wireText(i.title),
         body: wireText(i.description),
         author: wireText(i.author?.username),
-        bot: isGitLabBot(wireText(i.author?.username)),
         labels: labelNames(i.labels),
         url: wireText(i.web_url) || (target.projectUrl ? `${target.projectUrl}/-/issues/${String(i.iid)}` : `issue #${String(i.iid)}`),
       }),

@@ -96,11 +96,6 @@ export function gitlabNextPage(api: JsonApi, first: URL): (answer: Answer) => UR
   };
 }
 
-/** Project and group access tokens write as bot users named like this. */
-export function isGitLabBot(username: string): boolean {
-  return /^(project|group)_\d+_bot/.test(username);
-}
-
 /** A note as GitLab sends it; read liberally, as any field may be missing or of another type. */
 interface WireNote {
   id: number;
@@ -127,7 +122,6 @@ export function gitlabThread(target: GitLabTarget, http: HttpOptions = {}): Comm
         id: n.id,
         body: wireText(n.body),
         author: wireText(n.author?.username),
-        bot: isGitLabBot(wireText(n.author?.username)),
         url: mrUrl ? `${mrUrl}#note_${n.id}` : `note ${n.id} on !${iid}`,
       }),
       skip: (n) => n?.system === true,

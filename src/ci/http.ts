@@ -11,7 +11,7 @@ import { SitesyncError } from '../messages/errors.js';
 import { SecretValues } from '../secrets/values.js';
 import { serviceMessage } from '../service/errors.js';
 import { checkedAddress } from '../model/address.js';
-import { classifyTransportError } from '../service/transport.js';
+import { ANSWER_DEADLINE_MS, AnswerTooLarge, classifyTransportError, deadline, MAX_ANSWER_BYTES, readCapped } from '../service/transport.js';
 import type { CommentThread, ThreadComment } from './upsert.js';
 
 export interface Answer {
@@ -27,7 +27,12 @@ export interface HttpOptions {
   signal?: AbortSignal;
   /** One line per request (`--verbose`); never the token or a body. */
   log?: (line: string) => void;
+  /** Time allowed for the answer's headers, then between its chunks. */
   timeoutMs?: number;
+  /** The whole time one answer may take, headers and body (default ANSWER_DEADLINE_MS, as for the service). */
+  deadlineMs?: number;
+  /** The largest answer read (default MAX_ANSWER_BYTES, as for the service). */
+  maxAnswerBytes?: number;
   /** The token and other secrets: what an error answer says is cleaned of them before it is a message. */
   secrets?: SecretValues;
   /** What the user should know while nothing seems to happen: a rate limit waited out. */
@@ -154,6 +159,7 @@ export class JsonApi {
     let status: number;
     let responseHeaders: Answer['headers'];
     let text: string;
+    const limit = deadline(this.options.deadlineMs ?? ANSWER_DEADLINE_MS, this.options.signal);
     try {
       const res = await agent().request({
         origin: url.origin,
@@ -161,14 +167,20 @@ export class JsonApi {
         method,
         headers,
         body: json === undefined ? undefined : JSON.stringify(json),
-        signal: this.options.signal,
+        signal: limit.signal,
         headersTimeout: timeout,
         bodyTimeout: timeout,
       });
       status = res.statusCode;
       responseHeaders = res.headers;
-      text = await res.body.text();
+      text = await readCapped(res, this.options.maxAnswerBytes ?? MAX_ANSWER_BYTES);
     } catch (error) {
+      if (error instanceof AnswerTooLarge) {
+        throw new SitesyncError(`${name} (${url.host}) answered ${error.message}, which no answer of its API is; nothing more was read`);
+      }
+      if (limit.expired() && !this.options.signal?.aborted) {
+        throw new SitesyncError(`${name} (${url.host}) did not send its whole answer within ${Math.round((this.options.deadlineMs ?? ANSWER_DEADLINE_MS) / 100) / 10} s`);
+      }
       throw transportError(error, url, name, this.options.secrets ?? new SecretValues());
     }
     this.options.log?.(`${name}: ${method} ${url.pathname}${url.search} → ${status}`);

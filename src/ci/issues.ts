@@ -14,8 +14,6 @@ export interface Issue {
   body: string;
   /** The author's login. */
   author: string;
-  /** Opened by a bot account (GitHub Actions' token, an app, a project access token). */
-  bot: boolean;
   /** Its labels' names. */
   labels: string[];
   /** A link to the issue, for the line the command prints. */

@@ -9,8 +9,6 @@ export interface ThreadComment {
   body: string;
   /** The author's login. */
   author: string;
-  /** Written by a bot account (GitHub Actions' token, an app, a project access token). */
-  bot: boolean;
   /** A link to the comment, for the one line the command prints. */
   url: string;
 }
@@ -53,18 +51,21 @@ export async function upsertPlanComment(thread: CommentThread, text: string, id?
 }
 
 /**
- * The marked comment to update: the token's own, else a bot's (GitHub's token cannot say who it
- * is; its comments are github-actions[bot]'s). Never a person's: anyone can paste the marker, and
- * a plan updated into a pull request author's comment would be theirs to edit into another plan.
+ * The marked comment to update: the token's own. Never a person's: anyone can paste the marker,
+ * and a plan updated into a pull request author's comment would be theirs to edit into another
+ * plan; nor another bot's, which may carry text a person wrote.
  */
 export function pickPlanComment(comments: ThreadComment[], self?: string, id?: string): ThreadComment | undefined {
-  return ownOrBot(
+  return own(
     comments.filter((c) => isPlanComment(c.body, id)),
     self,
   );
 }
 
-/** Of marked comments or issues, the first that the token's user (`self`, when known) or else a bot wrote; never a person's. */
-export function ownOrBot<T extends { author: string; bot: boolean }>(marked: T[], self?: string): T | undefined {
-  return (self !== undefined ? marked.find((c) => c.author === self) : undefined) ?? marked.find((c) => c.bot);
+/**
+ * Of marked comments or issues, the first that the token's user (`self`) wrote. When who the
+ * token is cannot be known, none: a new one is written rather than anyone's taken over.
+ */
+export function own<T extends { author: string }>(marked: T[], self: string | undefined): T | undefined {
+  return self === undefined ? undefined : marked.find((c) => c.author === self);
 }

@@ -3,21 +3,33 @@
  * reader editors' YAML language server uses too, so a file means to sitesync what it shows.
  *
  * This is `parseDocument` in its steps (yaml's Lexer, Parser, then Composer), driven here for
- * depth: yaml's Parser keeps its own stack, but the Composer, `toJS` and the schema check
- * recurse once per level, and a few thousand nested lists overflow the call stack (a RangeError
- * at a place that depends on the stack size). The Parser's stack is watched as it grows, and a
- * file nested deeper than any config needs is refused at the first node past the limit, the
- * same on every machine.
+ * what a file may make it build:
+ * - size: yaml's CST and document take some 0.3 to 1 KB a token, so a file under the byte cap
+ *   made of tiny tokens (`x: [1,1,1,…]`, a flood of line breaks or comments) would take
+ *   gigabytes. The lexer's tokens are counted before the Parser builds anything, and a file of
+ *   more than any config holds is refused at the first token past the limit;
+ * - depth: yaml's Parser keeps its own stack, but the Composer, `toJS` and the schema check
+ *   recurse once per level, and a few thousand nested lists overflow the call stack (a RangeError
+ *   at a place that depends on the stack size). The Parser's stack is watched as it grows, and a
+ *   file nested deeper than any config needs is refused at the first node past the limit, the
+ *   same on every machine.
  */
-import { Composer, Lexer, LineCounter, Parser, YAMLParseError, type CST, type Document } from 'yaml';
+import { Composer, CST, Lexer, LineCounter, Parser, YAMLParseError, type Document } from 'yaml';
 
 /** A config is 4 levels deep (file → websites → website → list); anything near this is not one. */
 export const MAX_DEPTH = 64;
 
+/**
+ * Tokens of yaml's lexer (values, indicators, blanks, line breaks, comments). 100,000 websites as
+ * export writes them from the deployed product, with every field set on many of them, take
+ * 3.5 million (14.6 MiB); the bare domains of 100,000 websites, 1 million.
+ */
+export const MAX_TOKENS = 4_000_000;
+
 export type ReadDocument =
-  | { doc: Document.Parsed; lines: LineCounter; tooDeepAt?: undefined }
-  /** The file nests deeper than MAX_DEPTH: the offset of the first node too deep. */
-  | { doc?: undefined; lines: LineCounter; tooDeepAt: number };
+  | { doc: Document.Parsed; lines: LineCounter; refused?: undefined }
+  /** The file is refused before it is composed: the offset where, and why (a message that follows FILE:LINE:COL). */
+  | { doc?: undefined; lines: LineCounter; refused: { offset: number; message: string } };
 
 export function readDocument(text: string): ReadDocument {
   const reading = new Reading(text);
@@ -28,32 +40,52 @@ export function readDocument(text: string): ReadDocument {
 class Reading {
   private readonly lines = new LineCounter();
   private readonly parser = new Parser(this.lines.addNewLine);
-  private readonly lexemes: Iterable<string>;
   private readonly tokens: CST.Token[] = [];
-  private tooDeepAt: number | undefined;
+  private refused: { offset: number; message: string } | undefined;
 
   constructor(private readonly text: string) {
-    this.lexemes = new Lexer().lex(text);
     this.lines.addNewLine(0);
   }
 
-  /** Feeds every lexer token to the parser, stopping at the first node nested too deep. */
+  /** Feeds every lexer token to the parser, once they are known to be few enough, stopping at the first node nested too deep. */
   parse(): void {
     const { parser, tokens } = this;
-    for (const lexeme of this.lexemes) {
+    const lexemes = this.lexemes();
+    if (!lexemes) return;
+    for (const lexeme of lexemes) {
       for (const token of parser.next(lexeme)) tokens.push(token);
       // The stack holds the document, then each open collection (then maybe a scalar being read).
       const deepest = parser.stack[MAX_DEPTH + 1];
       if (deepest && (deepest.type === 'block-map' || deepest.type === 'block-seq' || deepest.type === 'flow-collection')) {
-        this.tooDeepAt = deepest.offset;
+        this.refused = { offset: deepest.offset, message: `the file nests more than ${MAX_DEPTH} levels deep here; a config file needs 4` };
         return;
       }
     }
     for (const token of parser.end()) tokens.push(token);
   }
 
+  /** The lexer's tokens (strings, cheap beside the nodes they become), or undefined past MAX_TOKENS. */
+  private lexemes(): string[] | undefined {
+    const lexemes: string[] = [];
+    let offset = 0;
+    for (const lexeme of new Lexer().lex(this.text)) {
+      if (lexemes.length === MAX_TOKENS) {
+        for (let at = this.text.indexOf('\n'); at >= 0 && at < offset; at = this.text.indexOf('\n', at + 1)) this.lines.addNewLine(at + 1);
+        this.refused = {
+          offset,
+          message: `the file holds more than ${MAX_TOKENS.toLocaleString('en-US')} YAML tokens by here (each value, indicator, blank, line break and comment is one), more than any config file: 100,000 websites take at most about 3,500,000`,
+        };
+        return undefined;
+      }
+      lexemes.push(lexeme);
+      // The lexer's markers are no text of the file.
+      if (lexeme !== CST.SCALAR && lexeme !== CST.DOCUMENT && lexeme !== CST.FLOW_END) offset += lexeme.length;
+    }
+    return lexemes;
+  }
+
   result(): ReadDocument {
-    if (this.tooDeepAt !== undefined) return { lines: this.lines, tooDeepAt: this.tooDeepAt };
+    if (this.refused !== undefined) return { lines: this.lines, refused: this.refused };
     const composer = new Composer({ prettyErrors: false, uniqueKeys: true });
     let doc: Document.Parsed | undefined;
     for (const next of composer.compose(this.tokens, true, this.text.length)) {

@@ -6,7 +6,9 @@ import { Scalar, visit, type Document, type ToStringOptions } from 'yaml';
 import type { DomainTraits } from '../model/domain.js';
 import { FIELDS, sameValue, type Field } from '../model/fields.js';
 import type { DefaultSettings, FieldName, LiveWebsite } from '../model/types.js';
-import { printable as shownAsData } from '../messages/escape.js';
+import { printable as shownAsData, UNPRINTABLE } from '../messages/escape.js';
+import { literal } from './interpolate.js';
+import { controlCharacterIn } from './shape.js';
 
 export interface FileEntryOptions {
   includeFavorite?: boolean;
@@ -35,7 +37,7 @@ export interface FileEntry {
  */
 export function fileEntry(site: LiveWebsite, traits: DomainTraits, options: FileEntryOptions = {}): FileEntry {
   const domain = storedName(site);
-  const entry: Record<string, unknown> = { domain };
+  const entry: Record<string, unknown> = { domain: literal(domain) };
   const notes = traitNotes(site, traits);
   const unknown: FieldName[] = [];
   for (const field of FIELDS) {
@@ -47,10 +49,15 @@ export function fileEntry(site: LiveWebsite, traits: DomainTraits, options: File
       continue;
     }
     if (sameValue(field, value, defaultOf(field, options.defaults ?? {}))) continue;
-    entry[field.name] = field.toFile(value);
-    if (Array.isArray(value) && field.entryNote) {
+    const written = field.toFile(value);
+    // Text from the service reads back as itself: `${` in it is no reference.
+    entry[field.name] = typeof written === 'string' ? literal(written) : Array.isArray(written) ? written.map((v) => (typeof v === 'string' ? literal(v) : v)) : written;
+    if (Array.isArray(value)) {
       for (const item of value) {
-        const note = field.entryNote(item, printable(item));
+        // The service keeps any text; a file refuses a control character (shape.ts), so the entry says so.
+        const note = controlCharacterIn(item)
+          ? `${field.name} ${printable(item)} holds a control character, which a file refuses: delete it here (apply then removes it at the service)`
+          : field.entryNote?.(item, printable(item));
         if (note) notes.push(note);
       }
     }
@@ -83,20 +90,23 @@ function traitNotes(site: LiveWebsite, traits: DomainTraits): string[] {
   return notes;
 }
 
-/** Control characters, DEL, C1 and bidi controls: never raw in the file, which is also printed. */
-const UNPRINTABLE = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]/;
-const UNPRINTABLE_ALL = new RegExp(UNPRINTABLE.source, 'g');
+/**
+ * What `printable` escapes but yaml writes raw in a double-quoted scalar (it escapes tabs and line
+ * breaks itself): never raw in the file, which is also printed.
+ */
+const RAW_IN_YAML = new RegExp(`(?![\\t\\n])${UNPRINTABLE.source}`, 'gu');
 
 /**
- * The document as text, with every value from the service that holds a control character
- * (a domain with an ESC sequence, a list entry) written double-quoted with `\u` escapes,
- * which YAML reads back as the same characters: the file round-trips and is safe to print.
+ * The document as text, with every value from the service that holds a control or invisible
+ * character (a domain with an ESC sequence or a zero-width joiner, a list entry) written
+ * double-quoted with `\u` escapes, which YAML reads back as the same characters: the file
+ * round-trips and is safe to print.
  */
 export function yamlWithControlsEscaped(doc: Document, options: ToStringOptions = {}): string {
   let quoted = false;
   visit(doc, {
     Scalar(_key, node) {
-      if (typeof node.value === 'string' && (UNPRINTABLE.test(node.value) || /[\t\n]/.test(node.value))) {
+      if (typeof node.value === 'string' && UNPRINTABLE.test(node.value)) {
         node.type = Scalar.QUOTE_DOUBLE;
         quoted = true;
       }
@@ -105,7 +115,10 @@ export function yamlWithControlsEscaped(doc: Document, options: ToStringOptions 
   const text = doc.toString({ lineWidth: 0, ...options });
   if (!quoted) return text;
   // Only double-quoted scalars can still hold such a character (comments are made printable).
-  return text.replace(UNPRINTABLE_ALL, (ch) => `\\u${ch.charCodeAt(0).toString(16).padStart(4, '0')}`);
+  return text.replace(RAW_IN_YAML, (ch) => {
+    const code = ch.codePointAt(0)!;
+    return code <= 0xffff ? `\\u${code.toString(16).padStart(4, '0')}` : `\\U${code.toString(16).padStart(8, '0')}`;
+  });
 }
 
 /**

@@ -29,7 +29,7 @@ import {
 } from 'yaml';
 import { ConfigError, type Diagnostic } from '../messages/errors.js';
 import { schemaPath } from '../io/paths.js';
-import { MAX_DEPTH, readDocument } from './document.js';
+import { readDocument } from './document.js';
 import { yamlMessage } from './parse.js';
 
 /** The part of a JSON Schema the layout follows: which keys exist, in which order, and what is under them. */
@@ -165,10 +165,7 @@ function parseYaml(text: string, file: string): { doc: Document.Parsed; lines: L
   const fail = (diagnostics: Diagnostic[]): never => {
     throw new ConfigError(diagnostics);
   };
-  if (read.tooDeepAt !== undefined) {
-    const { line, col } = read.lines.linePos(read.tooDeepAt);
-    fail([{ file, line, col, message: `the file nests more than ${MAX_DEPTH} levels deep here`, severity: 'error' }]);
-  }
+  if (read.refused) fail([{ file, ...read.lines.linePos(read.refused.offset), message: read.refused.message, severity: 'error' }]);
   const doc = read.doc!;
   if (doc.errors.length) {
     fail(

@@ -32,7 +32,7 @@ export function outsideOf(path: string, root: string): string | undefined {
   }
   const inside = relative(root, real);
   if (inside === '' || climbsOut(inside)) return 'it lies outside the repository';
-  if (inside.split(sep).includes('.git')) return "it lies in the repository's .git folder";
+  if (inGitFolder(inside)) return "it lies in the repository's .git folder";
   return undefined;
 }
 
@@ -53,7 +53,8 @@ export async function includedFiles(glob: string, folder: string, root: string):
   const written = normalize(resolve(folder, glob));
   const anchor = written.split(sep).findIndex((part) => /[*?[\]{}!]/.test(part));
   const base = anchor < 0 ? written : written.split(sep).slice(0, anchor).join(sep) || sep;
-  if (climbsOut(relative(realOrSelf(root), realOrSelf(base))) || base.split(sep).includes('.git')) {
+  const fromRoot = relative(realOrSelf(root), realOrSelf(base));
+  if (climbsOut(fromRoot) || inGitFolder(fromRoot)) {
     return { inside: [], outside: 'it names files outside the repository (or in its .git folder)' };
   }
   let matches: string[];
@@ -84,8 +85,19 @@ export function folderOutside(dir: string, root: string): string | undefined {
   }
   const inside = relative(realOrSelf(root), join(realOrSelf(existing), ...rest));
   if (climbsOut(inside)) return 'it is outside the repository';
-  if (inside.split(sep).includes('.git')) return "it is in the repository's .git folder";
+  if (inGitFolder(inside)) return "it is in the repository's .git folder";
   return undefined;
+}
+
+/**
+ * `.git` as a case-insensitive file system reads it (macOS, Windows: `.GIT/config` is `.git/config`
+ * there), and as Windows does (trailing dots and spaces dropped, the short name `GIT~1`).
+ */
+const GIT_FOLDER = /^(?:\.git[. ]*|git~\d+)$/i;
+
+/** Whether any folder of `path` is the repository's `.git` folder, by any of its names. */
+function inGitFolder(path: string): boolean {
+  return path.split(sep).some((part) => GIT_FOLDER.test(part));
 }
 
 /** Whether a path relative to the repository leaves it (`..`, `../x`, or another drive); `..x` is a name inside. */

@@ -52,3 +52,11 @@ export function interpolate(text: string, env: Env): Interpolated {
   });
   return result;
 }
+
+/**
+ * `text` as a file writes it so that it reads back as exactly `text`: every `${` as `$${` (a
+ * value from the service, say an exclude_ips entry `${SITESYNC_API_KEY}`, is no reference).
+ */
+export function literal(text: string): string {
+  return text.replaceAll('${', () => '$${'); // (a function: '$$' in a replacement string is one '$')
+}

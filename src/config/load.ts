@@ -185,10 +185,14 @@ function keyAsPasswordProblems(configs: Config[], main: string): Diagnostic[] {
   return passwordsFromKeyVariables(configs, main, keyVariables(configs));
 }
 
-/** The variables that hold keys in `configs` (each account's api_key_env), with SITESYNC_API_KEY and the CI's tokens, and what each holds. */
+/**
+ * The variables that hold keys in `configs` (each account's api_key_env), with SITESYNC_API_KEY
+ * and the CI's tokens, and what each holds; by their names in upper case, as Windows reads
+ * environment names (`${github_token}` is GITHUB_TOKEN there), which costs nothing elsewhere.
+ */
 export function keyVariables(configs: Config[]): Map<string, string> {
   const held = new Map<string, string>([['SITESYNC_API_KEY', 'the API key']]);
-  for (const c of configs) if (c.account?.apiKeyEnv) held.set(c.account.apiKeyEnv, `the API key of account ${c.account.name} (its api_key_env)`);
+  for (const c of configs) if (c.account?.apiKeyEnv) held.set(c.account.apiKeyEnv.toUpperCase(), `the API key of account ${c.account.name} (its api_key_env)`);
   for (const token of CI_TOKENS) held.set(token, "the CI's token");
   return held;
 }
@@ -200,7 +204,7 @@ export function passwordsFromKeyVariables(configs: Config[], main: string, held:
     for (const site of config.websites) {
       if (!site.password) continue;
       for (const name of new Set(interpolate(site.password.template, {}).missing)) {
-        const what = held.get(name);
+        const what = held.get(name.toUpperCase());
         if (!what) continue;
         out.push({
           file: site.file ?? main,

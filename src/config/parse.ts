@@ -19,9 +19,9 @@ import {
 import { Secret } from '../secrets/secret.js';
 import { listValue } from '../model/field-values.js';
 import { interpolate, type Env } from './interpolate.js';
-import { MAX_DEPTH, readDocument, type ReadDocument } from './document.js';
+import { readDocument, type ReadDocument } from './document.js';
 import { Locator, type Path, type Positions } from './locate.js';
-import { checkShape, pathName } from './shape.js';
+import { checkShape, controlCharacterIn, pathName } from './shape.js';
 
 /** The fields `defaults` may carry, and those a website entry sets from the file (a secret: by its `${NAME}`, below). */
 const IN_DEFAULTS = FIELDS.filter((f) => f.inDefaults);
@@ -110,10 +110,7 @@ function fromDocument(read: ReadDocument, file: string, options: ParseOptions, r
   const fail = (pos: Position, message: string): never => {
     throw new ConfigError([{ file, ...pos, message, severity: 'error' }]);
   };
-  if (read.tooDeepAt !== undefined) {
-    const { line, col } = read.lines.linePos(read.tooDeepAt);
-    fail({ line, col }, `the file nests more than ${MAX_DEPTH} levels deep here; a config file needs 4`);
-  }
+  if (read.refused) fail(read.lines.linePos(read.refused.offset), read.refused.message);
   const doc = read.doc!;
   const at = new Locator(doc as Document, read.lines);
 
@@ -164,28 +161,34 @@ function build(
   // It is read in a website's password only: the file may be a stranger's (a pull request), and
   // a value from the environment anywhere else would show in plans and comments, or be sent.
   const unknown = new Set<string>();
-  // A value that still holds a reference (refused outside a password, or not set): nothing more is checked of it.
-  const unknownValue = (value: unknown) => typeof value === 'string' && value.includes('${') && interpolate(value, {}).referenced;
+  // The values that still hold a reference (refused outside a password), by what holds them:
+  // nothing more is checked of them. Known by where they are, never by their text, which may
+  // hold a literal `${` written as `$${` (a domain "$${X}" is checked, and refused, as "${X}").
+  const refused = new WeakMap<object, Set<string | number>>();
+  const unknownValue: UnknownValue = (holder, key) => refused.get(holder)?.has(key) ?? false;
   if (references) substitute(raw, [], (path, text, holder) => {
     const r = interpolate(text, options.env);
     for (const bad of r.malformed) {
       error(at.value(path), `${pathName(path)}: "${bad}" is not a valid reference (use \${NAME}; write $\${ for a literal "\${")`);
     }
-    if (!r.referenced) return r.value;
-    if (!isPasswordPath(path)) {
-      unknown.add(pathName(path));
-      error(at.value(path), referenceOutsidePassword(path));
+    if (isPasswordPath(path)) {
+      if (r.missing.length && options.missingEnvAsWarning) {
+        unknown.add(pathName(path));
+        for (const name of r.missing) {
+          warn(at.value(path), `${pathName(path)}: environment variable ${name} is not set; plan and apply need it`);
+        }
+      } else if (!options.lenientEnv) {
+        for (const name of r.missing) error(at.value(path), `${pathName(path)}: environment variable ${name} is not set`);
+      }
+      // The template stays as written (`${NAME}`, or `$${` for a literal one), the value beside it.
+      passwords.set(holder, r.value);
       return text;
     }
-    if (r.missing.length && options.missingEnvAsWarning) {
-      unknown.add(pathName(path));
-      for (const name of r.missing) {
-        warn(at.value(path), `${pathName(path)}: environment variable ${name} is not set; plan and apply need it`);
-      }
-    } else if (!options.lenientEnv) {
-      for (const name of r.missing) error(at.value(path), `${pathName(path)}: environment variable ${name} is not set`);
-    }
-    passwords.set(holder, r.value);
+    if (!r.referenced) return r.value;
+    unknown.add(pathName(path));
+    const keys = refused.get(holder) ?? new Set();
+    refused.set(holder, keys.add(path[path.length - 1]!));
+    error(at.value(path), referenceOutsidePassword(path));
     return text;
   });
 
@@ -220,7 +223,7 @@ function build(
       error(at.key([key]), `"${key}" belongs in an account: a file with accounts: holds only version, defaults, archive and accounts at its top`);
     }
   }
-  const topDefaults = isRecord(raw.defaults) ? (settings(raw.defaults, ['defaults'], at, warn, IN_DEFAULTS) as DefaultSettings) : {};
+  const topDefaults = isRecord(raw.defaults) ? (settings(raw.defaults, ['defaults'], at, warn, IN_DEFAULTS, unknownValue) as DefaultSettings) : {};
   const topArchive = archiveFolder(raw, at, file, error);
   for (const [name, data] of accounts) {
     const base = ['accounts', name];
@@ -230,7 +233,7 @@ function build(
     // An account's own archive: wins over the file's.
     if (!config.archive && topArchive) config.archive = topArchive;
     config.account = { name, apiKeyEnv: typeof data.api_key_env === 'string' ? data.api_key_env : '', pos: at.key(base) };
-    if (typeof data.base_url === 'string' && !unknownValue(data.base_url)) {
+    if (typeof data.base_url === 'string' && !unknownValue(data, 'base_url')) {
       // Plain http:// is checked when connecting, where --insecure-http is known.
       const problem = addressProblem(data.base_url, { ...BASE_URL_RULE, insecureHttp: true });
       if (problem) error(at.value([...base, 'base_url']), `accounts.${name}.base_url ${problem}`);
@@ -317,6 +320,9 @@ function substitute(value: unknown, path: (string | number)[], fn: (path: Path, 
 
 type Report = (pos: { line: number; col: number }, message: string) => void;
 
+/** Whether `holder[key]` still holds a reference that was refused. */
+type UnknownValue = (holder: object, key: string | number) => boolean;
+
 function normalize(
   data: Raw,
   /** Each website's password now, by its entry, where it is written with `${NAME}`. */
@@ -325,7 +331,7 @@ function normalize(
   at: Positions,
   error: Report,
   warn: Report,
-  unknownValue: (value: unknown) => boolean,
+  unknownValue: UnknownValue,
 ): Config {
   const config: Config = {
     file,
@@ -340,7 +346,7 @@ function normalize(
   };
 
   const api = data.api as Raw | undefined;
-  if (api && typeof api.base_url === 'string' && !unknownValue(api.base_url)) {
+  if (api && typeof api.base_url === 'string' && !unknownValue(api, 'base_url')) {
     // Plain http:// is checked when connecting, where --insecure-http is known.
     const problem = addressProblem(api.base_url, { ...BASE_URL_RULE, insecureHttp: true });
     if (problem) error(at.value(['api', 'base_url']), `api.base_url ${problem}`);
@@ -369,7 +375,7 @@ function normalize(
 
   const defaults = data.defaults as Raw | undefined;
   if (defaults && typeof defaults === 'object') {
-    config.defaults = settings(defaults, ['defaults'], at, warn, IN_DEFAULTS) as DefaultSettings;
+    config.defaults = settings(defaults, ['defaults'], at, warn, IN_DEFAULTS, unknownValue) as DefaultSettings;
   }
 
   const websites = data.websites;
@@ -383,8 +389,9 @@ function normalize(
     const entry = site as Raw;
     const path = ['websites', i];
     // Every field is checked whatever is wrong with the domain: all of a website's problems at once.
-    const checked = settings(entry, path, at, warn, FROM_FILE) as Omit<DesiredWebsite, 'domain' | 'written' | 'pos'>;
-    if (typeof entry.domain !== 'string' || unknownValue(entry.domain)) return;
+    const checked = settings(entry, path, at, warn, FROM_FILE, unknownValue) as Omit<DesiredWebsite, 'domain' | 'written' | 'pos'>;
+    // A control character is the schema's error, at the domain.
+    if (typeof entry.domain !== 'string' || unknownValue(entry, 'domain') || controlCharacterIn(entry.domain)) return;
     const pos = domainPositions[i] ?? at.value([...path, 'domain']);
     const parsed = parseDomainInput(entry.domain);
     if (!parsed.domain) {
@@ -452,7 +459,7 @@ function archiveFolder(holder: Raw, at: Positions, file: string, error: Report):
 }
 
 /** The settings of `entry` the rows of `which` read, each as its row reads the file; list entries a row suspects are warned about. */
-function settings(entry: Raw, path: Path, at: Positions, warn: Report, which: readonly Field[]): Record<string, unknown> {
+function settings(entry: Raw, path: Path, at: Positions, warn: Report, which: readonly Field[], unknownValue: UnknownValue): Record<string, unknown> {
   const out: Record<string, unknown> = {};
   for (const field of which) {
     const written = entry[field.name];
@@ -460,8 +467,9 @@ function settings(entry: Raw, path: Path, at: Positions, warn: Report, which: re
     if (value === undefined) continue;
     if (field.entryWarning) {
       for (const { value: item, index } of listValue(written) ?? []) {
-        // A reference here is refused already.
-        const reason = interpolate(item, {}).referenced ? undefined : field.entryWarning(item);
+        // A reference here is refused already, and a control character is the schema's error.
+        const refused = index === undefined ? unknownValue(entry, field.name) : unknownValue(written as unknown[], index);
+        const reason = refused || controlCharacterIn(item) ? undefined : field.entryWarning(item);
         if (!reason) continue;
         const where = index === undefined ? [...path, field.name] : [...path, field.name, index];
         warn(at.value(where), `${pathName(where)}: ${reason}`);

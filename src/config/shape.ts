@@ -186,6 +186,9 @@ function describe(error: ErrorObject): ShapeIssue {
         // The value is not repeated: a key written here by mistake must not be printed.
         return { path, atKey: false, message: `${name} must be the NAME of an environment variable (letters, digits and _, not starting with a digit), like ACME_STATS_KEY; the key itself never goes in the file` };
       }
+      // A list field itself is its string form, one entry per line.
+      const control = typeof data === 'string' ? controlCharacterIn(data, path.length > 0 && path[path.length - 1] !== 'domain' && typeof path[path.length - 1] === 'string') : undefined;
+      if (control) return { path, atKey: false, message: `${name} ${control}` };
       return { path, atKey: false, message: `${name} ${error.message ?? 'is invalid'}` };
     }
     case 'minProperties':
@@ -205,6 +208,22 @@ function describe(error: ErrorObject): ShapeIssue {
     default:
       return { path, atKey: false, message: `${name} ${error.message ?? 'is invalid'}` };
   }
+}
+
+const CONTROL_NAMES: Record<string, string> = { '\t': 'a tab', '\r': 'a carriage return', '\n': 'a line break', '\u001b': 'an escape' };
+
+/**
+ * What the control character (C0, DEL, C1) in a domain or list entry does, in words after its
+ * name; undefined when it holds none. The schema's patterns refuse them; `lineBreaks`: the
+ * string form of a list, one entry per line (`\n` or `\r\n`).
+ */
+export function controlCharacterIn(text: string, lineBreaks = false): string | undefined {
+  const found = (lineBreaks ? /[\u0000-\u0009\u000b-\u000c\u000e-\u001f\u007f-\u009f]|\r(?!\n)/ : /[\u0000-\u001f\u007f-\u009f]/).exec(text);
+  if (!found) return undefined;
+  const ch = found[0];
+  const code = `U+${ch.charCodeAt(0).toString(16).toUpperCase().padStart(4, '0')}`;
+  const split = ch === '\r' || ch === '\n' ? ', where the service would start another entry' : '';
+  return `holds ${CONTROL_NAMES[ch] ?? 'a control character'} (${code}) at character ${found.index + 1}${split}: an entry is one line of printable text (write each entry as its own list item)`;
 }
 
 function accountNameProblem(name: string): string {

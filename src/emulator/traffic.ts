@@ -4,6 +4,7 @@
  * and `spreadTraffic` for tests that want "N pageviews over the last D days". No randomness
  * anywhere: the same input always gives the same numbers, and every split sums exactly.
  */
+import { labelGlob, type DomainGlob } from '../model/domain.js';
 import type { State, WebsiteRow } from './store.js';
 import type { DayTraffic, TrafficInput, TrafficRule } from './types.js';
 
@@ -173,28 +174,18 @@ export function parseTrafficRule(text: string): TrafficRule | undefined {
   return trafficRuleProblem(rule) === undefined ? rule : undefined;
 }
 
-/** A domain glob as a RegExp: `*` is any run of characters within one label, the rest literal. */
-export function compileDomainGlob(pattern: string): RegExp {
-  const source = pattern
-    .trim()
-    .toLowerCase()
-    .split('*')
-    .map((part) => part.replace(/[.+?^${}()|[\]\\]/g, '\\$&'))
-    .join('[^.]*');
-  return new RegExp(`^${source}$`);
-}
-
 /** The rules of a run, checked beforehand (`trafficRuleProblem`); the first match wins. */
 export class TrafficRules {
-  private readonly compiled: { rule: TrafficRule; regexp: RegExp }[];
+  private readonly compiled: { rule: TrafficRule; glob: DomainGlob }[];
 
   constructor(rules: readonly TrafficRule[] = []) {
-    this.compiled = rules.map((rule) => ({ rule, regexp: compileDomainGlob(rule.pattern) }));
+    // `*` is any run of characters within one label, the rest literal.
+    this.compiled = rules.map((rule) => ({ rule, glob: labelGlob(rule.pattern.trim().toLowerCase()) }));
   }
 
   match(domain: string): TrafficRule | undefined {
     const d = domain.toLowerCase();
-    return this.compiled.find((c) => c.regexp.test(d))?.rule;
+    return this.compiled.find((c) => c.glob.test(d))?.rule;
   }
 
   /** Gives the website its rule's traffic, up to `today`; whether a rule matched. */

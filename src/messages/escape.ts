@@ -7,37 +7,41 @@
  */
 
 /**
- * C0 controls, DEL, C1 controls (U+009B is a CSI on some terminals), the bidirectional
- * overrides and isolates that reorder what follows them (CVE-2021-42574), and the Unicode line
- * and paragraph separators.
+ * What shows nothing, or changes how the text around it shows: the controls (C0, DEL, C1: U+009B
+ * is a CSI on some terminals), every format character (Unicode Cf: the bidirectional marks,
+ * overrides and isolates that reorder what follows them, CVE-2021-42574; U+00AD, U+200B to
+ * U+200D, U+2060, U+FEFF, the tags), every default-ignorable code point (the variation selectors,
+ * U+034F, the Hangul fillers, and those not assigned yet), and the line and paragraph separators.
+ * A live domain `exa\u200dmple.com` would otherwise print as `example.com`.
  */
-const UNPRINTABLE = /[\u0000-\u001f\u007f-\u009f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g;
+const INVISIBLE = String.raw`\p{Cc}\p{Cf}\p{Default_Ignorable_Code_Point}\u2028\u2029`;
+
+/** Whether the text holds a character that `printable` escapes. */
+export const UNPRINTABLE = new RegExp(`[${INVISIBLE}]`, 'u');
 
 const NAMED: Record<string, string> = { '\n': '\\n', '\r': '\\r', '\t': '\\t' };
 
 function escapeChar(ch: string): string {
   const named = NAMED[ch];
   if (named) return named;
-  const code = ch.charCodeAt(0);
-  return code <= 0xff ? `\\x${code.toString(16).padStart(2, '0')}` : `\\u${code.toString(16).padStart(4, '0')}`;
+  const code = ch.codePointAt(0)!;
+  if (code <= 0xff) return `\\x${code.toString(16).padStart(2, '0')}`;
+  return code <= 0xffff ? `\\u${code.toString(16).padStart(4, '0')}` : `\\u{${code.toString(16)}}`;
 }
 
-/** The class of characters `printable` escapes, without its brackets. */
-const UNPRINTABLE_CLASS = UNPRINTABLE.source.slice(1, -1);
-
 /**
- * What `printable` rewrites: a control character, or a backslash that would read as the start of
- * an escape (before `x u n r t " \\` or before a control character, which becomes one). Such a
+ * What `printable` rewrites: such a character, or a backslash that would read as the start of
+ * an escape (before `x u n r t " \\` or before such a character, which becomes one). Such a
  * backslash is doubled, so a domain holding the four characters `\x1b` never looks like one
  * holding an ESC; any other backslash (`C:\Users`) stays as it is, since it cannot be misread.
  */
-const TO_ESCAPE = new RegExp(`\\\\(?=[\\\\"xunrt${UNPRINTABLE_CLASS}])|[${UNPRINTABLE_CLASS}]`, 'g');
+const TO_ESCAPE = new RegExp(String.raw`\\(?=[\\"xunrt${INVISIBLE}])|[${INVISIBLE}]`, 'gu');
 
 /**
- * The text with every control character shown as an escape (`\x1b`, `\n`, `\u202e`), on one
- * line, and a literal backslash that would read as an escape doubled, so what is shown reads
- * back to exactly one text. Applied once, where the text is written (a second pass would double
- * the first one's escapes): values and messages travel raw until then.
+ * The text with every such character shown as an escape (`\x1b`, `\n`, `\u202e`, `\u200d`,
+ * `\u{e0041}`), on one line, and a literal backslash that would read as an escape doubled, so what
+ * is shown reads back to exactly one text. Applied once, where the text is written (a second pass
+ * would double the first one's escapes): values and messages travel raw until then.
  */
 export function printable(text: string): string {
   TO_ESCAPE.lastIndex = 0;
@@ -45,13 +49,14 @@ export function printable(text: string): string {
 }
 
 /** What JSON.stringify leaves raw: it escapes C0 itself, and newlines outside strings are layout. */
-const UNPRINTABLE_IN_JSON = /[\u007f-\u009f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g;
+const UNPRINTABLE_IN_JSON = new RegExp(String.raw`[\u007f-\u009f\p{Cf}\p{Default_Ignorable_Code_Point}\u2028\u2029]`, 'gu');
 
-/** For JSON text: DEL, C1 and bidi controls as `\u` escapes, which JSON reads back as they were. */
+/** For JSON text: DEL, C1, format and default-ignorable characters as `\u` escapes (a pair past U+FFFF), which JSON reads back as they were. */
 export function jsonUnicodeEscapes(json: string): string {
   UNPRINTABLE_IN_JSON.lastIndex = 0;
   if (!UNPRINTABLE_IN_JSON.test(json)) return json;
-  return json.replace(UNPRINTABLE_IN_JSON, (ch) => `\\u${ch.charCodeAt(0).toString(16).padStart(4, '0')}`);
+  const unit = (i: number, ch: string) => `\\u${ch.charCodeAt(i).toString(16).padStart(4, '0')}`;
+  return json.replace(UNPRINTABLE_IN_JSON, (ch) => (ch.length === 1 ? unit(0, ch) : unit(0, ch) + unit(1, ch)));
 }
 
 /**

@@ -10,6 +10,7 @@
  * The key is also what sitesync sends when it creates a website.
  */
 import { domainToASCII } from 'node:url';
+import { UNPRINTABLE } from '../messages/escape.js';
 
 /** A host name the service accepts: ASCII labels, at least two of them, at most 253 characters. */
 export function isValidHostname(host: string): boolean {
@@ -75,7 +76,9 @@ function labelsKey(name: string): string {
 }
 
 function labelKey(label: string): string {
-  if (/^[\x00-\x7f]*$/.test(label)) return label;
+  // IDNA would drop a soft hyphen, a zero-width space or a variation selector (`zw\u200bsp` to
+  // `zwsp`): a name that hides one is another website to the service's tracker, and shown as it is.
+  if (/^[\x00-\x7f]*$/.test(label) || UNPRINTABLE.test(label)) return label;
   const ascii = domainToASCII(label);
   // '' when it cannot be converted; a dot when the label reads as a number (full-width digits).
   return ascii === '' || ascii.includes('.') ? label : ascii;
@@ -153,18 +156,53 @@ function bareHost(input: string): string {
   return s.replace(/:\d*$/, '');
 }
 
+/** A compiled domain glob. */
+export interface DomainGlob {
+  test(domain: string): boolean;
+}
+
 /**
  * A domain glob: `*` matches any run of characters within one label. The other labels key like
  * domains, so a pattern written in unicode, with a trailing dot or a leading `www.` (which the
  * service drops) matches its website.
  */
-export function compileGlob(glob: string): RegExp {
+export function compileGlob(glob: string): DomainGlob {
   const key = labelsKey(glob.trim());
-  const source = (key.startsWith('www.') ? key.slice(4) : key)
-    .split('*')
-    .map((part) => part.replace(/[.+?^${}()|[\]\\]/g, '\\$&'))
-    .join('[^.]*');
-  return new RegExp(`^${source}$`);
+  return labelGlob(key.startsWith('www.') ? key.slice(4) : key);
+}
+
+/**
+ * `pattern` as written (no keying), matched label by label: `*` is any run of characters within
+ * one label, everything else literal. Linear in the name, whatever the pattern: each label's
+ * literal parts are found left to right, never tried again (a regular expression of `[^.]*`s
+ * backtracks exponentially on `*a*a*a…b` against a long label).
+ */
+export function labelGlob(pattern: string): DomainGlob {
+  const labels = pattern.split('.').map((label) => label.split('*'));
+  return {
+    test(domain: string): boolean {
+      const names = domain.split('.');
+      return names.length === labels.length && labels.every((parts, i) => partsMatch(parts, names[i]!));
+    },
+  };
+}
+
+/** Whether `text` is the literal `parts` with any run of characters between each two. */
+function partsMatch(parts: string[], text: string): boolean {
+  const first = parts[0]!;
+  if (parts.length === 1) return text === first;
+  const last = parts[parts.length - 1]!;
+  if (text.length < first.length + last.length || !text.startsWith(first) || !text.endsWith(last)) return false;
+  // Each middle part at its leftmost place after the one before: leftmost leaves the most room.
+  let at = first.length;
+  const end = text.length - last.length;
+  for (let i = 1; i < parts.length - 1; i++) {
+    const part = parts[i]!;
+    const found = text.indexOf(part, at);
+    if (found < 0 || found + part.length > end) return false;
+    at = found + part.length;
+  }
+  return true;
 }
 
 /**
@@ -189,13 +227,13 @@ export function globProblem(glob: string): string | undefined {
  * would not match that text, and never acts as a wildcard itself.
  */
 export class GlobSet {
-  private readonly regexps: RegExp[];
+  private readonly compiled: DomainGlob[];
   constructor(readonly globs: string[]) {
-    this.regexps = globs.map(compileGlob);
+    this.compiled = globs.map(compileGlob);
   }
   /** The index of the first glob that matches the domain, or -1. */
   indexOf(domain: string): number {
-    return this.regexps.findIndex((r) => r.test(domain));
+    return this.compiled.findIndex((g) => g.test(domain));
   }
   matches(domain: string): boolean {
     return this.indexOf(domain) >= 0;

@@ -23,13 +23,13 @@ function escapeProperty(text: string): string {
   return escapeData(text).replace(/:/g, '%3A').replace(/,/g, '%2C');
 }
 
-/** One `::error file=F,line=L,col=C::message` (or `::warning`) per problem. */
+/** One `::error file=F,line=L,col=C::message` (or `::warning`) per problem, shown as data as everywhere else. */
 export function renderGithubAnnotations(problems: Diagnostic[], cwd: string): string {
   return problems
     .map((d) => {
-      const where = [`file=${escapeProperty(shownFile(d.file, cwd))}`];
+      const where = [`file=${escapeProperty(printable(shownFile(d.file, cwd)))}`];
       if (d.line > 0) where.push(`line=${d.line}`, `col=${d.col}`);
-      return `::${d.severity === 'error' ? 'error' : 'warning'} ${where.join(',')}::${escapeData(d.message)}\n`;
+      return `::${d.severity === 'error' ? 'error' : 'warning'} ${where.join(',')}::${escapeData(printable(d.message))}\n`;
     })
     .join('');
 }

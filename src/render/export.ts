@@ -8,6 +8,7 @@
 import { Document, type Scalar, type YAMLMap, type YAMLSeq } from 'yaml';
 import { compileGlob, manageableTraits } from '../model/domain.js';
 import { fileEntry, printable, storedName as stored, yamlWithControlsEscaped } from '../config/file-entry.js';
+import { literal } from '../config/interpolate.js';
 import type { Account, LiveWebsite } from '../model/types.js';
 
 /** Where editors find the schema when sitesync is installed in the config repository. */
@@ -60,7 +61,7 @@ export function renderAccountsExport(accounts: ExportedAccount[], options: Omit<
     const body = one.contents as YAMLMap;
     body.delete('version');
     body.delete('api');
-    body.items.unshift(doc.createPair('base_url', a.baseUrl), doc.createPair('api_key_env', a.apiKeyEnv));
+    body.items.unshift(doc.createPair('base_url', literal(a.baseUrl)), doc.createPair('api_key_env', a.apiKeyEnv));
     const key = doc.createNode(a.name) as Scalar;
     // The account's notes, without the schema line that heads the whole file.
     key.commentBefore = (one.commentBefore ?? '').split('\n').slice(1).join('\n');
@@ -82,9 +83,9 @@ function exportDocument(live: LiveWebsite[], account: Account | null, options: E
     websites.push({ site, entry, notes });
   }
 
-  const body: Record<string, unknown> = { version: 1, api: { base_url: options.baseUrl } };
+  const body: Record<string, unknown> = { version: 1, api: { base_url: literal(options.baseUrl) } };
   for (const list of ['protect', 'ignore'] as const) {
-    const names = leftAlone.filter((a) => a.list === list).map((a) => stored(a.site));
+    const names = leftAlone.filter((a) => a.list === list).map((a) => literal(stored(a.site)));
     if (names.length) body[list] = names;
   }
   body.websites = websites.map((w) => w.entry);

@@ -63,21 +63,52 @@ export async function readAccounts(run: Run, ctx: Pick<Context, 'secrets'>, onPr
  * One account, one entry: two entries that reach the same account of one installation (its base
  * URL written two ways, two keys of one account) would each plan the other's websites away.
  * Checked once the accounts are known, before anything is written; nothing is then planned.
+ * One installation may also be reached through two host names (`127.0.0.1` and `localhost`),
+ * which sitesync cannot tell apart from two installations: there, the same account id and
+ * e-mail (which two installations' first users may share) and the same websites read, by id and
+ * domain, make one account.
  */
 export function assertDistinctAccounts(accounts: readonly RunAccount[]): void {
   const seen = new Map<string, RunAccount>();
+  const byIdentity = new Map<string, RunAccount[]>();
   const lines: string[] = [];
   for (const a of accounts) {
     if (!a.account || a.account.id === null) continue;
     const key = `${a.connection.installation}\0${a.account.id}`;
     const first = seen.get(key);
-    if (first) lines.push(`accounts ${first.name} and ${a.name} are one account (id ${a.account.id}) of ${a.connection.installation}: keep one entry for it`);
-    else seen.set(key, a);
+    if (first) {
+      lines.push(`accounts ${first.name} and ${a.name} are one account (id ${a.account.id}) of ${a.connection.installation}: keep one entry for it`);
+      continue;
+    }
+    seen.set(key, a);
+    if (!a.account.email) continue;
+    const identity = `${a.account.id}\0${a.account.email.toLowerCase()}`;
+    const others = byIdentity.get(identity) ?? [];
+    const twin = others.find((b) => hostsOnlyDiffer(a.connection.installation, b.connection.installation) && sameWebsites(a, b));
+    if (twin) {
+      lines.push(
+        `accounts ${twin.name} and ${a.name} are one account (id ${a.account.id}, ${a.account.email}, the same ${a.live!.length} websites) reached through two host names, ${new URL(twin.connection.installation).host} and ${new URL(a.connection.installation).host}: keep one entry for it`,
+      );
+    }
+    byIdentity.set(identity, [...others, a]);
   }
   if (lines.length === 0) return;
   const error = new SitesyncError(`${lines[0]}; nothing was written`);
   error.details = lines.slice(1);
   throw error;
+}
+
+/** Two installations whose addresses differ in the host name alone (scheme, port and path the same). */
+function hostsOnlyDiffer(x: string, y: string): boolean {
+  const [a, b] = [new URL(x), new URL(y)];
+  return a.hostname !== b.hostname && a.protocol === b.protocol && a.port === b.port && a.pathname === b.pathname;
+}
+
+/** Both accounts read, with websites, and the same ones (ids and domains): two empty accounts prove nothing. */
+function sameWebsites(a: RunAccount, b: RunAccount): boolean {
+  if (!a.live?.length || a.live.length !== b.live?.length) return false;
+  const theirs = new Map(b.live.map((w) => [w.id, w.domain]));
+  return a.live.every((w) => theirs.get(w.id) === w.domain);
 }
 
 /** The searches that find every website `targets` match; undefined when one of them needs the whole list. */

@@ -3,7 +3,6 @@
  * paces requests from the service's throttle headers, retries what is safe to retry, and reads
  * answers liberally into the model.
  */
-import pLimit from 'p-limit';
 import { Pool } from 'undici';
 import { domainKey } from '../model/domain.js';
 import { FIELD } from '../model/fields.js';
@@ -13,7 +12,8 @@ import { packageVersion } from '../io/paths.js';
 import { SecretValues } from '../secrets/values.js';
 import { ApiError, errorForStatus, serviceMessage } from './errors.js';
 import { Pacer, realClock, type PacerClock } from './pacer.js';
-import { certificateProblem, checkServerIdentity, classifyTransportError } from './transport.js';
+import { Paging } from './paging.js';
+import { ANSWER_DEADLINE_MS, AnswerTooLarge, certificateProblem, checkServerIdentity, classifyTransportError, deadline, MAX_ANSWER_BYTES, readCapped, type AnswerBody } from './transport.js';
 import { readPage, readStatsRows, toAccount, toForm, toLiveWebsite, unwrap, type Form, type Page, type StatsPage, type StatsRow } from './wire.js';
 
 export interface RetryPolicy {
@@ -50,6 +50,16 @@ export interface ClientOptions {
    * not made faster by asking again, and the plan does not wait on it.
    */
   statsTimeoutMs?: number;
+  /**
+   * The whole time one answer may take, headers and body, on top of the timeouts between chunks
+   * (default ANSWER_DEADLINE_MS): a service trickling a few bytes at a time is cut off.
+   */
+  deadlineMs?: number;
+  /**
+   * The same for a read of statistics (default STATS_DEADLINE_MS): past it, the traffic is unknown,
+   * which counts as recent.
+   */
+  statsDeadlineMs?: number;
   retry?: Partial<RetryPolicy>;
   /** One line per request (`--verbose`). Never receives the key or a body. */
   log?: (line: string) => void;
@@ -113,8 +123,8 @@ interface Answer {
 }
 
 export const PER_PAGE = 100;
-/** Far above any answer of the service (a page of 100 websites is some 50 KiB): more is not the service. */
-export const MAX_ANSWER_BYTES = 64 * 1024 * 1024;
+/** A read of statistics, which the plan does not wait on for long (its between-chunks timeout is 15 s). */
+export const STATS_DEADLINE_MS = 30_000;
 /** Pages read at once: quick on a large account, still gentle on a small PHP service. */
 export const LIST_CONCURRENCY = 12;
 /**
@@ -186,8 +196,10 @@ export class ServiceClient {
 
   /**
    * Every website of the account, id ascending. Pages are built from the base URL (never from
-   * the links the service sends, which may name another host) and fetched concurrently once
-   * the first page says how many there are; pages that appear while listing are fetched too.
+   * the links the service sends, which may name another host) and read by a few readers at once
+   * once the first page says how many there are, up to the last page as the latest answer says
+   * (websites added while listing push it further); the page count is checked before it is
+   * followed (paging.ts).
    */
   async listWebsites(
     query: Record<string, string> = {},
@@ -195,45 +207,43 @@ export class ServiceClient {
   ): Promise<LiveWebsite[]> {
     const found = new Map<number, LiveWebsite>();
     let pagesRead = 0;
-    let pagesKnown: number | undefined;
-    const add = (page: Page) => {
-      for (const raw of page.items) {
-        const site = toLiveWebsite(raw);
-        found.set(site.id, site);
-      }
-      onProgress?.(++pagesRead, pagesKnown);
-    };
     const first = await this.fetchPage(1, query);
-    pagesKnown = first.lastPage;
+    const paging = new Paging(query.search === undefined ? 'list websites' : `search websites for "${query.search}"`, first);
+    const add = (page: Page): number => {
+      const sites = page.items.map(toLiveWebsite);
+      const { added } = paging.count(sites.map((site) => site.id));
+      for (const site of sites) found.set(site.id, site);
+      onProgress?.(++pagesRead, paging.lastPage);
+      return added;
+    };
     add(first);
-    if (first.lastPage !== undefined) {
-      let fetchedUpTo = 1;
-      let lastPage = first.lastPage;
-      const limit = pLimit(this.options.listConcurrency ?? LIST_CONCURRENCY);
-      while (fetchedUpTo < lastPage) {
-        const numbers = range(fetchedUpTo + 1, lastPage);
-        const pages = await Promise.all(
-          numbers.map((n) =>
-            limit(async () => {
-              const page = await this.fetchPage(n, query);
-              add(page);
-              return page;
-            }),
-          ),
-        );
-        fetchedUpTo = lastPage;
-        for (const page of pages) {
-          // Websites added while listing push the last page further.
-          if (page.lastPage !== undefined && page.lastPage > lastPage) lastPage = pagesKnown = page.lastPage;
+    if (paging.lastPage !== undefined) {
+      // A bounded pool of readers, each taking the next page number while there is one.
+      let next = 2;
+      let stopped = false;
+      const reader = async () => {
+        try {
+          while (!stopped && next <= paging.lastPage!) {
+            const n = next++;
+            const page = await this.fetchPage(n, query);
+            paging.check(page, n);
+            add(page);
+          }
+        } catch (error) {
+          stopped = true; // the other readers take no further page
+          throw error;
         }
-      }
+      };
+      await Promise.all(Array.from({ length: this.options.listConcurrency ?? LIST_CONCURRENCY }, reader));
     } else {
       // No page count: walk page numbers while the service says there is a next one.
       let page = first;
       let n = 1;
       while (page.hasNext && page.items.length > 0) {
         page = await this.fetchPage(++n, query);
-        add(page);
+        paging.check(page, n);
+        const added = add(page);
+        if (page.hasNext && page.items.length > 0) paging.checkProgress(added, n);
       }
     }
     return [...found.values()].sort((a, b) => a.id - b.id);
@@ -570,9 +580,12 @@ export class ServiceClient {
 
   private async send(spec: RequestSpec, attempt: number): Promise<Answer> {
     const signal = spec.abortable ? this.options.signal : undefined;
+    let limit: ReturnType<typeof deadline> | undefined;
     try {
       signal?.throwIfAborted();
       const ticket = await this.pacer.acquire(signal);
+      // From the moment it is sent (not while it waits for the pacer).
+      limit = deadline(this.deadlineOf(spec), signal);
       const headers: Record<string, string> = { ...this.headers };
       let body: string | undefined;
       if (spec.form) {
@@ -584,7 +597,7 @@ export class ServiceClient {
       let responseHeaders: Answer['headers'] = {};
       try {
         const timeouts = spec.timeoutMs === undefined ? {} : { headersTimeout: spec.timeoutMs, bodyTimeout: spec.timeoutMs };
-        const res = await this.pool.request({ method: spec.method, path, headers, body, signal, ...timeouts });
+        const res = await this.pool.request({ method: spec.method, path, headers, body, signal: limit.signal, ...timeouts });
         status = res.statusCode;
         responseHeaders = res.headers;
         const text = await this.readBody(res, spec.what);
@@ -607,32 +620,28 @@ export class ServiceClient {
     } catch (error) {
       if (error instanceof ApiError) throw error;
       if (signal?.aborted) throw new InterruptedError('interrupted');
+      if (limit?.expired()) {
+        const seconds = Math.round(this.deadlineOf(spec) / 100) / 10;
+        throw new ApiError('timeout', `${spec.what}: ${new URL(this.options.baseUrl).host} did not send its whole answer within ${seconds} s`);
+      }
       throw transportError(error, this.options.baseUrl, spec.what, this.secrets);
     }
   }
 
-  /** The answer's text, refused past the cap before it is all in memory (a declared length, or as it comes). */
-  private async readBody(res: { headers: Answer['headers']; body: AsyncIterable<Buffer> & { dump(options: { limit: number }): Promise<void> } }, what: string): Promise<string> {
-    const max = this.options.maxAnswerBytes ?? MAX_ANSWER_BYTES;
-    const tooMuch = () => {
-      const size = max >= 1024 * 1024 ? `${Math.round(max / 1024 / 1024)} MiB` : `${max} bytes`;
-      return new ApiError('protocol', `${what}: the service answered more than ${size}, which no answer of the service is; nothing more was read (is the base URL the service's address?)`);
-    };
-    const declared = Number(res.headers['content-length']);
-    if (Number.isFinite(declared) && declared > max) {
-      // Discarded unread (undici closes the connection past the limit).
-      await res.body.dump({ limit: 0 }).catch(() => undefined);
-      throw tooMuch();
+  /** The answer's text, refused past the cap before it is all in memory. */
+  private async readBody(res: AnswerBody, what: string): Promise<string> {
+    try {
+      return await readCapped(res, this.options.maxAnswerBytes ?? MAX_ANSWER_BYTES);
+    } catch (error) {
+      if (!(error instanceof AnswerTooLarge)) throw error;
+      throw new ApiError('protocol', `${what}: the service answered ${error.message}, which no answer of the service is; nothing more was read (is the base URL the service's address?)`);
     }
-    const chunks: Buffer[] = [];
-    let size = 0;
-    // Leaving the loop by a throw ends the body's stream.
-    for await (const chunk of res.body) {
-      size += chunk.length;
-      if (size > max) throw tooMuch();
-      chunks.push(chunk);
-    }
-    return Buffer.concat(chunks, size).toString('utf8');
+  }
+
+  /** The whole time an answer to `spec` may take. */
+  private deadlineOf(spec: RequestSpec): number {
+    if (spec.kind === 'statistics') return this.options.statsDeadlineMs ?? STATS_DEADLINE_MS;
+    return this.options.deadlineMs ?? ANSWER_DEADLINE_MS;
   }
 
   private log(line: string): void {
@@ -670,12 +679,6 @@ function paginatorProblem(read: StatsPage, page: number, size: number): string |
   return undefined;
 }
 
-function range(from: number, to: number): number[] {
-  const out: number[] = [];
-  for (let n = from; n <= to; n++) out.push(n);
-  return out;
-}
-
 function parseBody(text: string, status: number, what: string): unknown {
   if (text.trim() === '') return undefined;
   try {
@@ -710,8 +713,9 @@ function redirectError(location: string | string[] | undefined, secrets: SecretV
 
 function describeTransportError(error: unknown): string {
   if (error instanceof ApiError) return error.message;
-  const e = error as { code?: string; message?: string };
-  return e.code ?? e.message ?? String(error);
+  // (A DOMException, as a deadline's abort is, has a number for a code.)
+  const e = error as { code?: unknown; message?: string };
+  return typeof e.code === 'string' ? e.code : (e.message ?? String(error));
 }
 
 function transportError(error: unknown, baseUrl: string, what: string, secrets: SecretValues): ApiError {

@@ -1,4 +1,7 @@
-/** What went wrong below HTTP, read once from undici's errors for every client sitesync has. */
+/**
+ * What every client sitesync has (the service's, GitHub's and GitLab's) does alike below HTTP:
+ * undici's errors read once, an answer's size capped and its whole time bounded.
+ */
 import { checkServerIdentity as nodeCheckServerIdentity, type PeerCertificate } from 'node:tls';
 import { errors as undiciErrors } from 'undici';
 
@@ -115,4 +118,52 @@ function certificateNames(error: unknown): string[] {
   const names = altNames.map((n) => n.replace(/^(DNS|IP Address):/, '')).filter(Boolean);
   if (!names.length && typeof cert?.subject?.CN === 'string') names.push(cert.subject.CN);
   return names.length > 4 ? [...names.slice(0, 4), `${names.length - 4} more`] : names;
+}
+
+/** Answers are some 50 KiB at most (a page of 100 websites, of comments): two minutes is a server that does not answer. */
+export const ANSWER_DEADLINE_MS = 120_000;
+
+/** Far above any answer of the service or the CI APIs (a page of 100 websites is some 50 KiB): more is no answer of theirs. */
+export const MAX_ANSWER_BYTES = 64 * 1024 * 1024;
+
+/** An answer's body as undici gives it. */
+export interface AnswerBody {
+  headers: Record<string, string | string[] | undefined>;
+  body: AsyncIterable<Buffer> & { dump(options: { limit: number }): Promise<void> };
+}
+
+/** Thrown by `readCapped` for an answer larger than the cap: nothing more of it was read. */
+export class AnswerTooLarge extends Error {
+  constructor(readonly max: number) {
+    super(`more than ${max >= 1024 * 1024 ? `${Math.round(max / 1024 / 1024)} MiB` : `${max} bytes`}`);
+  }
+}
+
+/** The answer's text, refused past `max` bytes before it is all in memory (a declared length, or as it comes). */
+export async function readCapped(res: AnswerBody, max: number = MAX_ANSWER_BYTES): Promise<string> {
+  const declared = Number(res.headers['content-length']);
+  if (Number.isFinite(declared) && declared > max) {
+    // Discarded unread (undici closes the connection past the limit).
+    await res.body.dump({ limit: 0 }).catch(() => undefined);
+    throw new AnswerTooLarge(max);
+  }
+  const chunks: Buffer[] = [];
+  let size = 0;
+  // Leaving the loop by a throw ends the body's stream.
+  for await (const chunk of res.body) {
+    size += chunk.length;
+    if (size > max) throw new AnswerTooLarge(max);
+    chunks.push(chunk);
+  }
+  return Buffer.concat(chunks, size).toString('utf8');
+}
+
+/**
+ * The whole time one answer may take, headers and body (undici's own timeouts run between
+ * chunks, which a server trickling a few bytes at a time never trips): a signal that aborts past
+ * `ms`, or when `outer` (Ctrl-C) does, and whether it was the deadline.
+ */
+export function deadline(ms: number, outer?: AbortSignal): { signal: AbortSignal; expired: () => boolean } {
+  const timer = AbortSignal.timeout(ms);
+  return { signal: outer ? AbortSignal.any([outer, timer]) : timer, expired: () => timer.aborted };
 }

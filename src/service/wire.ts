@@ -52,6 +52,8 @@ export interface Page {
   lastPage?: number;
   hasNext: boolean;
   total?: number;
+  /** The page size the answer says (a string in the product's answers), whatever was asked. */
+  perPage?: number;
 }
 
 /** `{"data": {...}, "status": 200}` or the record itself. */
@@ -76,6 +78,7 @@ export function readPage(body: unknown, requested: number): Page {
     currentPage,
     lastPage,
     total: toInt(meta.total),
+    perPage: toInt(meta.per_page),
     hasNext: lastPage !== undefined ? currentPage < lastPage : typeof next === 'string' && next !== '',
   };
 }

@@ -48,14 +48,16 @@ describe('the plan comment body', () => {
 });
 
 describe('finding the plan comment', () => {
-  const c = (id: number, body: string, author: string, bot = false): ThreadComment => ({ id, body, author, bot, url: '' });
-  it('prefers the token’s own, then a bot’s marked comment, and never a person’s (who could edit the plan in it)', () => {
-    const all = [c(1, 'hi', 'bot', true), c(2, `${MARKER}\n`, 'alice'), c(3, `${MARKER}\n`, 'ci-bot', true), c(4, `${MARKER}\n`, 'me')];
+  const c = (id: number, body: string, author: string): ThreadComment => ({ id, body, author, url: '' });
+  it('takes the token’s own marked comment only: never a person’s (who could edit the plan in it) nor another bot’s', () => {
+    const all = [c(1, 'hi', 'me'), c(2, `${MARKER}\n`, 'alice'), c(3, `${MARKER}\n`, 'other-app[bot]'), c(4, `${MARKER}\n`, 'me')];
     expect(pickPlanComment(all, 'me')?.id).toBe(4);
-    expect(pickPlanComment(all)?.id).toBe(3);
-    expect(pickPlanComment(all.slice(0, 2))).toBeUndefined();
-    expect(pickPlanComment(all.slice(0, 2), 'me')).toBeUndefined();
-    expect(pickPlanComment([c(1, 'hi', 'bot', true)])).toBeUndefined();
+    expect(pickPlanComment(all.slice(0, 3), 'me')).toBeUndefined();
+    expect(pickPlanComment([c(1, 'hi', 'me')], 'me')).toBeUndefined();
+  });
+
+  it('when who the token is cannot be known, no marked comment is taken: a new one is posted', () => {
+    expect(pickPlanComment([c(3, `${MARKER}\n`, 'github-actions[bot]'), c(4, `${MARKER}\n`, 'me')], undefined)).toBeUndefined();
   });
 });
 

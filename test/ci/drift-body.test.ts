@@ -82,7 +82,8 @@ describe('the drift issue', () => {
 });
 
 /** An in-memory tracker that records what it was asked to do. */
-function tracker(open: Issue[], self?: string): IssueTracker & { calls: string[] } {
+/** `self`: who the token is, as the provider says ('bot' writes the issues here); undefined when it cannot say. */
+function tracker(open: Issue[], self: string | undefined = 'bot'): IssueTracker & { calls: string[] } {
   const calls: string[] = [];
   return {
     calls,
@@ -99,7 +100,7 @@ function tracker(open: Issue[], self?: string): IssueTracker & { calls: string[]
     },
     create: async (title, body, label) => {
       calls.push(`create ${title}`);
-      return { number: 99, title, body, author: 'bot', bot: true, labels: [label], url: 'u/99' };
+      return { number: 99, title, body, author: 'bot', labels: [label], url: 'u/99' };
     },
     edit: async (number, body) => {
       calls.push(`edit ${number}`);
@@ -110,7 +111,7 @@ function tracker(open: Issue[], self?: string): IssueTracker & { calls: string[]
   };
 }
 
-const issue = (number: number, body: string, author: string, bot: boolean): Issue => ({ number, title: 't', body, author, bot, labels: ['sitesync-drift'], url: `u/${number}` });
+const issue = (number: number, body: string, author: string): Issue => ({ number, title: 't', body, author, labels: ['sitesync-drift'], url: `u/${number}` });
 
 describe('silent websites found by a run with --quiet-days', () => {
   const quiet = { days: 7, silent: [{ domain: 'moved.example', lastDay: '2026-01-02' }] };
@@ -125,7 +126,7 @@ describe('silent websites found by a run with --quiet-days', () => {
   });
 
   it('are kept by a run without --quiet-days, which writes nothing; a run with it that finds none closes the issue', async () => {
-    const own = issue(4, issueBody(found, options), 'bot', true);
+    const own = issue(4, issueBody(found, options), 'bot');
     const daily = tracker([own]);
     const [kept] = await keepDriftIssues(daily, [{ ...found, quiet: undefined }], (e) => ({ message: String(e), details: [] }));
     expect(kept).toMatchObject({ action: 'unchanged' });
@@ -147,21 +148,24 @@ describe('which issue is kept', () => {
   const drifted: DriftCheck = { ...clean, plan: plan(['a.example']) };
   const describeError = (e: unknown) => ({ message: String(e), details: [] });
 
-  it("the token's own issue first, else a bot's, never a person's", async () => {
+  it("the token's own issue only: never a person's nor another bot's, and none when who the token is cannot be known", async () => {
     const marker = '<!-- sitesync-drift: sitesync.yaml#acme -->\nold';
-    const t = tracker([issue(1, marker, 'octocat', false), issue(2, marker, 'renovate[bot]', true), issue(3, marker, 'project_42_bot', false)], 'project_42_bot');
+    const t = tracker([issue(1, marker, 'octocat'), issue(2, marker, 'renovate[bot]'), issue(3, marker, 'project_42_bot')], 'project_42_bot');
     const [outcome] = await keepDriftIssues(t, [drifted], describeError);
     expect(outcome).toMatchObject({ action: 'updated', issue: { number: 3 } });
-    const byBot = tracker([issue(1, marker, 'octocat', false), issue(2, marker, 'github-actions[bot]', true)]);
-    expect((await keepDriftIssues(byBot, [clean], describeError))[0]).toMatchObject({ action: 'closed', issue: { number: 2 } });
-    expect(byBot.calls).toEqual(['list', 'whoAmI', 'comment 2', 'close 2']);
-    const onlyPerson = tracker([issue(1, marker, 'octocat', false)]);
-    expect((await keepDriftIssues(onlyPerson, [clean], describeError))[0]).toMatchObject({ action: 'none' });
-    expect(onlyPerson.calls).toEqual(['list', 'whoAmI']);
+    const byActions = tracker([issue(1, marker, 'octocat'), issue(2, marker, 'renovate[bot]'), issue(3, marker, 'github-actions[bot]')], 'github-actions[bot]');
+    expect((await keepDriftIssues(byActions, [clean], describeError))[0]).toMatchObject({ action: 'closed', issue: { number: 3 } });
+    expect(byActions.calls).toEqual(['list', 'whoAmI', 'comment 3', 'close 3']);
+    const otherBot = tracker([issue(1, marker, 'octocat'), issue(2, marker, 'renovate[bot]')], 'github-actions[bot]');
+    expect((await keepDriftIssues(otherBot, [clean], describeError))[0]).toMatchObject({ action: 'none' });
+    expect(otherBot.calls).toEqual(['list', 'whoAmI']);
+    const unknown = tracker([issue(2, marker, 'github-actions[bot]')], undefined);
+    expect((await keepDriftIssues(unknown, [drifted], describeError))[0]).toMatchObject({ action: 'opened' });
+    expect(unknown.calls).toEqual(['list', 'whoAmI', 'create sitesync drift: acme']);
   });
 
   it('asks who the token is only when an issue carries the marker, and once', async () => {
-    const t = tracker([issue(5, '<!-- sitesync-drift: sitesync.yaml#beta -->', 'bot', true)]);
+    const t = tracker([issue(5, '<!-- sitesync-drift: sitesync.yaml#beta -->', 'bot')]);
     await keepDriftIssues(t, [drifted, { ...drifted, account: 'beta' }, { ...drifted, account: 'gamma' }], describeError);
     expect(t.calls).toEqual(['list', 'create sitesync drift: acme', 'whoAmI', 'edit 5', 'create sitesync drift: gamma']);
   });
@@ -170,7 +174,7 @@ describe('which issue is kept', () => {
     const t = tracker([]);
     t.create = async (title) => {
       if (title.endsWith('acme')) throw new Error('refused');
-      return issue(7, '', 'bot', true);
+      return issue(7, '', 'bot');
     };
     const outcomes = await keepDriftIssues(t, [drifted, { ...drifted, account: 'beta' }], describeError);
     expect(outcomes.map((o) => o.action)).toEqual(['failed', 'opened']);

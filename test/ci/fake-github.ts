@@ -59,6 +59,8 @@ export interface FakeGitHub {
   seedIssue(issue: Partial<FakeIssue> & { body: string }): FakeIssue;
   /** Drop the labels of new issues, as GitHub does for a token that may not set them. */
   dropLabels?: boolean;
+  /** What GET /user says the token is (a personal token); unset, it refuses as for GitHub Actions' token. */
+  login?: string;
   writes(): string[];
   close(): Promise<void>;
 }
@@ -132,6 +134,9 @@ export async function startFakeGitHub(): Promise<FakeGitHub> {
     };
     if (req.headers.authorization !== `Bearer ${GITHUB_TOKEN}`) {
       return send(401, { message: 'Bad credentials', documentation_url: 'https://docs.github.com/rest' });
+    }
+    if (url.pathname === '/user' && method === 'GET') {
+      return fake.login ? send(200, { login: fake.login, type: 'User' }) : send(403, { message: 'Resource not accessible by integration' });
     }
     const failure = fake.failNext.shift() ?? fake.fail[method];
     if (failure) return send(failure.status, failure.body, failure.headers);

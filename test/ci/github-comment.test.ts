@@ -112,6 +112,30 @@ describe('sitesync ci comment on GitHub', () => {
     expect(fake.comments(7).find((c) => c.id === mine!.id)!.body).toBe(`${MARKER}\npasted by hand`);
   });
 
+  it("never takes over another bot's marked comment (an app may quote a person's text): it posts its own", async () => {
+    const [other] = fake.seed(7, [{ body: `${MARKER}\n### sitesync plan: from someone else`, user: { login: 'other-app[bot]', type: 'Bot' } }]);
+    const r = await comment();
+    expect(r.stdout).toMatch(/^Posted the plan comment: /);
+    expect(fake.writes()).toEqual([`POST /repos/${REPO}/issues/7/comments`]);
+    expect(fake.comments(7).find((c) => c.id === other!.id)!.body).toBe(`${MARKER}\n### sitesync plan: from someone else`);
+  });
+
+  it('outside GitHub Actions, GitHub says who the token is: its own comment is updated; when it will not say, none is taken', async () => {
+    const [, mine] = fake.seed(7, [
+      { body: `${MARKER}\n### sitesync plan: old`, user: { ...BOT } },
+      { body: `${MARKER}\n### sitesync plan: old`, user: { login: 'ops-person', type: 'User' } },
+    ]);
+    fake.login = 'ops-person';
+    const own = await comment(['--provider', 'github'], { GITHUB_ACTIONS: '' });
+    expect(own.code, own.stderr).toBe(0);
+    expect(fake.writes()).toEqual([`PATCH /repos/${REPO}/issues/comments/${mine!.id}`]);
+    fake.login = undefined;
+    fake.requests.length = 0;
+    const unknown = await comment(['--provider', 'github'], { GITHUB_ACTIONS: '' });
+    expect(unknown.stdout).toMatch(/^Posted the plan comment: /);
+    expect(fake.writes()).toEqual([`POST /repos/${REPO}/issues/7/comments`]);
+  });
+
   it('writes nothing when the comment already shows this plan', async () => {
     fake.seed(7, [{ body: PLAN, user: { ...BOT } }]);
     const r = await comment();

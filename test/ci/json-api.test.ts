@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { apiRoot, JsonApi, nextLink, rateLimitWait, type CiService } from '../../src/ci/http.js';
 import { parseConfig } from '../../src/config/parse.js';
 import { resolveBaseUrl } from '../../src/service/connection.js';
+import { hugeServer, trickleServer } from '../helpers/hostile-server.js';
 
 const GITHUB = { addressVariable: 'GITHUB_API_URL', tokenVariable: 'GITHUB_TOKEN', example: 'https://api.github.com' };
 
@@ -134,5 +135,35 @@ describe('how long a rate limit asks to wait', () => {
     [{}, undefined],
   ])('%j: %s ms', (headers, expected) => {
     expect(rateLimitWait({ headers }, at)).toBe(expected);
+  });
+});
+
+describe("GitHub's and GitLab's answers are bounded as the service's are", () => {
+  const service = { ...GITHUB, name: 'GitHub' } as CiService;
+
+  it("an answer trickled a few bytes at a time is cut off at the whole answer's deadline", async () => {
+    const trickle = await trickleServer('[{"id"');
+    try {
+      const api = new JsonApi(new URL(trickle.url), service, {}, 'pull request #7 of o/r', { timeoutMs: 1_000, deadlineMs: 700 });
+      const started = performance.now();
+      await expect(api.list(api.url('/repos/o/r/issues/7/comments'), 'read the comments of')).rejects.toThrow(
+        `GitHub (${trickle.host}) did not send its whole answer within 0.7 s`,
+      );
+      expect(performance.now() - started).toBeLessThan(10_000);
+    } finally {
+      await trickle.close();
+    }
+  });
+
+  it('an answer announced larger than 64 MiB is refused before it is read', async () => {
+    const huge = await hugeServer();
+    try {
+      const api = new JsonApi(new URL(huge.url), service, {}, 'pull request #7 of o/r');
+      await expect(api.send('GET', api.url('/repos/o/r/issues/7/comments'))).rejects.toThrow(
+        `GitHub (${huge.host}) answered more than 64 MiB, which no answer of its API is; nothing more was read`,
+      );
+    } finally {
+      await huge.close();
+    }
   });
 });

@@ -5,7 +5,7 @@ import { mkdir, mkdtemp, readdir, readFile, rm, symlink, writeFile } from 'node:
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { bin, cleanEnv, runCli } from '../helpers/cli.js';
+import { bin, cleanEnv, runCli, runCliHere } from '../helpers/cli.js';
 import { KEY, scenario, writes, type Scenario } from '../helpers/scenario.js';
 
 let s: Scenario | undefined;
@@ -153,6 +153,54 @@ describe('a hostile file gets a FILE:LINE:COL message, never an internal error',
   });
 });
 
+/** Runs `fn` in a new folder of its own, removed afterwards. */
+async function inNewFolder(fn: (dir: string) => Promise<void>): Promise<void> {
+  const dir = await mkdtemp(join(tmpdir(), 'sitesync-hostile-'));
+  try {
+    await fn(dir);
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+}
+
+describe('a file under the size cap that would take gigabytes to read', () => {
+  it('16 MiB of `x: [1,1,1,…]` is refused at the token past the limit, by validate and fmt, without reading it into memory', () =>
+    inNewFolder(async (dir) => {
+      const file = join(dir, 'many.yaml');
+      await writeFile(file, `x: [${'1,'.repeat(8 * 1024 * 1024 - 4)}1]\n`);
+      for (const args of [['validate', '-c', file], ['fmt', '--check', file]]) {
+        const r = await runCli(args);
+        expect(r.code, r.stderr).toBe(1);
+        // 4,000,000 tokens: `x`, `:`, ` `, `[`, then a value and a comma each (two lexer tokens a value).
+        expect(r.stderr).toContain(`${file}:1:2666667: the file holds more than 4,000,000 YAML tokens`);
+        expect(r.stderr).not.toMatch(/Internal error|heap|allocation/i);
+      }
+    }));
+
+  it('a flood of line breaks is refused the same way, at its line', () =>
+    inNewFolder(async (dir) => {
+      const file = join(dir, 'blank.yaml');
+      await writeFile(file, `version: 1\nwebsites: []\n${'\n'.repeat(4_100_000)}`);
+      const r = await runCli(['validate', '-c', file]);
+      expect(r.code, r.stderr).toBe(1);
+      expect(r.stderr).toMatch(new RegExp(`${file.replace(/[.]/g, '\\.')}:\\d+:1: the file holds more than 4,000,000 YAML tokens`));
+    }));
+});
+
+describe('an entry holding a carriage return', () => {
+  it('is refused before anything is written, rather than stored as two entries that every later plan would change again', async () => {
+    s = await scenario();
+    s.emu.seed(KEY, [{ domain: 'a.example.com', privacy: 0, email: 0, exclude_bots: 1 }]);
+    await s.write('version: 1\nwebsites:\n  - domain: a.example.com\n    exclude_ips: ["203.0.113.7\\r0.0.0.0/0"]\n');
+    s.emu.resetStats();
+    const r = await s.cli(['apply', '--auto-approve']);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain('sitesync.yaml:4:19: websites[0].exclude_ips[0] holds a carriage return (U+000D) at character 12');
+    expect(writes(s.emu)).toEqual([]);
+    expect(s.emu.websites(KEY)[0]!.exclude_ips).toBeFalsy();
+  });
+});
+
 describe('a large file', () => {
   /** About 4,000 websites. */
   const big = (bad?: number) =>
@@ -212,6 +260,24 @@ describe('include: stays inside the repository holding the config', () => {
       await rm(top, { recursive: true, force: true });
     }
   });
+
+  it('the .git folder is refused by any name a case-insensitive file system reads as it (.GIT, .Git, .git., GIT~1)', () =>
+    inNewFolder(async (top) => {
+      const repo = join(top, 'repo');
+      await mkdir(join(repo, '.git'), { recursive: true });
+      for (const folder of ['.GIT', '.Git', '.git.', 'GIT~1']) {
+        // (This file system tells them apart: each is a folder of its own here.)
+        await mkdir(join(repo, folder), { recursive: true });
+        await writeFile(join(repo, folder, 'config.yaml'), 'websites:\n  - domain: git.example.com\n');
+      }
+      for (const include of ['.GIT/*.yaml', '.Git/config.yaml', '.git./config.yaml', 'GIT~1/*.yaml', './.GIT/../.GIT/config.yaml']) {
+        await writeFile(join(repo, 'sitesync.yaml'), `version: 1\ninclude: ["${include}"]\nwebsites: []\n`);
+        const r = await runCliHere(['validate'], { cwd: repo });
+        expect(r.code, include).toBe(1);
+        expect(r.stderr, include).toContain('(or in its .git folder)');
+        expect(r.stdout + r.stderr).not.toContain('git.example.com');
+      }
+    }));
 
   it("the .git folder and a config file that is a link out are refused, naming nothing out there; a glob follows no link (to a file outside, or to / under a **)", async () => {
     const top = await mkdtemp(join(tmpdir(), 'sitesync-include-'));

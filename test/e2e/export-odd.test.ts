@@ -138,3 +138,30 @@ describe('the export header says when a field the service does not return is sen
     expect(plan.code, plan.stdout + plan.stderr).toBe(0);
   });
 });
+
+describe('export writes live text that looks like a reference as text', () => {
+  it('exclude_ips and exclude_params "${SITESYNC_API_KEY}", "$${X}" and a domain "${X}.example.com": export → validate → plan shows no change', async () => {
+    s = await scenario({ profile: 'full' }); // a service that returns exclude_params
+    s.emu.seed(KEY, [
+      { domain: 'a.example.com', exclude_ips: '${SITESYNC_API_KEY}\n$${X}\n10.0.0.1', exclude_params: '${SITESYNC_API_KEY}\n$${X}\nutm_source' },
+      { domain: '${x}.example.com' },
+    ]);
+    const exported = await s.cli(['export', '-o', 'exported.yaml']);
+    expect(exported.code, exported.stderr).toBe(0);
+    const text = await readFile(join(s.dir, 'exported.yaml'), 'utf8');
+    expect(text).toContain('- $${SITESYNC_API_KEY}\n');
+    expect(text).toContain('- $$${X}\n');
+    expect(text).toContain('- $${x}.example.com\n');
+
+    const validated = await s.cli(['validate', '-c', 'exported.yaml']);
+    expect(validated.code, validated.stderr).toBe(0);
+    expect(validated.stdout).toContain('exported.yaml is valid: 1 website');
+
+    s.emu.resetStats();
+    const plan = await s.cli(['plan', '-c', 'exported.yaml', '--detailed-exitcode', '--prune']);
+    expect(plan.stdout, plan.stderr).toContain('Plan: 0 to create, 0 to update, 0 to delete');
+    expect(plan.code).toBe(0);
+    expect(plan.stdout).not.toContain(KEY);
+    expect(writes(s.emu)).toEqual([]);
+  });
+});

@@ -148,6 +148,8 @@ describe('odd live domains in every output', () => {
     expect(named.sort()).toEqual([...ODD, 'keep.example.com', 'pw\x1b[2j.example.com'].sort());
     expect(doc.websites.find((w) => w.domain === 'keep.example.com')!.exclude_ips).toEqual(['10.0.0.1', '\x1b[31mevil|`x`']);
     expect(text).toContain('# "pw\\x1b[2j.example.com" (id');
+    // A file refuses the control character (validate says where): the entry says so, and what to do.
+    expect(text).toContain('# exclude_ips "\\x1b[31mevil|`x`" holds a control character, which a file refuses: delete it here (apply then removes it at the service)');
   });
 });
 
@@ -217,5 +219,72 @@ describe('a live "*" is a character, not a wildcard', () => {
     const sc = await starAccount('');
     expect(await deletes(sc, ['--target', 'a.example.com'])).toEqual(['a.example.com']);
     expect(await deletes(sc, ['--target', '*.example.com'])).toEqual(['*.example.com', 'a.example.com', 'b.example.com']);
+  });
+});
+
+describe('invisible characters in live text are shown escaped in every output', () => {
+  /** Format and default-ignorable characters a name can hide: each shows as nothing, or as another name. */
+  const HIDDEN = [
+    'exa\u200dmple.com',
+    'soft\u00adhy.example.com',
+    'zw\u200bsp.example.com',
+    'wj\u2060x.example.com',
+    'bom\ufeffx.example.com',
+    'vs\ufe0fx.example.com',
+    'tag\u{e0041}x.example.com',
+    'lrm\u200ex.example.com',
+  ];
+  const RAW_INVISIBLE = /[\p{Cf}\p{Default_Ignorable_Code_Point}]/u;
+
+  async function hiddenAccount(): Promise<Scenario> {
+    s = await scenario({ keys: [{ key: KEY, name: 'Acme\u200b Corp', email: 'ops@example.com' }] });
+    s.emu.seed(KEY, HIDDEN.map((domain) => ({ domain, privacy: 0, email: 0, exclude_bots: 1 })));
+    await s.write('version: 1\nprune: true\nsafety: {max_delete_percent: 100}\nwebsites: []\n');
+    return s;
+  }
+
+  it('a live exa\\u200dmple.com never prints as example.com: text, markdown, JSON, export', async () => {
+    const sc = await hiddenAccount();
+    const text = await sc.cli(['plan']);
+    expect(text.code, text.stderr).toBe(0);
+    expect(text.stdout).not.toMatch(RAW_INVISIBLE);
+    expect(text.stdout).toContain('- delete exa\\u200dmple.com (id 1)');
+    expect(text.stdout).toContain('- delete soft\\xadhy.example.com (id 2)');
+    expect(text.stdout).toContain('- delete tag\\u{e0041}x.example.com (id 7)');
+    expect(text.stdout).toContain('Acme\\u200b Corp');
+
+    const md = (await sc.cli(['plan', '--format', 'markdown'])).stdout;
+    expect(md).not.toMatch(RAW_INVISIBLE);
+    expect(md).toContain('<code>exa\\\\u200dmple.com</code>');
+
+    const json = (await sc.cli(['plan', '--format', 'json'])).stdout;
+    expect(json).not.toMatch(RAW_INVISIBLE);
+    expect(json).toContain('"exa\\u200dmple.com"');
+    const deleted = JSON.parse(json).changes.map((c: { domain: string }) => c.domain);
+    expect(deleted.sort()).toEqual([...HIDDEN].sort());
+
+    const exported = await sc.cli(['export']);
+    expect(exported.code, exported.stderr).toBe(0);
+    expect(exported.stdout).not.toMatch(RAW_INVISIBLE);
+    const doc = parse(exported.stdout) as { ignore?: string[] };
+    expect([...(doc.ignore ?? [])].sort()).toEqual([...HIDDEN].sort());
+  });
+
+  it('errors and GitHub annotations show them escaped as well', async () => {
+    const sc = await hiddenAccount();
+    sc.emu.faults.before = (req) => (req.method === 'DELETE' && req.path.endsWith('/websites/1') ? { status: 422, body: { message: 'no\u2060 way' } } : undefined);
+    const applied = await sc.cli(['apply', '--auto-approve', '--force', '--parallelism', '1']);
+    expect(applied.code).toBe(1);
+    expect(applied.stdout + applied.stderr).not.toMatch(RAW_INVISIBLE);
+    expect(applied.stdout).toContain('✗ delete exa\\u200dmple.com (id 1): ');
+    expect(applied.stdout).toContain('no\\u2060 way');
+
+    await sc.write('version: 1\nwebsites:\n  - domain: "exa\\u200dmple.com"\n  - domain: "exa\\u200dmple.com"\n');
+    for (const format of ['text', 'github']) {
+      const r = await sc.cli(['validate', '--format', format]);
+      expect(r.code).toBe(1);
+      expect(r.stdout + r.stderr).not.toMatch(RAW_INVISIBLE);
+      expect(r.stdout + r.stderr).toContain('exa\\u200dmple.com');
+    }
   });
 });

@@ -179,6 +179,23 @@ websites:
     expect(s.emu.stats.requests).toBe(0);
   });
 
+  it('a key\'s variable written in another case is refused the same (Windows reads environment names in any case)', async () => {
+    s = await scenario();
+    await s.write(`version: 1
+websites:
+  - domain: lab.example.com
+    privacy: password
+    password: \${github_token}
+  - domain: two.example.com
+    privacy: password
+    password: \${Sitesync_Api_Key}
+`);
+    const r = await s.cli(['validate']);
+    expect(r.code, r.stderr).toBe(1);
+    expect(r.stderr).toContain("sitesync.yaml:5:15: the password of lab.example.com is ${github_token}, which holds the CI's token");
+    expect(r.stderr).toContain('sitesync.yaml:8:15: the password of two.example.com is ${Sitesync_Api_Key}, which holds the API key');
+  });
+
   it('apply refuses, before any write, a password whose value is an API key in use, from any variable', async () => {
     s = await scenario();
     s.emu.seed(KEY, [{ domain: 'lab.example.com', privacy: 0, email: 0, exclude_bots: 1 }]);

@@ -5,6 +5,7 @@ import { startEmulator, type Emulator } from '../../src/emulator/index.js';
 import { ServiceClient, type ClientOptions } from '../../src/service/client.js';
 import { ApiError, errorForStatus } from '../../src/service/errors.js';
 import { failure } from '../helpers/api-failure.js';
+import { hugeServer, silentServer, trickleServer } from '../helpers/hostile-server.js';
 
 const KEY = 'test-key-0123456789abcdef';
 const OTHER = 'other-key-0123456789abcdef';
@@ -139,6 +140,87 @@ describe('listing reads every website', () => {
   });
 });
 
+describe('a paginator that cannot be right is the service\'s error, in words', () => {
+  const site = (id: number) => ({ id, domain: `h${id}.example.com`, privacy: 0, email: 0, exclude_bots: 1, password: false });
+  const page = (n: number, ids: number[], paging: Record<string, unknown>) => ({
+    status: 200,
+    body: { data: ids.map(site), links: {}, meta: { current_page: n, ...paging }, status: 200 },
+  });
+  const listing = () => emu.stats.log.filter((r) => r.path.startsWith('/api/v1/websites?')).length;
+
+  it('a last_page of 50,000,000 beside a total of 2: one request, no page range built, an error saying both', async () => {
+    emu.faults.before = () => ({ status: 200, body: { data: [site(1), site(2)], last_page: 50_000_000, total: 2 } });
+    const error = await failure(client().listWebsites());
+    expect(error.kind).toBe('protocol');
+    expect(error.message).toBe(
+      "list websites: the service's pagination cannot be right (page 1 says last_page 50000000, but total 2 at 2 a page (the websites it holds; it says no per_page) makes 1); stopped listing",
+    );
+    expect(listing()).toBe(1);
+  });
+
+  it('a last_page that disagrees with total / per_page (a string, as the product sends it)', async () => {
+    emu.faults.before = (req) => (req.query.get('page') === '1' ? page(1, [1, 2], { last_page: 7, per_page: '100', total: 2 }) : undefined);
+    const error = await failure(client().listWebsites());
+    expect(error.message).toBe("list websites: the service's pagination cannot be right (page 1 says last_page 7, but total 2 at 100 a page makes 1); stopped listing");
+    expect(listing()).toBe(1);
+  });
+
+  it('a last_page of 50,000,000 with no total: more than any account, said before a second request', async () => {
+    emu.faults.before = () => page(1, [1, 2], { last_page: 50_000_000, per_page: '100' });
+    const error = await failure(client().listWebsites());
+    expect(error.message).toBe(
+      "list websites: the service's pagination cannot be right (page 1 says last_page 50000000 at 100 a page: more websites than any account holds (sitesync reads at most 1000000)); stopped listing",
+    );
+    expect(listing()).toBe(1);
+  });
+
+  it('a huge last_page with no total, and pages that hold nothing: stopped at the first empty page', async () => {
+    emu.faults.before = (req) => {
+      const n = Number(req.query.get('page'));
+      return page(n, n === 1 ? [1, 2] : [], { last_page: 9_000, per_page: 100 });
+    };
+    const error = await failure(client({ listConcurrency: 3 }).listWebsites());
+    expect(error.message).toMatch(/^list websites: the service's pagination cannot be right \(page [234] says last_page 9000, but holds no website\); stopped listing$/);
+    expect(listing()).toBeLessThanOrEqual(4);
+  });
+
+  it('a page count that jumps between pages beyond websites added while listing', async () => {
+    emu.faults.before = (req) => {
+      const n = Number(req.query.get('page'));
+      const ids = Array.from({ length: 100 }, (_, i) => (n - 1) * 100 + i + 1);
+      return n === 1 ? page(1, ids, { last_page: 3, per_page: '100', total: 250 }) : page(n, ids, { last_page: 5000, per_page: '100', total: 500_000 });
+    };
+    const error = await failure(client({ listConcurrency: 2 }).listWebsites());
+    expect(error.message).toBe(
+      "list websites: the service's pagination cannot be right (page 2 says the account holds 500000 websites where page 1 said 250: more than could be added while sitesync lists them); stopped listing",
+    );
+    expect(listing()).toBeLessThanOrEqual(3);
+  });
+
+  it('a bare paginator without a page count that keeps saying there is a next page, with the same websites', async () => {
+    emu.faults.before = (req) => ({
+      status: 200,
+      body: { current_page: Number(req.query.get('page')), data: [site(1), site(2)], next_page_url: `${emu.url}/api/v1/websites?page=99` },
+    });
+    const error = await failure(client().listWebsites());
+    expect(error.message).toBe(
+      "list websites: the service's pagination cannot be right (page 2 holds only websites of earlier pages, yet says there is a next page); stopped listing",
+    );
+    expect(listing()).toBe(2);
+  });
+
+  it('a bare paginator without a page count still reads every page until it says there is none', async () => {
+    seedMany(230);
+    emu.faults.before = (req) => {
+      const n = Number(req.query.get('page'));
+      const ids = Array.from({ length: n < 3 ? 100 : 30 }, (_, i) => (n - 1) * 100 + i + 1);
+      return { status: 200, body: { current_page: n, data: ids.map(site), next_page_url: n < 3 ? `${emu.url}/api/v1/websites?page=${n + 1}` : null } };
+    };
+    expect(await client().listWebsites()).toHaveLength(230);
+    expect(listing()).toBe(3);
+  });
+});
+
 describe('writes', () => {
   it('create, update, delete round trip as form posts', async () => {
     const c = client();
@@ -252,19 +334,42 @@ describe('failures become short typed errors', () => {
     expect(error.kind).toBe('protocol');
     expect(error.message).toBe("list websites (page 1): the service answered more than 4096 bytes, which no answer of the service is; nothing more was read (is the base URL the service's address?)");
     // A server that announces 100 MiB is refused before its body is read.
-    const huge = createServer((_req, res) => {
-      res.writeHead(200, { 'content-type': 'application/json', 'content-length': String(100 * 1024 * 1024) });
-      res.write('{"data": [');
-    });
-    await new Promise<void>((resolve) => huge.listen(0, '127.0.0.1', resolve));
+    const huge = await hugeServer();
     try {
-      const c = new ServiceClient({ baseUrl: `http://127.0.0.1:${(huge.address() as AddressInfo).port}`, apiKey: 'k-0123456789', retry: { attempts: 1 } });
+      const c = new ServiceClient({ baseUrl: huge.url, apiKey: 'k-0123456789', retry: { attempts: 1 } });
       const big = await failure(c.getAccount());
       expect(big.message).toBe("read the account: the service answered more than 64 MiB, which no answer of the service is; nothing more was read (is the base URL the service's address?)");
       await c.close();
     } finally {
-      huge.closeAllConnections();
-      await new Promise((resolve) => huge.close(resolve));
+      await huge.close();
+    }
+  });
+
+  it("a service that trickles its answer a few bytes at a time is cut off at the whole answer's deadline", async () => {
+    const trickle = await trickleServer();
+    try {
+      // Chunks come every 150 ms, within the 1 s allowed between them: only the deadline ends it.
+      const c = client({ baseUrl: trickle.url, readTimeoutMs: 1_000, deadlineMs: 700, retry: { attempts: 2, baseDelayMs: 1 } });
+      const started = performance.now();
+      const error = await failure(c.getAccount());
+      expect(error.kind).toBe('timeout');
+      expect(error.message).toBe(`read the account: ${trickle.host} did not send its whole answer within 0.7 s`);
+      // Sent again once (a read is safe to repeat), each cut off at its deadline.
+      expect(trickle.requests).toHaveLength(2);
+      expect(performance.now() - started).toBeLessThan(10_000);
+    } finally {
+      await trickle.close();
+    }
+  });
+
+  it('a service that never answers is cut off at the deadline too, and --verbose says so', async () => {
+    const silent = await silentServer();
+    try {
+      const error = await failure(client({ baseUrl: silent.url, readTimeoutMs: 5_000, deadlineMs: 300, retry: { attempts: 1 } }).getAccount());
+      expect(error.message).toBe(`read the account: ${silent.host} did not send its whole answer within 0.3 s`);
+      expect(logLines).toEqual([expect.stringMatching(/^GET \/api\/v1\/account failed: The operation was aborted due to timeout after \d+ms$/)]);
+    } finally {
+      await silent.close();
     }
   });
 

@@ -10,6 +10,7 @@ import { startEmulator, type Emulator } from '../../src/emulator/index.js';
 import type { DeleteChange } from '../../src/model/types.js';
 import { planChanges } from '../../src/planner/plan.js';
 import { ServiceClient } from '../../src/service/client.js';
+import { trickleServer } from '../helpers/hostile-server.js';
 
 const KEY = 'test-key-0123456789abcdef';
 let emu: Emulator;
@@ -61,5 +62,29 @@ describe("a delete's traffic when the stats API is slow or missing", () => {
     const slow = deletes.find((d) => d.id === 1)!;
     expect(slow.traffic_unknown).toBe('the statistics API did not answer in time');
     expect(deletes.filter((d) => d.traffic !== null).length).toBeGreaterThanOrEqual(3);
+  });
+
+  it('a stats answer trickled a few bytes at a time is cut off at its deadline: the traffic is unknown, which counts as recent', async () => {
+    const config = parseConfig('version: 1\nprune: true\nsafety: {max_delete_percent: 100}\nwebsites: []\n', 'sitesync.yaml', { env: {} });
+    const plan = planChanges({ config, live: await client.listWebsites(), account: null, baseUrl: emu.url, options: {} });
+    const trickle = await trickleServer();
+    // Chunks every 150 ms never trip the 1 s between them; the 0.6 s deadline of a stats read does.
+    const slow = new ServiceClient({ baseUrl: trickle.url, apiKey: KEY, statsTimeoutMs: 1_000, statsDeadlineMs: 600 });
+    try {
+      const started = performance.now();
+      const done = await planWithHistory(plan, config, slow);
+      const deletes = done.changes.filter((c): c is DeleteChange => c.action === 'delete');
+      expect(deletes).toHaveLength(8);
+      for (const d of deletes) {
+        expect(d.traffic).toBeNull();
+        expect(d.traffic_unknown).toMatch(/^(not read: )?the statistics API did not answer in time$/);
+      }
+      // Unknown counts as recent: apply refuses these deletes unless retire: lists them.
+      expect(done.safety.active).toEqual(deletes.map((d) => d.domain));
+      expect(performance.now() - started).toBeLessThan(10_000);
+    } finally {
+      await slow.close();
+      await trickle.close();
+    }
   });
 });

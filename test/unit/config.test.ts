@@ -240,6 +240,70 @@ describe('config messages that lead to the fix', () => {
   });
 });
 
+describe('a control character in a domain or a list entry is an error at its position', () => {
+  const ONE_LINE = 'an entry is one line of printable text (write each entry as its own list item)';
+
+  it('exclude_ips: ["203.0.113.7\\r0.0.0.0/0"], which the service would read back as two entries, one of them 0.0.0.0/0', async () => {
+    const text = 'version: 1\nwebsites:\n  - domain: a.example.com\n    exclude_ips: ["203.0.113.7\\r0.0.0.0/0"]\n';
+    expect(await problemsOf(text)).toEqual([
+      `x.yaml:4:19: websites[0].exclude_ips[0] holds a carriage return (U+000D) at character 12, where the service would start another entry: ${ONE_LINE}`,
+    ]);
+  });
+
+  it('in every list field, in defaults, in the one-string form, and in a domain (once, not also as "not a valid domain")', async () => {
+    const text = [
+      'version: 1',
+      'defaults:',
+      '  exclude_params: ["utm\\e[2Jx"]',
+      'websites:',
+      '  - domain: "a\\x85b.example.com"',
+      '    exclude_params: "ref\\ngclid\\tfb"',
+      '  - domain: b.example.com',
+      '    exclude_ips: "10.0.0.1\\r\\n10.0.0.2"',
+      '',
+    ].join('\n');
+    expect(await problemsOf(text)).toEqual([
+      `x.yaml:3:20: defaults.exclude_params[0] holds an escape (U+001B) at character 4: ${ONE_LINE}`,
+      `x.yaml:5:13: websites[0].domain holds a control character (U+0085) at character 2: ${ONE_LINE}`,
+      `x.yaml:6:21: websites[0].exclude_params holds a tab (U+0009) at character 10: ${ONE_LINE}`,
+    ]);
+  });
+
+  it('a line break between entries of the one-string form is no control character, nor is any printable character', async () => {
+    const config = parseConfig('version: 1\nwebsites:\n  - domain: a.example.com\n    exclude_params: "ref\\r\\ngclid\\nfb ü €"\n', 'x.yaml', { env: {} });
+    expect(config.websites[0]!.exclude_params).toEqual(['ref', 'gclid', 'fb ü €']);
+  });
+});
+
+describe('a literal "${" written as "$${" is text, never a reference read again', () => {
+  it('websites: [{domain: "$${X}"}, {domain: a.example.com}]: the first entry is an error at its position, not skipped', async () => {
+    const text = 'version: 1\nwebsites:\n  - domain: "$${X}"\n  - domain: a.example.com\n';
+    expect(await problemsOf(text, { X: 'x.example.com' })).toEqual([
+      'x.yaml:3:13: websites[0].domain: "${X}" is not a valid domain name (letters, digits, "-" and "_" in labels separated by dots)',
+    ]);
+  });
+
+  it('in a list entry it is the literal text, and checked as any entry', async () => {
+    const text = 'version: 1\nwebsites:\n  - domain: a.example.com\n    exclude_params: ["$${X}"]\n    exclude_ips: ["$${X}"]\n';
+    const config = parseConfig(text, 'x.yaml', { env: { X: '10.0.0.1' } });
+    expect(config.websites[0]!.exclude_params).toEqual(['${X}']);
+    expect(config.websites[0]!.exclude_ips).toEqual(['${X}']);
+    expect(config.warnings.map(formatDiagnostic)).toEqual([
+      'x.yaml:5:19: warning: websites[0].exclude_ips[0]: "${X}" is not an IPv4 or IPv6 address or CIDR range: the service keeps it, but never matches a visitor with it',
+    ]);
+  });
+
+  it('in a password it is a password written in clear, "${X}", never the variable X', () => {
+    const config = parseConfig('version: 1\nwebsites:\n  - domain: a.example.com\n    password: "$${X}"\n', 'x.yaml', { env: { X: 'from-the-environment' } });
+    const password = config.websites[0]!.password!;
+    expect(password.value).toBe('${X}');
+    expect(password.template).toBe('$${X}');
+    expect(config.warnings.map(formatDiagnostic)).toEqual([
+      'x.yaml:4:15: warning: the password of a.example.com is written in the file: use ${NAME} and set NAME in the environment',
+    ]);
+  });
+});
+
 async function problemsOf(text: string, env: Record<string, string> = {}): Promise<string[]> {
   try {
     parseConfig(text, 'x.yaml', { env });

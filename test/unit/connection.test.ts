@@ -3,6 +3,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { isLoopback } from '../../src/model/address.js';
+import type { RunAccount } from '../../src/run/open.js';
+import { assertDistinctAccounts } from '../../src/run/read.js';
 import { MAX_KEY_FILE_BYTES, resolveApiKey, resolveBaseUrl } from '../../src/service/connection.js';
 
 describe('the base URL: --base-url, then SITESYNC_BASE_URL, then api.base_url', () => {
@@ -86,5 +88,44 @@ describe('the API key: --api-key-file, then SITESYNC_API_KEY', () => {
 
   it('no key says where to put one', async () => {
     await expect(resolveApiKey({}, {})).rejects.toThrow('no API key: set SITESYNC_API_KEY, or pass --api-key-file FILE');
+  });
+});
+
+describe('one account, one entry, whatever host name reaches it', () => {
+  const site = (id: number) => ({ id, domain: `s${id}.example.com` });
+  const entry = (name: string, installation: string, id: number | null, email: string, live?: number[]): RunAccount =>
+    ({
+      name,
+      connection: { installation },
+      account: { id, name: 'Alice', email, plan: 'Default', websiteLimit: null },
+      live: live?.map(site),
+    }) as unknown as RunAccount;
+  const problem = (accounts: RunAccount[]) => {
+    try {
+      assertDistinctAccounts(accounts);
+      return undefined;
+    } catch (error) {
+      return (error as Error).message;
+    }
+  };
+
+  it('127.0.0.1 and localhost: the same id, e-mail and websites are one account, said with both hosts', () => {
+    expect(problem([entry('one', 'http://127.0.0.1:8080', 1, 'alice@example.com', [1, 2]), entry('two', 'http://localhost:8080', 1, 'Alice@Example.com', [1, 2])])).toBe(
+      'accounts one and two are one account (id 1, Alice@Example.com, the same 2 websites) reached through two host names, 127.0.0.1:8080 and localhost:8080: keep one entry for it; nothing was written',
+    );
+  });
+
+  it('two installations whose first users share an id and an e-mail are two accounts: other websites, another port, or nothing to compare', () => {
+    const eu = entry('eu', 'https://eu.analytics.example.com', 1, 'admin@agency.example', [1, 2]);
+    expect(problem([eu, entry('us', 'https://us.analytics.example.com', 1, 'admin@agency.example', [1, 3])])).toBeUndefined();
+    expect(problem([entry('a', 'http://127.0.0.1:8080', 1, 'x@e.example', [1]), entry('b', 'http://127.0.0.1:8081', 1, 'x@e.example', [1])])).toBeUndefined();
+    expect(problem([entry('a', 'http://127.0.0.1:8080', 1, 'x@e.example', []), entry('b', 'http://localhost:8080', 1, 'x@e.example', [])])).toBeUndefined();
+    expect(problem([entry('a', 'http://127.0.0.1:8080', 1, 'x@e.example', [1]), entry('b', 'http://localhost:8080', 1, 'y@e.example', [1])])).toBeUndefined();
+  });
+
+  it('one installation, one id: one account, as before', () => {
+    expect(problem([entry('one', 'http://localhost:8080', 7, 'a@e.example'), entry('two', 'http://localhost:8080', 7, 'b@e.example')])).toBe(
+      'accounts one and two are one account (id 7) of http://localhost:8080: keep one entry for it; nothing was written',
+    );
   });
 });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { interpolate } from '../../src/config/interpolate.js';
+import { interpolate, literal } from '../../src/config/interpolate.js';
 import { domainKey, GlobSet, manageableTraits, parseDomainInput, searchLiteral } from '../../src/model/domain.js';
 
 describe('domains as users write them', () => {
@@ -85,6 +85,42 @@ describe('domain globs', () => {
   ])('%s → pattern %i', (domain, index) => {
     expect(set.indexOf(domain)).toBe(index);
   });
+
+  it.each([
+    ['ab*ba.com', 'aba.com', false],
+    ['ab*ba.com', 'abba.com', true],
+    ['*a*b*.com', 'xbxax.com', false],
+    ['*a*b*.com', 'xaxbx.com', true],
+    ['a**b.com', 'ab.com', true],
+    ['*-*-*.example.com', 'a-b.example.com', false],
+    ['*-*-*.example.com', '--.example.com', true],
+    ['*.*', 'a.b', true],
+    ['*', 'a.b', false],
+    ['*x*.com', 'x.com', true],
+  ] as const)('%s against %s: %s', (glob, domain, matched) => {
+    expect(new GlobSet([glob]).matches(domain)).toBe(matched);
+  });
+
+  it('a pattern of 30 stars against a long label takes milliseconds, not minutes (no backtracking)', () => {
+    const glob = `${'*a'.repeat(30)}*b.com`;
+    const label = 'a'.repeat(60);
+    const started = performance.now();
+    const set = new GlobSet([glob, `www.${glob}`]);
+    for (const domain of [`${label}.com`, `${label}c.com`, `x.${label}.com`]) expect(set.matches(domain)).toBe(false);
+    expect(set.matches(`${label}b.com`)).toBe(true);
+    // A generous bound: the regular expression this replaces ran for minutes on a 40-character label.
+    expect(performance.now() - started).toBeLessThan(1_000);
+  });
+});
+
+describe('a name hiding an invisible character is another name', () => {
+  it.each(['zw\u200bsp.example.com', 'soft\u00adhy.example.com', 'vs\ufe0fx.example.com', 'bom\ufeffx.example.com'])(
+    '%j keys as itself, not as the name without it (which IDNA would give)',
+    (live) => {
+      expect(domainKey(live)).toBe(live);
+      expect(parseDomainInput(live).domain).toBeUndefined();
+    },
+  );
 });
 
 describe('a live domain is text, never a pattern', () => {
@@ -128,6 +164,17 @@ describe('${NAME} interpolation', () => {
     expect(r.value).toBe(value);
     expect(r.missing).toEqual(missing);
     expect(r.malformed).toEqual(malformed);
+  });
+
+  it('what export writes for a live text reads back as exactly that text, whatever its $, { and }', () => {
+    const alphabet = ['$', '{', '}', 'A', '_'];
+    for (let n = 0; n < 6 ** 5; n++) {
+      let text = '';
+      for (let k = n; k > 0; k = Math.floor(k / 6)) text += alphabet[(k % 6) - 1] ?? '';
+      const r = interpolate(literal(text), { A: 'from the environment' });
+      expect(r.value, text).toBe(text);
+      expect(r.referenced || r.malformed.length > 0, text).toBe(false);
+    }
   });
 });
 

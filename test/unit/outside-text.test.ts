@@ -64,16 +64,45 @@ describe('live text is shown as data on a terminal', () => {
     expect(printable(raw)).toBe(shown);
   });
 
+  it.each([
+    ['exa\u200dmple.com', 'exa\\u200dmple.com'],
+    ['soft\u00adhyphen', 'soft\\xadhyphen'],
+    ['zw\u200bsp \u200cnj \u2060wj \ufeffbom', 'zw\\u200bsp \\u200cnj \\u2060wj \\ufeffbom'],
+    ['vs\ufe0f cgj\u034f filler\u3164 mvs\u180e alm\u061c', 'vs\\ufe0f cgj\\u034f filler\\u3164 mvs\\u180e alm\\u061c'],
+    ['tag\u{e0041} vs\u{e0100} unassigned\u2065', 'tag\\u{e0041} vs\\u{e0100} unassigned\\u2065'],
+    // Visible characters stay, and a backslash before a "u" is doubled so that no text reads as an escape.
+    ['emoji ✓ 😀 é', 'emoji ✓ 😀 é'],
+    ['lit\\u200d', 'lit\\\\u200d'],
+  ])('the invisible %j is shown as %s', (raw, shown) => {
+    expect(printable(raw)).toBe(shown);
+  });
+
+  it('every format (Cf) and default-ignorable character is escaped, by their Unicode properties', () => {
+    for (let code = 0; code <= 0x10ffff; code++) {
+      if (code >= 0xd800 && code <= 0xdfff) continue;
+      const ch = String.fromCodePoint(code);
+      if (/[\p{Cf}\p{Default_Ignorable_Code_Point}]/u.test(ch)) expect(printable(ch), `U+${code.toString(16)}`).not.toContain(ch);
+    }
+  });
+
   it('JSON keeps its values: DEL, C1 and bidi controls become \\u escapes that parse back', () => {
     const value = { d: 'a\x7fb\x9bc\u202ed\x1be' };
     const text = jsonUnicodeEscapes(JSON.stringify(value, null, 2));
     expect(text).not.toMatch(/[\x7f-\x9f\u202e\x1b]/);
     expect(JSON.parse(text)).toEqual(value);
   });
+
+  it('JSON: format and default-ignorable characters too, a pair of escapes past U+FFFF', () => {
+    const value = { d: 'exa\u200dmple.com soft\u00ad tag\u{e0041} 😀' };
+    const text = jsonUnicodeEscapes(JSON.stringify(value));
+    expect(text).toBe('{"d":"exa\\u200dmple.com soft\\u00ad tag\\udb40\\udc41 😀"}');
+    expect(JSON.parse(text)).toEqual(value);
+  });
 });
 
 describe('live text is shown as data in markdown', () => {
   it.each([
+    ['exa\u200dmple.com', 'exa\\\\u200dmple.com'],
     ['a|b.example.com', 'a\\|b.example.com'],
     ['`x`.example.com', '\\`x\\`.example.com'],
     ['<b>x</b>.example.com', '&lt;b&gt;x&lt;/b&gt;.example.com'],

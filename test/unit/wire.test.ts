@@ -58,12 +58,12 @@ describe('records are read liberally', () => {
 describe('list pages in both Laravel shapes', () => {
   it('a resource collection (data / links / meta)', () => {
     const page = readPage({ data: [{ id: 1 }], links: { next: 'http://wrong-host/x?page=2' }, meta: { current_page: 1, last_page: 3, per_page: 100, total: 250 }, status: 200 }, 1);
-    expect(page).toEqual({ items: [{ id: 1 }], currentPage: 1, lastPage: 3, total: 250, hasNext: true });
+    expect(page).toEqual({ items: [{ id: 1 }], currentPage: 1, lastPage: 3, total: 250, perPage: 100, hasNext: true });
   });
 
   it('a bare paginator (current_page / last_page / next_page_url)', () => {
     const page = readPage({ current_page: 2, data: [], last_page: 2, next_page_url: null, per_page: '10', total: '15' }, 2);
-    expect(page).toEqual({ items: [], currentPage: 2, lastPage: 2, total: 15, hasNext: false });
+    expect(page).toEqual({ items: [], currentPage: 2, lastPage: 2, total: 15, perPage: 10, hasNext: false });
   });
 
   it('a paginator without a page count follows next_page_url by number', () => {
