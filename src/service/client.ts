@@ -12,7 +12,7 @@ import { packageVersion } from '../io/paths.js';
 import { SecretValues } from '../secrets/values.js';
 import { ApiError, errorForStatus, serviceMessage } from './errors.js';
 import { Pacer, realClock, type PacerClock } from './pacer.js';
-import { Paging } from './paging.js';
+import { lastPageOf, Paging } from './paging.js';
 import { ANSWER_DEADLINE_MS, AnswerTooLarge, certificateProblem, checkServerIdentity, classifyTransportError, deadline, MAX_ANSWER_BYTES, readCapped, type AnswerBody } from './transport.js';
 import { readPage, readStatsRows, toAccount, toForm, toLiveWebsite, unwrap, type Form, type Page, type StatsPage, type StatsRow } from './wire.js';
 
@@ -672,7 +672,7 @@ export function isDay(value: string): boolean {
 /** Why a page of a statistic cannot be what was asked: its paginator disagrees with itself, or with the page asked. */
 function paginatorProblem(read: StatsPage, page: number, size: number): string | undefined {
   if (read.currentPage !== undefined && read.currentPage !== page) return `asked for page ${page}, the service answered page ${read.currentPage}`;
-  if (read.lastPage !== undefined && read.total !== undefined && read.lastPage !== Math.max(1, Math.ceil(read.total / size))) {
+  if (read.lastPage !== undefined && read.total !== undefined && read.lastPage !== lastPageOf(read.total, size)) {
     return `the service's paginator disagrees with itself: last_page ${read.lastPage}, but ${read.total} rows at ${size} a page`;
   }
   if (read.rows.length > size) return `the service sent ${read.rows.length} rows on a page of ${size}`;

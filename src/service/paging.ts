@@ -14,6 +14,11 @@ export const MAX_LISTED_WEBSITES = 1_000_000;
 /** Websites that may be added while a listing runs, beyond as many as it started with. */
 const ADDED_WHILE_LISTING = 1_000;
 
+/** The last page of a Laravel paginator of `total` rows at `perPage` a page (one, empty, when there are none). */
+export function lastPageOf(total: number, perPage: number): number {
+  return Math.max(1, Math.ceil(total / perPage));
+}
+
 export class Paging {
   /** The last page as the service says it now: pages up to it are read. */
   lastPage: number | undefined;
@@ -39,7 +44,7 @@ export class Paging {
     const full = page.lastPage !== undefined && n < page.lastPage && page.items.length > 0;
     const perPage = page.perPage !== undefined && page.perPage > 0 ? page.perPage : full ? page.items.length : undefined;
     if (page.lastPage !== undefined && page.total !== undefined && perPage !== undefined) {
-      const expected = Math.max(1, Math.ceil(page.total / perPage));
+      const expected = lastPageOf(page.total, perPage);
       if (page.lastPage !== expected) {
         const size = page.perPage === perPage ? `${perPage} a page` : `${perPage} a page (the websites it holds; it says no per_page)`;
         this.fail(`${said} last_page ${page.lastPage}, but total ${page.total} at ${size} makes ${expected}`);
