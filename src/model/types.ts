@@ -170,12 +170,23 @@ interface ChangeCommon {
   file?: string;
 }
 
+/**
+ * Where a password a change sends comes from, by name only (never its value): the variables its
+ * `${NAME}`s read, and whether text written in clear in the file is part of it.
+ */
+export interface PasswordSource {
+  variables: string[];
+  clear: boolean;
+}
+
 /** A website the file lists and the service lacks: stored with every enforced field. */
 export interface CreateChange extends ChangeCommon {
   action: 'create';
   id: null;
   before: null;
   after: WebsiteView;
+  /** Where the password in `after` comes from, when the file sets one. */
+  password_from?: PasswordSource;
 }
 
 /** A website both have, with fields that differ or write-only fields sent. */
@@ -184,6 +195,8 @@ export interface UpdateChange extends ChangeCommon {
   id: number;
   before: WebsiteView;
   after: WebsiteView;
+  /** Where the password in `after` comes from, when the file sets one. */
+  password_from?: PasswordSource;
   /** A hash of the live website as the plan saw it: apply refuses when it changed. */
   seen: string;
 }

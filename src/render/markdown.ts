@@ -10,7 +10,7 @@ import { markdownCode, markdownText } from '../messages/escape.js';
 import {
   DELETE_WARNING,
   formatBefore,
-  formatValue,
+  formatSent,
   isListChange,
   summaryLine,
   unverifiedNote,
@@ -150,7 +150,7 @@ function detailBlock(change: Change): string {
   lines.push('| field | before | after |', '|---|---|---|');
   for (const d of change.details) {
     let before = change.action === 'create' ? '' : formatBefore(d);
-    let after = formatValue(d.field, d.after);
+    let after = formatSent(change, d);
     if (change.action === 'update' && isListChange(d) && !d.write_only) {
       // A list reads as what it gains and loses, not as two whole lists.
       const { added, removed } = listDelta(d.before, d.after);
