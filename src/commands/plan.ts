@@ -33,6 +33,7 @@ export const planCommand = defineCommand({
     ['$0 plan', 'Compare sitesync.yaml with the live account'],
     ['$0 plan --format markdown > plan.md', 'A pull-request comment'],
     ['$0 plan --baseline-ref origin/main', 'Also send write-only fields changed since main (the file and its includes as main has them)'],
+    ['$0 plan --baseline <(git show origin/main:sitesync.yaml)', 'The same from a file (here a pipe; a file without include:)'],
     ['$0 plan --detailed-exitcode', 'Drift check: exit 2 when the account differs from the file'],
     ['$0 plan --out plan.json', 'Save the plan to apply it later, exactly'],
     ['$0 plan --account acme --exclude "*.test"', 'In a file with accounts: one account, without its test websites'],

@@ -83,6 +83,13 @@ export async function openRevision(file: string, ref: string, env: Env, flag = '
     return rel === undefined ? path : rel === '' ? `the top of the repository at ${ref}` : `${ref}:${rel}`;
   };
   const tree = revisionTree(root, inTree, entries, folders);
+  // The files a glob matches are read in one `git cat-file --batch`, not a process each.
+  const blobs = new Map<string, Buffer>();
+  const fetch = async (paths: string[]) => {
+    const wanted = paths.map((path) => entries.get(inTree(path) ?? '\0')).filter((e) => e && e.mode.startsWith('100') && e.size <= MAX_FILE_BYTES && !blobs.has(e.id));
+    const ids = [...new Set(wanted.map((e) => e!.id))];
+    if (ids.length) for (const [id, bytes] of parseBatch(await git(['cat-file', '--batch'], folder, env, `${ids.join('\n')}\n`))) blobs.set(id, bytes);
+  };
 
   return {
     shown,
@@ -90,7 +97,11 @@ export async function openRevision(file: string, ref: string, env: Env, flag = '
     refused: (path) => (entries.get(inTree(path) ?? '\0')?.mode === LINK ? `at ${ref} this is a symbolic link: sitesync reads no config through a link` : undefined),
     hasNoFolder: () => false,
     repositoryOf: () => root,
-    include: (glob, from, inside) => includedFiles(glob, from, inside, tree),
+    include: async (glob, from, inside) => {
+      const found = await includedFiles(glob, from, inside, tree);
+      await fetch(found.inside);
+      return found;
+    },
     read: async (path, what) => {
       const fail = (message: string): never => {
         throw new ConfigError([{ file: shown(path), line: 0, col: 0, severity: 'error', message }]);
@@ -100,7 +111,8 @@ export async function openRevision(file: string, ref: string, env: Env, flag = '
       if (entry.mode === LINK) return fail(`at ${ref} this is a symbolic link: sitesync reads no file through a link`);
       if (!entry.mode.startsWith('100')) return fail(`at ${ref} this is not a file`);
       if (entry.size > MAX_FILE_BYTES) return fail(`the file is ${(entry.size / 1048576).toFixed(1)} MiB at ${ref}; a ${what} may be at most ${MAX_FILE_BYTES / 1048576} MiB`);
-      return decodeText(await run(['cat-file', 'blob', entry.id]), shown(path), what);
+      if (!blobs.has(entry.id)) await fetch([path]);
+      return decodeText(blobs.get(entry.id)!, shown(path), what);
     },
   };
 }
@@ -152,16 +164,35 @@ function revisionTree(root: string, inTree: (path: string) => string | undefined
   };
 }
 
-/** Runs git without a shell in `cwd`; its standard output, or an error carrying what it said. */
-function git(args: string[], cwd: string, env: Env): Promise<Buffer> {
+/** Runs git without a shell in `cwd` (with `input` on its standard input); its standard output, or an error carrying what it said. */
+function git(args: string[], cwd: string, env: Env, input = ''): Promise<Buffer> {
   return new Promise((done, fail) => {
-    execFile(
+    const child = execFile(
       'git',
       args,
-      { cwd, env: { ...env, GIT_TERMINAL_PROMPT: '0', LC_ALL: 'C' }, encoding: 'buffer', maxBuffer: 4 * MAX_FILE_BYTES, windowsHide: true },
+      { cwd, env: { ...env, GIT_TERMINAL_PROMPT: '0', LC_ALL: 'C' }, encoding: 'buffer', maxBuffer: Infinity, windowsHide: true },
       (error, stdout, stderr) => (error ? fail(Object.assign(error, { said: stderr.toString('utf8').trim() })) : done(stdout)),
     );
+    // git may be done before it reads its input (an error): the closed pipe is its answer, not ours.
+    child.stdin?.on('error', () => undefined);
+    child.stdin?.end(input || undefined);
   });
+}
+
+/** `git cat-file --batch`'s answer: `<id> <type> <size>\n<bytes>\n` per object asked for. */
+function parseBatch(out: Buffer): Map<string, Buffer> {
+  const blobs = new Map<string, Buffer>();
+  let at = 0;
+  while (at < out.length) {
+    const end = out.indexOf(0x0a, at);
+    if (end < 0) break;
+    const [id, type, size] = out.subarray(at, end).toString('latin1').split(' ');
+    if (type === undefined || size === undefined) break; // `<id> missing`
+    const start = end + 1;
+    blobs.set(id!, out.subarray(start, start + Number(size)));
+    at = start + Number(size) + 1;
+  }
+  return blobs;
 }
 
 /** What a failed git command means to the user: git missing, or `message` with git's own first line. */

@@ -67,6 +67,7 @@ describe('apply --baseline-ref sends what changed since the revision', () => {
     expect(stored.exclude_params).toBe('utm_source\nfbclid');
     // Nothing of the work tree was touched: git sees no change.
     expect(git(sc.dir, 'status', '--porcelain')).toBe('');
+    for (const text of [plain, same, r].flatMap((run) => [run.stdout, run.stderr])) for (const value of Object.values(ENV)) expect(text).not.toContain(value);
   });
 
   it('reads the revision from git objects, not the work tree: an uncommitted rotation is sent against HEAD', async () => {
