@@ -5,7 +5,7 @@ import { installationOf } from '../model/address.js';
 import { ConfigError, SitesyncError } from '../messages/errors.js';
 import { GlobSet } from '../model/domain.js';
 import type { Diagnostic } from '../messages/errors.js';
-import type { Config, DesiredWebsite, Workspace } from '../model/types.js';
+import { DEFAULT_SAFETY, type Config, type DesiredWebsite, type Workspace } from '../model/types.js';
 import { envValue, interpolate, type Env } from './interpolate.js';
 import { parseFile, readFileCollecting } from './parse.js';
 import { outsideMessage } from './include-glob.js';
@@ -13,7 +13,6 @@ import { noFolderMessage } from './read.js';
 import { WORK_TREE, type FileSource } from './source.js';
 import { ownPasswordEnvProblems } from './password-env.js';
 import { openRevision } from './git-revision.js';
-import { DEFAULT_SAFETY } from '../model/types.js';
 
 export interface LoadOptions {
   lenientEnv?: boolean;
