@@ -41,7 +41,6 @@ export async function checkTrust(workspace: Workspace, configs: Config[], truste
     if (!(error instanceof ConfigError)) throw error;
     throw new SitesyncError(`--trusted-config ${trustedFile} cannot be read: ${error.diagnostics[0]?.message ?? error.message}; nothing was read or written`);
   }
-  const reads = await trustedReads(file, trusted, workspace);
   if (multi !== workspace.multi) {
     throw new SitesyncError(
       `${shown} ${workspace.multi ? 'holds accounts' : 'holds one account'}, and the trusted config ${trustedFile} ${multi ? 'holds accounts' : 'one account'}: a pull request cannot change the file's form; nothing was read or written`,
@@ -49,6 +48,10 @@ export async function checkTrust(workspace: Workspace, configs: Config[], truste
   }
   const same = (a: string | undefined, b: string | undefined) => (a === undefined || b === undefined ? a === b : safeInstallation(a) === safeInstallation(b));
   const problems: string[] = [];
+  // A password may not read any variable the trusted copy holds a key in: an account the pull
+  // request removed still has its key in the CI's environment.
+  const located = passwordsFromKeyVariables(configs, workspace.file, keyVariables(trusted));
+  const reads = await trustedReads(file, trusted, workspace);
   const untrusted = new Set<Config>();
   for (const config of configs) {
     const name = accountName(config);
@@ -64,13 +67,6 @@ export async function checkTrust(workspace: Workspace, configs: Config[], truste
     if (config.account?.apiKeyEnv !== base.account?.apiKeyEnv) {
       problems.push(`${where}: api_key_env differs from the trusted config's (${trustedFile}): a change of which key an account uses must be on the base branch first`);
     }
-  }
-  // A password may not read any variable the trusted copy holds a key in: an account the pull
-  // request removed still has its key in the CI's environment.
-  const located = passwordsFromKeyVariables(configs, workspace.file, keyVariables(trusted));
-  for (const config of configs) {
-    const base = trusted.find((t) => accountName(t) === accountName(config));
-    if (!base) continue;
     located.push(...looserSafety(config, base, workspace.file, trustedFile), ...unlistedPasswords(config, base, reads, workspace.file, trustedFile));
   }
   if (located.length) throw new ConfigError(located.sort((a, b) => (a.file === b.file ? a.line - b.line || a.col - b.col : a.file === workspace.file ? -1 : 1)));
