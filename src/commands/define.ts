@@ -124,11 +124,11 @@ export const account = {
   describe: 'In a file with accounts: only the account NAME (repeatable)',
 } as const satisfies OptionSpec;
 
-/** In a pull request: the base branch's copy of the config, whose connections the file must keep. */
+/** In a pull request: the base branch's copy of the config, whose connections, safety and password variables bind the file. */
 export const trustedConfig = {
   type: 'string',
   requiresArg: true,
-  describe: "The base branch's copy of the config: accounts, base URLs and key variables are taken from it, and the file must keep them",
+  describe: "The base branch's copy of the config: accounts, base URLs and key variables are taken from it, and the file must keep them; its safety is the loosest allowed, its password_env binds the passwords",
 } as const satisfies OptionSpec;
 
 /** export and account read the config file only when asked to (for its accounts). */
@@ -160,6 +160,11 @@ export const planning = {
     type: 'string',
     requiresArg: true,
     describe: 'An earlier version of the file: write-only fields that differ from it are sent',
+  },
+  'baseline-ref': {
+    type: 'string',
+    requiresArg: true,
+    describe: 'The baseline is the file and its includes at this git revision (e.g. HEAD~1, origin/main), read from git, no checkout',
   },
   'resend-write-only': {
     type: 'boolean',
