@@ -43,6 +43,8 @@ export interface PlanOpenInput {
   /** The job's checkout folder, and the config file relative to it (the default branch's copy). */
   cwd: string;
   config: string;
+  /** The default branch: messages name its copy `BRANCH:PATH`. */
+  branch: string;
   env: Env;
   requests: OpenMergeRequest[];
   /** Plans the config file `config` of the files unpacked in `folder` (the same path inside it). */
@@ -79,8 +81,9 @@ export async function planOpenMergeRequests(input: PlanOpenInput): Promise<Merge
           continue;
         } else {
           planned = await input.plan(inFolder);
-          // Paths as the merge request's author knows them: from the top of the repository.
-          planned.problems = planned.problems.map((line) => line.replaceAll(`${folder}/`, ''));
+          // Paths as the merge request's author knows them: from the top of the repository, the trusted copy as BRANCH:PATH.
+          const top = join(cwd, '/').slice(0, -1 - prefix.length) || '/';
+          planned.problems = planned.problems.map((line) => line.replaceAll(`${folder}/`, '').replaceAll(`${top}/`, `${input.branch}:`));
         }
       }
       outcome.state = stateOf(planned);

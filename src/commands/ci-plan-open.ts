@@ -51,11 +51,13 @@ async function runCiPlanOpen(args: CommandArgs<typeof options>, ctx: Context): P
   let self: Promise<string | undefined> | undefined;
   const thread = (mr: OpenMergeRequest) => {
     const made = gitlabThread({ ...project, iid: mr.iid, mrUrl: mr.webUrl }, http);
-    return Object.assign(made, { whoAmI: () => (self ??= made.whoAmI()) });
+    const ask = made.whoAmI.bind(made);
+    return Object.assign(made, { whoAmI: () => (self ??= ask()) });
   };
   const trusted = resolve(ctx.cwd, args.config);
   const outcomes = await planOpenMergeRequests({
     cwd: ctx.cwd,
+    branch,
     config: args.config,
     env: ctx.env,
     requests,
