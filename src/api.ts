@@ -9,6 +9,7 @@
  * SITESYNC_BASE_URL, else the file's `api.base_url`; the key from `apiKey`, else `apiKeyFile`,
  * else SITESYNC_API_KEY. Plain http:// only to loopback unless `insecureHttp`.
  */
+import { resolve } from 'node:path';
 import { assertApplicable } from './run/apply.js';
 import { executePlan, passwordsFrom } from './run/execute.js';
 import { planWithHistory } from './run/history.js';
@@ -16,7 +17,7 @@ import { planAccount } from './run/plan.js';
 import { deletesOf } from './planner/history.js';
 import { renderPlanAs, type PlanFormat } from './render/formats.js';
 import type { Env } from './config/interpolate.js';
-import { loadWorkspace as loadWorkspaceFile } from './config/load.js';
+import { emptyConfig, loadWorkspace as loadWorkspaceFile, loadWorkspaceAt } from './config/load.js';
 import type { Account, ChangeResult, Config, LiveWebsite, Plan, Workspace } from './model/types.js';
 import { SecretValues } from './secrets/values.js';
 import { ServiceClient } from './service/client.js';
@@ -30,6 +31,13 @@ import { SitesyncError } from './messages/errors.js';
 export interface LoadOptions {
   /** Where `${NAME}` references are read from; default `process.env`. */
   env?: Env;
+  /**
+   * A git revision (`HEAD~1`, `origin/main`, a commit SHA): the file and every file it includes as
+   * they were there, read from git's objects in the repository that holds the file (no checkout),
+   * as `--baseline-ref` reads them: a baseline for `plan`, whose `${NAME}`s need not be set. A file
+   * the revision does not hold (added since) lists nothing: everything in the current file is new.
+   */
+  ref?: string;
 }
 
 /**
@@ -39,16 +47,20 @@ export interface LoadOptions {
 export async function loadConfig(file: string, options: LoadOptions = {}): Promise<Config> {
   const workspace = await loadWorkspace(file, options);
   if (workspace.multi) throw new SitesyncError(`${file} holds accounts: read it with loadWorkspace, which gives one config per account`);
-  return workspace.configs[0]!;
+  return workspace.configs[0] ?? emptyConfig(workspace.file);
 }
 
 /**
  * Reads and checks a config file of either form and every file it includes: one `Config` per
  * account, each with its `account` (name, and the NAME of its key's variable: pass
- * `apiKey: env[config.account.apiKeyEnv]` and the config to `readLiveState`).
+ * `apiKey: env[config.account.apiKeyEnv]` and the config to `readLiveState`). With `ref`, a file
+ * the revision does not hold gives a workspace without accounts.
  */
-export function loadWorkspace(file: string, options: LoadOptions = {}): Promise<Workspace> {
-  return loadWorkspaceFile(file, options.env ?? process.env);
+export async function loadWorkspace(file: string, options: LoadOptions = {}): Promise<Workspace> {
+  const env = options.env ?? process.env;
+  if (options.ref === undefined) return loadWorkspaceFile(file, env);
+  const path = resolve(file);
+  return (await loadWorkspaceAt(path, options.ref, env)) ?? { file: path, multi: false, configs: [], warnings: [], sha256: '', files: [] };
 }
 
 export interface ConnectionOptions {
@@ -82,7 +94,7 @@ export interface PlanOptions extends ConnectionOptions {
   prune?: boolean;
   /** As `--target GLOB`…: only these domains. */
   targets?: string[];
-  /** As `--baseline`: the config as it was (see loadConfig). */
+  /** As `--baseline` / `--baseline-ref`: the config as it was (`loadConfig(file, { ref: 'HEAD~1' })`). */
   baseline?: Config;
   /** As `--resend-write-only`. */
   resendWriteOnly?: boolean;

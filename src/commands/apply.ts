@@ -12,7 +12,7 @@ import { failureBlock, failureLines } from '../render/run.js';
 import { applyAccounts, gateAccounts, outcomesOf } from '../run/apply.js';
 import { accountsError, failedAccounts, throwIfLoneFailed } from '../run/failures.js';
 import { openRun, type Run, type RunAccount } from '../run/open.js';
-import { planAccounts, plansOf } from '../run/plan.js';
+import { baselineFlags, planAccounts, plansOf } from '../run/plan.js';
 import { reportRequests } from '../run/requests.js';
 import { openSavedRun, verifySavedRun } from '../saved-plan/replan.js';
 import { defineCommand, planning, type CommandArgs } from './define.js';
@@ -38,6 +38,7 @@ export const applyCommand = defineCommand({
   examples: [
     ['$0 apply', 'Show the plan and ask before applying it'],
     ['$0 apply --auto-approve', 'In CI, after merge'],
+    ['$0 apply --auto-approve --baseline-ref HEAD~1', 'After a merge commit: also send write-only fields (passwords) the merge changed'],
     ['$0 apply plan.json', 'Apply a saved plan, if the service has not changed since'],
   ],
   run: runApply,
@@ -54,9 +55,10 @@ async function runApply(args: ApplyArgs, ctx: Context): Promise<number> {
 
 /** Plans every account, shows the plan, asks once, then applies each account that passes its own checks. */
 async function applyFresh(args: ApplyArgs, ctx: Context): Promise<number> {
+  const baseline = baselineFlags(args);
   const run = await openRun(args, ctx);
   try {
-    await planAccounts(run, { prune: args.prune, targets: args.target, excludes: args.exclude, resendWriteOnly: args.resendWriteOnly, baseline: args.baseline }, ctx);
+    await planAccounts(run, { prune: args.prune, targets: args.target, excludes: args.exclude, resendWriteOnly: args.resendWriteOnly, baseline }, ctx);
     ctx.stdout.write(renderPlanAs('text', plansOf(run), { colors: ctx.out }));
     const ready = gateAccounts(run, args.force === true, ctx);
     const refused = run.accounts.filter((a) => a.failure && a.plan);
@@ -84,6 +86,7 @@ async function applySaved(args: ApplyArgs, file: string, ctx: Context): Promise<
     ['exclude', args.exclude?.length],
     ['account', args.account?.length],
     ['baseline', args.baseline !== undefined],
+    ['baseline-ref', args.baselineRef !== undefined],
   ].filter(([, given]) => given);
   if (narrowing.length) {
     throw new UsageError(`a saved plan is applied exactly as it was made: --${narrowing.map(([flag]) => flag).join(', --')} cannot change it`);

@@ -161,6 +161,11 @@ export const planning = {
     requiresArg: true,
     describe: 'An earlier version of the file: write-only fields that differ from it are sent',
   },
+  'baseline-ref': {
+    type: 'string',
+    requiresArg: true,
+    describe: 'The baseline is the file and its includes at this git revision (e.g. HEAD~1, origin/main), read from git, no checkout',
+  },
   'resend-write-only': {
     type: 'boolean',
     describe: 'Send write-only fields (password, unreadable ones) to every managed website that sets them',

@@ -8,7 +8,7 @@ import { PLAN_FORMAT_NAMES, renderPlanAs } from '../render/formats.js';
 import { refusedAccounts } from '../run/apply.js';
 import { failedAccounts, throwIfLoneFailed } from '../run/failures.js';
 import { openRun } from '../run/open.js';
-import { planAccounts, plansOf } from '../run/plan.js';
+import { baselineFlags, planAccounts, plansOf } from '../run/plan.js';
 import { reportRequests } from '../run/requests.js';
 import { savePlan } from '../saved-plan/file.js';
 import { defineCommand, planning, type CommandArgs } from './define.js';
@@ -32,7 +32,7 @@ export const planCommand = defineCommand({
   examples: [
     ['$0 plan', 'Compare sitesync.yaml with the live account'],
     ['$0 plan --format markdown > plan.md', 'A pull-request comment'],
-    ['$0 plan --baseline <(git show origin/main:sitesync.yaml)', 'Also send write-only fields changed since main'],
+    ['$0 plan --baseline-ref origin/main', 'Also send write-only fields changed since main (the file and its includes as main has them)'],
     ['$0 plan --detailed-exitcode', 'Drift check: exit 2 when the account differs from the file'],
     ['$0 plan --out plan.json', 'Save the plan to apply it later, exactly'],
     ['$0 plan --account acme --exclude "*.test"', 'In a file with accounts: one account, without its test websites'],
@@ -46,10 +46,11 @@ async function runPlan(args: CommandArgs<typeof options>, ctx: Context): Promise
   // is made again and again, so an existing one is replaced.
   const out = args.out === undefined ? undefined : resolve(ctx.cwd, args.out);
   if (out) await assertOutputFile(out, args.out!, '--out', true, '--format json prints the plan itself');
+  const baseline = baselineFlags(args);
   const run = await openRun(args, ctx);
   const scope = { prune: args.prune, targets: args.target, excludes: args.exclude, resendWriteOnly: args.resendWriteOnly };
   try {
-    await planAccounts(run, { ...scope, baseline: args.baseline }, ctx);
+    await planAccounts(run, { ...scope, baseline }, ctx);
     const accounts = plansOf(run);
     const commentId = relative(ctx.cwd, run.workspace.file).split(sep).join('/');
     ctx.stdout.write(renderPlanAs(args.format, accounts, { colors: ctx.out, commentId }));

@@ -6,8 +6,21 @@
  */
 import { existsSync, realpathSync } from 'node:fs';
 import { dirname, isAbsolute, normalize, relative, resolve, sep } from 'node:path';
-import { glob as find } from 'tinyglobby';
+import { glob as find, type FileSystemAdapter } from 'tinyglobby';
 import { gitWorkTree } from './repository.js';
+
+/**
+ * The files a glob is matched against: the disk (the work tree), or the tree of a git revision
+ * (git-revision.ts), walked by the same glob engine with the same rules.
+ */
+export interface FileTree {
+  /** The path with symbolic links resolved; throws when nothing is there. */
+  realpath(path: string): string;
+  /** What the glob walks; node:fs when undefined. */
+  fs?: FileSystemAdapter;
+}
+
+const DISK: FileTree = { realpath: (path) => realpathSync(path) };
 
 export interface Included {
   /** Sorted absolute paths of the files the glob matches inside the repository. */
@@ -23,10 +36,10 @@ export function repositoryOf(file: string): string {
 }
 
 /** Why `path` (symbolic links followed) is not a file sitesync may read in `root`; undefined when it is. */
-export function outsideOf(path: string, root: string): string | undefined {
+export function outsideOf(path: string, root: string, tree: FileTree = DISK): string | undefined {
   let real: string;
   try {
-    real = realpathSync(path);
+    real = tree.realpath(path);
   } catch {
     return undefined; // missing: said where it is read
   }
@@ -48,25 +61,25 @@ export function linkedOutside(file: string): string | undefined {
 }
 
 /** The files `glob` matches relative to `folder`, inside `root`; a glob tinyglobby cannot read matches none. */
-export async function includedFiles(glob: string, folder: string, root: string): Promise<Included> {
+export async function includedFiles(glob: string, folder: string, root: string, tree: FileTree = DISK): Promise<Included> {
   // Outside by its very text (`../..`, an absolute path elsewhere): refused before anything is walked.
   const written = normalize(resolve(folder, glob));
   const anchor = written.split(sep).findIndex((part) => /[*?[\]{}!]/.test(part));
   const base = anchor < 0 ? written : written.split(sep).slice(0, anchor).join(sep) || sep;
-  if (climbsOut(relative(realOrSelf(root), realOrSelf(base))) || base.split(sep).includes('.git')) {
+  if (climbsOut(relative(realOrSelf(root, tree), realOrSelf(base, tree))) || base.split(sep).includes('.git')) {
     return { inside: [], outside: 'it names files outside the repository (or in its .git folder)' };
   }
   let matches: string[];
   try {
     // Symbolic links are not followed while walking: a link to / under a ** would walk the machine.
-    matches = (await find(glob, { cwd: folder, absolute: true, onlyFiles: true, expandDirectories: false, followSymbolicLinks: false }))
+    matches = (await find(glob, { cwd: folder, absolute: true, onlyFiles: true, expandDirectories: false, followSymbolicLinks: false, ...(tree.fs ? { fs: tree.fs } : {}) }))
       .map((match) => resolve(match))
       .sort();
   } catch {
     // e.g. an absolute glob naming the folder itself, which tinyglobby turns into an empty pattern.
     matches = [];
   }
-  const inside = matches.filter((match) => outsideOf(match, root) === undefined);
+  const inside = matches.filter((match) => outsideOf(match, root, tree) === undefined);
   return inside.length === matches.length ? { inside } : { inside: [], outside: 'it reaches outside the repository through a symbolic link (or into its .git folder)' };
 }
 
@@ -75,9 +88,9 @@ function climbsOut(path: string): boolean {
   return path === '..' || path.startsWith(`..${sep}`) || isAbsolute(path);
 }
 
-function realOrSelf(path: string): string {
+function realOrSelf(path: string, tree: FileTree): string {
   try {
-    return realpathSync(path);
+    return tree.realpath(path);
   } catch {
     return path;
   }

@@ -3,14 +3,16 @@ import { createHash } from 'node:crypto';
 import { basename, dirname, relative } from 'node:path';
 import { installationOf } from '../model/address.js';
 import { ConfigError, SitesyncError } from '../messages/errors.js';
-import { namesDescriptor } from '../io/files.js';
 import { GlobSet } from '../model/domain.js';
 import type { Diagnostic } from '../messages/errors.js';
 import type { Config, DesiredWebsite, Workspace } from '../model/types.js';
 import { envValue, interpolate, type Env } from './interpolate.js';
 import { parseFile, readFileCollecting } from './parse.js';
-import { includedFiles, linkedOutside, outsideMessage, repositoryOf } from './include-glob.js';
-import { hasNoFolder, noFolderMessage, readTextFile } from './read.js';
+import { outsideMessage } from './include-glob.js';
+import { noFolderMessage } from './read.js';
+import { WORK_TREE, type FileSource } from './source.js';
+import { openRevision } from './git-revision.js';
+import { DEFAULT_SAFETY } from '../model/types.js';
 
 export interface LoadOptions {
   lenientEnv?: boolean;
@@ -18,6 +20,24 @@ export interface LoadOptions {
   missingEnvAsWarning?: boolean;
   /** What the file is to the user, for messages: a config file, or a baseline file. */
   what?: 'config file' | 'baseline file';
+  /** Where the files are read from: the work tree (default), or a git revision (git-revision.ts). */
+  source?: FileSource;
+}
+
+/**
+ * The file and every file it includes as they were at the git revision `ref` (`--baseline-ref`),
+ * read from git's objects: a baseline, so its `${NAME}`s need not be set (passwords compare as
+ * written). Undefined when the revision does not hold the file (added since: all of it is new).
+ */
+export async function loadWorkspaceAt(file: string, ref: string, env: Env): Promise<Workspace | undefined> {
+  const source = await openRevision(file, ref, env);
+  if (!source.has(file)) return undefined;
+  return loadWorkspace(file, env, { lenientEnv: true, what: 'baseline file', source });
+}
+
+/** A config that lists nothing: no file at all (an account from the flags alone), or a file a revision did not hold. */
+export function emptyConfig(file: string): Config {
+  return { file, defaults: {}, prune: false, protect: [], ignore: [], retire: [], safety: { ...DEFAULT_SAFETY }, websites: [], warnings: [] };
 }
 
 /** A single-account file's config, with the websites of the files it includes. */
@@ -32,30 +52,31 @@ export async function loadConfig(file: string, env: Env, options: LoadOptions = 
  * the problems of all the files at once, each at its own FILE:LINE:COL.
  */
 export async function loadWorkspace(file: string, env: Env, options: LoadOptions = {}): Promise<Workspace> {
+  const source = options.source ?? WORK_TREE;
   // The config file itself may be a link (a checkout makes the ones a pull request commits): to
   // nothing outside its repository, whose text the messages would quote.
-  const outside = namesDescriptor(file) ? undefined : linkedOutside(file);
-  if (outside) throw new ConfigError([{ file, line: 0, col: 0, severity: 'error', message: outside }]);
-  const text = await readTextFile(file, options.what);
+  const outside = source.refused(file);
+  if (outside) throw new ConfigError([{ file: source.shown(file), line: 0, col: 0, severity: 'error', message: outside }]);
+  const text = await source.read(file, options.what ?? 'config file');
   const parseOptions = { env, lenientEnv: options.lenientEnv, missingEnvAsWarning: options.missingEnvAsWarning };
-  const { parsed, problems } = readFileCollecting(text, file, parseOptions);
+  const { parsed, problems } = named(() => readFileCollecting(text, file, parseOptions), source);
   // What the SHA-256 covers. Without includes, as before there were any: a saved plan of such a file stays valid.
   const hashed = parsed.includes.length === 0 ? [text] : [`${basename(file)}\0${text}\0`];
   const files = [file];
   const includedBy = new Map<string, number>();
   // A pipe or standard input has no folder: the files it includes cannot be found beside it.
-  const piped = parsed.includes.length > 0 && hasNoFolder(file);
-  const root = parsed.includes.length > 0 && !piped ? repositoryOf(file) : '';
+  const piped = parsed.includes.length > 0 && source.hasNoFolder(file);
+  const root = parsed.includes.length > 0 && !piped ? source.repositoryOf(file) : '';
   for (const { config, glob, pos } of parsed.includes) {
     if (piped) {
-      const copy = options.what === 'baseline file' ? 'e.g. git worktree add ../base origin/main, then --baseline ../base/sitesync.yaml' : undefined;
+      const copy = options.what === 'baseline file' ? 'or read it and its includes from git: --baseline-ref origin/main' : undefined;
       problems.push({ file, ...pos, severity: 'error', message: noFolderMessage(glob, copy) });
       continue;
     }
-    const { inside: matches, outside } = await includedFiles(glob, dirname(file), root);
+    const { inside: matches, outside } = await source.include(glob, dirname(file), root);
     if (outside) problems.push({ file, ...pos, severity: 'error', message: outsideMessage(glob, outside, root) });
     else if (matches.length === 0) {
-      problems.push({ file, ...pos, severity: 'error', message: `include "${glob}" matches no file (globs are relative to ${dirname(file)})` });
+      problems.push({ file, ...pos, severity: 'error', message: `include "${glob}" matches no file (globs are relative to ${source.shown(dirname(file))})` });
     }
     for (const match of matches) {
       if (match === file) {
@@ -65,13 +86,13 @@ export async function loadWorkspace(file: string, env: Env, options: LoadOptions
       const other = includedBy.get(match);
       if (other === config) continue;
       if (other !== undefined) {
-        problems.push({ file, ...pos, severity: 'error', message: `include "${glob}": ${match} is already included by account ${accountLabel(parsed.configs[other]!)}; a file belongs to one account` });
+        problems.push({ file, ...pos, severity: 'error', message: `include "${glob}": ${source.shown(match)} is already included by account ${accountLabel(parsed.configs[other]!)}; a file belongs to one account` });
         continue;
       }
       includedBy.set(match, config);
       files.push(match);
       try {
-        const included = await readTextFile(match, 'included file');
+        const included = await source.read(match, 'included file');
         hashed.push(`${relative(dirname(file), match)}\0${included}\0`);
         const one = parseFile(included, match, parseOptions, 'include');
         problems.push(...one.warnings);
@@ -82,12 +103,23 @@ export async function loadWorkspace(file: string, env: Env, options: LoadOptions
       }
     }
   }
-  problems.push(...crossFileProblems(parsed.configs, file), ...keyAsPasswordProblems(parsed.configs, file));
-  const ordered = sortByFile(problems, files);
+  problems.push(...crossFileProblems(parsed.configs, file, source.shown), ...keyAsPasswordProblems(parsed.configs, file));
+  // Messages name each file as its source does (a revision's: REF:PATH); the data keeps the paths.
+  const ordered = sortByFile(problems, files).map((d) => ({ ...d, file: source.shown(d.file) }));
   if (ordered.some((d) => d.severity === 'error')) throw new ConfigError(ordered);
   const hash = createHash('sha256');
   for (const part of hashed) hash.update(part);
   return { file, multi: parsed.multi, configs: parsed.configs, warnings: ordered, sha256: hash.digest('hex'), files };
+}
+
+/** `read()`, its problems naming the file as the source does (a file that is not YAML throws at once). */
+function named<T>(read: () => T, source: FileSource): T {
+  try {
+    return read();
+  } catch (error) {
+    if (!(error instanceof ConfigError) || source === WORK_TREE) throw error;
+    throw new ConfigError(error.diagnostics.map((d) => ({ ...d, file: source.shown(d.file) })));
+  }
 }
 
 function accountLabel(config: Config): string {
@@ -99,9 +131,9 @@ function accountLabel(config: Config): string {
  * of its account matches, and a domain in two accounts of one installation (which stores a
  * domain once).
  */
-function crossFileProblems(configs: Config[], main: string): Diagnostic[] {
+function crossFileProblems(configs: Config[], main: string, shown: (path: string) => string): Diagnostic[] {
   const out: Diagnostic[] = [];
-  const where = (w: DesiredWebsite) => `${w.file ?? main}:${w.pos.line}:${w.pos.col}`;
+  const where = (w: DesiredWebsite) => `${shown(w.file ?? main)}:${w.pos.line}:${w.pos.col}`;
   const error = (w: DesiredWebsite, message: string) => out.push({ file: w.file ?? main, ...w.pos, severity: 'error', message });
   const byInstallation = new Map<string, Map<string, { site: DesiredWebsite; config: Config }>>();
   for (const config of configs) {
@@ -116,12 +148,12 @@ function crossFileProblems(configs: Config[], main: string): Diagnostic[] {
       const ignoredBy = site.file ? ignore.indexOf(site.domain) : -1;
       if (ignoredBy >= 0) {
         const pattern = config.ignore[ignoredBy]!;
-        error(site, `"${site.written}" is listed here but ignored by "${pattern.glob}" at ${main}:${pattern.pos.line}:${pattern.pos.col}: remove one of them`);
+        error(site, `"${site.written}" is listed here but ignored by "${pattern.glob}" at ${shown(main)}:${pattern.pos.line}:${pattern.pos.col}: remove one of them`);
       }
       const retiredBy = site.file ? retire.indexOf(site.domain) : -1;
       if (retiredBy >= 0) {
         const pattern = config.retire[retiredBy]!;
-        error(site, `"${site.written}" is listed here and retired by "${pattern.glob}" at ${main}:${pattern.pos.line}:${pattern.pos.col}: a retired website is deleted; remove one of them`);
+        error(site, `"${site.written}" is listed here and retired by "${pattern.glob}" at ${shown(main)}:${pattern.pos.line}:${pattern.pos.col}: a retired website is deleted; remove one of them`);
       }
     }
     if (!config.account || !config.baseUrl) continue;

@@ -17,7 +17,7 @@ export const MAX_FILE_BYTES = 16 * 1024 * 1024;
 const MISSING: Record<string, string> = {
   'config file': 'no such file (write one, or start from the live account: sitesync export -o FILE)',
   'baseline file':
-    'no such file (a baseline is the config as it was before your change, e.g. --baseline <(git show origin/main:sitesync.yaml))',
+    'no such file (a baseline is the config as it was before your change: --baseline-ref origin/main reads it and its includes from git)',
 };
 
 export async function readTextFile(file: string, what = 'config file'): Promise<string> {

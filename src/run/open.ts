@@ -7,10 +7,10 @@
  */
 import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { loadWorkspace } from '../config/load.js';
+import { emptyConfig, loadWorkspace } from '../config/load.js';
 import { ConfigError, SitesyncError } from '../messages/errors.js';
 import { printable } from '../messages/escape.js';
-import { DEFAULT_SAFETY, type Account, type Config, type Failure, type LiveWebsite, type Plan, type Workspace } from '../model/types.js';
+import { type Account, type Config, type Failure, type LiveWebsite, type Plan, type Workspace } from '../model/types.js';
 import { ServiceClient } from '../service/client.js';
 import type { ConnectionFlags } from '../service/connection.js';
 import { Pacer } from '../service/pacer.js';
@@ -153,8 +153,7 @@ async function loadAll(file: string, args: RunArgs, ctx: Context, options: RunOp
 
 /** The workspace of a command run without a config file: one unnamed account, from the flags. */
 function flagsOnly(file: string): Workspace {
-  const config: Config = { file, defaults: {}, prune: false, protect: [], ignore: [], retire: [], safety: { ...DEFAULT_SAFETY }, websites: [], warnings: [] };
-  return { file, multi: false, configs: [config], warnings: [], sha256: '', files: [] };
+  return { file, multi: false, configs: [emptyConfig(file)], warnings: [], sha256: '', files: [] };
 }
 
 /** What a failure says: the message and its details (a service's words were cleaned of secrets where they entered). */

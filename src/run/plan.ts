@@ -3,7 +3,7 @@
  * again and the library all go through planAccount (the planner, then what the deletes destroy).
  */
 import { resolve } from 'node:path';
-import { loadWorkspace } from '../config/load.js';
+import { loadWorkspace, loadWorkspaceAt } from '../config/load.js';
 import { UsageError } from '../messages/errors.js';
 import type { Account, AccountPlan, Config, LiveWebsite, Plan, Workspace } from '../model/types.js';
 import { deletesOf } from '../planner/history.js';
@@ -50,7 +50,7 @@ export interface RunPlanOptions {
   targets?: string[];
   /** `--exclude GLOB`…. */
   excludes?: string[];
-  /** `--baseline OLDFILE`, loaded (see loadBaseline). */
+  /** `--baseline OLDFILE` or `--baseline-ref REF`, loaded (see loadBaseline). */
   baseline?: Workspace;
   /** `--resend-write-only`. */
   resendWriteOnly?: boolean;
@@ -98,8 +98,8 @@ export async function planRun(run: Run, options: RunPlanOptions, ctx: Pick<Conte
  * warnings: what plan and apply share. The one account of a single-account file that cannot be
  * planned is the run's error, as any command's.
  */
-export async function planAccounts(run: Run, options: Omit<RunPlanOptions, 'baseline'> & { baseline?: string }, ctx: Context): Promise<void> {
-  const baseline = await loadBaseline(options.baseline, run, ctx);
+export async function planAccounts(run: Run, options: Omit<RunPlanOptions, 'baseline'> & { baseline?: Baseline }, ctx: Context): Promise<void> {
+  const baseline = await loadBaseline(options.baseline ?? {}, run, ctx);
   ctx.stderr.write(renderWarnings(run.workspace.warnings, ctx.err));
   const progress = readingProgress(ctx);
   try {
@@ -121,21 +121,53 @@ export function plansOf(run: Run): AccountPlan[] {
     .map((a) => a.plan);
 }
 
-/** `--baseline FILE`: an earlier version of the same file, of the same form (one account, or accounts matched by name). */
-export async function loadBaseline(file: string | undefined, run: Run, ctx: Context): Promise<Workspace | undefined> {
-  if (!file) return undefined;
-  const baseline = await loadWorkspace(resolve(ctx.cwd, file), ctx.env, { lenientEnv: true, what: 'baseline file' });
+/** Where the baseline comes from: `--baseline FILE`, or `--baseline-ref REF` (the config file and its includes at a git revision). */
+export interface Baseline {
+  file?: string;
+  ref?: string;
+}
+
+/** The baseline the flags give, checked before anything is read: one of the two flags at most. */
+export function baselineFlags(args: { baseline?: string; baselineRef?: string }): Baseline {
+  if (args.baseline !== undefined && args.baselineRef !== undefined) {
+    throw new UsageError('--baseline and --baseline-ref both give the baseline: give one (--baseline-ref REF reads the config file and its includes as they were at REF)');
+  }
+  return { file: args.baseline, ref: args.baselineRef };
+}
+
+/**
+ * The baseline: an earlier version of the same file, of the same form (one account, or accounts
+ * matched by name), from a file or from a git revision of the config file's repository. A config
+ * file the revision does not hold (added since) had nothing: everything in it is new.
+ */
+export async function loadBaseline({ file, ref }: Baseline, run: Run, ctx: Context): Promise<Workspace | undefined> {
+  let baseline: Workspace;
+  let given: string;
+  if (ref !== undefined) {
+    given = `--baseline-ref ${ref}`;
+    const at = await loadWorkspaceAt(run.workspace.file, ref, ctx.env);
+    if (!at) {
+      ctx.stderr.write(`${ctx.err.dim(`Note: ${run.shown} is not in ${ref}: everything in it is new since, so every write-only field it sets is sent.`)}\n`);
+      return { ...run.workspace, configs: [], warnings: [], sha256: '', files: [] };
+    }
+    baseline = at;
+  } else if (file !== undefined) {
+    given = `--baseline ${file}`;
+    baseline = await loadWorkspace(resolve(ctx.cwd, file), ctx.env, { lenientEnv: true, what: 'baseline file' });
+  } else {
+    return undefined;
+  }
   if (baseline.multi !== run.workspace.multi) {
     throw new UsageError(
-      `--baseline ${file} ${baseline.multi ? 'holds accounts' : 'holds one account'}, and ${run.shown} ${run.workspace.multi ? 'holds accounts' : 'one'}: give an earlier version of the same file`,
+      `${given} ${baseline.multi ? 'holds accounts' : 'holds one account'}, and ${run.shown} ${run.workspace.multi ? 'holds accounts' : 'one'}: give an earlier version of the same file`,
     );
   }
   return baseline;
 }
 
-/** An account's config as the baseline had it; an account new since then had no websites. */
+/** An account's config as the baseline had it; an account new since then (or a file new since) had no websites. */
 function baselineOf(config: Config, baseline: Workspace | undefined, named: boolean): Config | undefined {
   if (!baseline) return undefined;
-  if (!named) return baseline.configs[0];
-  return baseline.configs.find((c) => c.account?.name === config.account?.name) ?? { ...config, websites: [] };
+  const was = named ? baseline.configs.find((c) => c.account?.name === config.account?.name) : baseline.configs[0];
+  return was ?? { ...config, websites: [] };
 }

@@ -57,7 +57,7 @@ describe('-c and --baseline read pipes, as plan --help shows', () => {
     const r = await sc.cli(['plan', '--baseline', baseline], { env: { SITE_PW: 'new-secret-2' }, process: true });
     expect(r.code).toBe(1);
     expect(r.stderr).toContain(
-      `${baseline}:2:11: include "sites/*.yaml": this file was read from a pipe or standard input, which has no folder to find included files in; give the file in its folder (e.g. git worktree add ../base origin/main, then --baseline ../base/sitesync.yaml)`,
+      `${baseline}:2:11: include "sites/*.yaml": this file was read from a pipe or standard input, which has no folder to find included files in; give the file in its folder (or read it and its includes from git: --baseline-ref origin/main)`,
     );
     expect(writes(sc.emu)).toEqual([]);
   });
@@ -127,7 +127,7 @@ describe('a missing file says what it should be', () => {
     const r = await sc.cli(['plan', '--baseline', 'base.yaml'], { env: { SITE_PW: 'x-secret-4' } });
     expect(r.code).toBe(1);
     expect(r.stderr).toContain('base.yaml: no such file (a baseline is the config as it was before your change');
-    expect(r.stderr).toContain('git show origin/main:sitesync.yaml');
+    expect(r.stderr).toContain('--baseline-ref origin/main reads it and its includes from git');
     expect(r.stderr).not.toContain('export');
   });
 
