@@ -13,13 +13,22 @@ export function headRef(iid: number): string {
 }
 
 /**
- * Fetches the heads of these merge requests from `origin` in one call (GitLab keeps each under
- * refs/merge-requests/IID/head, forks' too): only their last commits, not their history.
+ * Fetches the heads of these merge requests from `origin` (GitLab keeps each under
+ * refs/merge-requests/IID/head, forks' too): only their last commits, not their history. One
+ * call for all; if it fails (a head gone since the listing), one each, so that the rest are
+ * still planned. A head that cannot be fetched has no ref afterwards, never an earlier run's.
  */
 export async function fetchMergeRequestHeads(cwd: string, iids: number[], signal?: AbortSignal): Promise<void> {
+  const earlier = (await run('git', ['for-each-ref', '--format=%(refname)', 'refs/sitesync/merge-requests/'], { cwd }, 'list its refs')).split('\n').filter(Boolean);
+  for (const ref of earlier) await run('git', ['update-ref', '-d', ref], { cwd }, 'remove an earlier run\u2019s ref');
+  const fetch = (some: number[]) =>
+    run('git', ['fetch', '--no-tags', '--quiet', '--depth=1', 'origin', ...some.map((iid) => `+refs/merge-requests/${iid}/head:${headRef(iid)}`)], { cwd, signal }, 'fetch the merge requests\u2019 heads');
   if (iids.length === 0) return;
-  const refspecs = iids.map((iid) => `+refs/merge-requests/${iid}/head:${headRef(iid)}`);
-  await run('git', ['fetch', '--no-tags', '--quiet', '--depth=1', 'origin', ...refspecs], { cwd, signal }, 'fetch the merge requests\u2019 heads');
+  try {
+    await fetch(iids);
+  } catch {
+    for (const iid of iids) await fetch([iid]).catch(() => undefined);
+  }
 }
 
 /** The commit a ref names, or undefined when there is none (the fetch did not bring it). */

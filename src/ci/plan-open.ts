@@ -50,6 +50,8 @@ export interface PlanOpenInput {
   /** Plans the config file `config` of the files unpacked in `folder` (the same path inside it). */
   plan(folder: string): Promise<FilesPlan>;
   thread(mr: OpenMergeRequest): CommentThread;
+  /** Said before each merge request's files are unpacked and planned: progress on long work. */
+  onStart?(mr: OpenMergeRequest, commit: string): void;
   signal?: AbortSignal;
 }
 
@@ -71,9 +73,15 @@ export async function planOpenMergeRequests(input: PlanOpenInput): Promise<Merge
       if (!commit) {
         planned = notPlanned(`its head (refs/merge-requests/${mr.iid}/head) could not be fetched`);
       } else {
-        await unpackTree(cwd, commit, folder, input.signal);
+        input.onStart?.(mr, commit);
+        const unpacked = await unpackTree(cwd, commit, folder, input.signal).then(
+          () => undefined,
+          (error: unknown) => (error instanceof Error ? error.message : String(error)),
+        );
         const inFolder = join(folder, prefix);
-        if (!existsSync(join(inFolder, config))) {
+        if (unpacked !== undefined) {
+          planned = notPlanned(unpacked);
+        } else if (!existsSync(join(inFolder, config))) {
           planned = notPlanned(`its files have no ${prefix}${config}`);
         } else if (await sameFiles(join(inFolder, config), trusted.sha256, env)) {
           // Its config files are the default branch's: its plan would be the default branch's.

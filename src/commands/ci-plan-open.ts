@@ -63,6 +63,7 @@ async function runCiPlanOpen(args: CommandArgs<typeof options>, ctx: Context): P
     requests,
     plan: (folder) => planFiles(folder, args.config, trusted, ctx),
     thread,
+    onStart: (mr, commit) => ctx.stderr.write(`${ctx.err.dim(`Planning !${mr.iid} ${printable(mr.title)} (${commit.slice(0, 12)})…`)}\n`),
     signal: ctx.signal,
   });
   for (const o of outcomes) ctx.stdout.write(outcomeLine(o, ctx));

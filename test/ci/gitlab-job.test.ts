@@ -177,6 +177,21 @@ describe("the GitLab merge requests' plans (sitesync-plan-open, on the default b
     }
   });
 
+  it("a merge request whose head cannot be fetched gets a note saying so; the others are still planned", async () => {
+    const base = { 'sitesync.yaml': site(['a.example.com']) };
+    const origin = await openMergeRequests(base, { 1: { 'sitesync.yaml': site(['a.example.com', 'b.example.com']) } });
+    gitlab.mergeRequests.set(9, { iid: 9, title: 'gone', state: 'opened', target_branch: 'main', sha: 'f'.repeat(40) });
+    try {
+      const r = await runLines(job().script, defaultBranchVars());
+      expect(r.code).toBe(1);
+      expect(r.log).toMatch(/!1 change 1 \([0-9a-f]{12}\): changes; posted the note/);
+      expect(r.log).toContain('!9 gone: could not be planned; posted the note');
+      expect(gitlab.notes(9)[0]!.body).toContain('its head (refs/merge-requests/9/head) could not be fetched');
+    } finally {
+      await rm(origin, { recursive: true, force: true });
+    }
+  });
+
   it('refuses to run anywhere but the default branch, whose config is the trusted copy', async () => {
     await writeFile(join(dir, 'sitesync.yaml'), site(['a.example.com']));
     const r = await runLines(job().script, defaultBranchVars({ CI_COMMIT_BRANCH: 'feature' }));
