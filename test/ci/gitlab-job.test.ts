@@ -202,6 +202,42 @@ describe("the GitLab merge requests' plans (sitesync-plan-open, on the default b
   });
 });
 
+describe('the GitLab apply job after a merge', () => {
+  /** Runs a job as the runner does: its script, then its after_script with the job's status. */
+  async function runJob(name: string, vars: Record<string, string>) {
+    const job = pipeline[name]!;
+    const script = await runLines(job.script, vars);
+    const after = await runLines(job.after_script ?? [], { ...vars, CI_JOB_STATUS: script.code === 0 ? 'success' : 'failed' });
+    return { code: script.code, log: script.log + after.log };
+  }
+
+  it('a rotated password the merge request showed is sent (baseline: the commit before the push), and its note says "as approved"', async () => {
+    const PW = { PW_OLD: 'old-password-1', PW_NEW: 'new-password-2' };
+    const shop = (name: string) => `version: 1\nwebsites:\n  - domain: shop.example.com\n    privacy: password\n    password: \${${name}}\n`;
+    emu.seed(KEY, [{ domain: 'shop.example.com', privacy: 2, email: 0, exclude_bots: 1, password: PW.PW_OLD }]);
+    const origin = await openMergeRequests({ 'sitesync.yaml': shop('PW_OLD') }, { 3: { 'sitesync.yaml': shop('PW_NEW') } });
+    try {
+      // Planned on the default branch, as the schedule does; then merged.
+      const planned = await runLines(pipeline['sitesync-plan-open']!.script, defaultBranchVars(PW));
+      expect(planned.code, planned.log).toBe(0);
+      expect(gitlab.notes(3)[0]!.body).toMatch(/update \| `shop\.example\.com`[^\n]*password/);
+      const before = git(dir, 'rev-parse', 'main').trim();
+      git(dir, 'merge', '-q', '--no-ff', '-m', 'Merge branch mr-3', 'mr-3');
+      const merge = git(dir, 'rev-parse', 'HEAD').trim();
+      git(dir, 'push', '-q', 'origin', 'main');
+      Object.assign(gitlab.mergeRequests.get(3)!, { state: 'merged', merge_commit_sha: merge });
+      const r = await runJob('sitesync-apply', defaultBranchVars({ ...PW, CI_PIPELINE_SOURCE: 'push', CI_COMMIT_SHA: merge, CI_COMMIT_BEFORE_SHA: before }));
+      expect(r.code, r.log).toBe(0);
+      expect(emu.websites(KEY)[0]!.password).toBe(PW.PW_NEW);
+      const result = gitlab.notes(3).at(-1)!.body;
+      expect(result).toContain('as approved');
+      expect(JSON.stringify(gitlab.requests) + r.log + planned.log).not.toMatch(/old-password-1|new-password-2/);
+    } finally {
+      await rm(origin, { recursive: true, force: true });
+    }
+  });
+});
+
 describe('the GitLab drift job', () => {
   const run = (env: Record<string, string> = {}) =>
     runLines(pipeline['sitesync-drift']!.script, {
