@@ -19,7 +19,7 @@ export function headRef(iid: number): string {
  * still planned. A head that cannot be fetched has no ref afterwards, never an earlier run's.
  */
 export async function fetchMergeRequestHeads(cwd: string, iids: number[], signal?: AbortSignal): Promise<void> {
-  const earlier = (await run('git', ['for-each-ref', '--format=%(refname)', 'refs/sitesync/merge-requests/'], { cwd }, 'list its refs')).split('\n').filter(Boolean);
+  const earlier = (await run('git', ['for-each-ref', '--format=%(refname)', 'refs/sitesync/merge-requests/'], { cwd }, 'list the merge requests\u2019 refs of an earlier run')).split('\n').filter(Boolean);
   for (const ref of earlier) await run('git', ['update-ref', '-d', ref], { cwd }, 'remove an earlier run\u2019s ref');
   const fetch = (some: number[]) =>
     run('git', ['fetch', '--no-tags', '--quiet', '--depth=1', 'origin', ...some.map((iid) => `+refs/merge-requests/${iid}/head:${headRef(iid)}`)], { cwd, signal }, 'fetch the merge requests\u2019 heads');

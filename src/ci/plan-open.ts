@@ -58,8 +58,8 @@ export interface PlanOpenInput {
 /** Plans each open merge request in turn and keeps its note; a failure of one stops no other. */
 export async function planOpenMergeRequests(input: PlanOpenInput): Promise<MergeRequestOutcome[]> {
   const { cwd, config, env, requests } = input;
-  await fetchMergeRequestHeads(cwd, requests.map((mr) => mr.iid), input.signal);
   const prefix = await prefixOf(cwd);
+  await fetchMergeRequestHeads(cwd, requests.map((mr) => mr.iid), input.signal);
   // What "unchanged" is measured against: the default branch's config and the files it includes.
   const trusted = await loadWorkspace(join(cwd, config), env, { lenientEnv: true });
   const outcomes: MergeRequestOutcome[] = [];
