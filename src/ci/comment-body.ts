@@ -3,7 +3,7 @@
  * provider's limit, and says so plainly when the plan step produced nothing (it failed), so an
  * outdated plan never stays on the pull request looking current.
  */
-import { commentIdFor, DEFAULT_COMMENT_ID, MARKER, markerFor } from '../render/markdown.js';
+import { commentIdFor, DEFAULT_COMMENT_ID, MARKER, markerFor, splitApproved } from '../render/markdown.js';
 import { cutMarkdown } from './cut.js';
 
 export { MARKER };
@@ -49,10 +49,14 @@ export function planCommentBody(text: string, options: BodyOptions): string {
   // The text's own marker, if any, gives way to this comment's.
   const own = commentIdOf(content) !== undefined;
   const marked = own ? content.trimStart().replace(MARKED, marker) : `${marker}\n${content}`;
-  return cutMarkdown(
-    marked,
-    options.limit,
+  if (marked.length <= options.limit) return marked;
+  // What the plan approves (apply --approved compares with it) stays whole after the cut.
+  const { visible, block } = splitApproved(marked);
+  const cut = cutMarkdown(
+    visible,
+    options.limit - (block ? block.length + 2 : 0),
     (n) =>
       `_…cut: the plan is ${n.toLocaleString('en-US')} characters, over ${options.service}'s limit of ${options.limit.toLocaleString('en-US')} for a comment. The full plan is in ${options.runUrl ? `[this run](${options.runUrl})` : "this run's page"}: its job summary and the plan artifact._`,
   );
+  return block ? `${cut}\n${block}\n` : cut;
 }

@@ -4,17 +4,19 @@ import { interruptedExitCode, UsageError } from '../messages/errors.js';
 import { printable } from '../messages/escape.js';
 import { assertOutputFile, writeAtomic, writeFailure } from '../io/files.js';
 import { confirmApply, type Context } from '../io/terminal.js';
-import type { AccountOutcome } from '../model/types.js';
+import type { AccountOutcome, ApprovalCheck } from '../model/types.js';
 import { renderApplyMarkdown, renderApplyResults, resultLine } from '../render/apply-result.js';
+import { renderApprovalMarkdown, renderApprovalText } from '../render/approved.js';
 import { ProgressLine } from '../render/progress.js';
 import { renderPlanAs } from '../render/formats.js';
 import { failureBlock, failureLines } from '../render/run.js';
 import { applyAccounts, gateAccounts, outcomesOf } from '../run/apply.js';
 import { accountsError, failedAccounts, throwIfLoneFailed } from '../run/failures.js';
-import { openRun, type Run, type RunAccount } from '../run/open.js';
+import { fail, openRun, type Run, type RunAccount } from '../run/open.js';
 import { baselineFlags, planAccounts, plansOf } from '../run/plan.js';
 import { reportRequests } from '../run/requests.js';
 import { openSavedRun, verifySavedRun } from '../saved-plan/replan.js';
+import { approvalRefusal, checkApproved } from '../saved-plan/approved.js';
 import { defineCommand, planning, type CommandArgs } from './define.js';
 
 const options = {
@@ -23,6 +25,12 @@ const options = {
   force: { type: 'boolean', describe: 'Override the safety thresholds' },
   parallelism: { type: 'number', default: 4, requiresArg: true, describe: 'Changes applied at once' },
   report: { type: 'string', requiresArg: true, describe: 'Also write what apply did as markdown to FILE (e.g. for a comment on the merged pull request)' },
+  approved: {
+    type: 'string',
+    requiresArg: true,
+    describe: 'The plan comment a pull request approved (markdown, as posted): say whether this plan is that one, or which changes differ and why',
+  },
+  'require-approved': { type: 'boolean', describe: 'With --approved: write nothing (exit 1) unless the plan is the approved one' },
 } as const;
 
 const positionals = { planfile: { type: 'string', describe: 'A plan saved by `sitesync plan --out`' } } as const;
@@ -40,6 +48,7 @@ export const applyCommand = defineCommand({
     ['$0 apply --auto-approve', 'In CI, after merge'],
     ['$0 apply --auto-approve --baseline-ref HEAD~1', 'After a merge commit: also send write-only fields (passwords) the merge changed'],
     ['$0 apply plan.json', 'Apply a saved plan, if the service has not changed since'],
+    ['$0 apply --auto-approve --baseline-ref HEAD~1 --approved plan.md --require-approved', 'After a merge: apply only the plan the pull request showed'],
   ],
   run: runApply,
 });
@@ -50,6 +59,7 @@ async function runApply(args: ApplyArgs, ctx: Context): Promise<number> {
   }
   // Before reading anything: a report that cannot be written should fail at once.
   if (args.report !== undefined) await assertOutputFile(resolve(ctx.cwd, args.report), args.report, '--report', true);
+  if (args.requireApproved && args.approved === undefined) throw new UsageError('--require-approved needs --approved FILE: the plan comment to compare with');
   return args.planfile ? applySaved(args, args.planfile, ctx) : applyFresh(args, ctx);
 }
 
@@ -60,9 +70,10 @@ async function applyFresh(args: ApplyArgs, ctx: Context): Promise<number> {
   try {
     await planAccounts(run, { prune: args.prune, targets: args.target, excludes: args.exclude, resendWriteOnly: args.resendWriteOnly, baseline }, ctx);
     ctx.stdout.write(renderPlanAs('text', plansOf(run), { colors: ctx.out }));
+    const approval = await compareWithApproved(run, args, ctx);
     const ready = gateAccounts(run, args.force === true, ctx);
     const refused = run.accounts.filter((a) => a.failure && a.plan);
-    if (ready.length === 0 || refused.length) await writeReport(args, outcomesOf(run), ctx);
+    if (ready.length === 0 || refused.length) await writeReport(args, outcomesOf(run), ctx, approval);
     throwIfLoneFailed(run);
     for (const a of refused) ctx.stderr.write(failureBlock(`account ${a.name} will not be applied`, failureLines(a.failure), ctx.err));
     if (ready.length === 0) {
@@ -71,7 +82,7 @@ async function applyFresh(args: ApplyArgs, ctx: Context): Promise<number> {
       return failed ? 1 : 0;
     }
     if (!args.autoApprove) await confirmApply(ctx);
-    return await execute(run, ready, args, ctx);
+    return await execute(run, ready, args, ctx, approval);
   } finally {
     reportRequests(run, ctx);
     await run.close();
@@ -97,6 +108,7 @@ async function applySaved(args: ApplyArgs, file: string, ctx: Context): Promise<
     ctx.stderr.write(`Checking that ${file} (made ${saved.saved.saved.created_at}) still matches the service and ${run.shown}…\n`);
     await verifySavedRun(saved, file, ctx);
     ctx.stdout.write(renderPlanAs('text', plansOf(run), { colors: ctx.out }));
+    const approval = await compareWithApproved(run, args, ctx);
     const ready = gateAccounts(run, args.force === true, ctx);
     const refused = accountsError(failedAccounts(run), run.accounts.length, (n) => `${file} would be refused in ${n}; a saved plan is applied whole, so nothing was written`);
     if (refused) throw refused;
@@ -104,15 +116,32 @@ async function applySaved(args: ApplyArgs, file: string, ctx: Context): Promise<
       ctx.stdout.write('Nothing to apply.\n');
       return 0;
     }
-    return await execute(run, ready, args, ctx);
+    return await execute(run, ready, args, ctx, approval);
   } finally {
     reportRequests(run, ctx);
     await run.close();
   }
 }
 
+/**
+ * `--approved FILE`: says whether the plan is the approved one, or what differs and why; with
+ * `--require-approved`, a plan that is not refuses every account before any write (the report says so).
+ */
+async function compareWithApproved(run: Run, args: ApplyArgs, ctx: Context): Promise<ApprovalCheck | undefined> {
+  const approval = await checkApproved(args.approved, run, ctx);
+  if (!approval) return undefined;
+  ctx.stdout.write(renderApprovalText(approval, ctx.out));
+  const refusal = args.requireApproved ? approvalRefusal(approval) : undefined;
+  if (refusal) {
+    for (const a of run.accounts) if (a.plan && !a.failure) fail(a, refusal, ctx);
+    await writeReport(args, outcomesOf(run), ctx, approval);
+    throw refusal;
+  }
+  return approval;
+}
+
 /** Applies the ready accounts with one progress line, a line per change that stays, and the summary. */
-async function execute(run: Run, ready: RunAccount[], args: ApplyArgs, ctx: Context): Promise<number> {
+async function execute(run: Run, ready: RunAccount[], args: ApplyArgs, ctx: Context, approval?: ApprovalCheck): Promise<number> {
   const progress = new ProgressLine(ctx.stderr, 'Applying');
   const total = ready.reduce((n, a) => n + a.plan!.changes.length, 0);
   progress.update({ done: 0, total, failed: 0 }, true);
@@ -136,15 +165,16 @@ async function execute(run: Run, ready: RunAccount[], args: ApplyArgs, ctx: Cont
     progress.done();
   }
   ctx.stdout.write(renderApplyResults(outcomes, ctx.out));
-  await writeReport(args, outcomes, ctx);
+  await writeReport(args, outcomes, ctx, approval);
   if (outcomes.some((o) => o.outcome?.interrupted)) return interruptedExitCode(ctx.signal);
   return outcomes.some((o) => o.failure || o.outcome?.results.some((r) => r.status === 'failed')) ? 1 : 0;
 }
 
-/** `--report FILE`: what apply did, as markdown. */
-async function writeReport(args: ApplyArgs, outcomes: AccountOutcome[], ctx: Context): Promise<void> {
+/** `--report FILE`: what apply did, as markdown, and whether it was the approved plan. */
+async function writeReport(args: ApplyArgs, outcomes: AccountOutcome[], ctx: Context, approval?: ApprovalCheck): Promise<void> {
   if (args.report === undefined) return;
-  await writeAtomic(resolve(ctx.cwd, args.report), renderApplyMarkdown(outcomes)).catch((error: unknown) => {
+  const text = `${renderApplyMarkdown(outcomes)}${approval ? `\n${renderApprovalMarkdown(approval)}` : ''}`;
+  await writeAtomic(resolve(ctx.cwd, args.report), text).catch((error: unknown) => {
     throw writeFailure(error, '--report', args.report!);
   });
 }

@@ -53,7 +53,8 @@ async function runPlan(args: CommandArgs<typeof options>, ctx: Context): Promise
     await planAccounts(run, { ...scope, baseline }, ctx);
     const accounts = plansOf(run);
     const commentId = relative(ctx.cwd, run.workspace.file).split(sep).join('/');
-    ctx.stdout.write(renderPlanAs(args.format, accounts, { colors: ctx.out, commentId }));
+    // The markdown plan (the pull request's comment) ends with what it approves, for apply --approved.
+    ctx.stdout.write(renderPlanAs(args.format, accounts, { colors: ctx.out, commentId, configSha256: run.workspace.sha256 }));
     if (out) {
       const configs = accounts.map((p) => run.workspace.configs.find((c) => (c.account?.name ?? '') === p.name)!);
       await savePlan(out, { ...scope, accounts, workspace: run.workspace, configs, cwd: ctx.cwd }).catch((error: unknown) => {

@@ -3,6 +3,7 @@
  */
 
 import type { Env } from '../io/terminal.js';
+import type { PasswordSource } from '../model/types.js';
 
 export type { Env };
 
@@ -51,4 +52,23 @@ export function interpolate(text: string, env: Env): Interpolated {
     return value;
   });
   return result;
+}
+
+/**
+ * Where a value written as `template` comes from, by name: the variables it reads (each once, in
+ * order), and whether any text is written in clear beside them. Nothing of any value is read.
+ */
+export function passwordSource(template: string): PasswordSource {
+  const variables: string[] = [];
+  let clear = false;
+  let at = 0;
+  for (const match of template.matchAll(TOKEN)) {
+    if (match.index > at) clear = true;
+    at = match.index + match[0].length;
+    const name = match[1];
+    if (match[0] === '$${' || name === undefined || !match[0].endsWith('}') || !NAME.test(name)) clear = true;
+    else if (!variables.includes(name)) variables.push(name);
+  }
+  if (at < template.length) clear = true;
+  return { variables, clear };
 }

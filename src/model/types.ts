@@ -170,12 +170,23 @@ interface ChangeCommon {
   file?: string;
 }
 
+/**
+ * Where a password a change sends comes from, by name only (never its value): the variables its
+ * `${NAME}`s read, and whether text written in clear in the file is part of it.
+ */
+export interface PasswordSource {
+  variables: string[];
+  clear: boolean;
+}
+
 /** A website the file lists and the service lacks: stored with every enforced field. */
 export interface CreateChange extends ChangeCommon {
   action: 'create';
   id: null;
   before: null;
   after: WebsiteView;
+  /** Where the password in `after` comes from, when the file sets one. */
+  password_from?: PasswordSource;
 }
 
 /** A website both have, with fields that differ or write-only fields sent. */
@@ -184,6 +195,8 @@ export interface UpdateChange extends ChangeCommon {
   id: number;
   before: WebsiteView;
   after: WebsiteView;
+  /** Where the password in `after` comes from, when the file sets one. */
+  password_from?: PasswordSource;
   /** A hash of the live website as the plan saw it: apply refuses when it changed. */
   seen: string;
 }
@@ -281,6 +294,53 @@ export interface AccountPlan {
   baseUrl: string;
   plan?: Plan;
   failure?: Failure;
+}
+
+/**
+ * What a plan comment approved: its hidden `<!-- sitesync-approved: … -->` block, a digest of each
+ * account's changes and the SHA-256 of the config files it was planned from. apply compares its
+ * own plan with it, and never takes a change from it.
+ */
+export interface ApprovedPlan {
+  version: 1;
+  /** The workspace's SHA-256: the config file's text and every file it includes. */
+  config_sha256: string;
+  accounts: ApprovedAccount[];
+}
+
+export interface ApprovedAccount {
+  /** null: the one account of a single-account file. */
+  name: string | null;
+  /** The account could not be planned then. */
+  failed?: true;
+  /** How many changes, and a digest of them all. */
+  count: number;
+  digest: string;
+  /** Each change (its action, domain and digest); left out of a block that would be too large. */
+  changes?: [Action, string, string][];
+}
+
+/** How apply's plan compares with the approved one (`apply --approved FILE`). */
+export interface ApprovalCheck {
+  /** The approved plan's file, as the user named it. */
+  file: string;
+  /** Why nothing could be compared (no approved block in the file); undefined when compared. */
+  unavailable?: string;
+  /** The changes of apply's plan. */
+  count: number;
+  differences: ApprovalDifference[];
+  /** Why they differ: the config files changed since the approved plan, or the service did. */
+  why?: 'merged without a new plan' | 'changed at the service since the plan';
+}
+
+export interface ApprovalDifference {
+  /** '' for the one account of a single-account file. */
+  account: string;
+  /** added: planned now, not approved; missing: approved, not planned now; different: planned otherwise. */
+  kind: 'added' | 'missing' | 'different';
+  change?: { action: Action; domain: string; id?: number | null };
+  /** What differs where single changes cannot be named (an account not planned, a block without its list). */
+  note?: string;
 }
 
 /** The outcome of one change of a plan, as apply ran it. */

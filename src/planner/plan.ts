@@ -16,11 +16,13 @@ import type {
   FieldChange,
   FieldName,
   LiveWebsite,
+  PasswordSource,
   Plan,
   UpdateChange,
   WebsiteView,
   WriteOnlyReason,
 } from '../model/types.js';
+import { passwordSource } from '../config/interpolate.js';
 import { checkLimit, checkSafety, safetyWarnings } from './safety.js';
 import { Scope, type ScopeOptions } from './scope.js';
 import { desiredView, enforcedValues, fileSets, fingerprint, liveView, type Enforced } from './values.js';
@@ -264,7 +266,13 @@ function createChange(site: DesiredWebsite, values: Enforced, config: Config): C
     details: fields.map((field) => ({ field, before: null, after: after[field as keyof typeof after] ?? null })),
     line: site.pos.line,
     ...where(site, config),
+    ...sourceOf(values),
   };
+}
+
+/** Where the password a change sends comes from (by name), shown by every output so a reviewer sees which variable it reads. */
+function sourceOf(values: Enforced): { password_from?: PasswordSource } {
+  return values.password ? { password_from: passwordSource(values.password.template) } : {};
 }
 
 /** A website as a file (the config or the baseline) has it: what it sets, and the values enforced. */
@@ -366,6 +374,7 @@ function updateChange(
     details: sent,
     line: site.pos.line,
     ...where(site, config),
+    ...sourceOf(values),
     seen: fingerprint(before),
   };
   return report;

@@ -17,6 +17,8 @@ export interface PlanRenderOptions {
   commentId?: string;
   /** markdown: what a cut says, and where the whole plan is. */
   cut?: CutNote;
+  /** markdown: the SHA-256 of the config files planned from, for the hidden approved block (a pull request's plan comment). */
+  configSha256?: string;
 }
 
 export const PLAN_FORMATS = {

@@ -3,14 +3,15 @@
  * it in place), a summary line and table, each change's details folded in `<details>`, and the
  * whole kept under 60,000 characters (GitHub's limit is 65,536).
  */
-import type { Change, DeleteChange, Plan } from '../model/types.js';
+import type { AccountPlan, Change, DeleteChange, Plan } from '../model/types.js';
+import { approvedPlan } from '../planner/digest.js';
 import { count, GONE } from '../planner/traffic-words.js';
 import { listDelta } from '../planner/values.js';
-import { markdownCode, markdownText } from '../messages/escape.js';
+import { jsonUnicodeEscapes, markdownCode, markdownText } from '../messages/escape.js';
 import {
   DELETE_WARNING,
   formatBefore,
-  formatValue,
+  formatSent,
   isListChange,
   summaryLine,
   unverifiedNote,
@@ -38,6 +39,30 @@ export function commentIdFor(id: string): string {
   return clean || DEFAULT_COMMENT_ID;
 }
 export const MAX_MARKDOWN = 60_000;
+
+/**
+ * The hidden block a plan comment ends with, after the visible plan: what it approves (each
+ * account's changes by digest, and the config files' SHA-256), for `apply --approved` to compare
+ * its own plan with. apply never takes a change from it, so nothing written into it can make a
+ * write. One line of JSON in which `<`, `>`, `&` and `-` are `\u` escapes: no text of a domain can
+ * end the HTML comment or be markup, and a cut keeps it whole or drops it whole.
+ */
+export const APPROVED_BLOCK = /<!-- sitesync-approved: ([^\n]*?) -->/g;
+
+/** The approved block of a run's plan, within a third of `limit`: each change listed, or (a very large plan) each account's digest alone. */
+export function approvedBlock(accounts: AccountPlan[], configSha256: string, limit: number): string {
+  const block = (listed: boolean) =>
+    `<!-- sitesync-approved: ${jsonUnicodeEscapes(JSON.stringify(approvedPlan(accounts, configSha256, listed))).replace(/[<>&-]/g, (ch) => `\\u${ch.charCodeAt(0).toString(16).padStart(4, '0')}`)} -->`;
+  const full = block(true);
+  return full.length <= limit / 3 ? full : block(false);
+}
+
+/** A plan comment split into its visible text and the approved block it ends with ('' when it has none): a cut of the text keeps the block. */
+export function splitApproved(text: string): { visible: string; block: string } {
+  const found = [...text.matchAll(APPROVED_BLOCK)].at(-1);
+  if (!found || text.slice(found.index + found[0].length).trim() !== '') return { visible: text, block: '' };
+  return { visible: text.slice(0, found.index).replace(/\n+$/, ''), block: found[0] };
+}
 
 const ICON = { create: '🟢 create', update: '🟡 update', delete: '🔴 delete' } as const;
 
@@ -150,7 +175,7 @@ function detailBlock(change: Change): string {
   lines.push('| field | before | after |', '|---|---|---|');
   for (const d of change.details) {
     let before = change.action === 'create' ? '' : formatBefore(d);
-    let after = formatValue(d.field, d.after);
+    let after = formatSent(change, d);
     if (change.action === 'update' && isListChange(d) && !d.write_only) {
       // A list reads as what it gains and loses, not as two whole lists.
       const { added, removed } = listDelta(d.before, d.after);

@@ -10,7 +10,7 @@ import type { AccountPlan, Failure, Summary } from '../model/types.js';
 import type { Colors } from '../io/terminal.js';
 import { accountsCount } from './counts.js';
 import { jsonChange } from './json.js';
-import { markerFor, MAX_MARKDOWN, renderMarkdown, type CutNote } from './markdown.js';
+import { approvedBlock, markerFor, MAX_MARKDOWN, renderMarkdown, type CutNote } from './markdown.js';
 import { renderText } from './text.js';
 
 export interface Total extends Summary {
@@ -79,10 +79,26 @@ export function failureBlock(title: string, lines: string[], c: Colors): string 
  * the total and a table of accounts, then each account's section; over the limit, each section
  * is cut to its share (a small plan keeps all it needs; the rest is shared by the large ones).
  */
-export function renderRunMarkdown(accounts: AccountPlan[], options: { limit?: number; commentId?: string; cut?: CutNote } = {}): string {
-  const { limit = MAX_MARKDOWN, commentId, cut } = options;
+export function renderRunMarkdown(accounts: AccountPlan[], options: RunMarkdownOptions = {}): string {
+  const { limit = MAX_MARKDOWN, configSha256 } = options;
+  if (configSha256 === undefined) return runMarkdown(accounts, options);
+  // The approved block after the visible plan, inside the limit: the plan is cut to make room for it.
+  const block = approvedBlock(accounts, configSha256, limit);
+  return `${runMarkdown(accounts, { ...options, limit: limit - block.length - 1, commentLimit: limit })}\n${block}`;
+}
+
+export interface RunMarkdownOptions {
+  limit?: number;
+  commentId?: string;
+  cut?: CutNote;
+  /** The SHA-256 of the config files planned from: the comment ends with the hidden approved block (markdown.ts). */
+  configSha256?: string;
+}
+
+function runMarkdown(accounts: AccountPlan[], options: RunMarkdownOptions & { commentLimit?: number }): string {
+  const { limit = MAX_MARKDOWN, commentId, cut, commentLimit = limit } = options;
   // The unnamed account of a single-account file: its plan alone.
-  if (!accounts.some((a) => a.name)) return accounts.map((a) => (a.plan ? renderMarkdown(a.plan, limit, { commentId, cut }) : failedMarkdown(a, commentId))).join('\n');
+  if (!accounts.some((a) => a.name)) return accounts.map((a) => (a.plan ? renderMarkdown(a.plan, limit, { commentId, cut, commentLimit }) : failedMarkdown(a, commentId))).join('\n');
   const total = totalOf(accounts);
   const changed = total.create + total.update + total.delete > 0;
   const head = [
@@ -100,7 +116,7 @@ export function renderRunMarkdown(accounts: AccountPlan[], options: { limit?: nu
   head.push('');
   const foot = ['', `**${markdownText(totalLine(total))}**`, ''];
   const fixed = [...head, ...foot].join('\n').length + accounts.length * 2;
-  const bodies = shareOut(accounts, Math.max(0, limit - fixed), limit, cut);
+  const bodies = shareOut(accounts, Math.max(0, limit - fixed), commentLimit, cut);
   return [...head, ...bodies.flatMap((b) => [b, '']), ...foot].join('\n');
 }
 

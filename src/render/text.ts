@@ -10,7 +10,7 @@ import {
   accountLabel,
   changeTitle,
   formatBefore,
-  formatValue,
+  formatSent,
   isListChange,
   summaryLine,
   unverifiedNote,
@@ -55,19 +55,19 @@ function changeBody(change: Change, c: Colors): string[] {
     const note = writeOnly ? c.dim(`  (${writeOnly})`) : '';
     if (change.action === 'create') {
       const extra = !FIELD[d.field].onCreate ? c.dim('  (set by an update after the store)') : '';
-      out.push(`${label}${printable(formatValue(d.field, d.after))}${extra}`);
+      out.push(`${label}${printable(formatSent(change, d))}${extra}`);
     } else if (isListChange(d) && !d.write_only) {
       const { added, removed } = listDelta(d.before, d.after);
       const entries = [...added.map((x) => c.green(`+ ${printable(x)}`)), ...removed.map((x) => c.red(`- ${printable(x)}`))];
       out.push(`${label}${entries[0] ?? ''}`);
       for (const entry of entries.slice(1)) out.push(`${' '.repeat(width)}${entry}`);
     } else {
-      out.push(`${label}${arrow(d, c)}${note}`);
+      out.push(`${label}${arrow(change, d, c)}${note}`);
     }
   }
   return out;
 }
 
-function arrow(d: FieldChange, c: Colors): string {
-  return `${printable(formatBefore(d))} ${c.dim('→')} ${printable(formatValue(d.field, d.after))}`;
+function arrow(change: Change, d: FieldChange, c: Colors): string {
+  return `${printable(formatBefore(d))} ${c.dim('→')} ${printable(formatSent(change, d))}`;
 }

@@ -6,7 +6,7 @@
  */
 import { printable } from '../messages/escape.js';
 import { FIELD, fieldOf } from '../model/fields.js';
-import type { Change, FieldChange, FieldValue, Plan, WriteOnlyReason } from '../model/types.js';
+import type { Change, FieldChange, FieldValue, PasswordSource, Plan, WriteOnlyReason } from '../model/types.js';
 
 /** A value as its field's row shows it (`domain` and other names: as text), not yet escaped. */
 export function formatValue(field: string, value: FieldValue | null | undefined): string {
@@ -16,6 +16,23 @@ export function formatValue(field: string, value: FieldValue | null | undefined)
   if (shown !== undefined) return shown;
   if (Array.isArray(value)) return value.length ? value.join(', ') : '(none)';
   return String(value);
+}
+
+/**
+ * The value a change sends for a field, as every output shows it: a password as where it comes
+ * from, `(sensitive, from ${ACME_SHOP_PW})` — the variable's name, never a value (a renderer is
+ * never handed one).
+ */
+export function formatSent(change: Change, d: FieldChange): string {
+  const from = change.action === 'delete' ? undefined : change.password_from;
+  return d.field === 'password' && d.after === '(sensitive)' && from ? passwordShown(from) : formatValue(d.field, d.after);
+}
+
+/** `(sensitive, from ${NAME})`, or that the password is written in clear in the file. */
+export function passwordShown(from: PasswordSource): string {
+  const names = from.variables.map((name) => `\${${name}}`).join(' and ');
+  if (!names) return '(sensitive, written in clear in the file)';
+  return `(sensitive, from ${names}${from.clear ? ' and text written in clear in the file' : ''})`;
 }
 
 /** The "before" side of a field change: unknown when the service does not show it. */

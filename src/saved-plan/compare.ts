@@ -10,7 +10,7 @@ import { FIELDS, sameValue } from '../model/fields.js';
 import type { Change, Config, LiveWebsite, Plan } from '../model/types.js';
 import type { Scope } from '../planner/scope.js';
 import { desiredView, enforcedValues } from '../planner/values.js';
-import { formatValue } from '../render/values.js';
+import { formatValue, passwordShown } from '../render/values.js';
 import type { SavedChange } from './file.js';
 import { staleLine } from './staleness.js';
 
@@ -111,6 +111,11 @@ function differences(at: string, saved: Change, fresh: Change | undefined, scope
   }
   for (const field of fresh?.fields ?? []) {
     if (!saved.fields.includes(field) && !valueDiffers.has(field)) out.push(`${at}.fields: leaves out ${field}, which a plan of ${shownConfig} made now sends to ${domain}`);
+  }
+  // Where the password comes from is shown to reviewers (`sitesync show`): it must be what the file says (older plans do not say).
+  const from = saved.password_from;
+  if (from && fresh && JSON.stringify(from) !== JSON.stringify(fresh.password_from)) {
+    out.push(`${at}.password_from: says ${passwordShown(from)}, but ${shownConfig} gives ${fresh.password_from ? passwordShown(fresh.password_from) : 'no password'} for ${domain}`);
   }
   if (!fresh && out.length === 0) out.push(`${at}: ${VERB[saved.action]} ${domain}, but a plan of ${shownConfig} made now finds nothing to change`);
   return out;

@@ -2,9 +2,10 @@
  * Saved plans (`plan --out`, `apply PLANFILE`): the JSON plan of a run, with a fingerprint of
  * every website a change touches as it was seen (`seen`), and what making it again needs: the
  * config file it was made from (its path in the repository and the SHA-256 of its text and of
- * every file it includes) and the options it was made with. No secret, and no name of one:
- * apply takes each password from that config file. apply does not trust what a saved plan says
- * it does: it plans again (see verify.ts) and refuses anything that differs.
+ * every file it includes) and the options it was made with. No secret (a password's variable
+ * by name only, in `password_from`, for the reviewer): apply takes each password from that config
+ * file. apply does not trust what a saved plan says it does: it plans again (see verify.ts) and
+ * refuses anything that differs.
  */
 import { realpathSync } from 'node:fs';
 import { dirname, isAbsolute, relative, sep } from 'node:path';

@@ -208,7 +208,7 @@ describe('sitesync ci drift on GitHub', () => {
     emu.seed(KEY, [{ domain: 'shop.example.com', privacy: 0 }]);
     await writeFile(join(dir, 'sitesync.yaml'), 'version: 1\nwebsites:\n  - domain: shop.example.com\n    privacy: password\n    password: ${SHOP_PW}\n');
     expect((await drift()).code).toBe(2);
-    expect(issues()[0]!.body).toContain('(sensitive)');
+    expect(issues()[0]!.body).toContain('(sensitive, from \\${SHOP_PW})');
     expect((await drift([], { SITESYNC_API_KEY: BETA_KEY })).code).toBe(2);
     expect((await drift([], { SITESYNC_API_KEY: 'sk-test-REVOKED-0123456789' })).code).toBe(1);
     expect(github.requests.length).toBeGreaterThanOrEqual(5);

@@ -214,9 +214,9 @@ describe('secrets never leave', () => {
       expect(text).not.toContain(KEY);
       expect(text).not.toContain(PW);
     }
-    // The saved plan names no secret either: apply takes it from the config file.
-    expect(files[0]).not.toContain('SITE_PW');
+    // The saved plan names where the password comes from, never its value: apply takes it from the config file.
     expect(files[0]).toContain('"password": "(sensitive)"');
+    expect(files[0]).toMatch(/"password_from": \{\s+"variables": \[\s+"SITE_PW"\s+\],\s+"clear": false\s+\}/);
     // The apply did send it.
     expect(s.emu.websites(KEY).find((w) => w.domain === 'example.com')!.password).toBe(PW);
   });

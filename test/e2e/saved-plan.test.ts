@@ -61,7 +61,8 @@ describe('apply PLANFILE', () => {
     await saved();
     const text = await readFile(join(s.dir, 'plan.json'), 'utf8');
     expect(text).not.toContain('pw-value-123');
-    expect(text).not.toContain('SITE_PW');
+    // The variable's name only, for the reviewer: apply reads the password from the config file.
+    expect(JSON.parse(text).changes[0].password_from).toEqual({ variables: ['SITE_PW'], clear: false });
     const r = await s.cli(['apply', 'plan.json'], { env: ENV });
     expect(r.code).toBe(0);
     expect(r.stdout).toContain('Applied: 2 created, 1 updated, 1 deleted, 0 failed.');

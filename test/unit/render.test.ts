@@ -61,11 +61,34 @@ describe('renderers are pure functions of the plan (golden files)', () => {
     await expect(renderRunJson([{ name: '', baseUrl: samplePlan().base_url, plan: samplePlan() }])).toMatchFileSnapshot('../golden/plan.json');
   });
 
-  it('no output holds the password, only (sensitive)', () => {
+  it('no output holds the password, only (sensitive) and the variable it comes from', () => {
     const p = samplePlan();
-    for (const out of [renderText(p), renderMarkdown(p), renderRunJson([{ name: '', baseUrl: p.base_url, plan: p }])]) {
-      expect(out).not.toContain('pa55-word-VALUE');
-      expect(out).toContain('(sensitive)');
+    const json = renderRunJson([{ name: '', baseUrl: p.base_url, plan: p }]);
+    for (const out of [renderText(p), renderMarkdown(p), json]) expect(out).not.toContain('pa55-word-VALUE');
+    expect(renderText(p)).toContain('(not set) → (sensitive, from ${EXAMPLE_PW})');
+    // `$` escaped: two variables in one cell must not read as math.
+    expect(renderMarkdown(p)).toContain('| (not set) | (sensitive, from \\${EXAMPLE_PW}) _(write-only');
+    expect(json).toContain('"password": "(sensitive)"');
+    const update = (JSON.parse(json) as { changes: { action: string; password_from?: unknown }[] }).changes.find((c) => c.action === 'update');
+    expect(update?.password_from).toEqual({ variables: ['EXAMPLE_PW'], clear: false });
+  });
+
+  it('a password written in clear, or partly, says so instead of a variable', () => {
+    const config = parseConfig(
+      'version: 1\nwebsites:\n  - domain: a.example.com\n    password: hunter2-in-clear\n  - domain: b.example.com\n    password: x-${B_PW}-${B_PW}-${C_PW}\n',
+      'x.yaml',
+      { env: { B_PW: 'b-value', C_PW: 'c-value' } },
+    );
+    const p = planChanges({ config, live: [], account: null, baseUrl: 'http://127.0.0.1:1' });
+    expect(p.changes.map((c) => (c.action === 'delete' ? undefined : c.password_from))).toEqual([
+      { variables: [], clear: true },
+      { variables: ['B_PW', 'C_PW'], clear: true },
+    ]);
+    const text = renderText(p);
+    expect(text).toContain('password        (sensitive, written in clear in the file)');
+    expect(text).toContain('password        (sensitive, from ${B_PW} and ${C_PW} and text written in clear in the file)');
+    for (const out of [text, renderMarkdown(p), renderRunJson([{ name: '', baseUrl: p.base_url, plan: p }])]) {
+      for (const value of ['hunter2', 'b-value', 'c-value']) expect(out).not.toContain(value);
     }
   });
 

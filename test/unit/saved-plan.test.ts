@@ -93,6 +93,19 @@ describe('a saved plan file is checked whole', () => {
     });
   });
 
+  it('where a password comes from is what the file says: an edited variable name is named (a plan that says nothing, from an older sitesync, is not refused)', async () => {
+    const plan = saved();
+    const update = plan.changes[1] as SavedChange & { action: 'update' };
+    expect(update.password_from).toEqual({ variables: ['PW'], clear: false });
+    update.password_from = { variables: ['GLOBEX_PW'], clear: false };
+    expect(await schemaProblems(plan)).toEqual([]);
+    expect(check(plan).problems).toEqual(['changes[1].password_from: says (sensitive, from ${GLOBEX_PW}), but sitesync.yaml gives (sensitive, from ${PW}) for example.com']);
+    delete update.password_from;
+    expect(check(plan)).toEqual({ stale: [], problems: [] });
+    (update as { password_from?: unknown }).password_from = { variables: ['a b'], clear: 'no' };
+    expect(await schemaProblems(plan)).toEqual(['changes[1].password_from.variables[0]: must match pattern "^[A-Za-z_][A-Za-z0-9_]*$"', 'changes[1].password_from.clear: must be true or false, not "no"']);
+  });
+
   it('a website changed at the service since, one created in the meantime, and one deleted are stale, with what changed', () => {
     const plan = saved();
     const now = live.map((w) => (w.id === 1 ? { ...w, privacy: 1 as const } : w)).filter((w) => w.id !== 3);
