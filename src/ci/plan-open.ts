@@ -12,6 +12,7 @@ import { join } from 'node:path';
 import { loadWorkspace } from '../config/load.js';
 import type { Env } from '../config/interpolate.js';
 import { markdownText } from '../messages/escape.js';
+import { splitApproved } from '../render/markdown.js';
 import { commitOf, fetchMergeRequestHeads, headRef, prefixOf, unpackTree } from './git.js';
 import type { OpenMergeRequest } from './gitlab.js';
 import { upsertPlanComment, type CommentThread, type UpsertOutcome } from './upsert.js';
@@ -130,8 +131,10 @@ function noteText(planned: FilesPlan, mr: OpenMergeRequest, commit: string | und
   const at = commit ? ` at \`${commit.slice(0, 12)}\`` : '';
   const footer = `_The files of !${mr.iid}${at}, planned by the default branch's pipeline against its ${markdownText(config)} (the trusted copy and the baseline). A branch behind the default branch shows the default branch's later changes undone: rebase it._`;
   if (planned.markdown.trim() !== '') {
+    // Above the hidden block of what the plan approves, which ends the plan (and the note) as plan wrote it.
+    const { visible, block } = splitApproved(planned.markdown.trimEnd());
     const after = planned.problems.length ? `\n\n${planned.problems.map((l) => `- ${markdownText(l)}`).join('\n')}` : '';
-    return `${planned.markdown.trimEnd()}${after}\n\n${footer}\n`;
+    return `${visible}${after}\n\n${footer}\n${block ? `${block}\n` : ''}`;
   }
   return [
     '### sitesync plan failed',

@@ -8,6 +8,7 @@ import { startEmulator, type Emulator } from '../../src/emulator/index.js';
 import { MARKER } from '../../src/render/markdown.js';
 import { parse } from 'yaml';
 import { root } from '../helpers/cli.js';
+import { writes } from '../helpers/scenario.js';
 import { BOT, GITHUB_TOKEN, REPO, startElsewhere, startFakeGitHub, type FakeGitHub } from './fake-github.js';
 import { git, INCLUDED_PASSWORD_CHANGE, pullRequestCheckout } from './pull-request-repo.js';
 import { action, runAction as run, type ActionRun } from './run-action.js';
@@ -410,19 +411,25 @@ describe('the apply recipe after a merge: what the pull request showed is what i
     expect(r.code, r.log).toBe(0);
     expect(github.comments(7)[0]!.body).toMatch(/update \| `shop\.example\.com`[^\n]*password/);
     expect(emu.websites(KEY)[0]!.password).toBe(PASSWORDS.PW_NEW);
-    expect(applyComment()).toContain('as approved');
+    expect(applyComment()).toContain("**As approved**: the plan applied is the one approved in the merged pull request's plan comment (1 change).");
     expect(JSON.stringify(github.requests) + r.log).not.toMatch(/old-password-1|new-password-2/);
   });
 
   it('a change at the service between the plan and the merge: the comment names what differs and why, and require-approved writes nothing', async () => {
     emu.seed(KEY, [{ domain: 'a.example.com' }]);
-    const drift = () => emu.seed(KEY, [{ domain: 'drifted.example.com' }]);
+    // Someone created b.example.com by hand after the plan that creates it.
+    const drift = () => {
+      emu.seed(KEY, [{ domain: 'b.example.com' }]);
+      emu.resetStats();
+    };
     const r = await planMergeApply(config(['a.example.com']), config(['a.example.com', 'b.example.com']), drift, { 'require-approved': 'true' });
     expect(r.code).toBe(1);
     const body = applyComment();
-    expect(body).not.toContain('as approved');
-    expect(body).toContain('drifted.example.com');
-    expect(emu.websites(KEY).map((w) => w.domain).sort()).toEqual(['a.example.com', 'drifted.example.com']);
+    expect(body).toContain('### sitesync apply: failed');
+    expect(body).toContain("**Not as approved**: 1 difference from the plan approved in the merged pull request's plan comment, changed at the service since the plan:");
+    expect(body).toContain('> - missing: create `b.example.com`');
+    expect(emu.websites(KEY).map((w) => w.domain).sort()).toEqual(['a.example.com', 'b.example.com']);
+    expect(writes(emu)).toEqual([]);
   });
 
   it('a push that merged no pull request with a plan comment, under require-approved: nothing is written, and the log says why', async () => {

@@ -36,12 +36,12 @@ afterEach(async () => {
 });
 
 /** Runs `lines` as the runner does: one bash script, stopping at the first failing line. */
-function runLines(lines: string[], env: Record<string, string>): Promise<{ code: number | null; log: string }> {
+function runLines(lines: string[], env: Record<string, string>, cwd = dir): Promise<{ code: number | null; log: string }> {
   // `npx sitesync …` is this build's CLI, as npx finds it in an installed config repository.
   const npx = `npx() { if [ "$1" = sitesync ]; then shift; node ${JSON.stringify(bin)} "$@"; else command npx "$@"; fi; }`;
   const script = [npx, ...lines.map((line) => `${line}\n`)].join('\n');
   return new Promise((resolve, reject) => {
-    const child = spawn('bash', ['--noprofile', '--norc', '-eo', 'pipefail', '-c', script], { cwd: dir, env: cleanEnv(env) });
+    const child = spawn('bash', ['--noprofile', '--norc', '-eo', 'pipefail', '-c', script], { cwd, env: cleanEnv(env) });
     let log = '';
     child.stdout.on('data', (d: Buffer) => (log += d.toString()));
     child.stderr.on('data', (d: Buffer) => (log += d.toString()));
@@ -97,6 +97,13 @@ async function openMergeRequests(base: Record<string, string>, heads: Record<num
   return origin;
 }
 
+/** The job's own clone of the default branch, as the runner makes it (apart from the developers' repository in `dir`). */
+async function jobCheckout(origin: string): Promise<string> {
+  const job = await mkdtemp(join(tmpdir(), 'sitesync-gitlab-checkout-'));
+  git(job, 'clone', '-q', '--branch', 'main', origin, '.');
+  return job;
+}
+
 describe("the GitLab merge requests' plans (sitesync-plan-open, on the default branch)", () => {
   const job = () => pipeline['sitesync-plan-open']!;
 
@@ -114,8 +121,9 @@ describe("the GitLab merge requests' plans (sitesync-plan-open, on the default b
     });
     // A person's note with the marker is never the one updated.
     gitlab.seed(1, [{ body: '<!-- sitesync-plan -->\nlooks fine to me', author: { username: 'mallory' } }]);
+    const checkout = await jobCheckout(origin);
     try {
-      const r = await runLines(job().script, defaultBranchVars({ SITESYNC_BASE_URL: '' }));
+      const r = await runLines(job().script, defaultBranchVars({ SITESYNC_BASE_URL: '' }), checkout);
       expect(r.code, r.log).toBe(1);
       expect(r.log).toContain('3 open merge requests into main.');
       expect(r.log).toMatch(/!1 change 1 \([0-9a-f]{12}\): changes; posted the note: https:\/\/gitlab\.example\.com\/group\/config\/-\/merge_requests\/1#note_\d+/);
@@ -135,7 +143,7 @@ describe("the GitLab merge requests' plans (sitesync-plan-open, on the default b
       expect(elsewhere.requests).toEqual([]);
       // Nothing was written to the service, and nothing of a merge request ran.
       expect(emu.websites(KEY).map((w) => w.domain)).toEqual(['a.example.com']);
-      expect(existsSync(join(dir, 'PWNED'))).toBe(false);
+      expect(existsSync(join(checkout, 'PWNED'))).toBe(false);
       // Few calls: the list, who the token is, then per planned merge request its notes and one write.
       expect(gitlab.requests.map((q) => `${q.method} ${q.url.split('?')[0]}`).sort()).toEqual([
         `GET /api/v4/projects/${PROJECT_ID}/merge_requests`,
@@ -149,13 +157,14 @@ describe("the GitLab merge requests' plans (sitesync-plan-open, on the default b
 
       // The next run updates nothing that did not change: no write, nobody notified.
       const before = gitlab.writes().length;
-      const again = await runLines(job().script, defaultBranchVars({ SITESYNC_BASE_URL: '' }));
+      const again = await runLines(job().script, defaultBranchVars({ SITESYNC_BASE_URL: '' }), checkout);
       expect(again.log).toContain('!1 change 1');
       expect(again.log).toContain('the note is up to date');
       expect(gitlab.writes()).toHaveLength(before);
     } finally {
       await elsewhere.close();
       await rm(origin, { recursive: true, force: true });
+      await rm(checkout, { recursive: true, force: true });
     }
   });
 
@@ -164,16 +173,18 @@ describe("the GitLab merge requests' plans (sitesync-plan-open, on the default b
     emu.seed(KEY, [live]);
     await mkdir(join(dir, 'sites'));
     const origin = await openMergeRequests(base, { 4: change });
+    const checkout = await jobCheckout(origin);
     try {
-      const r = await runLines(job().script, defaultBranchVars(secrets));
+      const r = await runLines(job().script, defaultBranchVars(secrets), checkout);
       expect(r.log).not.toContain('matches no file');
       expect(r.code, r.log).toBe(0);
       expect(gitlab.notes(4)[0]!.body).toMatch(/update \| `a\.example\.com`[^\n]*password/);
       expect(JSON.stringify(gitlab.requests) + r.log).not.toContain('new-secret-2');
       // The merge request's tree went outside the checkout: nothing new in it.
-      expect(git(dir, 'status', '--porcelain')).toBe('');
+      expect(git(checkout, 'status', '--porcelain')).toBe('');
     } finally {
       await rm(origin, { recursive: true, force: true });
+      await rm(checkout, { recursive: true, force: true });
     }
   });
 
@@ -181,14 +192,16 @@ describe("the GitLab merge requests' plans (sitesync-plan-open, on the default b
     const base = { 'sitesync.yaml': site(['a.example.com']) };
     const origin = await openMergeRequests(base, { 1: { 'sitesync.yaml': site(['a.example.com', 'b.example.com']) } });
     gitlab.mergeRequests.set(9, { iid: 9, title: 'gone', state: 'opened', target_branch: 'main', sha: 'f'.repeat(40) });
+    const checkout = await jobCheckout(origin);
     try {
-      const r = await runLines(job().script, defaultBranchVars());
+      const r = await runLines(job().script, defaultBranchVars(), checkout);
       expect(r.code).toBe(1);
       expect(r.log).toMatch(/!1 change 1 \([0-9a-f]{12}\): changes; posted the note/);
       expect(r.log).toContain('!9 gone: could not be planned; posted the note');
       expect(gitlab.notes(9)[0]!.body).toContain('its head (refs/merge-requests/9/head) could not be fetched');
     } finally {
       await rm(origin, { recursive: true, force: true });
+      await rm(checkout, { recursive: true, force: true });
     }
   });
 
@@ -204,10 +217,10 @@ describe("the GitLab merge requests' plans (sitesync-plan-open, on the default b
 
 describe('the GitLab apply job after a merge', () => {
   /** Runs a job as the runner does: its script, then its after_script with the job's status. */
-  async function runJob(name: string, vars: Record<string, string>) {
+  async function runJob(name: string, vars: Record<string, string>, cwd: string) {
     const job = pipeline[name]!;
-    const script = await runLines(job.script, vars);
-    const after = await runLines(job.after_script ?? [], { ...vars, CI_JOB_STATUS: script.code === 0 ? 'success' : 'failed' });
+    const script = await runLines(job.script, vars, cwd);
+    const after = await runLines(job.after_script ?? [], { ...vars, CI_JOB_STATUS: script.code === 0 ? 'success' : 'failed' }, cwd);
     return { code: script.code, log: script.log + after.log };
   }
 
@@ -216,9 +229,11 @@ describe('the GitLab apply job after a merge', () => {
     const shop = (name: string) => `version: 1\nwebsites:\n  - domain: shop.example.com\n    privacy: password\n    password: \${${name}}\n`;
     emu.seed(KEY, [{ domain: 'shop.example.com', privacy: 2, email: 0, exclude_bots: 1, password: PW.PW_OLD }]);
     const origin = await openMergeRequests({ 'sitesync.yaml': shop('PW_OLD') }, { 3: { 'sitesync.yaml': shop('PW_NEW') } });
+    const scheduled = await jobCheckout(origin);
+    let pushed: string | undefined;
     try {
       // Planned on the default branch, as the schedule does; then merged.
-      const planned = await runLines(pipeline['sitesync-plan-open']!.script, defaultBranchVars(PW));
+      const planned = await runLines(pipeline['sitesync-plan-open']!.script, defaultBranchVars(PW), scheduled);
       expect(planned.code, planned.log).toBe(0);
       expect(gitlab.notes(3)[0]!.body).toMatch(/update \| `shop\.example\.com`[^\n]*password/);
       const before = git(dir, 'rev-parse', 'main').trim();
@@ -226,14 +241,19 @@ describe('the GitLab apply job after a merge', () => {
       const merge = git(dir, 'rev-parse', 'HEAD').trim();
       git(dir, 'push', '-q', 'origin', 'main');
       Object.assign(gitlab.mergeRequests.get(3)!, { state: 'merged', merge_commit_sha: merge });
-      const r = await runJob('sitesync-apply', defaultBranchVars({ ...PW, CI_PIPELINE_SOURCE: 'push', CI_COMMIT_SHA: merge, CI_COMMIT_BEFORE_SHA: before }));
+      // The push's pipeline: a shallow clone of the merge commit, as GitLab makes it; the job fetches the commit before.
+      pushed = await mkdtemp(join(tmpdir(), 'sitesync-gitlab-checkout-'));
+      git(pushed, 'clone', '-q', '--depth=1', '--branch', 'main', `file://${origin}`, '.');
+      const r = await runJob('sitesync-apply', defaultBranchVars({ ...PW, CI_PIPELINE_SOURCE: 'push', CI_COMMIT_SHA: merge, CI_COMMIT_BEFORE_SHA: before }), pushed);
       expect(r.code, r.log).toBe(0);
       expect(emu.websites(KEY)[0]!.password).toBe(PW.PW_NEW);
       const result = gitlab.notes(3).at(-1)!.body;
-      expect(result).toContain('as approved');
+      expect(result).toContain('**As approved**: the plan applied is the one approved in `approved.md` (1 change).');
       expect(JSON.stringify(gitlab.requests) + r.log + planned.log).not.toMatch(/old-password-1|new-password-2/);
     } finally {
       await rm(origin, { recursive: true, force: true });
+      await rm(scheduled, { recursive: true, force: true });
+      if (pushed) await rm(pushed, { recursive: true, force: true });
     }
   });
 });
