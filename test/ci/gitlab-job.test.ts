@@ -135,6 +135,8 @@ describe("the GitLab merge requests' plans (sitesync-plan-open, on the default b
       expect(note!.body).toMatch(/^<!-- sitesync-plan -->\n/);
       expect(note!.body).toContain('`b.example.com`');
       expect(note!.body).toMatch(/The files of !1 at `[0-9a-f]{12}`, planned by the default branch's pipeline/);
+      // What the plan approves ends the note, for the apply after the merge.
+      expect(note!.body).toMatch(/_\n<!-- sitesync-approved: \{[^\n]+\} -->\n$/);
       const refused = gitlab.notes(2)[0]!.body;
       expect(refused).toContain('### sitesync plan failed');
       expect(refused).toContain("- sitesync.yaml: api.base_url differs from the trusted config's (main:sitesync.yaml)");
