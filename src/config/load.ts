@@ -11,6 +11,7 @@ import { parseFile, readFileCollecting } from './parse.js';
 import { outsideMessage } from './include-glob.js';
 import { noFolderMessage } from './read.js';
 import { WORK_TREE, type FileSource } from './source.js';
+import { ownPasswordEnvProblems } from './password-env.js';
 import { openRevision } from './git-revision.js';
 import { DEFAULT_SAFETY } from '../model/types.js';
 
@@ -103,7 +104,7 @@ export async function loadWorkspace(file: string, env: Env, options: LoadOptions
       }
     }
   }
-  problems.push(...crossFileProblems(parsed.configs, file, source.shown), ...keyAsPasswordProblems(parsed.configs, file));
+  problems.push(...crossFileProblems(parsed.configs, file, source.shown), ...keyAsPasswordProblems(parsed.configs, file), ...ownPasswordEnvProblems(parsed.configs, file));
   // Messages name each file as its source does (a revision's: REF:PATH); the data keeps the paths.
   const ordered = sortByFile(problems, files).map((d) => ({ ...d, file: source.shown(d.file) }));
   if (ordered.some((d) => d.severity === 'error')) throw new ConfigError(ordered);

@@ -137,7 +137,7 @@ function fromDocument(read: ReadDocument, file: string, options: ParseOptions, r
 }
 
 /** Top-level keys of a single-account file that belong in an account when the file has accounts. */
-const ACCOUNT_LEVEL = ['api', 'prune', 'protect', 'ignore', 'retire', 'safety', 'include', 'websites'];
+const ACCOUNT_LEVEL = ['api', 'password_env', 'prune', 'protect', 'ignore', 'retire', 'safety', 'include', 'websites'];
 
 /** From the parsed data to the model: `${NAME}`, the schema, then every rule of the contract. */
 function build(
@@ -344,9 +344,16 @@ function normalize(
 
   const safety = data.safety as Raw | undefined;
   if (safety && typeof safety === 'object') {
-    if (typeof safety.max_delete_percent === 'number') config.safety.max_delete_percent = safety.max_delete_percent;
-    if (typeof safety.min_existing === 'number') config.safety.min_existing = safety.min_existing;
-    if (typeof safety.active_days === 'number') config.safety.active_days = safety.active_days;
+    // Where each is written: --trusted-config points a looser value out at its line.
+    config.safetyAt = { safety: at.key(['safety']) };
+    for (const key of ['max_delete_percent', 'min_existing', 'active_days'] as const) {
+      if (typeof safety[key] !== 'number') continue;
+      config.safety[key] = safety[key];
+      config.safetyAt[key] = at.value(['safety', key]);
+    }
+  }
+  if (Array.isArray(data.password_env)) {
+    config.passwordEnv = data.password_env.flatMap((glob, i) => (typeof glob === 'string' ? [{ glob, pos: at.value(['password_env', i]) }] : []));
   }
 
   for (const key of ['protect', 'ignore', 'retire'] as const) {

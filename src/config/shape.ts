@@ -182,6 +182,9 @@ function describe(error: ErrorObject): ShapeIssue {
       if (property !== undefined) {
         return { path: [...path, property], atKey: true, message: accountNameProblem(property) };
       }
+      if (path[path.length - 2] === 'password_env') {
+        return { path, atKey: false, message: `${name} must be the NAME of an environment variable (letters, digits and _, not starting with a digit), or a glob of names with * (ACME_*)` };
+      }
       if (path[path.length - 1] === 'api_key_env') {
         // The value is not repeated: a key written here by mistake must not be printed.
         return { path, atKey: false, message: `${name} must be the NAME of an environment variable (letters, digits and _, not starting with a digit), like ACME_STATS_KEY; the key itself never goes in the file` };

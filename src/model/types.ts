@@ -73,6 +73,10 @@ export interface Config {
   /** Websites to delete with their history, active or not (`retire:`). */
   retire: Pattern[];
   safety: Safety;
+  /** Where the file writes `safety:` and each of its keys (a key it does not write has its default). */
+  safetyAt?: Partial<Record<keyof Safety | 'safety', Position>>;
+  /** `password_env:` the variables the websites' passwords may read (names or globs); undefined: any. */
+  passwordEnv?: Pattern[];
   websites: DesiredWebsite[];
   warnings: Diagnostic[];
 }

@@ -1,18 +1,22 @@
 /**
  * `--trusted-config FILE`: the base branch's copy of the config, which says where each account's
- * key may go. The file under review (a pull request's) may change websites, not connections: an
- * account it keeps must have the same base_url and api_key_env (a single-account file, the same
- * api.base_url), and an account it adds is not planned until its connection is on the base
- * branch. So a pull request cannot send a key to a host of its choosing, or one account's key to
- * another account's service.
+ * key may go, how safe its deletes are, and which variables its passwords may read. The file
+ * under review (a pull request's) may change websites, not connections: an account it keeps must
+ * have the same base_url and api_key_env (a single-account file, the same api.base_url), and an
+ * account it adds is not planned until its connection is on the base branch. So a pull request
+ * cannot send a key to a host of its choosing, or one account's key to another account's service.
+ * Its `safety` may only be as strict or stricter, and each password may read only what the
+ * account's `password_env` there lists, or a variable the account reads there already.
  */
+import { realpathSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { installationOf } from '../model/address.js';
 import { readFileCollecting } from '../config/parse.js';
 import { readTextFile } from '../config/read.js';
-import { keyVariables, passwordsFromKeyVariables } from '../config/load.js';
-import { ConfigError, SitesyncError } from '../messages/errors.js';
-import type { Config, Workspace } from '../model/types.js';
+import { keyVariables, loadWorkspace, passwordsFromKeyVariables } from '../config/load.js';
+import { accountWords, listed, passwordProblem, passwordReads } from '../config/password-env.js';
+import { ConfigError, SitesyncError, type Diagnostic } from '../messages/errors.js';
+import type { Config, Safety, Workspace } from '../model/types.js';
 import { accountName } from './select.js';
 
 export interface Trust {
@@ -30,7 +34,6 @@ export async function checkTrust(workspace: Workspace, configs: Config[], truste
   let trusted: Config[];
   let multi: boolean;
   try {
-    // Only its connections matter: its websites and the files it includes are not read.
     const { parsed } = readFileCollecting(await readTextFile(file, 'config file'), file, { env: {}, lenientEnv: true });
     trusted = parsed.configs;
     multi = parsed.multi;
@@ -38,6 +41,7 @@ export async function checkTrust(workspace: Workspace, configs: Config[], truste
     if (!(error instanceof ConfigError)) throw error;
     throw new SitesyncError(`--trusted-config ${trustedFile} cannot be read: ${error.diagnostics[0]?.message ?? error.message}; nothing was read or written`);
   }
+  const reads = await trustedReads(file, trusted, workspace);
   if (multi !== workspace.multi) {
     throw new SitesyncError(
       `${shown} ${workspace.multi ? 'holds accounts' : 'holds one account'}, and the trusted config ${trustedFile} ${multi ? 'holds accounts' : 'one account'}: a pull request cannot change the file's form; nothing was read or written`,
@@ -63,14 +67,74 @@ export async function checkTrust(workspace: Workspace, configs: Config[], truste
   }
   // A password may not read any variable the trusted copy holds a key in: an account the pull
   // request removed still has its key in the CI's environment.
-  const keyed = passwordsFromKeyVariables(configs, workspace.file, keyVariables(trusted));
-  if (keyed.length) throw new ConfigError(keyed);
+  const located = passwordsFromKeyVariables(configs, workspace.file, keyVariables(trusted));
+  for (const config of configs) {
+    const base = trusted.find((t) => accountName(t) === accountName(config));
+    if (!base) continue;
+    located.push(...looserSafety(config, base, workspace.file, trustedFile), ...unlistedPasswords(config, base, reads, workspace.file, trustedFile));
+  }
+  if (located.length) throw new ConfigError(located.sort((a, b) => (a.file === b.file ? a.line - b.line || a.col - b.col : a.file === workspace.file ? -1 : 1)));
   if (problems.length) {
     const error = new SitesyncError(problems.length === 1 ? `${problems[0]}; nothing was read or written` : `${problems.length} connections differ from the trusted config; nothing was read or written`);
     if (problems.length > 1) error.details = problems;
     throw error;
   }
   return { untrusted };
+}
+
+/** Which way each safety key is stricter: fewer deletes allowed, the threshold from fewer websites, recent history over more days. */
+const STRICTER: Record<keyof Safety, 'lower' | 'higher'> = { max_delete_percent: 'lower', min_existing: 'lower', active_days: 'higher' };
+
+/** Each `safety` value of `config` looser than the trusted copy's (a key not written is its default), at its line. */
+function looserSafety(config: Config, base: Config, main: string, trustedFile: string): Diagnostic[] {
+  const prefix = config.account ? `accounts.${config.account.name}.safety` : 'safety';
+  return (Object.keys(STRICTER) as (keyof Safety)[]).flatMap((key) => {
+    const mine = config.safety[key];
+    const theirs = base.safety[key];
+    if (STRICTER[key] === 'lower' ? mine <= theirs : mine >= theirs) return [];
+    const pos = config.safetyAt?.[key] ?? config.safetyAt?.safety ?? config.account?.pos ?? { line: 1, col: 1 };
+    const written = config.safetyAt?.[key] ? `${mine}` : `${mine} (the default: the file does not set it)`;
+    const bound = STRICTER[key] === 'lower' ? 'at most' : 'at least';
+    return [{ file: main, ...pos, severity: 'error' as const, message: `${prefix}.${key} is ${written}, looser than the trusted config's ${theirs} (${trustedFile}): it may be ${bound} ${theirs} here; a looser safety must be on the base branch first` }];
+  });
+}
+
+/**
+ * The variables each account's passwords read in the trusted copy: those of the file itself and
+ * of the files it includes, where they are found beside it — never a file of the workspace under
+ * review (a trusted copy in the same folder would include the pull request's own files).
+ */
+async function trustedReads(file: string, trusted: Config[], workspace: Workspace): Promise<Map<string, Set<string>>> {
+  const reviewed = new Set(workspace.files.map(real));
+  const full = await loadWorkspace(file, {}, { lenientEnv: true }).then(
+    (w) => w.configs,
+    () => trusted,
+  );
+  return new Map(full.map((c) => [accountName(c), new Set(passwordReads(c).flatMap(({ name, site }) => (site.file && reviewed.has(real(site.file)) ? [] : [name])))]));
+}
+
+/** Each password of `config` that reads a variable the trusted copy neither lists in the account's password_env nor reads for it. */
+function unlistedPasswords(config: Config, base: Config, reads: Map<string, Set<string>>, main: string, trustedFile: string): Diagnostic[] {
+  const known = reads.get(accountName(config)) ?? new Set<string>();
+  const list = base.passwordEnv ?? [];
+  const who = accountWords(config);
+  return passwordReads(config)
+    .filter((read) => !known.has(read.name) && !listed(list, read.name))
+    .map((read) =>
+      passwordProblem(
+        read,
+        main,
+        `which ${who} may not read: the trusted config (${trustedFile}) neither lists it in the password_env of ${who} nor reads it in a password of ${who}; add it to that password_env on the base branch first`,
+      ),
+    );
+}
+
+function real(path: string): string {
+  try {
+    return realpathSync(path);
+  } catch {
+    return path;
+  }
 }
 
 function safeInstallation(url: string): string {

@@ -39,7 +39,8 @@ export async function pullRequestCheckout(dir: string, base: Record<string, stri
 /** A file that includes sites/*.yaml, and a change of the password reference in the included file. */
 export const INCLUDED_PASSWORD_CHANGE = {
   base: {
-    'sitesync.yaml': 'version: 1\ninclude: [sites/*.yaml]\nwebsites: []\n',
+    // password_env: the variables the pull request may read (a rotation to a new one is planned under --trusted-config).
+    'sitesync.yaml': 'version: 1\npassword_env: ["*SHOP_PW"]\ninclude: [sites/*.yaml]\nwebsites: []\n',
     'sites/shop.yaml': 'websites:\n  - domain: a.example.com\n    privacy: password\n    password: ${OLD_SHOP_PW}\n',
   },
   change: { 'sites/shop.yaml': 'websites:\n  - domain: a.example.com\n    privacy: password\n    password: ${SHOP_PW}\n' },

@@ -99,6 +99,30 @@ describe('apply --baseline-ref sends what changed since the revision', () => {
   });
 });
 
+describe('--baseline-ref in a file with accounts', () => {
+  it('each account against its own baseline: a rotation in one is sent, an account added since is all new', async () => {
+    sc = await scenario({ keys: [KEY, 'sk-test-BETA-KEY-0123456789'] });
+    const acme = (pw: string) => `  acme:\n    base_url: ${sc!.emu.url}\n    api_key_env: ACME_KEY\n    websites:\n      - domain: shop.example.com\n        password: \${${pw}}\n`;
+    const beta = `  beta:\n    base_url: ${sc.emu.url}\n    api_key_env: BETA_KEY\n    websites:\n      - domain: beta.example.com\n        exclude_params: [ref]\n`;
+    const env = { ...ENV, ACME_KEY: KEY, BETA_KEY: 'sk-test-BETA-KEY-0123456789' };
+    await writeAll(sc.dir, { 'sitesync.yaml': `version: 1\naccounts:\n${acme('PW_OLD')}` });
+    git(sc.dir, 'init', '-q', '-b', 'main');
+    git(sc.dir, 'add', '.');
+    git(sc.dir, 'commit', '-q', '-m', 'acme');
+    expect((await sc.cli(['apply', '--auto-approve'], { env })).code).toBe(0);
+    sc.emu.seed('sk-test-BETA-KEY-0123456789', [{ domain: 'beta.example.com' }]);
+    await writeAll(sc.dir, { 'sitesync.yaml': `version: 1\naccounts:\n${acme('PW_NEW')}${beta}` });
+    git(sc.dir, 'commit', '-q', '-am', 'rotate, and beta');
+    const r = await sc.cli(['plan', '--baseline-ref', 'HEAD~1', '--format', 'json'], { env });
+    expect(r.code, r.stderr).toBe(0);
+    const plan = JSON.parse(r.stdout) as { changes: { account: string; details: { field: string; write_only?: string }[] }[] };
+    expect(plan.changes.map((c) => [c.account, c.details.map((d) => `${d.field} ${d.write_only}`)])).toEqual([
+      ['acme', ['password baseline']],
+      ['beta', ['exclude_params baseline']],
+    ]);
+  });
+});
+
 describe('what --baseline-ref refuses, in words, before any request', () => {
   it('an unknown revision, a folder outside git, and --baseline with --baseline-ref', async () => {
     sc = await repository({ 'clients/shop.yaml': shop('PW_NEW', ['utm_source']) });

@@ -1,0 +1,71 @@
+/**
+ * `password_env:` the environment variables an account's passwords may read (names, or globs of
+ * names). The file's own list binds it, so validate catches a variable of another account (or a
+ * typo); under --trusted-config the trusted copy's list binds the file under review
+ * (run/trust.ts), so a pull request cannot give one account's website another account's password.
+ */
+import type { Diagnostic } from '../messages/errors.js';
+import type { Config, DesiredWebsite, Pattern } from '../model/types.js';
+import { passwordSource } from './interpolate.js';
+
+/** Whether `name` matches `glob`, whose `*` matches any run of characters: linear in both, whatever the glob. */
+export function nameMatches(glob: string, name: string): boolean {
+  let g = 0;
+  let n = 0;
+  let star = -1;
+  let resume = 0;
+  while (n < name.length) {
+    if (g < glob.length && glob[g] !== '*' && glob[g] === name[n]) {
+      g++;
+      n++;
+    } else if (g < glob.length && glob[g] === '*') {
+      star = g++;
+      resume = n;
+    } else if (star >= 0) {
+      g = star + 1;
+      n = ++resume;
+    } else {
+      return false;
+    }
+  }
+  while (g < glob.length && glob[g] === '*') g++;
+  return g === glob.length;
+}
+
+/** Whether a list of names and globs holds `name`. */
+export function listed(list: readonly Pattern[], name: string): boolean {
+  return list.some((p) => nameMatches(p.glob, name));
+}
+
+/** One `${NAME}` a website's password reads. */
+export interface PasswordRead {
+  name: string;
+  site: DesiredWebsite;
+}
+
+/** Every variable the passwords of `config`'s websites read, each with its website. */
+export function passwordReads(config: Config): PasswordRead[] {
+  return config.websites.flatMap((site) => (site.password ? passwordSource(site.password.template).variables.map((name) => ({ name, site })) : []));
+}
+
+/** How messages name an account: `account acme`, or the file for a single-account file. */
+export function accountWords(config: Config): string {
+  return config.account ? `account ${config.account.name}` : 'the file';
+}
+
+/** An error at the password that reads `name`, saying why it may not. */
+export function passwordProblem({ name, site }: PasswordRead, main: string, why: string): Diagnostic {
+  return { file: site.file ?? main, ...site.password!.pos, severity: 'error', message: `the password of ${site.written} reads \${${name}}, ${why}` };
+}
+
+/** Each password that reads a variable its own account's `password_env` does not list. */
+export function ownPasswordEnvProblems(configs: Config[], main: string): Diagnostic[] {
+  return configs.flatMap((config) => {
+    const list = config.passwordEnv;
+    if (!list) return [];
+    const names = list.length ? list.map((p) => p.glob).join(', ') : 'none';
+    return passwordReads(config)
+      .filter((read) => !listed(list, read.name))
+      .map((read) => passwordProblem(read, main, `which the password_env of ${accountWords(config)} does not list (${names}): a password reads only the variables of its own account`));
+  });
+}
