@@ -378,7 +378,7 @@ describe('the plan recipe: pull_request_target for every pull request, its files
 
 describe('the apply recipe after a merge: what the pull request showed is what is applied, and the comment says so', () => {
   const apply = recipe('sitesync-apply.yml').jobs.apply!.steps.find((s) => s.uses?.startsWith('OWNER/sitesync@'))!;
-  const shop = (password: string) => `version: 1\nwebsites:\n  - domain: shop.example.com\n    privacy: password\n    password: \${${password}}\n`;
+  const shop = (password: string) => `version: 1\n# The variables its passwords may read, as the default branch allows them.\npassword_env: [PW_*]\nwebsites:\n  - domain: shop.example.com\n    privacy: password\n    password: \${${password}}\n`;
   const PASSWORDS = { PW_OLD: 'old-password-1', PW_NEW: 'new-password-2' };
 
   /**

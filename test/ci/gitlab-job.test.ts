@@ -228,7 +228,7 @@ describe('the GitLab apply job after a merge', () => {
 
   it('a rotated password the merge request showed is sent (baseline: the commit before the push), and its note says "as approved"', async () => {
     const PW = { PW_OLD: 'old-password-1', PW_NEW: 'new-password-2' };
-    const shop = (name: string) => `version: 1\nwebsites:\n  - domain: shop.example.com\n    privacy: password\n    password: \${${name}}\n`;
+    const shop = (name: string) => `version: 1\n# The variables its passwords may read, as the default branch allows them.\npassword_env: [PW_*]\nwebsites:\n  - domain: shop.example.com\n    privacy: password\n    password: \${${name}}\n`;
     emu.seed(KEY, [{ domain: 'shop.example.com', privacy: 2, email: 0, exclude_bots: 1, password: PW.PW_OLD }]);
     const origin = await openMergeRequests({ 'sitesync.yaml': shop('PW_OLD') }, { 3: { 'sitesync.yaml': shop('PW_NEW') } });
     const scheduled = await jobCheckout(origin);
