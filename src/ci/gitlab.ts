@@ -55,9 +55,15 @@ export function gitlabProject(env: Env, what = 'merge-request notes'): GitLabPro
   return { api, token, project, projectUrl: env.CI_PROJECT_URL?.replace(/\/+$/, '') || undefined, runUrl: env.CI_JOB_URL || undefined };
 }
 
-export function gitlabTarget(env: Env, iid?: number): GitLabTarget {
+/**
+ * The merge request: CI_MERGE_REQUEST_IID (a merge-request pipeline), `iid` (--pr), else, in a
+ * pipeline of a push to a branch (the apply after a merge), the one the pushed commit merged.
+ */
+export async function gitlabTarget(env: Env, iid?: number, http: HttpOptions = {}): Promise<GitLabTarget> {
   const project = gitlabProject(env);
-  const number = iid ?? Number(env.CI_MERGE_REQUEST_IID);
+  const given = iid ?? (env.CI_MERGE_REQUEST_IID ? Number(env.CI_MERGE_REQUEST_IID) : undefined);
+  const pushed = env.CI_COMMIT_SHA?.trim();
+  const number = given ?? (pushed && /^[0-9a-f]{40}$/.test(pushed) ? await mergeRequestOfCommit(project, pushed, http) : Number.NaN);
   if (!Number.isInteger(number) || number < 1) {
     throw new SitesyncError(
       'no merge request: CI_MERGE_REQUEST_IID is not set. Run the job in merge-request pipelines (rules: - if: $CI_PIPELINE_SOURCE == "merge_request_event"), or pass --pr IID',
@@ -69,6 +75,22 @@ export function gitlabTarget(env: Env, iid?: number): GitLabTarget {
     iid: number,
     mrUrl: projectUrl ? `${projectUrl.replace(/\/+$/, '')}/-/merge_requests/${number}` : undefined,
   };
+}
+
+/** The merge request a pushed commit came from: the one it merged (or squashed), else a merged one, else the first GitLab lists. */
+async function mergeRequestOfCommit(target: GitLabProject, sha: string, http: HttpOptions): Promise<number> {
+  const api = new JsonApi(target.api, GITLAB, gitlabHeaders(target.token), `commit ${sha.slice(0, 12)} of project ${target.project}`, http);
+  const answer = await api.call('GET', api.url(`/projects/${encodeURIComponent(target.project)}/repository/commits/${sha}/merge_requests`), 'find the merge request of');
+  // Read liberally: entries that are not objects are skipped.
+  const requests = (Array.isArray(answer.body) ? (answer.body as unknown[]) : []).filter(
+    (m): m is { iid?: unknown; state?: unknown; merge_commit_sha?: unknown; squash_commit_sha?: unknown } => typeof m === 'object' && m !== null,
+  );
+  const found =
+    requests.find((m) => m.merge_commit_sha === sha || m.squash_commit_sha === sha) ?? requests.find((m) => m.state === 'merged') ?? requests[0];
+  if (typeof found?.iid !== 'number') {
+    throw new SitesyncError(`no merge request found for the pushed commit ${sha.slice(0, 12)} (a push straight to the branch?); pass --pr IID`);
+  }
+  return found.iid;
 }
 
 /** The headers of every request to GitLab's API: the token as PRIVATE-TOKEN. */
@@ -129,5 +151,33 @@ export function gitlabThread(target: GitLabTarget, http: HttpOptions = {}): Comm
     },
     GITLAB_MAX_BODY,
     target.runUrl,
+  );
+}
+
+/** An open merge request, as `ci plan-open` needs it. */
+export interface OpenMergeRequest {
+  iid: number;
+  title: string;
+  /** Its head commit, as GitLab last saw it. */
+  sha: string;
+  webUrl?: string;
+}
+
+/** The open merge requests into `targetBranch`, a page of 100 per request. */
+export async function openMergeRequests(target: GitLabProject, targetBranch: string, http: HttpOptions = {}): Promise<OpenMergeRequest[]> {
+  const api = new JsonApi(target.api, GITLAB, gitlabHeaders(target.token), `project ${target.project}`, http);
+  const first = api.url(`/projects/${encodeURIComponent(target.project)}/merge_requests`, {
+    state: 'opened',
+    target_branch: targetBranch,
+    per_page: '100',
+    order_by: 'created_at',
+    sort: 'asc',
+  });
+  const items = (await api.list(first, 'list the open merge requests of', gitlabNextPage(api, first))) as Array<Record<string, unknown> | null>;
+  // Read liberally: an entry without a number is no merge request to plan.
+  return items.flatMap((m) =>
+    typeof m?.iid === 'number' && Number.isInteger(m.iid) && m.iid > 0
+      ? [{ iid: m.iid, title: wireText(m.title), sha: wireText(m.sha), webUrl: wireText(m.web_url) || undefined }]
+      : [],
   );
 }

@@ -80,7 +80,7 @@ export class JsonApi {
     readonly root: URL,
     readonly service: CiService,
     private readonly headers: Record<string, string>,
-    private readonly where: string,
+    readonly where: string,
     private readonly options: HttpOptions = {},
   ) {}
 
@@ -243,6 +243,8 @@ export interface CommentRoutes<Wire> {
 /** The comments of one pull/merge request over its provider's JSON API. */
 export class ApiThread<Wire extends { id: number }> implements CommentThread {
   readonly service: string;
+  readonly where: string;
+  readonly noun: string;
 
   constructor(
     private readonly api: JsonApi,
@@ -251,6 +253,8 @@ export class ApiThread<Wire extends { id: number }> implements CommentThread {
     readonly runUrl?: string,
   ) {
     this.service = api.service.name;
+    this.where = api.where;
+    this.noun = routes.noun;
   }
 
   async whoAmI(): Promise<string | undefined> {

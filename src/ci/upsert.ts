@@ -17,6 +17,10 @@ export interface ThreadComment {
 export interface CommentThread {
   /** "GitHub", "GitLab". */
   readonly service: string;
+  /** "pull request #7 of octo/config", "merge request !3 of project 42": for messages. */
+  readonly where: string;
+  /** "comment", "note". */
+  readonly noun: string;
   /** The provider's limit on a comment's length. */
   readonly maxBody: number;
   /** Where the job's log is, when the CI says. */
@@ -39,8 +43,7 @@ export interface UpsertResult {
 
 export async function upsertPlanComment(thread: CommentThread, text: string, id?: string): Promise<UpsertResult> {
   const body = planCommentBody(text, { limit: thread.maxBody, service: thread.service, runUrl: thread.runUrl, id });
-  const [self, comments] = await Promise.all([thread.whoAmI(), thread.list()]);
-  const existing = pickPlanComment(comments, self, commentIdOf(body));
+  const existing = await findPlanComment(thread, commentIdOf(body));
   if (existing) {
     // Same text: no write, so the comment does not show as edited and nobody is notified.
     if (existing.body === body) return { outcome: 'unchanged', comment: existing };
@@ -48,6 +51,12 @@ export async function upsertPlanComment(thread: CommentThread, text: string, id?
     if (updated) return { outcome: 'updated', comment: updated };
   }
   return { outcome: 'posted', comment: await thread.create(body) };
+}
+
+/** The plan comment of config `id` in the thread that the token's own user wrote; never a person's, nor another bot's. */
+export async function findPlanComment(thread: CommentThread, id?: string): Promise<ThreadComment | undefined> {
+  const [self, comments] = await Promise.all([thread.whoAmI(), thread.list()]);
+  return pickPlanComment(comments, self, id);
 }
 
 /**

@@ -6,8 +6,9 @@
 import { accountCommand } from '../commands/account.js';
 import { applyCommand } from '../commands/apply.js';
 import { archiveCommand } from '../commands/archive.js';
-import { ciCommentCommand, ciSummaryCommand } from '../commands/ci.js';
+import { ciApprovedCommand, ciCommentCommand, ciSummaryCommand } from '../commands/ci.js';
 import { ciDriftCommand } from '../commands/ci-drift.js';
+import { ciPlanOpenCommand } from '../commands/ci-plan-open.js';
 import type { Command } from '../commands/define.js';
 import { emulatorCommand } from '../commands/emulator.js';
 import { exportCommand } from '../commands/export.js';
@@ -33,12 +34,14 @@ export const COMMAND_TABLE: readonly Command[] = [
   ciCommentCommand,
   ciSummaryCommand,
   ciDriftCommand,
+  ciApprovedCommand,
+  ciPlanOpenCommand,
 ];
 
 /** Commands that only group others (`sitesync ci …`): what each says in the help, and without a sub-command. */
 export const COMMAND_GROUPS: Readonly<Record<string, { describe: string; demand: string }>> = {
   ci: {
-    describe: 'Helpers for the CI recipes: the plan as one pull-request comment, the job summary, drift as issues',
-    demand: 'Say which: sitesync ci comment, sitesync ci summary or sitesync ci drift.',
+    describe: "Helpers for the CI recipes: the plan as one pull-request comment, the job summary, drift as issues, the merged request's approved plan, GitLab's open merge requests planned",
+    demand: 'Say which: sitesync ci comment, sitesync ci summary, sitesync ci drift, sitesync ci approved or sitesync ci plan-open.',
   },
 };

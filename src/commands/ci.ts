@@ -1,13 +1,14 @@
 /** `sitesync ci comment` and `sitesync ci summary`: the CI recipes' helpers. */
 import { resolve } from 'node:path';
 import { readTextFile } from '../config/read.js';
+import { assertOutputFile, writeAtomic, writeFailure } from '../io/files.js';
 import { ConfigError, SitesyncError, UsageError } from '../messages/errors.js';
 import { githubTarget, githubThread } from '../ci/github.js';
 import { gitlabTarget, gitlabThread } from '../ci/gitlab.js';
 import { cutMarkdown } from '../ci/cut.js';
 import type { HttpOptions } from '../ci/http.js';
 import { appendJobSummary, summarySection } from '../ci/summary.js';
-import { upsertPlanComment, type CommentThread } from '../ci/upsert.js';
+import { findPlanComment, upsertPlanComment, type CommentThread } from '../ci/upsert.js';
 import type { Env } from '../config/interpolate.js';
 import { printable } from '../messages/escape.js';
 import type { Context } from '../io/terminal.js';
@@ -31,6 +32,13 @@ const commentOptions = {
   },
 } as const;
 
+const approvedOptions = {
+  output: { alias: 'o', type: 'string', demandOption: true, requiresArg: true, describe: 'Where to write the approved plan (the comment as posted), for apply --approved FILE' },
+  id: { type: 'string', requiresArg: true, describe: "Which config's plan comment (default: sitesync.yaml's): the config path, as plan -c names it" },
+  provider: commentOptions.provider,
+  pr: { ...commentOptions.pr, describe: 'The pull/merge request number (default: the one the pushed commit merged)' },
+} as const;
+
 const summaryOptions = {
   file: { type: 'string', demandOption: true, requiresArg: true, describe: 'The markdown to add' },
   title: { type: 'string', requiresArg: true, describe: 'A heading above it' },
@@ -46,6 +54,20 @@ export const ciCommentCommand = defineCommand({
     ['$0 ci comment --file plan.md --id sites/eu.yaml', 'The comment of a second config, even when its plan failed'],
   ],
   run: runCiComment,
+});
+
+export const ciApprovedCommand = defineCommand({
+  path: ['ci', 'approved'],
+  describe:
+    "After a merge: write the merged pull/merge request's plan comment (the plan its reviewers approved) to FILE, for `apply --approved FILE`. Only a comment this token's own user wrote, never a person's or another bot's",
+  options: approvedOptions,
+  online: false,
+  examples: [
+    ['$0 ci approved -o approved.md && sitesync apply --auto-approve --approved approved.md', 'In the job that applies a push to the default branch'],
+    ['$0 ci approved -o approved.md --id sites/eu.yaml', "A second config's plan comment"],
+    ['$0 ci approved -o approved.md --provider gitlab', 'On GitLab: the merge request of CI_COMMIT_SHA'],
+  ],
+  run: runCiApproved,
 });
 
 export const ciSummaryCommand = defineCommand({
@@ -75,6 +97,25 @@ async function runCiComment(args: CommandArgs<typeof commentOptions>, ctx: Conte
   return 0;
 }
 
+async function runCiApproved(args: CommandArgs<typeof approvedOptions>, ctx: Context): Promise<number> {
+  if (args.pr !== undefined && !(Number.isInteger(args.pr) && args.pr > 0)) {
+    throw new UsageError('--pr must be the number of the pull/merge request, e.g. --pr 12');
+  }
+  const out = resolve(ctx.cwd, args.output);
+  await assertOutputFile(out, args.output, '--output', true);
+  const thread = await threadFor(args.provider ?? detectProvider(ctx.env), args.pr, ctx);
+  const comment = await findPlanComment(thread, args.id);
+  if (!comment) {
+    // A person's comment with the marker is no approval: anyone may paste one.
+    throw new SitesyncError(`${thread.where} has no sitesync plan ${thread.noun} written by this token: it was merged without a plan to compare with`);
+  }
+  await writeAtomic(out, comment.body).catch((error: unknown) => {
+    throw writeFailure(error, '--output', args.output);
+  });
+  ctx.stdout.write(`Wrote the approved plan of ${thread.where} (${printable(comment.url)}) to ${args.output}\n`);
+  return 0;
+}
+
 async function runCiSummary(args: CommandArgs<typeof summaryOptions>, ctx: Context): Promise<number> {
   const section = summarySection(await readInput(args.file, ctx), args.title);
   if (await appendJobSummary(ctx.env.GITHUB_STEP_SUMMARY, section)) {
@@ -92,7 +133,7 @@ async function threadFor(provider: Provider, pr: number | undefined, ctx: Contex
     ctx.secrets.add(target.token);
     return githubThread(target, http);
   }
-  const target = gitlabTarget(ctx.env, pr);
+  const target = await gitlabTarget(ctx.env, pr, http);
   ctx.secrets.add(target.token);
   return gitlabThread(target, http);
 }

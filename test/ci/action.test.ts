@@ -1,5 +1,5 @@
 /** The GitHub Action (action.yml), its steps run as the runner runs them (run-action.ts), against the emulator and the fake GitHub API. */
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -8,7 +8,8 @@ import { startEmulator, type Emulator } from '../../src/emulator/index.js';
 import { MARKER } from '../../src/render/markdown.js';
 import { parse } from 'yaml';
 import { root } from '../helpers/cli.js';
-import { BOT, REPO, startElsewhere, startFakeGitHub, type FakeGitHub } from './fake-github.js';
+import { writes } from '../helpers/scenario.js';
+import { BOT, GITHUB_TOKEN, REPO, startElsewhere, startFakeGitHub, type FakeGitHub } from './fake-github.js';
 import { git, INCLUDED_PASSWORD_CHANGE, pullRequestCheckout } from './pull-request-repo.js';
 import { action, runAction as run, runStep, UPLOADS, type ActionRun } from './run-action.js';
 
@@ -40,7 +41,18 @@ function runAction(given: Record<string, string>, event: 'pr-event.json' | 'push
 describe('the GitHub Action', () => {
   it('is a composite action with the documented inputs and outputs', () => {
     expect(action.runs.using).toBe('composite');
-    expect(Object.keys(action.inputs).sort()).toEqual(['args', 'command', 'comment', 'config', 'github-token', 'issue', 'trusted-config', 'working-directory']);
+    expect(Object.keys(action.inputs).sort()).toEqual([
+      'args',
+      'baseline-ref',
+      'command',
+      'comment',
+      'config',
+      'github-token',
+      'issue',
+      'require-approved',
+      'trusted-config',
+      'working-directory',
+    ]);
     expect(Object.keys(action.outputs).sort()).toEqual(['archive-artifact', 'archive-dir', 'exitcode', 'has_changes', 'plan-json']);
   });
 
@@ -242,13 +254,13 @@ describe('the GitHub Action with a file with accounts', () => {
 });
 
 describe('the GitHub Action in pull requests it must not plan with the keys', () => {
-  it('a pull request without a key (a fork, Dependabot) is validated, and the comment says why it was not planned', async () => {
+  it('a pull request without a key is validated, and the comment says why it was not planned', async () => {
     await writeFile(join(dir, 'sitesync.yaml'), config(['a.example.com']));
     const r = await runAction({ command: 'plan', comment: 'true' }, 'pr-event.json', { SITESYNC_API_KEY: '' });
     expect(r.code).toBe(0);
     expect(r.outputs).toMatchObject({ exitcode: '0', has_changes: 'false', 'plan-json': '' });
     expect(github.comments(7)[0]!.body).toContain('### sitesync plan: not run');
-    expect(github.comments(7)[0]!.body).toContain('this run has no API key (pull requests from forks and Dependabot');
+    expect(github.comments(7)[0]!.body).toContain('this run has no API key: is the job in the environment that holds the keys (environment: sitesync)');
     expect(emu.stats.requests).toBe(0);
   });
 
@@ -285,48 +297,171 @@ describe('the GitHub Action in pull requests it must not plan with the keys', ()
   });
 });
 
-describe("the forks' plan recipe (pull_request_target)", () => {
-  const recipe = parse(readFileSync(join(root, 'examples/github/sitesync-plan-forks.yml'), 'utf8')) as {
-    jobs: { plan: { steps: { run?: string; uses?: string; env?: Record<string, string>; with?: Record<string, string> }[] } };
-  };
-  /** The recipe's steps in a checkout of the base branch, as pull_request_target gives it, with the fork's head on origin as refs/pull/7/head. */
-  async function runRecipe(base: Record<string, string>, change: Record<string, string>, env: Record<string, string | undefined>) {
-    const origin = await pullRequestCheckout(dir, base, change);
-    onTestFinished(() => rm(origin, { recursive: true, force: true }));
-    git(dir, 'push', '-q', 'origin', 'HEAD:refs/pull/7/head');
-    git(dir, 'checkout', '-q', 'main');
-    const steps = recipe.jobs.plan.steps;
-    const fetch = steps.find((s) => s.run)!;
-    const fetched = await runStep(fetch.run!, dir, { PR: '7' });
-    expect(fetched.code, fetched.log).toBe(0);
-    const plan = steps.find((s) => s.uses?.startsWith('OWNER/sitesync@'))!;
-    const inputs = Object.fromEntries(Object.entries(plan.with!).map(([k, v]) => [k, String(v).replace('${{ github.workspace }}', dir)]));
-    return runAction(inputs, 'pr-event.json', { GITHUB_BASE_REF: 'main', ...env });
-  }
+type RecipeStep = { run?: string; uses?: string; id?: string; env?: Record<string, string>; with?: Record<string, string | boolean> };
+const recipe = (name: string) => parse(readFileSync(join(root, `examples/github/${name}`), 'utf8')) as { jobs: Record<string, { steps: RecipeStep[] }> };
 
-  it("plans the fork's websites with the keys, against the base branch's connections, and runs nothing of the fork's", async () => {
-    const base = { 'sitesync.yaml': config(['a.example.com']) };
-    // A hook the fork ships would run if its tree were installed or built: it never is.
-    const change = { 'sitesync.yaml': config(['a.example.com', 'b.example.com']), 'package.json': '{"scripts":{"prepare":"touch PWNED"}}' };
-    const r = await runRecipe(base, change, {});
-    expect(r.code, r.log).toBe(0);
-    expect(r.outputs).toMatchObject({ exitcode: '2', has_changes: 'true' });
-    expect(github.comments(7)[0]!.body).toContain('🟢 create | `b.example.com`');
-    expect(existsSync(join(dir, 'PWNED')) || existsSync(join(dir, '.sitesync-pr/PWNED'))).toBe(false);
-    expect(r.log).not.toContain(KEY);
+/**
+ * actions/checkout as the recipe's `with:` asks: `path`, `ref` (default: the default branch's
+ * latest commit, as pull_request_target gives it), fetched with `token` (a header on the one
+ * fetch) and kept in the folder's git config only when `persist-credentials` is not false.
+ */
+function checkout(origin: string, options: Record<string, string | boolean>, workspace: string): void {
+  const folder = join(workspace, String(options.path ?? '.'));
+  mkdirSync(folder, { recursive: true });
+  const token = options.token === '${{ github.token }}' ? GITHUB_TOKEN : String(options.token ?? GITHUB_TOKEN);
+  const header = `AUTHORIZATION: basic ${Buffer.from(`x-access-token:${token}`).toString('base64')}`;
+  git(folder, 'init', '-q');
+  git(folder, 'remote', 'add', 'origin', origin);
+  git(folder, '-c', `http.extraheader=${header}`, 'fetch', '-q', '--no-tags', '--depth=1', 'origin', String(options.ref ?? 'main'));
+  git(folder, 'checkout', '-q', '--detach', 'FETCH_HEAD');
+  if (options['persist-credentials'] !== false) git(folder, 'config', 'http.extraheader', header);
+}
+
+describe('the plan recipe: pull_request_target for every pull request, its files as data', () => {
+  const steps = recipe('sitesync-plan.yml').jobs.plan!.steps;
+  let workspace: string;
+  beforeEach(async () => {
+    workspace = join(dir, 'workspace');
+    await mkdir(workspace);
   });
 
-  it("refuses a fork that points an account's key elsewhere, before any request", async () => {
+  /**
+   * The recipe's steps as the runner runs them for pull request #7: the pull request's head is on
+   * origin as refs/pull/7/head (a fork's is only there; a branch of this repository's is also a
+   * branch), each checkout as its `with:` says, then the action with the recipe's inputs.
+   */
+  async function runRecipe(base: Record<string, string>, change: Record<string, string>, env: Record<string, string | undefined>, fork: boolean) {
+    const origin = await pullRequestCheckout(dir, base, change);
+    onTestFinished(() => rm(origin, { recursive: true, force: true }));
+    const head = git(dir, 'rev-parse', 'HEAD').trim();
+    git(dir, 'push', '-q', 'origin', `${head}:refs/pull/7/head`);
+    if (!fork) git(dir, 'push', '-q', 'origin', 'change');
+    const event = {
+      pull_request: { number: 7, head: { sha: head, repo: { full_name: fork ? 'someone/config' : REPO, fork: false } }, base: { ref: 'main' } },
+    };
+    await writeFile(join(workspace, 'event.json'), JSON.stringify(event));
+    for (const step of steps.filter((s) => s.uses?.startsWith('actions/checkout@'))) {
+      const options = Object.fromEntries(Object.entries(step.with ?? {}).map(([k, v]) => [k, v === '${{ github.event.pull_request.head.sha }}' ? head : v]));
+      checkout(origin, options, workspace);
+    }
+    const plan = steps.find((s) => s.uses?.startsWith('OWNER/sitesync@'))!;
+    const inputs = Object.fromEntries(Object.entries(plan.with!).map(([k, v]) => [k, String(v).replace('${{ github.workspace }}', workspace)]));
+    return run({ dir: workspace, githubApi: github.url }, inputs, 'event.json', { SITESYNC_BASE_URL: emu.url, SITESYNC_API_KEY: KEY, GITHUB_BASE_REF: 'main', ...env });
+  }
+
+  it.each([
+    ['a same-repository pull request', false],
+    ["a fork's pull request", true],
+  ])("%s: planned with the keys against the default branch's copy, its digest in the comment, nothing of it run, the checkout's token not kept", async (_name, fork) => {
+    const base = { 'sitesync.yaml': config(['a.example.com']) };
+    // A hook the pull request ships would run if its tree were installed or built: it never is.
+    const change = { 'sitesync.yaml': config(['a.example.com', 'b.example.com']), 'package.json': '{"scripts":{"prepare":"touch PWNED"}}' };
+    const r = await runRecipe(base, change, {}, fork);
+    expect(r.code, r.log).toBe(0);
+    expect(r.outputs).toMatchObject({ exitcode: '2', has_changes: 'true' });
+    const body = github.comments(7)[0]!.body;
+    expect(body).toContain('🟢 create | `b.example.com`');
+    // The digest of the changes, hidden, that the apply after the merge compares with.
+    expect(body).toMatch(/<!-- sitesync-approved: [\s\S]+?-->/);
+    expect(existsSync(join(workspace, 'PWNED')) || existsSync(join(workspace, 'pull-request/PWNED'))).toBe(false);
+    // The token fetched the pull request's files and was not kept in their folder.
+    for (const folder of ['trusted', 'pull-request']) expect(readFileSync(join(workspace, folder, '.git/config'), 'utf8')).not.toContain('extraheader');
+    expect(r.log).not.toContain(KEY);
+    expect(r.log).not.toContain(GITHUB_TOKEN);
+  });
+
+  it("refuses a pull request that points an account's key elsewhere, before any request", async () => {
     const elsewhere = await startElsewhere();
     onTestFinished(() => elsewhere.close());
     const accountsFile = (url: string, env: string) => `version: 1\naccounts:\n  acme:\n    base_url: ${url}\n    api_key_env: ${env}\n    websites:\n      - domain: a.example.com\n`;
-    const r = await runRecipe({ 'sitesync.yaml': accountsFile(emu.url, 'ACME_KEY') }, { 'sitesync.yaml': accountsFile(elsewhere.url, 'GITHUB_TOKEN') }, { ACME_KEY: KEY, SITESYNC_API_KEY: undefined, SITESYNC_BASE_URL: undefined });
+    const r = await runRecipe(
+      { 'sitesync.yaml': accountsFile(emu.url, 'ACME_KEY') },
+      { 'sitesync.yaml': accountsFile(elsewhere.url, 'GITHUB_TOKEN') },
+      { ACME_KEY: KEY, SITESYNC_API_KEY: undefined, SITESYNC_BASE_URL: undefined },
+      true,
+    );
     expect(r.code).toBe(1);
     expect(r.log).toContain("account acme: base_url differs from the trusted config's");
     expect(r.log).toContain("account acme: api_key_env differs from the trusted config's");
     expect(elsewhere.requests).toEqual([]);
     expect(emu.stats.requests).toBe(0);
     expect(r.log + JSON.stringify(github.requests)).not.toContain(KEY);
+  });
+
+  it("a run without keys (Dependabot's) is validated only, and the comment says why", async () => {
+    const r = await runRecipe({ 'sitesync.yaml': config(['a.example.com']) }, { 'sitesync.yaml': config(['b.example.com']) }, { SITESYNC_API_KEY: '', GITHUB_ACTOR: 'dependabot[bot]' }, false);
+    expect(r.code, r.log).toBe(0);
+    expect(github.comments(7)[0]!.body).toContain("this run has no API key: Dependabot's pull requests get Dependabot's secrets, not the environment's");
+    expect(emu.stats.requests).toBe(0);
+  });
+});
+
+describe('the apply recipe after a merge: what the pull request showed is what is applied, and the comment says so', () => {
+  const apply = recipe('sitesync-apply.yml').jobs.apply!.steps.find((s) => s.uses?.startsWith('OWNER/sitesync@'))!;
+  const shop = (password: string) => `version: 1\n# The variables its passwords may read, as the default branch allows them.\npassword_env: [PW_*]\nwebsites:\n  - domain: shop.example.com\n    privacy: password\n    password: \${${password}}\n`;
+  const PASSWORDS = { PW_OLD: 'old-password-1', PW_NEW: 'new-password-2' };
+
+  /**
+   * Pull request #7 changes sitesync.yaml from `base` to `change`: planned as the plan recipe
+   * plans it (the comment posted), then merged: main's checkout at the merge commit, and the
+   * push's payload with `before` the commit before it. Gives the apply recipe's run.
+   */
+  async function planMergeApply(base: string, change: string, between?: () => void, extra: Record<string, string> = {}) {
+    const origin = await pullRequestCheckout(dir, { 'sitesync.yaml': base }, { 'sitesync.yaml': change });
+    onTestFinished(() => rm(origin, { recursive: true, force: true }));
+    const planned = await runAction({ command: 'plan', comment: 'true' }, 'pr-event.json', { GITHUB_BASE_REF: 'main', ...PASSWORDS });
+    expect(planned.code, planned.log).toBe(0);
+    between?.();
+    const before = git(dir, 'rev-parse', 'main').trim();
+    git(dir, 'checkout', '-q', 'main');
+    git(dir, 'merge', '-q', '--no-ff', '-m', 'Merge pull request #7', 'change');
+    const merge = git(dir, 'rev-parse', 'HEAD').trim();
+    github.pullsOfCommit.set(merge, [{ number: 7, merge_commit_sha: merge }]);
+    await writeFile(join(dir, 'merge-event.json'), JSON.stringify({ after: merge, before }));
+    const inputs = { ...Object.fromEntries(Object.entries(apply.with!).map(([k, v]) => [k, String(v)])), comment: 'true', ...extra };
+    delete (inputs as Record<string, string>)['baseline-ref']; // the action's default: the push's before
+    return run({ dir, githubApi: github.url }, inputs, 'merge-event.json', { SITESYNC_BASE_URL: emu.url, SITESYNC_API_KEY: KEY, ...PASSWORDS });
+  }
+
+  const applyComment = () => github.comments(7).find((c) => c.body.includes('sitesync apply'))!.body;
+
+  it('a rotated password the pull request showed is sent, and the comment says "as approved"', async () => {
+    emu.seed(KEY, [{ domain: 'shop.example.com', privacy: 2, email: 0, exclude_bots: 1, password: PASSWORDS.PW_OLD }]);
+    const r = await planMergeApply(shop('PW_OLD'), shop('PW_NEW'));
+    expect(r.code, r.log).toBe(0);
+    expect(github.comments(7)[0]!.body).toMatch(/update \| `shop\.example\.com`[^\n]*password/);
+    expect(emu.websites(KEY)[0]!.password).toBe(PASSWORDS.PW_NEW);
+    expect(applyComment()).toContain("**As approved**: the plan applied is the one approved in the merged pull request's plan comment (1 change).");
+    expect(JSON.stringify(github.requests) + r.log).not.toMatch(/old-password-1|new-password-2/);
+  });
+
+  it('a change at the service between the plan and the merge: the comment names what differs and why, and require-approved writes nothing', async () => {
+    emu.seed(KEY, [{ domain: 'a.example.com' }]);
+    // Someone created b.example.com by hand after the plan that creates it.
+    const drift = () => {
+      emu.seed(KEY, [{ domain: 'b.example.com' }]);
+      emu.resetStats();
+    };
+    const r = await planMergeApply(config(['a.example.com']), config(['a.example.com', 'b.example.com']), drift, { 'require-approved': 'true' });
+    expect(r.code).toBe(1);
+    const body = applyComment();
+    expect(body).toContain('### sitesync apply: failed');
+    expect(body).toContain("**Not as approved**: 1 difference from the plan approved in the merged pull request's plan comment, changed at the service since the plan:");
+    expect(body).toContain('> - missing: create `b.example.com`');
+    expect(emu.websites(KEY).map((w) => w.domain).sort()).toEqual(['a.example.com', 'b.example.com']);
+    expect(writes(emu)).toEqual([]);
+  });
+
+  it('a push that merged no pull request with a plan comment, under require-approved: nothing is written, and the log says why', async () => {
+    github.seed(7, [{ body: '<!-- sitesync-plan -->\n### sitesync plan: pasted by a person', user: { login: 'mallory', type: 'User' } }]);
+    await writeFile(join(dir, 'sitesync.yaml'), config(['a.example.com']));
+    github.pullsOfCommit.set(SHA, [{ number: 7, merge_commit_sha: SHA }]);
+    const r = await runAction({ command: 'apply', comment: 'true', 'require-approved': 'true', 'baseline-ref': '' }, 'push-event.json');
+    expect(r.code).toBe(1);
+    expect(emu.websites(KEY)).toEqual([]);
+    const body = github.comments(7).at(-1)!.body;
+    expect(body).toContain('### sitesync apply: not applied');
+    expect(body).toContain('has no sitesync plan comment written by this token');
   });
 });
 

@@ -28,9 +28,21 @@ export interface FakeGitLabIssue {
   notes: string[];
 }
 
+/** A merge request as the list and the commit's merge requests give it. */
+export interface FakeMergeRequest {
+  iid: number;
+  title: string;
+  state: 'opened' | 'merged' | 'closed';
+  target_branch: string;
+  sha: string;
+  merge_commit_sha?: string | null;
+}
+
 export interface FakeGitLab {
   /** The API root, as CI_API_V4_URL. */
   api: string;
+  /** The project's merge requests, by iid. */
+  mergeRequests: Map<number, FakeMergeRequest>;
   requests: Recorded[];
   notes(iid: number): FakeNote[];
   seed(iid: number, notes: Array<Partial<FakeNote> & { body: string }>): FakeNote[];
@@ -49,6 +61,7 @@ export async function startFakeGitLab(): Promise<FakeGitLab> {
   let nextIssue = 1;
   const fake: FakeGitLab = {
     api: '',
+    mergeRequests: new Map(),
     requests: [],
     fail: {},
     failNext: [],
@@ -115,6 +128,22 @@ export async function startFakeGitLab(): Promise<FakeGitLab> {
         return send(200, wire(issue));
       }
       return send(404, { message: '404 Not Found' });
+    }
+    const wireMr = (mr: FakeMergeRequest) => ({ ...mr, web_url: `https://gitlab.example.com/group/config/-/merge_requests/${mr.iid}` });
+    const list = /^\/api\/v4\/projects\/([^/]+)\/merge_requests$/.exec(url.pathname);
+    if (list && method === 'GET' && decodeURIComponent(list[1]!) === PROJECT_ID) {
+      const state = url.searchParams.get('state');
+      const target = url.searchParams.get('target_branch');
+      const all = [...fake.mergeRequests.values()].filter((mr) => (!state || mr.state === state) && (!target || mr.target_branch === target));
+      const perPage = Math.min(Number(url.searchParams.get('per_page') ?? 20), 100);
+      const page = Number(url.searchParams.get('page') ?? 1);
+      const more = page * perPage < all.length;
+      return send(200, all.slice((page - 1) * perPage, page * perPage).map(wireMr), { 'x-page': String(page), 'x-next-page': more ? String(page + 1) : '' });
+    }
+    const ofCommit = /^\/api\/v4\/projects\/([^/]+)\/repository\/commits\/([0-9a-f]{40})\/merge_requests$/.exec(url.pathname);
+    if (ofCommit && method === 'GET' && decodeURIComponent(ofCommit[1]!) === PROJECT_ID) {
+      const sha = ofCommit[2]!;
+      return send(200, [...fake.mergeRequests.values()].filter((mr) => mr.sha === sha || mr.merge_commit_sha === sha).map(wireMr));
     }
     const m = /^\/api\/v4\/projects\/([^/]+)\/merge_requests\/(\d+)\/notes(?:\/(\d+))?$/.exec(url.pathname);
     if (!m || decodeURIComponent(m[1]!) !== PROJECT_ID) return send(404, { message: '404 Project Not Found' });

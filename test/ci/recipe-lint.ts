@@ -329,6 +329,8 @@ export class CliSurface {
         positionals += args.length - i - 1;
         break;
       }
+      // "${args[@]}": a shell array of words, flags or not, whose count is unknown here.
+      if (w.expanded && /^\$\{\w+\[@\]\}$/.test(w.text)) continue;
       if (w.expanded || !w.text.startsWith('-')) {
         positionals++;
         continue;

@@ -34,11 +34,10 @@ const steps = (doc: any, job: string): Step[] => doc.jobs[job].steps;
 const stepRunning = (doc: any, job: string, text: string) => steps(doc, job).find((s) => s.run?.includes(text));
 
 describe('the recipe lint', () => {
-  it('finds the recipes: four GitHub workflows and the GitLab file', () => {
+  it('finds the recipes: three GitHub workflows and the GitLab file', () => {
     expect(files.map((f) => relative(examples, f)).sort()).toEqual([
       'github/sitesync-apply.yml',
       'github/sitesync-drift.yml',
-      'github/sitesync-plan-forks.yml',
       'github/sitesync-plan.yml',
       'gitlab/.gitlab-ci.yml',
     ]);
@@ -57,6 +56,16 @@ describe('the recipe lint', () => {
     }
     expect(problems).toEqual([]);
     expect(count).toBeGreaterThanOrEqual(5);
+  });
+
+  it("every sitesync invocation in the action's own script uses commands and flags that exist", async () => {
+    const found = invocationsIn(readFileSync(join(root, 'action.yml'), 'utf8'), 'action.yml');
+    expect(found.problems).toEqual([]);
+    // `sitesync() { node …; }` defines the function the rest calls: not an invocation.
+    const calls = found.invocations.filter((i) => i.args.length > 0);
+    expect(lines(calls)).toEqual(expect.arrayContaining(['sitesync ci approved -o $out/approved.md --id $INPUT_CONFIG']));
+    const problems = (await Promise.all(calls.map((i) => surface.lint(i)))).flat();
+    expect(problems.map((p) => `${p.where}: ${p.message}`)).toEqual([]);
   });
 
   it('reports a bogus flag, an unknown command, a wrong choice and a stray argument', async () => {
@@ -83,7 +92,7 @@ describe('the recipe lint', () => {
       'no command "sitesync plna" (there are: validate, fmt, plan, apply, export, archive, import, account, show, emulator, ci, completion)',
       '--format html: not one of text, markdown, json',
       '"sitesync apply" takes 1 argument(s), given 2',
-      '"sitesync ci" needs a command: comment, summary, drift',
+      '"sitesync ci" needs a command: comment, summary, drift, approved, plan-open',
       'no flag --no-config for "sitesync validate"',
     ]);
   });
@@ -112,7 +121,7 @@ const usesOf = (doc: any, job: string) => steps(doc, job).filter((s) => s.uses);
 const actionSteps = (doc: any, job: string) => steps(doc, job).filter((s) => s.uses && SITESYNC_ACTION.test(s.uses));
 
 describe('the GitHub workflows', () => {
-  const names = ['sitesync-plan.yml', 'sitesync-plan-forks.yml', 'sitesync-apply.yml', 'sitesync-drift.yml'];
+  const names = ['sitesync-plan.yml', 'sitesync-apply.yml', 'sitesync-drift.yml'];
 
   it.each(names)('%s: every action pinned by a full commit SHA, with its tag in a comment', (name) => {
     const { doc, text } = load(`github/${name}`);
@@ -129,10 +138,12 @@ describe('the GitHub workflows', () => {
     for (const job of Object.keys(doc.jobs)) {
       const all = steps(doc, job);
       expect(all[0]!.uses).toMatch(/^actions\/checkout@/);
-      expect(all[1]).toMatchObject({ uses: expect.stringMatching(/^actions\/setup-node@/), with: { 'node-version': 20 } });
+      const node = all.findIndex((s) => s.uses?.startsWith('actions/setup-node@'));
+      expect(all[node]).toMatchObject({ with: { 'node-version': 20 } });
       const runs = actionSteps(doc, job);
       expect(runs.length).toBeGreaterThan(0);
       for (const step of runs) {
+        expect(all.indexOf(step)).toBeGreaterThan(node);
         expect(Object.keys(step.with ?? {}).filter((k) => !(k in action.inputs))).toEqual([]);
         expect(ACTION_COMMANDS).toContain(step.with?.command);
         for (const value of Object.values(step.with ?? {})) expect(String(value)).not.toMatch(/secrets\./);
@@ -141,44 +152,70 @@ describe('the GitHub workflows', () => {
     }
   });
 
-  it('the plan workflow: pull requests touching the config, the plan comment, forks only validated, the full plan kept', () => {
+  it('every job that reads a secret: never on pull_request, always in the environment whose branch rule keeps the keys on the default branch', () => {
+    const readers: string[] = [];
+    for (const name of names) {
+      const { doc } = load(`github/${name}`);
+      const events = Object.keys(doc.on);
+      for (const [id, job] of Object.entries(doc.jobs as Record<string, { environment?: unknown }>)) {
+        if (!/\$\{\{[^}]*\bsecrets\./.test(JSON.stringify(job))) continue;
+        readers.push(`${name}#${id}`);
+        // A pull_request run executes the pull request's copy of the workflow: it must never hold a key.
+        expect(events, name).not.toContain('pull_request');
+        expect(job.environment, `${name}#${id}`).toBe('sitesync');
+        // A push to any branch but the default one would run a branch's copy: only main.
+        if (doc.on.push) expect(doc.on.push.branches).toEqual(['main']);
+      }
+    }
+    expect(readers.sort()).toEqual(['sitesync-apply.yml#apply', 'sitesync-drift.yml#drift', 'sitesync-plan.yml#plan']);
+  });
+
+  it("the plan workflow: pull_request_target into main for every pull request, the default branch's files trusted, the pull request's checked out as data with the job's token not kept, nothing of them run, the full plan kept", () => {
     const { doc } = load('github/sitesync-plan.yml');
-    expect(doc.on.pull_request.paths).toContain('sitesync.yaml');
+    expect(Object.keys(doc.on)).toEqual(['pull_request_target']);
+    expect(doc.on.pull_request_target.branches).toEqual(['main']);
+    expect(doc.on.pull_request_target.paths).toContain('sitesync.yaml');
+    // One workflow for forks and this repository alike: no job is skipped by a fork test.
+    expect(JSON.stringify(doc)).not.toMatch(/head\.repo\.fork/);
+    expect(doc.jobs.plan.if).toBeUndefined();
     expect(doc.permissions).toEqual({ contents: 'read', 'pull-requests': 'write' });
-    const [validate, plan] = actionSteps(doc, 'plan');
-    expect(validate).toMatchObject({ with: { command: 'validate' }, if: '${{ github.event.pull_request.head.repo.fork }}' });
-    expect(validate!.env).toBeUndefined();
-    expect(plan).toMatchObject({ id: 'plan', with: { command: 'plan', comment: true }, if: '${{ !github.event.pull_request.head.repo.fork }}' });
+    expect(doc.concurrency).toEqual({ group: '${{ github.workflow }}-${{ github.event.pull_request.number }}', 'cancel-in-progress': true });
+    const all = steps(doc, 'plan');
+    const [trusted, data] = all.filter((s) => s.uses?.startsWith('actions/checkout@'));
+    // The default branch, as pull_request_target checks it out (no ref: never the pull request's head).
+    expect(trusted!.with).toEqual({ path: 'trusted', 'persist-credentials': false });
+    // The pull request's head, from this repository (where a fork's head is too), with the job's token, not kept.
+    expect(data!.with).toEqual({ ref: '${{ github.event.pull_request.head.sha }}', path: 'pull-request', token: '${{ github.token }}', 'persist-credentials': false });
+    // Nothing of the pull request's is installed, built or run: no script at all, no action of its folder.
+    for (const step of all) {
+      expect(step.run).toBeUndefined();
+      expect(step.uses).not.toMatch(/^\.|pull-request/);
+    }
+    const [plan] = actionSteps(doc, 'plan');
+    expect(plan).toMatchObject({
+      id: 'plan',
+      with: { command: 'plan', comment: true, 'working-directory': 'pull-request', 'trusted-config': '${{ github.workspace }}/trusted/sitesync.yaml' },
+    });
     expect(plan!.env).toMatchObject({ SITESYNC_API_KEY: '${{ secrets.SITESYNC_API_KEY }}', SITESYNC_BASE_URL: '${{ vars.SITESYNC_BASE_URL }}' });
-    const upload = steps(doc, 'plan').find((s) => s.uses?.startsWith('actions/upload-artifact@'))!;
+    const upload = all.find((s) => s.uses?.startsWith('actions/upload-artifact@'))!;
     expect(upload.if).toContain("steps.plan.outputs.plan-json != ''");
     expect(upload.if).toContain('!cancelled()');
     expect(upload.with).toMatchObject({ path: '${{ steps.plan.outputs.plan-json }}' });
   });
 
-  it("the forks' plan workflow: pull_request_target for forks only, the base branch checked out without credentials, the pull request's files unpacked as data and planned against the trusted copy", () => {
-    const { doc } = load('github/sitesync-plan-forks.yml');
-    expect(Object.keys(doc.on)).toEqual(['pull_request_target']);
-    expect(doc.jobs.plan.if).toBe('${{ github.event.pull_request.head.repo.fork }}');
-    expect(doc.permissions).toEqual({ contents: 'read', 'pull-requests': 'write' });
-    const [checkout, , fetch] = steps(doc, 'plan');
-    // The default ref of pull_request_target: the base branch. Never the pull request's head.
-    expect(checkout!.with).toEqual({ 'persist-credentials': false });
-    expect(fetch!.run).toMatch(/git fetch [^\n]*refs\/pull\/\$PR\/head/);
-    expect(fetch!.run).toMatch(/git archive refs\/remotes\/pull\/head \| tar -x -C \.sitesync-pr/);
-    // Nothing of the pull request's is installed or run: no npm, node, make or script in it.
-    for (const step of steps(doc, 'plan')) expect(step.run ?? '').not.toMatch(/\b(npm|npx|node|yarn|pnpm|make|bash|sh)\b|\.sitesync-pr\//);
-    expect(actionSteps(doc, 'plan').map((s) => s.with)).toEqual([
-      { command: 'plan', comment: true, 'working-directory': '.sitesync-pr', 'trusted-config': '${{ github.workspace }}/sitesync.yaml' },
-    ]);
-  });
-
-  it('the apply workflow: pushes to main touching the config, one at a time, the result on the merged pull request', () => {
+  it('the apply workflow: pushes to main touching the config, one at a time, the baseline the push before, the result on the merged pull request', () => {
     const { doc } = load('github/sitesync-apply.yml');
     expect(doc.on.push).toEqual({ branches: ['main'], paths: ['sitesync.yaml'] });
+    expect(doc.on.workflow_dispatch.inputs).toHaveProperty('baseline-ref');
     expect(doc.permissions).toEqual({ contents: 'read', 'pull-requests': 'write' });
-    expect(doc.concurrency).toEqual({ group: 'sitesync-apply', 'cancel-in-progress': false });
-    expect(actionSteps(doc, 'apply').map((s) => s.with)).toEqual([{ command: 'apply', comment: "${{ github.event_name == 'push' }}" }]);
+    expect(doc.concurrency).toEqual({ group: '${{ github.workflow }}', 'cancel-in-progress': false });
+    expect(actionSteps(doc, 'apply').map((s) => s.with)).toEqual([
+      {
+        command: 'apply',
+        comment: "${{ github.event_name == 'push' }}",
+        'baseline-ref': "${{ github.event_name == 'push' && github.event.before || inputs.baseline-ref }}",
+      },
+    ]);
   });
 
   it('the drift workflow: scheduled daily, the silent websites weekly, one issue per drifted account, in the environment of the keys', () => {
@@ -197,50 +234,76 @@ describe('the GitHub workflows', () => {
     expect(crons.filter((c: string) => c !== weekly)).toHaveLength(1);
     expect(text).toMatch(/disables scheduled workflows[\s\S]*60 days/);
   });
+
+  it('every concurrency group names its workflow, so that no two workflows cancel each other', () => {
+    for (const name of names) expect(String(load(`github/${name}`).doc.concurrency.group)).toContain('${{ github.workflow }}');
+  });
+
+  it("examples/github/README.md names every workflow and its trigger", () => {
+    const readme = readFileSync(join(examples, 'github/README.md'), 'utf8');
+    expect(readme).toMatch(/^Three workflows/m);
+    for (const name of names) expect(readme).toContain(`| \`${name}\` |`);
+    expect(readme).toContain('`pull_request_target`');
+    expect(readme).not.toMatch(/[Dd]o not use `pull_request_target`/);
+  });
 });
 
 describe('the GitLab pipeline', () => {
-  const { doc, invocations } = load('gitlab/.gitlab-ci.yml');
+  const { doc, text, invocations } = load('gitlab/.gitlab-ci.yml');
   const jobLines = (job: string) => lines(invocations.filter((i) => i.where.startsWith(`${job}.`)));
+  const jobs = Object.keys(doc).filter((k) => doc[k]?.script);
+  const DEFAULT_BRANCH = '$CI_COMMIT_BRANCH == $CI_DEFAULT_BRANCH';
 
-  it('plans merge requests and writes the note with --provider gitlab', () => {
-    expect(doc['sitesync-plan'].rules).toEqual([
-      {
-        if: '$CI_PIPELINE_SOURCE == "merge_request_event" && $CI_PROJECT_ID == $CI_MERGE_REQUEST_PROJECT_ID',
-        changes: ['sitesync.yaml', '.gitlab-ci.yml'],
-      },
-    ]);
-    expect(jobLines('sitesync-plan')).toEqual([
-      'sitesync validate --strict-env',
-      'sitesync plan --format markdown --fail-unsafe --out plan.json --trusted-config $base/sitesync.yaml --baseline $base/sitesync.yaml',
-      'sitesync ci comment --provider gitlab --file plan.md',
-      'sitesync ci comment --provider gitlab --file plan.md',
-    ]);
-    // Emptied before validate, so a failed validate also turns the note into "plan failed".
-    const script = doc['sitesync-plan'].script as string[];
-    expect(script.indexOf(': > plan.md')).toBeLessThan(script.indexOf('npx sitesync validate --strict-env'));
-    expect(script.indexOf(': > plan.md')).toBeGreaterThanOrEqual(0);
+  it('no key outside a job of the default branch: every job that reaches the service or GitLab runs only there; merge-request pipelines only validate', () => {
+    // Commands that need no key and no token: the rest read the protected variables.
+    const offline = /^sitesync (validate|fmt|show)\b/;
+    const online = jobs.filter((job) => jobLines(job).some((l) => !offline.test(l)));
+    expect(online.sort()).toEqual(['sitesync-apply', 'sitesync-drift', 'sitesync-plan-open']);
+    for (const job of online) {
+      for (const rule of doc[job].rules) {
+        expect(rule.if, job).toContain(DEFAULT_BRANCH);
+        expect(rule.if, job).not.toContain('merge_request_event');
+      }
+    }
+    for (const job of jobs.filter((j) => JSON.stringify(doc[j].rules ?? []).includes('merge_request_event'))) {
+      expect(jobLines(job).every((l) => offline.test(l)), job).toBe(true);
+    }
+    // The keys and the token are protected variables: no merge-request pipeline gets them.
+    for (const name of ['SITESYNC_API_KEY', 'ACME_STATS_KEY', 'GITLAB_TOKEN']) expect(text).toContain(`#   ${name}`);
+    expect(text).toMatch(/every one "Protected"/);
+    expect(text).not.toMatch(/not "protected"/i);
   });
 
-  it('merge requests from forks are validated without secrets, and never planned', () => {
-    expect(doc['sitesync-validate'].rules).toEqual([
-      {
-        if: '$CI_PIPELINE_SOURCE == "merge_request_event" && $CI_PROJECT_ID != $CI_MERGE_REQUEST_PROJECT_ID',
-        changes: ['sitesync.yaml', '.gitlab-ci.yml'],
-      },
-    ]);
+  it('validates every merge request, from this project or a fork, without any key', () => {
+    expect(doc['sitesync-validate'].rules).toEqual([{ if: '$CI_PIPELINE_SOURCE == "merge_request_event"', changes: ['sitesync.yaml'] }]);
     expect(jobLines('sitesync-validate')).toEqual(['sitesync validate']);
     expect(JSON.stringify(doc['sitesync-validate'])).not.toMatch(/SITESYNC_API_KEY|GITLAB_TOKEN/);
   });
 
-  it('applies on pushes to the default branch only, one at a time', () => {
-    expect(doc['sitesync-apply'].rules).toEqual([{ if: '$CI_COMMIT_BRANCH == $CI_DEFAULT_BRANCH && $CI_PIPELINE_SOURCE == "push"', changes: ['sitesync.yaml'] }]);
-    expect(doc['sitesync-apply'].resource_group).toBe('sitesync-apply');
-    expect(jobLines('sitesync-apply')).toEqual(['sitesync apply --auto-approve']);
+  it("plans the open merge requests on the default branch: its schedule, each push to it, or by hand; one run at a time", () => {
+    expect(doc['sitesync-plan-open'].rules).toEqual([
+      { if: `${DEFAULT_BRANCH} && $CI_PIPELINE_SOURCE == "schedule" && $SITESYNC_PLAN_OPEN == "true"` },
+      { if: `${DEFAULT_BRANCH} && ($CI_PIPELINE_SOURCE == "push" || $CI_PIPELINE_SOURCE == "web")`, when: 'always' },
+    ]);
+    expect(doc['sitesync-plan-open'].resource_group).toBe('sitesync-plan-open');
+    expect(jobLines('sitesync-plan-open')).toEqual(['sitesync ci plan-open']);
+    // After apply in a push's pipeline: planned against what was just applied.
+    expect(doc.stages.indexOf(doc['sitesync-plan-open'].stage)).toBeGreaterThan(doc.stages.indexOf(doc['sitesync-apply'].stage));
   });
 
-  it("checks drift on the default branch's schedules, one issue per drifted account: exit 2 a warning, the silent websites when the schedule asks", () => {
-    expect(doc['sitesync-drift'].rules).toEqual([{ if: '$CI_PIPELINE_SOURCE == "schedule" && $CI_COMMIT_BRANCH == $CI_DEFAULT_BRANCH' }]);
+  it('applies on pushes to the default branch only, one at a time, with the baseline the push before and the approved plan, its result on the merge request', () => {
+    expect(doc['sitesync-apply'].rules).toEqual([{ if: `${DEFAULT_BRANCH} && $CI_PIPELINE_SOURCE == "push"`, changes: ['sitesync.yaml'] }]);
+    expect(doc['sitesync-apply'].resource_group).toBe('sitesync-apply');
+    expect(jobLines('sitesync-apply')).toEqual([
+      'sitesync ci approved --provider gitlab -o approved.md',
+      'sitesync apply --auto-approve --baseline-ref $CI_COMMIT_BEFORE_SHA --approved approved.md --report apply.md',
+      'sitesync apply --auto-approve --baseline-ref $CI_COMMIT_BEFORE_SHA --report apply.md',
+      'sitesync ci comment --new --provider gitlab --file apply.md',
+    ]);
+  });
+
+  it("checks drift on the default branch's schedules (not the merge requests' one), one issue per drifted account: exit 2 a warning, the silent websites when the schedule asks", () => {
+    expect(doc['sitesync-drift'].rules).toEqual([{ if: `$CI_PIPELINE_SOURCE == "schedule" && ${DEFAULT_BRANCH} && $SITESYNC_PLAN_OPEN != "true"` }]);
     expect(doc['sitesync-drift'].allow_failure).toEqual({ exit_codes: [2] });
     expect(jobLines('sitesync-drift')).toEqual([
       'sitesync ci drift --provider gitlab --quiet-days $SITESYNC_QUIET_DAYS',
@@ -260,6 +323,6 @@ describe('shell completion', () => {
     expect(script.code).toBe(0);
     expect(script.stdout).toContain('###-begin-sitesync-completions-###');
     const words = await runCli(['--get-yargs-completions', 'sitesync', 'ci', '']);
-    expect(words.stdout.split('\n')).toEqual(expect.arrayContaining(['comment', 'summary', 'drift']));
+    expect(words.stdout.split('\n')).toEqual(expect.arrayContaining(['comment', 'summary', 'drift', 'approved', 'plan-open']));
   });
 });

@@ -19,12 +19,13 @@ export const action = parse(await readFile(join(root, 'action.yml'), 'utf8')) as
   };
 };
 
-/** Fills `${{ inputs.x }}`, `${{ github.token }}`, `${{ steps.sitesync.outputs.x }}` as the runner would. */
-export function fill(text: string, inputs: Record<string, string>, outputs: Record<string, string> = {}): string {
+/** Fills `${{ inputs.x }}`, `${{ github.token }}`, `${{ steps.sitesync.outputs.x }}`, `${{ github.event.x }}` as the runner would. */
+export function fill(text: string, inputs: Record<string, string>, outputs: Record<string, string> = {}, event: Record<string, unknown> = {}): string {
   return text.replace(/\$\{\{\s*([^}]+?)\s*\}\}/g, (_, expr: string) => {
     if (expr.startsWith('inputs.')) return inputs[expr.slice('inputs.'.length)] ?? '';
     if (expr === 'github.token') return GITHUB_TOKEN;
     if (expr.startsWith('steps.sitesync.outputs.')) return outputs[expr.slice('steps.sitesync.outputs.'.length)] ?? '';
+    if (/^github\.event\.\w+$/.test(expr)) return String(event[expr.slice('github.event.'.length)] ?? '');
     throw new Error(`action.yml uses an expression this test does not know: ${expr}`);
   });
 }
@@ -61,8 +62,9 @@ export interface Runner {
 /** Runs the action's steps with `given` inputs for an event payload written in `dir`, with `env` as the step's environment. */
 export async function runAction(runner: Runner, given: Record<string, string>, event: string, env: Record<string, string | undefined>): Promise<ActionRun> {
   const { dir } = runner;
+  const payload = JSON.parse(await readFile(join(dir, event), 'utf8')) as Record<string, unknown>;
   const inputs: Record<string, string> = {};
-  for (const [name, spec] of Object.entries(action.inputs)) inputs[name] = given[name] ?? fill(spec.default ?? '', {});
+  for (const [name, spec] of Object.entries(action.inputs)) inputs[name] = given[name] ?? fill(spec.default ?? '', {}, {}, payload);
   const output = join(dir, `output-${Math.random()}`);
   await writeFile(output, '');
   let log = '';
@@ -88,6 +90,8 @@ export async function runAction(runner: Runner, given: Record<string, string>, e
       GITHUB_API_URL: runner.githubApi,
       GITHUB_REPOSITORY: REPO,
       GITHUB_EVENT_PATH: join(dir, event),
+      // What the tests' payloads stand for: a push (it has `after`), else a pull request's event.
+      GITHUB_EVENT_NAME: typeof payload.after === 'string' ? 'push' : 'pull_request_target',
       GITHUB_SERVER_URL: 'https://github.com',
       GITHUB_RUN_ID: '99',
       NO_COLOR: '1',

@@ -1,0 +1,113 @@
+/**
+ * `sitesync ci approved`: after a merge, the merged pull/merge request's plan comment written to
+ * a file for `apply --approved` — only the token's own, never a person's (who could
+ * paste a digest of their own) nor another bot's.
+ */
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { existsSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { MARKER, markerFor } from '../../src/render/markdown.js';
+import { runInProcess } from './context.js';
+import { BOT, GITHUB_TOKEN, PERSON, REPO, startFakeGitHub, type FakeGitHub } from './fake-github.js';
+import { BOT_USER, GITLAB_TOKEN, PROJECT_ID, startFakeGitLab, type FakeGitLab } from './fake-gitlab.js';
+
+const MERGE = 'c'.repeat(40);
+const PLAN = `${MARKER}\n### sitesync plan: 1 to create, 0 to update, 0 to delete\n<!-- sitesync-approved: the digest -->\n`;
+let dir: string;
+
+beforeEach(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'sitesync-approved-'));
+});
+afterEach(async () => {
+  await rm(dir, { recursive: true, force: true });
+});
+
+describe('sitesync ci approved on GitHub', () => {
+  let github: FakeGitHub;
+  beforeEach(async () => {
+    github = await startFakeGitHub();
+    github.pullsOfCommit.set(MERGE, [{ number: 7, merge_commit_sha: MERGE }]);
+    await writeFile(join(dir, 'push.json'), JSON.stringify({ after: MERGE, before: 'b'.repeat(40) }));
+  });
+  afterEach(() => github.close());
+
+  const approved = (args: string[] = []) =>
+    runInProcess(
+      ['ci', 'approved', '-o', 'approved.md', ...args],
+      { GITHUB_ACTIONS: 'true', GITHUB_API_URL: github.url, GITHUB_TOKEN, GITHUB_REPOSITORY: REPO, GITHUB_EVENT_PATH: join(dir, 'push.json') },
+      dir,
+    );
+
+  it("writes the plan comment of the pull request the pushed commit merged: the bot's, never the person's who pasted a marker and a digest before it", async () => {
+    github.seed(7, [
+      { body: `${MARKER}\n### sitesync plan: no changes\n<!-- sitesync-approved: pasted -->`, user: { ...PERSON } },
+      { body: PLAN, user: { ...BOT } },
+    ]);
+    const r = await approved();
+    expect(r.stderr).toBe('');
+    expect(r.code).toBe(0);
+    expect(await readFile(join(dir, 'approved.md'), 'utf8')).toBe(PLAN);
+    expect(r.stdout).toMatch(/^Wrote the approved plan of pull request #7 of octo\/config \(https:\/\/github\.com\/octo\/config\/pull\/7#issuecomment-\d+\) to approved\.md\n$/);
+    // Two reads, nothing written on GitHub.
+    expect(github.requests.map((q) => `${q.method} ${q.url.split('?')[0]}`)).toEqual([`GET /repos/${REPO}/commits/${MERGE}/pulls`, `GET /repos/${REPO}/issues/7/comments`]);
+    expect(r.stdout + r.stderr).not.toContain(GITHUB_TOKEN);
+  });
+
+  it("a second config's comment by --id", async () => {
+    github.seed(7, [
+      { body: PLAN, user: { ...BOT } },
+      { body: `${markerFor('sites/eu.yaml')}\n### sitesync plan: eu`, user: { ...BOT } },
+    ]);
+    const r = await approved(['--id', 'sites/eu.yaml']);
+    expect(r.code).toBe(0);
+    expect(await readFile(join(dir, 'approved.md'), 'utf8')).toContain('### sitesync plan: eu');
+  });
+
+  it('a pull request with only a person\'s marked comment has no approved plan: exit 1, saying so, and no file', async () => {
+    github.seed(7, [{ body: PLAN, user: { ...PERSON } }]);
+    const r = await approved();
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain('pull request #7 of octo/config has no sitesync plan comment written by this token: it was merged without a plan to compare with');
+    expect(existsSync(join(dir, 'approved.md'))).toBe(false);
+  });
+
+  it('a push that merged no pull request: exit 1, saying so', async () => {
+    github.pullsOfCommit.clear();
+    const r = await approved();
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain(`no pull request found for the pushed commit ${MERGE.slice(0, 12)}`);
+  });
+});
+
+describe('sitesync ci approved on GitLab', () => {
+  let gitlab: FakeGitLab;
+  beforeEach(async () => {
+    gitlab = await startFakeGitLab();
+    gitlab.mergeRequests.set(3, { iid: 3, title: 'a change', state: 'merged', target_branch: 'main', sha: 'd'.repeat(40), merge_commit_sha: MERGE });
+  });
+  afterEach(() => gitlab.close());
+
+  const env = { GITLAB_CI: 'true', CI_API_V4_URL: '', CI_PROJECT_ID: PROJECT_ID, CI_COMMIT_SHA: MERGE, CI_PROJECT_URL: 'https://gitlab.example.com/group/config', GITLAB_TOKEN };
+
+  it("writes the note of the merge request CI_COMMIT_SHA merged, the token's own, never a person's", async () => {
+    gitlab.seed(3, [
+      { body: `${MARKER}\n<!-- sitesync-approved: pasted -->`, author: { username: 'mallory' } },
+      { body: PLAN, author: { username: BOT_USER } },
+    ]);
+    const r = await runInProcess(['ci', 'approved', '-o', 'approved.md', '--provider', 'gitlab'], { ...env, CI_API_V4_URL: gitlab.api }, dir);
+    expect(r.stderr).toBe('');
+    expect(r.code).toBe(0);
+    expect(await readFile(join(dir, 'approved.md'), 'utf8')).toBe(PLAN);
+    expect(r.stdout).toContain('merge request !3 of project 42 (https://gitlab.example.com/group/config/-/merge_requests/3#note_');
+    expect(gitlab.writes()).toEqual([]);
+  });
+
+  it('ci comment --new after a merge posts on the merge request of the pushed commit', async () => {
+    await writeFile(join(dir, 'apply.md'), '### sitesync apply: done\n');
+    const r = await runInProcess(['ci', 'comment', '--new', '--provider', 'gitlab', '--file', 'apply.md'], { ...env, CI_API_V4_URL: gitlab.api }, dir);
+    expect(r.code, r.stderr).toBe(0);
+    expect(gitlab.notes(3).map((n) => n.body)).toEqual(['### sitesync apply: done\n']);
+  });
+});
