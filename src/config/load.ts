@@ -9,7 +9,8 @@ import { DEFAULT_SAFETY, type Config, type DesiredWebsite, type Workspace } from
 import { envValue, interpolate, type Env } from './interpolate.js';
 import { parseFile, readFileCollecting } from './parse.js';
 import { folderOutside, outsideMessage, repositoryOf } from './include-glob.js';
-import { hasNoFolder, noFolderMessage } from './read.js';
+import { hasNoFolder, MAX_FILE_BYTES, noFolderMessage } from './read.js';
+import { MAX_TOKENS, type TokenBudget } from './document.js';
 import { WORK_TREE, type FileSource } from './source.js';
 import { ownPasswordEnvProblems } from './password-env.js';
 import { openRevision } from './git-revision.js';
@@ -58,7 +59,12 @@ export async function loadWorkspace(file: string, env: Env, options: LoadOptions
   const outside = source.refused(file);
   if (outside) throw new ConfigError([{ file: source.shown(file), line: 0, col: 0, severity: 'error', message: outside }]);
   const text = await source.read(file, options.what ?? 'config file');
-  const parseOptions = { env, lenientEnv: options.lenientEnv, missingEnvAsWarning: options.missingEnvAsWarning };
+  // What the config and the files it includes may hold together: one file's caps, whatever the
+  // number of files (a thousand files, each under the caps, would take a thousand times as long).
+  const tokens: TokenBudget = { left: MAX_TOKENS };
+  let bytes = MAX_FILE_BYTES - Buffer.byteLength(text);
+  let over = false;
+  const parseOptions = { env, lenientEnv: options.lenientEnv, missingEnvAsWarning: options.missingEnvAsWarning, tokens };
   const { parsed, problems } = named(() => readFileCollecting(text, file, parseOptions), source);
   // What the SHA-256 covers. Without includes, as before there were any: a saved plan of such a file stays valid.
   const hashed = parsed.includes.length === 0 ? [text] : [`${basename(file)}\0${text}\0`];
@@ -91,8 +97,16 @@ export async function loadWorkspace(file: string, env: Env, options: LoadOptions
       }
       includedBy.set(match, config);
       files.push(match);
+      // Past either cap, said once (below): nothing more is read.
+      if (over) continue;
       try {
         const included = await source.read(match, 'included file');
+        bytes -= Buffer.byteLength(included);
+        if (bytes < 0) {
+          over = true;
+          problems.push({ file, ...pos, severity: 'error', message: `include "${glob}": with ${source.shown(match)}, the config and the files it includes hold more than ${MAX_FILE_BYTES / 1048576} MiB together, more than any config (100,000 websites take at most about 15 MiB); nothing more is read` });
+          continue;
+        }
         hashed.push(`${relative(dirname(file), match)}\0${included}\0`);
         const one = parseFile(included, match, parseOptions, 'include');
         problems.push(...one.warnings);
@@ -100,6 +114,8 @@ export async function loadWorkspace(file: string, env: Env, options: LoadOptions
       } catch (error) {
         if (!(error instanceof ConfigError)) throw error;
         problems.push(...error.diagnostics);
+        // Refused for its tokens: the budget is spent.
+        over ||= tokens.left <= 0;
       }
     }
   }

@@ -19,7 +19,7 @@ import {
 import { Secret } from '../secrets/secret.js';
 import { listValue } from '../model/field-values.js';
 import { interpolate, type Env } from './interpolate.js';
-import { readDocument, type ReadDocument } from './document.js';
+import { readDocument, type ReadDocument, type TokenBudget } from './document.js';
 import { Locator, type Path, type Positions } from './locate.js';
 import { checkShape, controlCharacterIn, pathName } from './shape.js';
 
@@ -32,6 +32,8 @@ const MAX_ALIAS_COUNT = 100;
 
 export interface ParseOptions {
   env: Env;
+  /** The YAML tokens this file and the rest of its workspace may still hold (see readDocument). */
+  tokens?: TokenBudget;
   /**
    * Leave `${NAME}` in place when NAME is not set instead of failing: for a baseline file,
    * whose variables may since have been renamed.
@@ -92,7 +94,7 @@ export interface ReadFile {
  * once. A file that is not YAML (or too deep) has no data, and throws.
  */
 export function readFileCollecting(text: string, file: string, options: ParseOptions, role: FileRole = 'main'): ReadFile {
-  return fromDocument(readDocument(text), file, options, mayReference(text), role);
+  return fromDocument(readDocument(text, options.tokens), file, options, mayReference(text), role);
 }
 
 function thrown({ parsed, problems }: ReadFile): ParsedFile {
