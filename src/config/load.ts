@@ -123,7 +123,7 @@ export async function loadWorkspace(file: string, env: Env, options: LoadOptions
     ...crossFileProblems(parsed.configs, file, source.shown),
     ...keyAsPasswordProblems(parsed.configs, file),
     ...ownPasswordEnvProblems(parsed.configs, file),
-    ...archiveProblems(parsed.configs, file, options),
+    ...archiveProblems(parsed.configs, file, options, source),
   );
   // Messages name each file as its source does (a revision's: REF:PATH); the data keeps the paths.
   const ordered = sortByFile(problems, files).map((d) => ({ ...d, file: source.shown(d.file) }));
@@ -138,17 +138,18 @@ export async function loadWorkspace(file: string, env: Env, options: LoadOptions
  * must not make sitesync write anywhere else. A file read from a pipe has no folder for one (a
  * baseline's archive: is never used).
  */
-function archiveProblems(configs: Config[], file: string, options: LoadOptions): Diagnostic[] {
+function archiveProblems(configs: Config[], file: string, options: LoadOptions, source: FileSource): Diagnostic[] {
   const out: Diagnostic[] = [];
   const said = new Set<string>();
   for (const { archive } of configs) {
     if (!archive?.pos || said.has(`${archive.pos.line}:${archive.pos.col}`)) continue;
     said.add(`${archive.pos.line}:${archive.pos.col}`);
-    if (hasNoFolder(file)) {
+    if (source.hasNoFolder(file)) {
       if (options.what !== 'baseline file') out.push({ file, ...archive.pos, severity: 'error', message: `archive "${archive.shown}": this file was read from a pipe or standard input, which has no folder to hold it; give the file in its folder, or apply --archive DIR` });
       continue;
     }
-    const root = repositoryOf(file);
+    // A revision's folders exist nowhere on disk: what the path says is what is checked (apply checks its checkout's again).
+    const root = source.repositoryOf(file);
     const outside = folderOutside(archive.dir, root);
     if (outside) out.push({ file, ...archive.pos, severity: 'error', message: `archive "${archive.shown}": ${outside}; sitesync writes no archive outside the repository that holds the config (${root})` });
   }
