@@ -465,6 +465,25 @@ describe('the apply recipe after a merge: what the pull request showed is what i
   });
 });
 
+describe('the apply run by hand (workflow_dispatch): its baseline-ref input is a writer\'s', () => {
+  it('a baseline-ref that is an option of git (--upload-pack=COMMAND) never reaches git; sitesync refuses it, and nothing is written', async () => {
+    const origin = await pullRequestCheckout(dir, { 'sitesync.yaml': config(['a.example.com']) }, { 'README.md': 'docs\n' });
+    onTestFinished(() => rm(origin, { recursive: true, force: true }));
+    git(dir, 'checkout', '-q', 'main');
+    await writeFile(join(dir, 'dispatch-event.json'), JSON.stringify({ inputs: { 'baseline-ref': '--upload-pack=touch PWNED;true' } }));
+    const r = await run({ dir, githubApi: github.url }, { command: 'apply', 'baseline-ref': '--upload-pack=touch PWNED;true' }, 'dispatch-event.json', {
+      SITESYNC_BASE_URL: emu.url,
+      SITESYNC_API_KEY: KEY,
+      GITHUB_EVENT_NAME: 'workflow_dispatch',
+    });
+    // git fetch … origin "--upload-pack=…" would run the command (over a local or ssh remote).
+    expect(existsSync(join(dir, 'PWNED'))).toBe(false);
+    expect(r.code).toBe(1);
+    expect(r.log).toContain('--baseline-ref "--upload-pack=touch PWNED;true" is not a name of a git revision');
+    expect(writes(emu)).toEqual([]);
+  });
+});
+
 describe('the action applies a saved plan of another job', () => {
   it('apply with args: plan.json (the artifact of the plan job) applies exactly that plan', async () => {
     await writeFile(join(dir, 'sitesync.yaml'), config(['a.example.com']));
