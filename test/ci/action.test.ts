@@ -452,6 +452,21 @@ describe('the apply recipe after a merge: what the pull request showed is what i
     expect(writes(emu)).toEqual([]);
   });
 
+  it("the plan comment edited by a person after the plan (a writer may edit any comment: here hiding a create) is no approval: require-approved writes nothing, and says why", async () => {
+    emu.seed(KEY, [{ domain: 'a.example.com' }]);
+    const doctor = () => {
+      const comment = github.comments(7)[0]!;
+      // The visible plan without b.example.com; the hidden block left as the bot wrote it.
+      github.edit(7, comment.id, comment.body.split('\n').filter((line) => line.startsWith('<!-- sitesync-approved:') || !line.includes('b.example.com')).join('\n'), 'mallory');
+    };
+    const r = await planMergeApply(config(['a.example.com']), config(['a.example.com', 'b.example.com']), doctor, { 'require-approved': 'true' });
+    expect(r.code).toBe(1);
+    expect(r.log).toContain("pull request #7 of octo/config: its sitesync plan comment was last edited by mallory, not by this token's user (github-actions[bot]): it is not the plan sitesync posted");
+    expect(applyComment()).toContain('### sitesync apply: not applied');
+    expect(emu.websites(KEY).map((w) => w.domain)).toEqual(['a.example.com']);
+    expect(writes(emu)).toEqual([]);
+  });
+
   it('a push that merged no pull request with a plan comment, under require-approved: nothing is written, and the log says why', async () => {
     github.seed(7, [{ body: '<!-- sitesync-plan -->\n### sitesync plan: pasted by a person', user: { login: 'mallory', type: 'User' } }]);
     await writeFile(join(dir, 'sitesync.yaml'), config(['a.example.com']));
