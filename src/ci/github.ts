@@ -115,13 +115,17 @@ async function prFromEvent(path: string | undefined): Promise<number | { pushed:
   return number;
 }
 
-/** The pull request a pushed commit came from: the one it merged, else the first GitHub lists. */
+/**
+ * The pull request a pushed commit came from: the one it merged, else the first GitHub lists (for
+ * a commit of the default branch, GitHub lists only the merged pull request that brought it);
+ * never an open one, which merged nothing (GitHub lists those for a commit of another branch).
+ */
 async function prOfCommit(root: URL, token: string, repository: string, sha: string, http: HttpOptions): Promise<number> {
   const api = new JsonApi(root, GITHUB, githubHeaders(token), `commit ${sha.slice(0, 12)} of ${repository}`, http);
   const answer = await api.send('GET', api.url(`/repos/${repository}/commits/${sha}/pulls`));
   // Read liberally: entries that are not objects are skipped.
   const pulls = (answer.status === 200 && Array.isArray(answer.body) ? (answer.body as unknown[]) : []).filter(
-    (p): p is { number?: unknown; merge_commit_sha?: unknown } => typeof p === 'object' && p !== null,
+    (p): p is { number?: unknown; merge_commit_sha?: unknown; state?: unknown } => typeof p === 'object' && p !== null && (p as { state?: unknown }).state !== 'open',
   );
   const found = pulls.find((p) => p.merge_commit_sha === sha) ?? pulls[0];
   if (typeof found?.number !== 'number') {

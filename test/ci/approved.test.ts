@@ -125,6 +125,17 @@ describe('sitesync ci approved on GitLab', () => {
     expect(gitlab.writes()).toEqual([]);
   });
 
+  it("a push straight to the branch of a commit an open merge request also holds takes nothing of that merge request: it merged nothing", async () => {
+    const pushed = 'e'.repeat(40);
+    // An open merge request whose head is the commit pushed: its note (the bot's plan of it) approves what it shows, not this push.
+    gitlab.mergeRequests.set(9, { iid: 9, title: 'open', state: 'opened', target_branch: 'main', sha: pushed });
+    gitlab.seed(9, [{ body: PLAN, author: { username: BOT_USER } }]);
+    const r = await runInProcess(['ci', 'approved', '-o', 'approved.md', '--provider', 'gitlab'], { ...env, CI_API_V4_URL: gitlab.api, CI_COMMIT_SHA: pushed }, dir);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain(`no merge request found for the pushed commit ${pushed.slice(0, 12)} (a push straight to the branch?)`);
+    expect(existsSync(join(dir, 'approved.md'))).toBe(false);
+  });
+
   it('ci comment --new after a merge posts on the merge request of the pushed commit', async () => {
     await writeFile(join(dir, 'apply.md'), '### sitesync apply: done\n');
     const r = await runInProcess(['ci', 'comment', '--new', '--provider', 'gitlab', '--file', 'apply.md'], { ...env, CI_API_V4_URL: gitlab.api }, dir);
