@@ -1,9 +1,9 @@
 /**
  * "As approved": a short digest of each change a plan makes — its action, domain, id, and each
  * field it sends with the value as the plan shows it (a password by where it comes from, never its
- * value), or for a delete whether its history is archived first — and of each account's
- * changes, so that the plan a pull request showed can be told from the plan apply makes after the
- * merge. Pure: plans in, digests out.
+ * value), or for a delete whether its history is archived first and whether it is retired — and
+ * of each account's changes, so that the plan a pull request showed can be told from the plan
+ * apply makes after the merge. Pure: plans in, digests out.
  */
 import { createHash } from 'node:crypto';
 import { FIELD } from '../model/fields.js';
@@ -22,10 +22,11 @@ export function changeDigest(change: Change): string {
           // Lists are sets: the same entries in another order send the same thing.
           return [field, FIELD[field].compare === 'set' && Array.isArray(value) ? [...value].sort() : value];
         });
-  // A delete whose history is archived first says so: the same delete without its archive
-  // (archive: removed after the plan) destroys what the approved plan kept (see unarchived).
-  const kept = change.action === 'delete' && change.archive !== undefined ? ['archived first'] : [];
-  return hash(JSON.stringify([change.action, change.domain, change.id, sent, ...kept]), 12);
+  // A delete says whether its history is archived first (the same delete without the archive the
+  // approved plan showed destroys what it kept; see unarchived) and whether retire: lets it
+  // destroy recent history (a plan that said apply would refuse it approved no such delete).
+  const how = change.action === 'delete' ? [...(change.archive !== undefined ? ['archived first'] : []), ...(change.retired ? ['retired'] : [])] : [];
+  return hash(JSON.stringify([change.action, change.domain, change.id, sent, ...how]), 12);
 }
 
 /**
