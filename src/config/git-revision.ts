@@ -13,7 +13,7 @@ import type { FileSystemAdapter } from 'tinyglobby';
 import { ConfigError, SitesyncError, UsageError } from '../messages/errors.js';
 import type { Env } from './interpolate.js';
 import { includedFiles, type FileTree } from './include-glob.js';
-import { decodeText, MAX_FILE_BYTES } from './read.js';
+import { aOrAn, decodeText, MAX_FILE_BYTES } from './read.js';
 import type { FileSource } from './source.js';
 
 /** One entry of the revision's tree: a file (blob), a symbolic link, a submodule (commit). */
@@ -151,8 +151,9 @@ export async function revisionAt(place: RevisionPlace): Promise<Revision> {
       return found;
     },
     read: async (path, what) => {
+      // The path itself: the loader names the files of its problems as this source does (shown).
       const fail = (message: string): never => {
-        throw new ConfigError([{ file: shown(path), line: 0, col: 0, severity: 'error', message }]);
+        throw new ConfigError([{ file: path, line: 0, col: 0, severity: 'error', message }]);
       };
       const entry = entries.get(inTree(path) ?? '\0');
       if (!entry) return fail(`no such file at ${ref}`);
@@ -160,7 +161,7 @@ export async function revisionAt(place: RevisionPlace): Promise<Revision> {
       if (!entry.mode.startsWith('100')) return fail(`at ${ref} this is not a file`);
       await sizesOf([entry.id]);
       const size = sizes.get(entry.id) ?? 0;
-      if (size > MAX_FILE_BYTES) return fail(`the file is ${(size / 1048576).toFixed(1)} MiB at ${ref}; a ${what} may be at most ${MAX_FILE_BYTES / 1048576} MiB`);
+      if (size > MAX_FILE_BYTES) return fail(`the file is ${(size / 1048576).toFixed(1)} MiB at ${ref}; ${aOrAn(what)} may be at most ${MAX_FILE_BYTES / 1048576} MiB`);
       if (!blobs.has(entry.id)) await fetch([path]);
       return decodeText(blobs.get(entry.id)!, shown(path), what);
     },

@@ -58,7 +58,9 @@ export async function loadWorkspace(file: string, env: Env, options: LoadOptions
   // nothing outside its repository, whose text the messages would quote.
   const outside = source.refused(file);
   if (outside) throw new ConfigError([{ file: source.shown(file), line: 0, col: 0, severity: 'error', message: outside }]);
-  const text = await source.read(file, options.what ?? 'config file');
+  const text = await source.read(file, options.what ?? 'config file').catch((error: unknown) => {
+    throw error instanceof ConfigError ? new ConfigError(error.diagnostics.map((d) => ({ ...d, file: source.shown(d.file) }))) : error;
+  });
   // What the config and the files it includes may hold together: one file's caps, whatever the
   // number of files (a thousand files, each under the caps, would take a thousand times as long).
   const tokens: TokenBudget = { left: MAX_TOKENS };
