@@ -163,7 +163,9 @@ export async function revisionAt(place: RevisionPlace): Promise<Revision> {
       const size = sizes.get(entry.id) ?? 0;
       if (size > MAX_FILE_BYTES) return fail(`the file is ${(size / 1048576).toFixed(1)} MiB at ${ref}; ${aOrAn(what)} may be at most ${MAX_FILE_BYTES / 1048576} MiB`);
       if (!blobs.has(entry.id)) await fetch([path]);
-      return decodeText(blobs.get(entry.id)!, shown(path), what);
+      const bytes = blobs.get(entry.id);
+      if (!bytes) return fail(`git could not read it at ${ref} (its object is missing)`);
+      return decodeText(bytes, path, what);
     },
   };
 }

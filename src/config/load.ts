@@ -8,8 +8,8 @@ import type { Diagnostic } from '../messages/errors.js';
 import { DEFAULT_SAFETY, type Config, type DesiredWebsite, type Workspace } from '../model/types.js';
 import { envValue, interpolate, type Env } from './interpolate.js';
 import { parseFile, readFileCollecting } from './parse.js';
-import { folderOutside, outsideMessage, repositoryOf } from './include-glob.js';
-import { hasNoFolder, MAX_FILE_BYTES, noFolderMessage } from './read.js';
+import { folderOutside, outsideMessage } from './include-glob.js';
+import { MAX_FILE_BYTES, noFolderMessage } from './read.js';
 import { MAX_TOKENS, type TokenBudget } from './document.js';
 import { WORK_TREE, type FileSource } from './source.js';
 import { ownPasswordEnvProblems } from './password-env.js';
@@ -150,7 +150,8 @@ function archiveProblems(configs: Config[], file: string, options: LoadOptions, 
       if (options.what !== 'baseline file') out.push({ file, ...archive.pos, severity: 'error', message: `archive "${archive.shown}": this file was read from a pipe or standard input, which has no folder to hold it; give the file in its folder, or apply --archive DIR` });
       continue;
     }
-    // A revision's folders exist nowhere on disk: what the path says is what is checked (apply checks its checkout's again).
+    // The repository as the source has it: the work tree, or (ci plan-open) a top that exists
+    // nowhere, where what the path says is what is checked (apply checks its checkout's again).
     const root = source.repositoryOf(file);
     const outside = folderOutside(archive.dir, root);
     if (outside) out.push({ file, ...archive.pos, severity: 'error', message: `archive "${archive.shown}": ${outside}; sitesync writes no archive outside the repository that holds the config (${root})` });
