@@ -214,6 +214,23 @@ describe('a config and the files it includes hold at most what one file may, tog
     }));
 });
 
+describe('patterns: every website is tested against every pattern with "*"', () => {
+  it('a list of more than 1,000 is an error at the first one too many (6,000 against 60,000 websites took minutes); names written out in full, any number', () =>
+    inNewFolder(async (dir) => {
+      const list = (key: string, n: number, glob: (i: number) => string) => [`${key}:`, ...Array.from({ length: n }, (_, i) => `  - "${glob(i)}"`)];
+      const file = (lines: string[]) => ['version: 1', ...lines, 'websites:', ...Array.from({ length: 2000 }, (_, i) => `  - domain: site-${i}.example.com`), ''].join('\n');
+      await writeFile(join(dir, 'sitesync.yaml'), file([...list('ignore', 1001, (i) => `*a*${i}.example.org`), ...list('password_env', 1001, (i) => `X_*${i}`)]));
+      const r = await runCli(['validate'], { cwd: dir });
+      expect(r.code).toBe(1);
+      expect(r.stderr).toContain('sitesync.yaml:1003:5: ignore[1000]: more than 1,000 patterns with "*" in one list (names written out in full, any number): each website is tested against each of them');
+      expect(r.stderr).toContain('password_env[1000]: more than 1,000 patterns with "*" in one list');
+      expect(r.stderr).toContain('2 problems found.');
+      // Names written out are found by a lookup: as many as a file holds.
+      await writeFile(join(dir, 'sitesync.yaml'), file([...list('retire', 20_000, (i) => `gone-${i}.example.org`), ...list('ignore', 1000, (i) => `*a*${i}.example.org`)]));
+      expect((await runCli(['validate'], { cwd: dir })).code).toBe(0);
+    }));
+});
+
 describe('an entry holding a carriage return', () => {
   it('is refused before anything is written, rather than stored as two entries that every later plan would change again', async () => {
     s = await scenario();
