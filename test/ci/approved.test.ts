@@ -62,6 +62,8 @@ describe('sitesync ci approved on GitHub', () => {
     expect(r.code).toBe(1);
     expect(r.stderr).toContain("Error: pull request #7 of octo/config: its sitesync plan comment was last edited by Mallory, not by this token's user (github-actions[bot]): it is not the plan sitesync posted, and approves nothing");
     expect(existsSync(join(dir, 'approved.md'))).toBe(false);
+    // The token goes to GitHub's own host only, in the header: never in a path, a body or a message.
+    expect(r.stdout + r.stderr + JSON.stringify(github.requests.map((q) => [q.url, q.body]))).not.toContain(GITHUB_TOKEN);
 
     // The bot's next plan writes it again: GraphQL then names the bot (without REST's [bot]).
     github.edit(7, comment!.id, PLAN, 'github-actions');

@@ -209,6 +209,7 @@ describe("the GitLab merge requests' plans (sitesync-plan-open, on the default b
       expect(r.code, r.log).toBe(0);
       const note = gitlab.notes(5)[0]!.body;
       expect(note).toContain('🟢 create | `hidden.example.com`');
+      expect(JSON.stringify(gitlab.requests) + r.log).not.toContain(KEY);
       expect(note).toContain('\\$Format:%H\\$ _(write-only');
       // Nothing of the merge request was written to disk.
       expect(await readdir(scratch)).toEqual([]);
@@ -247,6 +248,7 @@ describe("the GitLab merge requests' plans (sitesync-plan-open, on the default b
       expect(r.log).toMatch(/!1 change 1 \([0-9a-f]{12}\): changes; posted the note/);
       expect(gitlab.notes(6)[0]!.body).toMatch(/- the tree at !6 \([0-9a-f]{12}\) holds more than 1,000,000 files, more than any repository of configs: sitesync reads none of it/);
       expect(gitlab.notes(7)[0]!.body).toMatch(/- sitesync\.yaml: the file is 20\.0 MiB at !7 \([0-9a-f]{12}\); a config file may be at most 16 MiB/);
+      expect(JSON.stringify(gitlab.requests) + r.log).not.toContain(KEY);
     } finally {
       await rm(origin, { recursive: true, force: true });
       await rm(checkout, { recursive: true, force: true });
