@@ -48,6 +48,28 @@ const schemaValidators = {
   },
 };
 
+/**
+ * yargs looks for its program's package.json (for a version it is then told anyway) from the
+ * folder its shim names: node_modules' parent, or — bundled, with no node_modules in the path —
+ * the working directory. There, in CI, are a pull request's files: a package.json it commits as a
+ * link to /dev/zero was read without end (17 GB, then a crash). Bundled, yargs is given sitesync's
+ * own folder (dist/..) instead; the build stops if yargs' entry is not the one this replaces.
+ */
+const yargsHome = {
+  name: 'yargs-home',
+  setup(b) {
+    b.onLoad({ filter: /[\\/]node_modules[\\/]yargs[\\/]index\.mjs$/ }, (a) => {
+      const original = readFileSync(a.path, 'utf8');
+      if (!original.includes('YargsFactory(esmPlatformShim)')) throw new Error(`${a.path}: not the yargs entry scripts/build.mjs knows; check what yargs reads from the working directory`);
+      const contents = `import { fileURLToPath as sitesyncPath } from 'node:url';\n${original.replace(
+        'YargsFactory(esmPlatformShim)',
+        "YargsFactory({ ...esmPlatformShim, mainFilename: sitesyncPath(new URL('..', import.meta.url)) })",
+      )}`;
+      return { contents, loader: 'js', resolveDir: dirname(a.path) };
+    });
+  },
+};
+
 /** ES modules, readable (not minified): bundled CommonJS dependencies (undici, yargs' helpers, ajv's runtime) call require(); give them one. */
 const options = {
   bundle: true,
@@ -58,7 +80,7 @@ const options = {
   legalComments: 'none',
   logLevel: 'warning',
   absWorkingDir: root,
-  plugins: [schemaValidators],
+  plugins: [schemaValidators, yargsHome],
   banner: { js: "import { createRequire as __sitesyncCreateRequire } from 'node:module'; const require = __sitesyncCreateRequire(import.meta.url);" },
 };
 

@@ -1,8 +1,8 @@
 /**
  * What `sitesync ci plan-open` asks of git: the open merge requests' heads fetched into the job's
- * own repository, and one head's files unpacked into a folder as data. Only git and tar run:
- * nothing of a merge request is checked out, installed, built or run, and no hook of its can
- * exist (hooks live in the job's .git, which its files never reach).
+ * own repository, as data. Nothing of a merge request is checked out, unpacked, installed, built
+ * or run, and no hook of its can exist (hooks live in the job's .git, which its files never
+ * reach): its files are read from git's objects (config/git-revision.ts).
  */
 import { spawn } from 'node:child_process';
 import { SitesyncError } from '../messages/errors.js';
@@ -40,17 +40,6 @@ export async function commitOf(cwd: string, ref: string): Promise<string | undef
 /** The folder `cwd` is in, relative to the top of its repository ('' at the top; ends with `/` otherwise). */
 export async function prefixOf(cwd: string): Promise<string> {
   return (await run('git', ['rev-parse', '--show-prefix'], { cwd }, 'find the top of the repository')).trim();
-}
-
-/** Unpacks the files of `ref` (the whole tree, from the top) into `dir`: `git archive | tar -x`, nothing else. */
-export async function unpackTree(cwd: string, ref: string, dir: string, signal?: AbortSignal): Promise<void> {
-  const archive = spawn('git', ['archive', '--format=tar', ref], { cwd, signal, stdio: ['ignore', 'pipe', 'pipe'] });
-  const tar = spawn('tar', ['-x', '-f', '-', '-C', dir], { signal, stdio: ['pipe', 'ignore', 'pipe'] });
-  archive.stdout.pipe(tar.stdin);
-  const [a, t] = await Promise.all([finished(archive), finished(tar)]);
-  if (a.code !== 0 || t.code !== 0) {
-    throw new SitesyncError(`could not unpack ${ref}: ${(a.code !== 0 ? a.stderr : t.stderr).trim() || `exit ${a.code ?? t.code}`}`);
-  }
 }
 
 /** How a child ended, and what it said, without the credentials a CI's remote URL holds (`https://gitlab-ci-token:…@host`). */

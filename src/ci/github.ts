@@ -8,7 +8,7 @@ import type { Env } from '../config/interpolate.js';
 import { SitesyncError } from '../messages/errors.js';
 import { packageVersion } from '../io/paths.js';
 import { apiRoot, ApiThread, JsonApi, wireText, type CiService, type HttpOptions } from './http.js';
-import type { CommentThread } from './upsert.js';
+import type { CommentThread, ThreadComment } from './upsert.js';
 
 /** GitHub refuses longer comment bodies. */
 export const GITHUB_MAX_BODY = 65_536;
@@ -115,13 +115,17 @@ async function prFromEvent(path: string | undefined): Promise<number | { pushed:
   return number;
 }
 
-/** The pull request a pushed commit came from: the one it merged, else the first GitHub lists. */
+/**
+ * The pull request a pushed commit came from: the one it merged, else the first GitHub lists (for
+ * a commit of the default branch, GitHub lists only the merged pull request that brought it);
+ * never an open one, which merged nothing (GitHub lists those for a commit of another branch).
+ */
 async function prOfCommit(root: URL, token: string, repository: string, sha: string, http: HttpOptions): Promise<number> {
   const api = new JsonApi(root, GITHUB, githubHeaders(token), `commit ${sha.slice(0, 12)} of ${repository}`, http);
   const answer = await api.send('GET', api.url(`/repos/${repository}/commits/${sha}/pulls`));
   // Read liberally: entries that are not objects are skipped.
   const pulls = (answer.status === 200 && Array.isArray(answer.body) ? (answer.body as unknown[]) : []).filter(
-    (p): p is { number?: unknown; merge_commit_sha?: unknown } => typeof p === 'object' && p !== null,
+    (p): p is { number?: unknown; merge_commit_sha?: unknown; state?: unknown } => typeof p === 'object' && p !== null && (p as { state?: unknown }).state !== 'open',
   );
   const found = pulls.find((p) => p.merge_commit_sha === sha) ?? pulls[0];
   if (typeof found?.number !== 'number') {
@@ -130,11 +134,33 @@ async function prOfCommit(root: URL, token: string, repository: string, sha: str
   return found.number;
 }
 
+const EDITOR_QUERY = 'query($id: ID!) { node(id: $id) { ... on IssueComment { editor { login } } } }';
+
+/**
+ * Who last edited a comment, null when nobody has: GitHub's REST API does not say, its GraphQL
+ * API does (`editor`), at the same host (`/graphql`; GitHub Enterprise Server's `/api/graphql`
+ * beside `/api/v3`). An answer that does not say is an error: an edit cannot be ruled out.
+ */
+async function commentEditor(api: JsonApi, comment: ThreadComment): Promise<string | null> {
+  const unknown = (why: string) => new SitesyncError(`cannot tell who last edited the plan comment of ${api.where} (${why}), so it is not taken as approved`);
+  if (!comment.nodeId) throw unknown('GitHub sent it without its node_id');
+  const url = new URL(api.root.href);
+  url.pathname = `${api.root.pathname.replace(/\/+$/, '').replace(/\/v3$/, '')}/graphql`;
+  const answer = await api.call('POST', url, 'read who last edited the plan comment of', { json: { query: EDITOR_QUERY, variables: { id: comment.nodeId } } });
+  const node = (answer.body as { data?: { node?: { editor?: { login?: unknown } | null } | null } } | undefined)?.data?.node;
+  if (!node || typeof node !== 'object') throw unknown('its GraphQL API did not answer with the comment');
+  const login = node.editor?.login;
+  if (node.editor === null || node.editor === undefined) return null;
+  if (typeof login !== 'string') throw unknown('its GraphQL API named an editor without a login');
+  return login;
+}
+
 /** A comment as GitHub sends it; read liberally, as any field may be missing or of another type. */
 interface WireComment {
   id: number;
   body?: unknown;
   html_url?: unknown;
+  node_id?: unknown;
   user?: { login?: unknown; type?: unknown } | null;
 }
 
@@ -155,8 +181,10 @@ export function githubThread(target: GitHubTarget, http: HttpOptions = {}): Comm
         body: wireText(c.body),
         author: wireText(c.user?.login),
         url: wireText(c.html_url) || `comment ${c.id}`,
+        nodeId: wireText(c.node_id) || undefined,
       }),
       whoAmI: () => githubLogin(api, target.actions),
+      lastEditor: (comment) => commentEditor(api, comment),
     },
     GITHUB_MAX_BODY,
     target.runUrl,

@@ -77,7 +77,11 @@ export async function gitlabTarget(env: Env, iid?: number, http: HttpOptions = {
   };
 }
 
-/** The merge request a pushed commit came from: the one it merged (or squashed), else a merged one, else the first GitLab lists. */
+/**
+ * The merge request a pushed commit came from: the one it merged (or squashed), else a merged one
+ * (a fast-forward merge records neither commit). Never an open one, which merged nothing: GitLab
+ * also lists every open merge request that holds the commit, and its note approves what it shows.
+ */
 async function mergeRequestOfCommit(target: GitLabProject, sha: string, http: HttpOptions): Promise<number> {
   const api = new JsonApi(target.api, GITLAB, gitlabHeaders(target.token), `commit ${sha.slice(0, 12)} of project ${target.project}`, http);
   const answer = await api.call('GET', api.url(`/projects/${encodeURIComponent(target.project)}/repository/commits/${sha}/merge_requests`), 'find the merge request of');
@@ -85,8 +89,7 @@ async function mergeRequestOfCommit(target: GitLabProject, sha: string, http: Ht
   const requests = (Array.isArray(answer.body) ? (answer.body as unknown[]) : []).filter(
     (m): m is { iid?: unknown; state?: unknown; merge_commit_sha?: unknown; squash_commit_sha?: unknown } => typeof m === 'object' && m !== null,
   );
-  const found =
-    requests.find((m) => m.merge_commit_sha === sha || m.squash_commit_sha === sha) ?? requests.find((m) => m.state === 'merged') ?? requests[0];
+  const found = requests.find((m) => m.merge_commit_sha === sha || m.squash_commit_sha === sha) ?? requests.find((m) => m.state === 'merged');
   if (typeof found?.iid !== 'number') {
     throw new SitesyncError(`no merge request found for the pushed commit ${sha.slice(0, 12)} (a push straight to the branch?); pass --pr IID`);
   }

@@ -238,6 +238,8 @@ export interface CommentRoutes<Wire> {
   skip?: (wire: Wire) => boolean;
   /** The login the token writes as, when the provider can say. */
   whoAmI?: () => Promise<string | undefined>;
+  /** Who last edited a comment (see CommentThread.lastEditor), where others than its author can. */
+  lastEditor?: (comment: ThreadComment) => Promise<string | null>;
 }
 
 /** The comments of one pull/merge request over its provider's JSON API. */
@@ -259,6 +261,10 @@ export class ApiThread<Wire extends { id: number }> implements CommentThread {
 
   async whoAmI(): Promise<string | undefined> {
     return this.routes.whoAmI?.();
+  }
+
+  get lastEditor(): ((comment: ThreadComment) => Promise<string | null>) | undefined {
+    return this.routes.lastEditor;
   }
 
   async list(): Promise<ThreadComment[]> {

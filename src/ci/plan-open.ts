@@ -2,18 +2,18 @@
  * `sitesync ci plan-open`: on the default branch, where the keys are, the plan of every open
  * merge request's files, kept as that merge request's note. A merge-request pipeline runs the
  * branch's own .gitlab-ci.yml, so it gets no key; this job runs the default branch's, and reads
- * each merge request as data: its head fetched and unpacked (git.ts), planned with the default
- * branch's copy of the config as the trusted copy and the baseline.
+ * each merge request as data: its head fetched (git.ts), its files read from git's objects
+ * (config/git-revision.ts), planned with the default branch's copy of the config as the trusted
+ * copy and the baseline.
  */
-import { mkdtemp, rm } from 'node:fs/promises';
-import { existsSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, resolve, sep } from 'node:path';
+import { revisionAt } from '../config/git-revision.js';
 import { loadWorkspace } from '../config/load.js';
+import type { FileSource } from '../config/source.js';
 import type { Env } from '../config/interpolate.js';
 import { markdownText } from '../messages/escape.js';
 import { splitApproved } from '../render/markdown.js';
-import { commitOf, fetchMergeRequestHeads, headRef, prefixOf, unpackTree } from './git.js';
+import { commitOf, fetchMergeRequestHeads, headRef, prefixOf } from './git.js';
 import type { OpenMergeRequest } from './gitlab.js';
 import { upsertPlanComment, type CommentThread, type UpsertOutcome } from './upsert.js';
 
@@ -48,10 +48,10 @@ export interface PlanOpenInput {
   branch: string;
   env: Env;
   requests: OpenMergeRequest[];
-  /** Plans the config file `config` of the files unpacked in `folder` (the same path inside it). */
-  plan(folder: string): Promise<FilesPlan>;
+  /** Plans the config file `config` in `folder` (this checkout's folder, under a top that exists nowhere), its files read from `source`. */
+  plan(folder: string, source: FileSource): Promise<FilesPlan>;
   thread(mr: OpenMergeRequest): CommentThread;
-  /** Said before each merge request's files are unpacked and planned: progress on long work. */
+  /** Said before each merge request's files are read and planned: progress on long work. */
   onStart?(mr: OpenMergeRequest, commit: string): void;
   signal?: AbortSignal;
 }
@@ -65,47 +65,48 @@ export async function planOpenMergeRequests(input: PlanOpenInput): Promise<Merge
   const trusted = await loadWorkspace(join(cwd, config), env, { lenientEnv: true });
   const outcomes: MergeRequestOutcome[] = [];
   for (const mr of requests) {
+    input.signal?.throwIfAborted();
     const commit = await commitOf(cwd, headRef(mr.iid));
     const outcome: MergeRequestOutcome = { mr, commit, state: 'not planned', problems: [] };
     outcomes.push(outcome);
-    const folder = await mkdtemp(join(tmpdir(), `sitesync-mr-${mr.iid}-`));
-    try {
-      let planned: FilesPlan;
-      if (!commit) {
-        planned = notPlanned(`its head (refs/merge-requests/${mr.iid}/head) could not be fetched`);
+    // Its files are read from git's objects, as stored (no checkout, no git archive: nothing of
+    // it is written to disk, and no .gitattributes of its own changes what is read), under a top
+    // folder that exists nowhere, so that no path of it is one of this checkout's.
+    const top = resolve(sep, `.sitesync-merge-request-${mr.iid}`);
+    const folder = join(top, prefix);
+    const file = join(folder, config);
+    let planned: FilesPlan;
+    if (!commit) {
+      planned = notPlanned(`its head (refs/merge-requests/${mr.iid}/head) could not be fetched`);
+    } else {
+      input.onStart?.(mr, commit);
+      const source = await revisionAt({ cwd, commit, root: top, at: `!${mr.iid} (${commit.slice(0, 12)})`, shown: (rel) => rel, env }).then(
+        (revision) => revision,
+        (error: unknown) => (error instanceof Error ? error.message : String(error)),
+      );
+      if (typeof source === 'string') {
+        planned = notPlanned(source);
+      } else if (!source.has(file)) {
+        planned = notPlanned(`its files have no ${prefix}${config}`);
+      } else if (await sameFiles(file, source, trusted.sha256, env)) {
+        // Its config files are the default branch's: its plan would be the default branch's.
+        outcome.state = 'unchanged';
+        continue;
       } else {
-        input.onStart?.(mr, commit);
-        const unpacked = await unpackTree(cwd, commit, folder, input.signal).then(
-          () => undefined,
-          (error: unknown) => (error instanceof Error ? error.message : String(error)),
-        );
-        const inFolder = join(folder, prefix);
-        if (unpacked !== undefined) {
-          planned = notPlanned(unpacked);
-        } else if (!existsSync(join(inFolder, config))) {
-          planned = notPlanned(`its files have no ${prefix}${config}`);
-        } else if (await sameFiles(join(inFolder, config), trusted.sha256, env)) {
-          // Its config files are the default branch's: its plan would be the default branch's.
-          outcome.state = 'unchanged';
-          continue;
-        } else {
-          planned = await input.plan(inFolder);
-          // Paths as the merge request's author knows them: from the top of the repository, the trusted copy as BRANCH:PATH.
-          const top = join(cwd, '/').slice(0, -1 - prefix.length) || '/';
-          planned.problems = planned.problems.map((line) => line.replaceAll(`${folder}/`, '').replaceAll(`${top}/`, `${input.branch}:`));
-        }
+        planned = await input.plan(folder, source);
+        // Paths as the merge request's author knows them: from the top of the repository, the trusted copy as BRANCH:PATH.
+        const checkoutTop = join(cwd, '/').slice(0, -1 - prefix.length) || '/';
+        planned.problems = planned.problems.map((line) => line.replaceAll(`${top}/`, '').replaceAll(top, 'the top of the repository').replaceAll(`${checkoutTop}/`, `${input.branch}:`));
       }
-      outcome.state = stateOf(planned);
-      outcome.problems = planned.problems;
-      const text = noteText(planned, mr, commit, config);
-      try {
-        const kept = await upsertPlanComment(input.thread(mr), text, config);
-        outcome.note = { outcome: kept.outcome, url: kept.comment.url };
-      } catch (error) {
-        outcome.note = { failed: error instanceof Error ? error.message : String(error) };
-      }
-    } finally {
-      await rm(folder, { recursive: true, force: true });
+    }
+    outcome.state = stateOf(planned);
+    outcome.problems = planned.problems;
+    const text = noteText(planned, mr, commit, config);
+    try {
+      const kept = await upsertPlanComment(input.thread(mr), text, config);
+      outcome.note = { outcome: kept.outcome, url: kept.comment.url };
+    } catch (error) {
+      outcome.note = { failed: error instanceof Error ? error.message : String(error) };
     }
   }
   return outcomes;
@@ -121,8 +122,8 @@ function stateOf(planned: FilesPlan): MergeRequestState {
 }
 
 /** Whether the merge request's config and the files it includes are the default branch's, names and text. */
-async function sameFiles(file: string, trustedSha256: string, env: Env): Promise<boolean> {
-  const own = await loadWorkspace(file, env, { lenientEnv: true }).catch(() => undefined);
+async function sameFiles(file: string, source: FileSource, trustedSha256: string, env: Env): Promise<boolean> {
+  const own = await loadWorkspace(file, env, { lenientEnv: true, source }).catch(() => undefined);
   return own?.sha256 === trustedSha256;
 }
 

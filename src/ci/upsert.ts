@@ -11,6 +11,8 @@ export interface ThreadComment {
   author: string;
   /** A link to the comment, for the one line the command prints. */
   url: string;
+  /** The provider's global id of the comment (GitHub's node_id), where it has one. */
+  nodeId?: string;
 }
 
 /** The comments of one pull/merge request, as the provider's API gives them. */
@@ -32,6 +34,11 @@ export interface CommentThread {
   create(body: string): Promise<ThreadComment>;
   /** Undefined when the comment is gone (deleted since it was listed). */
   update(id: number, body: string): Promise<ThreadComment | undefined>;
+  /**
+   * Who last edited the comment, null when nobody has; absent where only its author can edit it
+   * (GitLab, for whoever holds no key). Throws when the provider will not say.
+   */
+  lastEditor?(comment: ThreadComment): Promise<string | null>;
 }
 
 export type UpsertOutcome = 'posted' | 'updated' | 'unchanged';
@@ -57,6 +64,30 @@ export async function upsertPlanComment(thread: CommentThread, text: string, id?
 export async function findPlanComment(thread: CommentThread, id?: string): Promise<ThreadComment | undefined> {
   const [self, comments] = await Promise.all([thread.whoAmI(), thread.list()]);
   return pickPlanComment(comments, self, id);
+}
+
+/**
+ * The plan comment that an apply after the merge compares with (`ci approved`): the token's own,
+ * as the token last wrote it. On GitHub anyone who may write to the repository may edit any
+ * comment, the bot's too, and the author stays the bot: one edited by someone else since shows
+ * what they wrote, no approval. A string says why there is none.
+ */
+export async function findApprovedComment(thread: CommentThread, id?: string): Promise<ThreadComment | string> {
+  const [self, comments] = await Promise.all([thread.whoAmI(), thread.list()]);
+  const comment = pickPlanComment(comments, self, id);
+  // A person's comment with the marker is no approval: anyone may paste one.
+  if (!comment) return `${thread.where} has no sitesync plan ${thread.noun} written by this token: it was merged without a plan to compare with`;
+  const editor = await thread.lastEditor?.(comment);
+  if (editor && !sameUser(editor, self!)) {
+    return `${thread.where}: its sitesync plan ${thread.noun} was last edited by ${editor}, not by this token's user (${self}): it is not the plan sitesync posted, and approves nothing`;
+  }
+  return comment;
+}
+
+/** One user by two names: GitHub's REST API calls a bot `NAME[bot]`, its GraphQL API `NAME`; logins ignore case. */
+function sameUser(a: string, b: string): boolean {
+  const plain = (login: string) => login.toLowerCase().replace(/\[bot\]$/, '');
+  return plain(a) === plain(b);
 }
 
 /**

@@ -1,12 +1,13 @@
 /**
  * `sitesync ci plan-open`: on GitLab's default branch (a schedule, or each push to it), the plan
  * of every open merge request into it, as that merge request's note (ci/plan-open.ts). Each is
- * planned by `sitesync plan` itself, in its unpacked files, with this checkout's config as
- * `--trusted-config` and `--baseline`. Exit 0 when every merge request was planned (or left
+ * planned by `sitesync plan` itself, its files read from git's objects, with this checkout's
+ * config as `--trusted-config` and `--baseline`. Exit 0 when every merge request was planned (or left
  * alone: its config files are the default branch's) and its note kept, 1 otherwise.
  */
 import { resolve } from 'node:path';
 import { Readable } from 'node:stream';
+import type { FileSource } from '../config/source.js';
 import { gitlabProject, gitlabThread, openMergeRequests, type OpenMergeRequest } from '../ci/gitlab.js';
 import { planOpenMergeRequests, type FilesPlan, type MergeRequestOutcome } from '../ci/plan-open.js';
 import { ConfigError, formatDiagnostic, SitesyncError, UsageError } from '../messages/errors.js';
@@ -61,7 +62,7 @@ async function runCiPlanOpen(args: CommandArgs<typeof options>, ctx: Context): P
     config: args.config,
     env: ctx.env,
     requests,
-    plan: (folder) => planFiles(folder, args.config, trusted, ctx),
+    plan: (folder, source) => planFiles(folder, args.config, source, trusted, ctx),
     thread,
     onStart: (mr, commit) => ctx.stderr.write(`${ctx.err.dim(`Planning !${mr.iid} ${printable(mr.title)} (${commit.slice(0, 12)})…`)}\n`),
     signal: ctx.signal,
@@ -74,8 +75,8 @@ async function runCiPlanOpen(args: CommandArgs<typeof options>, ctx: Context): P
   return failed.length ? 1 : 0;
 }
 
-/** `sitesync plan` itself, in the merge request's files, its markdown kept rather than printed. */
-async function planFiles(folder: string, file: string, trusted: string, ctx: Context): Promise<FilesPlan> {
+/** `sitesync plan` itself, of the merge request's files as `source` reads them, its markdown kept rather than printed. */
+async function planFiles(folder: string, file: string, source: FileSource, trusted: string, ctx: Context): Promise<FilesPlan> {
   let markdown = '';
   const capture = { write: (text: string) => (markdown += text) };
   const sub: Context = Object.create(ctx, {
@@ -84,7 +85,16 @@ async function planFiles(folder: string, file: string, trusted: string, ctx: Con
     stdin: { value: Readable.from([]) },
     out: { value: colorsFor(capture, ctx.env, false) },
   });
-  const args = { config: file, trustedConfig: trusted, baseline: trusted, format: 'markdown', failUnsafe: true, detailedExitcode: true };
+  // `source` is no flag: the run reads the config from it (RunArgs.source), not from the disk.
+  const args: Parameters<typeof planCommand.run>[0] & { source: FileSource } = {
+    config: file,
+    trustedConfig: trusted,
+    baseline: trusted,
+    format: 'markdown',
+    failUnsafe: true,
+    detailedExitcode: true,
+    source,
+  };
   try {
     const code = await planCommand.run(args, sub);
     return { code, markdown, problems: [] };

@@ -8,7 +8,7 @@ import { gitlabTarget, gitlabThread } from '../ci/gitlab.js';
 import { cutMarkdown } from '../ci/cut.js';
 import type { HttpOptions } from '../ci/http.js';
 import { appendJobSummary, summarySection } from '../ci/summary.js';
-import { findPlanComment, upsertPlanComment, type CommentThread } from '../ci/upsert.js';
+import { findApprovedComment, upsertPlanComment, type CommentThread } from '../ci/upsert.js';
 import type { Env } from '../config/interpolate.js';
 import { printable } from '../messages/escape.js';
 import type { Context } from '../io/terminal.js';
@@ -59,7 +59,7 @@ export const ciCommentCommand = defineCommand({
 export const ciApprovedCommand = defineCommand({
   path: ['ci', 'approved'],
   describe:
-    "After a merge: write the merged pull/merge request's plan comment (the plan its reviewers approved) to FILE, for `apply --approved FILE`. Only a comment this token's own user wrote, never a person's or another bot's",
+    "After a merge: write the merged pull/merge request's plan comment (the plan its reviewers approved) to FILE, for `apply --approved FILE`. Only a comment this token's own user wrote, never a person's or another bot's, nor (GitHub) one anyone else edited since",
   options: approvedOptions,
   online: false,
   examples: [
@@ -104,11 +104,8 @@ async function runCiApproved(args: CommandArgs<typeof approvedOptions>, ctx: Con
   const out = resolve(ctx.cwd, args.output);
   await assertOutputFile(out, args.output, '--output', true);
   const thread = await threadFor(args.provider ?? detectProvider(ctx.env), args.pr, ctx);
-  const comment = await findPlanComment(thread, args.id);
-  if (!comment) {
-    // A person's comment with the marker is no approval: anyone may paste one.
-    throw new SitesyncError(`${thread.where} has no sitesync plan ${thread.noun} written by this token: it was merged without a plan to compare with`);
-  }
+  const comment = await findApprovedComment(thread, args.id);
+  if (typeof comment === 'string') throw new SitesyncError(comment);
   await writeAtomic(out, comment.body).catch((error: unknown) => {
     throw writeFailure(error, '--output', args.output);
   });

@@ -31,8 +31,17 @@ export type ReadDocument =
   /** The file is refused before it is composed: the offset where, and why (a message that follows FILE:LINE:COL). */
   | { doc?: undefined; lines: LineCounter; refused: { offset: number; message: string } };
 
-export function readDocument(text: string): ReadDocument {
-  const reading = new Reading(text);
+/**
+ * What the files of one workspace may still hold together: a config and the files it includes
+ * hold at most MAX_TOKENS, or a thousand included files each under the cap would take a thousand
+ * times as long. readDocument takes each file's tokens from it, all that is left when it refuses one.
+ */
+export interface TokenBudget {
+  left: number;
+}
+
+export function readDocument(text: string, budget: TokenBudget = { left: MAX_TOKENS }): ReadDocument {
+  const reading = new Reading(text, budget);
   reading.parse();
   return reading.result();
 }
@@ -43,7 +52,10 @@ class Reading {
   private readonly tokens: CST.Token[] = [];
   private refused: { offset: number; message: string } | undefined;
 
-  constructor(private readonly text: string) {
+  constructor(
+    private readonly text: string,
+    private readonly budget: TokenBudget,
+  ) {
     this.lines.addNewLine(0);
   }
 
@@ -64,16 +76,24 @@ class Reading {
     for (const token of parser.end()) tokens.push(token);
   }
 
-  /** The lexer's tokens (strings, cheap beside the nodes they become), or undefined past MAX_TOKENS. */
+  /** The lexer's tokens (strings, cheap beside the nodes they become), or undefined past the budget. */
   private lexemes(): string[] | undefined {
     const lexemes: string[] = [];
     let offset = 0;
+    const { budget } = this;
+    const max = budget.left;
     for (const lexeme of new Lexer().lex(this.text)) {
-      if (lexemes.length === MAX_TOKENS) {
+      if (lexemes.length >= max) {
+        budget.left = 0;
         for (let at = this.text.indexOf('\n'); at >= 0 && at < offset; at = this.text.indexOf('\n', at + 1)) this.lines.addNewLine(at + 1);
+        const n = (count: number) => count.toLocaleString('en-US');
+        const what =
+          max < MAX_TOKENS
+            ? `the files read before this one hold ${n(MAX_TOKENS - max)} YAML tokens, and this one more than ${n(max)} by here: more than ${n(MAX_TOKENS)} together`
+            : `the file holds more than ${n(MAX_TOKENS)} YAML tokens by here`;
         this.refused = {
           offset,
-          message: `the file holds more than ${MAX_TOKENS.toLocaleString('en-US')} YAML tokens by here (each value, indicator, blank, line break and comment is one), more than any config file: 100,000 websites take at most about 3,500,000`,
+          message: `${what} (each value, indicator, blank, line break and comment is one), more than any config${max < MAX_TOKENS ? ' and the files it includes' : ' file'}: 100,000 websites take at most about 3,500,000`,
         };
         return undefined;
       }
@@ -81,6 +101,7 @@ class Reading {
       // The lexer's markers are no text of the file.
       if (lexeme !== CST.SCALAR && lexeme !== CST.DOCUMENT && lexeme !== CST.FLOW_END) offset += lexeme.length;
     }
+    budget.left -= lexemes.length;
     return lexemes;
   }
 

@@ -6,22 +6,20 @@
  * the repository (a tree holds nothing else, and never a .git), no symbolic link (mode 120000)
  * followed or read, a glob that matches nothing an error.
  */
-import { execFile } from 'node:child_process';
+import { execFile, spawn } from 'node:child_process';
 import { realpathSync } from 'node:fs';
 import { dirname, join, relative, resolve, sep } from 'node:path';
 import type { FileSystemAdapter } from 'tinyglobby';
 import { ConfigError, SitesyncError, UsageError } from '../messages/errors.js';
 import type { Env } from './interpolate.js';
 import { includedFiles, type FileTree } from './include-glob.js';
-import { decodeText, MAX_FILE_BYTES } from './read.js';
+import { aOrAn, decodeText, MAX_FILE_BYTES } from './read.js';
 import type { FileSource } from './source.js';
 
 /** One entry of the revision's tree: a file (blob), a symbolic link, a submodule (commit). */
 interface Entry {
   mode: string;
   id: string;
-  /** Bytes, for a blob. */
-  size: number;
 }
 
 const LINK = '120000';
@@ -58,20 +56,53 @@ export async function openRevision(file: string, ref: string, env: Env, flag = '
     return Promise.reject(failure);
   });
   const sha = commit.toString('utf8').trim();
-  const listing = await run(['ls-tree', '-r', '-l', '-z', '--full-tree', sha]);
-  const entries = new Map<string, Entry>();
-  const folders = new Set(['']);
-  for (const record of listing.toString('utf8').split('\0')) {
-    // <mode> SP <type> SP <object> SP+ <size> TAB <path>
-    const match = /^(\d+) \w+ ([0-9a-f]+) +(\d+|-)\t(.*)$/s.exec(record);
-    if (!match) continue;
-    const [, mode, id, size, path] = match;
-    entries.set(path!, { mode: mode!, id: id!, size: size === '-' ? 0 : Number(size) });
-    for (let at = path!.lastIndexOf('/'); at > 0; at = path!.lastIndexOf('/', at - 1)) folders.add(path!.slice(0, at));
-  }
   // Paths are kept as the work tree's (the user's spelling of the folder, links and all), so that
   // what the loader derives from the config file's path maps back onto the revision's tree.
   const root = resolve(dirname(file), relative(folder, topReal));
+  return revisionAt({ cwd: folder, commit: sha, root, at: ref, shown: (rel) => `${ref}:${rel}`, env });
+}
+
+/** Where a revision's files are read, and how they are named. */
+export interface RevisionPlace {
+  /** A folder of the repository, where git runs. */
+  cwd: string;
+  /** The commit (a full SHA). */
+  commit: string;
+  /** The absolute path its top stands for: the work tree's, or a folder that exists nowhere (ci plan-open). */
+  root: string;
+  /** The revision in messages: `at ${at} this is a symbolic link`. */
+  at: string;
+  /** How messages name a file of it, from its path relative to the top. */
+  shown(rel: string): string;
+  env: Env;
+}
+
+/**
+ * The files of a commit, as a source the loader reads (see openRevision), with paths under
+ * `root`. What it costs is bounded whatever the commit holds: its tree is listed up to
+ * MAX_TREE_ENTRIES (a "git bomb" of nested trees lists billions), and only the files the config
+ * names are read, each up to MAX_FILE_BYTES, in `git cat-file --batch`, without any of git's
+ * conversions (.gitattributes: export-ignore, export-subst, filters), as git stores them.
+ */
+export async function revisionAt(place: RevisionPlace): Promise<Revision> {
+  const { cwd: folder, commit: sha, root, at: ref, env } = place;
+  const entries = await treeOf(folder, sha, env, ref);
+  // Each folder's entries by name, built once: a glob's walk lists each folder it reaches in its own time.
+  const children = new Map<string, Map<string, Kind>>([['', new Map()]]);
+  for (const [path, { mode }] of entries) {
+    let child = path;
+    let kind: Kind = mode === LINK ? 'link' : mode.startsWith('100') ? 'file' : 'other';
+    for (let at = path.lastIndexOf('/'); ; at = child.lastIndexOf('/')) {
+      const parent = at > 0 ? child.slice(0, at) : '';
+      let names = children.get(parent);
+      const known = names !== undefined;
+      if (!names) children.set(parent, (names = new Map()));
+      names.set(child.slice(at + 1), kind);
+      if (known || at <= 0) break;
+      child = parent;
+      kind = 'folder';
+    }
+  }
   const inTree = (path: string): string | undefined => {
     const rel = relative(root, path);
     if (rel === '') return '';
@@ -80,14 +111,31 @@ export async function openRevision(file: string, ref: string, env: Env, flag = '
   };
   const shown = (path: string) => {
     const rel = inTree(path);
-    return rel === undefined ? path : rel === '' ? `the top of the repository at ${ref}` : `${ref}:${rel}`;
+    return rel === undefined ? path : rel === '' ? `the top of the repository at ${ref}` : place.shown(rel);
   };
-  const tree = revisionTree(root, inTree, entries, folders);
+  const tree = revisionTree(root, inTree, entries, children);
   // The files a glob matches are read in one `git cat-file --batch`, not a process each.
   const blobs = new Map<string, Buffer>();
+  // Each blob's size, asked of git only for the files the config names (listing every size of a
+  // large tree costs git a read of each object: seconds for a million).
+  const sizes = new Map<string, number>();
+  const sizesOf = async (ids: string[]) => {
+    const unknown = [...new Set(ids.filter((id) => !sizes.has(id)))];
+    if (unknown.length === 0) return;
+    for (const line of (await git(['cat-file', '--batch-check'], folder, env, `${unknown.join('\n')}\n`)).toString('latin1').split('\n')) {
+      const [id, , size] = line.split(' ');
+      if (id && size !== undefined) sizes.set(id, Number(size));
+    }
+  };
   const fetch = async (paths: string[]) => {
-    const wanted = paths.map((path) => entries.get(inTree(path) ?? '\0')).filter((e) => e && e.mode.startsWith('100') && e.size <= MAX_FILE_BYTES && !blobs.has(e.id));
-    const ids = [...new Set(wanted.map((e) => e!.id))];
+    const files = paths.flatMap((path) => {
+      const entry = entries.get(inTree(path) ?? '\0');
+      return entry?.mode.startsWith('100') && !blobs.has(entry.id) ? [entry.id] : [];
+    });
+    await sizesOf(files);
+    // No more at once than the loader reads of a workspace (16 MiB): the rest, if it comes to them, one by one.
+    let room = MAX_FILE_BYTES;
+    const ids = [...new Set(files.filter((id, i) => (sizes.get(id) ?? Infinity) <= MAX_FILE_BYTES && ((room -= sizes.get(id)!) >= 0 || i === 0)))];
     if (ids.length) for (const [id, bytes] of parseBatch(await git(['cat-file', '--batch'], folder, env, `${ids.join('\n')}\n`))) blobs.set(id, bytes);
   };
 
@@ -103,35 +151,35 @@ export async function openRevision(file: string, ref: string, env: Env, flag = '
       return found;
     },
     read: async (path, what) => {
+      // The path itself: the loader names the files of its problems as this source does (shown).
       const fail = (message: string): never => {
-        throw new ConfigError([{ file: shown(path), line: 0, col: 0, severity: 'error', message }]);
+        throw new ConfigError([{ file: path, line: 0, col: 0, severity: 'error', message }]);
       };
       const entry = entries.get(inTree(path) ?? '\0');
       if (!entry) return fail(`no such file at ${ref}`);
       if (entry.mode === LINK) return fail(`at ${ref} this is a symbolic link: sitesync reads no file through a link`);
       if (!entry.mode.startsWith('100')) return fail(`at ${ref} this is not a file`);
-      if (entry.size > MAX_FILE_BYTES) return fail(`the file is ${(entry.size / 1048576).toFixed(1)} MiB at ${ref}; a ${what} may be at most ${MAX_FILE_BYTES / 1048576} MiB`);
+      await sizesOf([entry.id]);
+      const size = sizes.get(entry.id) ?? 0;
+      if (size > MAX_FILE_BYTES) return fail(`the file is ${(size / 1048576).toFixed(1)} MiB at ${ref}; ${aOrAn(what)} may be at most ${MAX_FILE_BYTES / 1048576} MiB`);
       if (!blobs.has(entry.id)) await fetch([path]);
-      return decodeText(blobs.get(entry.id)!, shown(path), what);
+      const bytes = blobs.get(entry.id);
+      if (!bytes) return fail(`git could not read it at ${ref} (its object is missing)`);
+      return decodeText(bytes, path, what);
     },
   };
 }
 
+/** What a tree entry is to the glob engine. */
+type Kind = 'file' | 'folder' | 'link' | 'other';
+
 /** The revision's tree as the glob engine walks it: folders and files, links as links (never followed). */
-function revisionTree(root: string, inTree: (path: string) => string | undefined, entries: Map<string, Entry>, folders: Set<string>): FileTree {
+function revisionTree(root: string, inTree: (path: string) => string | undefined, entries: Map<string, Entry>, children: Map<string, Map<string, Kind>>): FileTree {
   const missing = (path: string) => Object.assign(new Error(`ENOENT: ${path}`), { code: 'ENOENT' });
   const list = (path: string) => {
     const rel = inTree(path);
-    if (rel === undefined || !folders.has(rel)) throw missing(path);
-    const prefix = rel ? `${rel}/` : '';
-    const kinds = new Map<string, 'file' | 'folder' | 'link' | 'other'>();
-    for (const [entry, { mode }] of entries) {
-      if (!entry.startsWith(prefix)) continue;
-      const rest = entry.slice(prefix.length);
-      const slash = rest.indexOf('/');
-      if (slash >= 0) kinds.set(rest.slice(0, slash), 'folder');
-      else kinds.set(rest, mode === LINK ? 'link' : mode.startsWith('100') ? 'file' : 'other');
-    }
+    const kinds = rel === undefined ? undefined : children.get(rel);
+    if (!kinds) throw missing(path);
     return [...kinds].map(([name, kind]) => ({
       name,
       parentPath: path,
@@ -158,10 +206,52 @@ function revisionTree(root: string, inTree: (path: string) => string | undefined
     // Nothing in a tree is reached through a link: a path is itself, when the tree has it.
     realpath: (path) => {
       const rel = inTree(path);
-      if (rel === undefined || (!folders.has(rel) && entries.get(rel)?.mode.startsWith('100') !== true)) throw missing(path);
+      if (rel === undefined || (!children.has(rel) && entries.get(rel)?.mode.startsWith('100') !== true)) throw missing(path);
       return rel ? join(root, rel) : root;
     },
   };
+}
+
+/**
+ * At most this many entries of a commit's tree are listed: a repository of configs holds a few
+ * thousand files, a large monorepo a few hundred thousand, and a "git bomb" (trees that hold the
+ * same tree ten times, nine levels deep: a push of a few kilobytes) a billion.
+ */
+export const MAX_TREE_ENTRIES = 1_000_000;
+
+/** Every file of the commit's tree, by path (`git ls-tree -r`, read as it comes), up to MAX_TREE_ENTRIES. */
+function treeOf(cwd: string, sha: string, env: Env, at: string): Promise<Map<string, Entry>> {
+  const entries = new Map<string, Entry>();
+  return new Promise((done, fail) => {
+    const child = spawn('git', ['ls-tree', '-r', '-z', '--full-tree', sha], { cwd, env: { ...env, GIT_TERMINAL_PROMPT: '0', LC_ALL: 'C' }, stdio: ['ignore', 'pipe', 'pipe'], windowsHide: true });
+    let rest: Buffer = Buffer.alloc(0);
+    let said = '';
+    let over = false;
+    child.stdout.on('data', (chunk: Buffer) => {
+      if (over) return;
+      const data = rest.length ? Buffer.concat([rest, chunk]) : chunk;
+      let start = 0;
+      for (let end = data.indexOf(0, start); end >= 0; end = data.indexOf(0, start)) {
+        // <mode> SP <type> SP <object> TAB <path>
+        const match = /^(\d+) \w+ ([0-9a-f]+)\t(.*)$/s.exec(data.toString('utf8', start, end));
+        start = end + 1;
+        if (match) entries.set(match[3]!, { mode: match[1]!, id: match[2]! });
+        if (entries.size > MAX_TREE_ENTRIES) {
+          over = true;
+          child.kill();
+          return;
+        }
+      }
+      rest = data.subarray(start);
+    });
+    child.stderr.on('data', (d: Buffer) => (said = `${said}${d.toString('utf8')}`.slice(-4096)));
+    child.on('error', (error) => fail(gitFailure(error, `cannot list the files at ${at}`)));
+    child.on('close', (code) => {
+      if (over) fail(new SitesyncError(`the tree at ${at} holds more than ${MAX_TREE_ENTRIES.toLocaleString('en-US')} files, more than any repository of configs: sitesync reads none of it`));
+      else if (code !== 0) fail(gitFailure(Object.assign(new Error(`git ls-tree: exit ${code}`), { said: said.trim() }), `cannot list the files at ${at}`));
+      else done(entries);
+    });
+  });
 }
 
 /** Runs git without a shell in `cwd` (with `input` on its standard input); its standard output, or an error carrying what it said. */

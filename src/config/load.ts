@@ -8,8 +8,9 @@ import type { Diagnostic } from '../messages/errors.js';
 import { DEFAULT_SAFETY, type Config, type DesiredWebsite, type Workspace } from '../model/types.js';
 import { envValue, interpolate, type Env } from './interpolate.js';
 import { parseFile, readFileCollecting } from './parse.js';
-import { folderOutside, outsideMessage, repositoryOf } from './include-glob.js';
-import { hasNoFolder, noFolderMessage } from './read.js';
+import { folderOutside, outsideMessage } from './include-glob.js';
+import { MAX_FILE_BYTES, noFolderMessage } from './read.js';
+import { MAX_TOKENS, type TokenBudget } from './document.js';
 import { WORK_TREE, type FileSource } from './source.js';
 import { ownPasswordEnvProblems } from './password-env.js';
 import { openRevision } from './git-revision.js';
@@ -57,8 +58,15 @@ export async function loadWorkspace(file: string, env: Env, options: LoadOptions
   // nothing outside its repository, whose text the messages would quote.
   const outside = source.refused(file);
   if (outside) throw new ConfigError([{ file: source.shown(file), line: 0, col: 0, severity: 'error', message: outside }]);
-  const text = await source.read(file, options.what ?? 'config file');
-  const parseOptions = { env, lenientEnv: options.lenientEnv, missingEnvAsWarning: options.missingEnvAsWarning };
+  const text = await source.read(file, options.what ?? 'config file').catch((error: unknown) => {
+    throw error instanceof ConfigError ? new ConfigError(error.diagnostics.map((d) => ({ ...d, file: source.shown(d.file) }))) : error;
+  });
+  // What the config and the files it includes may hold together: one file's caps, whatever the
+  // number of files (a thousand files, each under the caps, would take a thousand times as long).
+  const tokens: TokenBudget = { left: MAX_TOKENS };
+  let bytes = MAX_FILE_BYTES - Buffer.byteLength(text);
+  let over = false;
+  const parseOptions = { env, lenientEnv: options.lenientEnv, missingEnvAsWarning: options.missingEnvAsWarning, tokens };
   const { parsed, problems } = named(() => readFileCollecting(text, file, parseOptions), source);
   // What the SHA-256 covers. Without includes, as before there were any: a saved plan of such a file stays valid.
   const hashed = parsed.includes.length === 0 ? [text] : [`${basename(file)}\0${text}\0`];
@@ -91,8 +99,16 @@ export async function loadWorkspace(file: string, env: Env, options: LoadOptions
       }
       includedBy.set(match, config);
       files.push(match);
+      // Past either cap, said once (below): nothing more is read.
+      if (over) continue;
       try {
         const included = await source.read(match, 'included file');
+        bytes -= Buffer.byteLength(included);
+        if (bytes < 0) {
+          over = true;
+          problems.push({ file, ...pos, severity: 'error', message: `include "${glob}": with ${source.shown(match)}, the config and the files it includes hold more than ${MAX_FILE_BYTES / 1048576} MiB together, more than any config (100,000 websites take at most about 15 MiB); nothing more is read` });
+          continue;
+        }
         hashed.push(`${relative(dirname(file), match)}\0${included}\0`);
         const one = parseFile(included, match, parseOptions, 'include');
         problems.push(...one.warnings);
@@ -100,6 +116,8 @@ export async function loadWorkspace(file: string, env: Env, options: LoadOptions
       } catch (error) {
         if (!(error instanceof ConfigError)) throw error;
         problems.push(...error.diagnostics);
+        // Refused for its tokens: the budget is spent.
+        over ||= tokens.left <= 0;
       }
     }
   }
@@ -107,7 +125,7 @@ export async function loadWorkspace(file: string, env: Env, options: LoadOptions
     ...crossFileProblems(parsed.configs, file, source.shown),
     ...keyAsPasswordProblems(parsed.configs, file),
     ...ownPasswordEnvProblems(parsed.configs, file),
-    ...archiveProblems(parsed.configs, file, options),
+    ...archiveProblems(parsed.configs, file, options, source),
   );
   // Messages name each file as its source does (a revision's: REF:PATH); the data keeps the paths.
   const ordered = sortByFile(problems, files).map((d) => ({ ...d, file: source.shown(d.file) }));
@@ -122,17 +140,19 @@ export async function loadWorkspace(file: string, env: Env, options: LoadOptions
  * must not make sitesync write anywhere else. A file read from a pipe has no folder for one (a
  * baseline's archive: is never used).
  */
-function archiveProblems(configs: Config[], file: string, options: LoadOptions): Diagnostic[] {
+function archiveProblems(configs: Config[], file: string, options: LoadOptions, source: FileSource): Diagnostic[] {
   const out: Diagnostic[] = [];
   const said = new Set<string>();
   for (const { archive } of configs) {
     if (!archive?.pos || said.has(`${archive.pos.line}:${archive.pos.col}`)) continue;
     said.add(`${archive.pos.line}:${archive.pos.col}`);
-    if (hasNoFolder(file)) {
+    if (source.hasNoFolder(file)) {
       if (options.what !== 'baseline file') out.push({ file, ...archive.pos, severity: 'error', message: `archive "${archive.shown}": this file was read from a pipe or standard input, which has no folder to hold it; give the file in its folder, or apply --archive DIR` });
       continue;
     }
-    const root = repositoryOf(file);
+    // The repository as the source has it: the work tree, or (ci plan-open) a top that exists
+    // nowhere, where what the path says is what is checked (apply checks its checkout's again).
+    const root = source.repositoryOf(file);
     const outside = folderOutside(archive.dir, root);
     if (outside) out.push({ file, ...archive.pos, severity: 'error', message: `archive "${archive.shown}": ${outside}; sitesync writes no archive outside the repository that holds the config (${root})` });
   }

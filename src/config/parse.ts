@@ -5,7 +5,7 @@
 import { dirname, isAbsolute, resolve } from 'node:path';
 import { isMap, isSeq, type Document } from 'yaml';
 import { ConfigError, type Diagnostic } from '../messages/errors.js';
-import { globProblem, GlobSet, parseDomainInput } from '../model/domain.js';
+import { globProblem, GlobSet, MAX_WILDCARD_GLOBS, parseDomainInput } from '../model/domain.js';
 import { FIELDS, type Field } from '../model/fields.js';
 import { addressProblem, BASE_URL_RULE } from '../model/address.js';
 import {
@@ -19,7 +19,7 @@ import {
 import { Secret } from '../secrets/secret.js';
 import { listValue } from '../model/field-values.js';
 import { interpolate, type Env } from './interpolate.js';
-import { readDocument, type ReadDocument } from './document.js';
+import { readDocument, type ReadDocument, type TokenBudget } from './document.js';
 import { Locator, type Path, type Positions } from './locate.js';
 import { checkShape, controlCharacterIn, pathName } from './shape.js';
 
@@ -32,6 +32,8 @@ const MAX_ALIAS_COUNT = 100;
 
 export interface ParseOptions {
   env: Env;
+  /** The YAML tokens this file and the rest of its workspace may still hold (see readDocument). */
+  tokens?: TokenBudget;
   /**
    * Leave `${NAME}` in place when NAME is not set instead of failing: for a baseline file,
    * whose variables may since have been renamed.
@@ -92,7 +94,7 @@ export interface ReadFile {
  * once. A file that is not YAML (or too deep) has no data, and throws.
  */
 export function readFileCollecting(text: string, file: string, options: ParseOptions, role: FileRole = 'main'): ReadFile {
-  return fromDocument(readDocument(text), file, options, mayReference(text), role);
+  return fromDocument(readDocument(text, options.tokens), file, options, mayReference(text), role);
 }
 
 function thrown({ parsed, problems }: ReadFile): ParsedFile {
@@ -363,18 +365,32 @@ function normalize(
       config.safetyAt[key] = at.value(['safety', key]);
     }
   }
+  // Past MAX_WILDCARD_GLOBS globs with `*`, a list is an error at the first one too many, and
+  // the rest is not kept: nothing is matched against them.
+  const wildcards = (key: string) => {
+    let seen = 0;
+    return (glob: string, i: number): boolean => {
+      if (!glob.includes('*') || ++seen <= MAX_WILDCARD_GLOBS) return true;
+      if (seen === MAX_WILDCARD_GLOBS + 1) {
+        error(at.value([key, i]), `${key}[${i}]: more than ${MAX_WILDCARD_GLOBS.toLocaleString('en-US')} patterns with "*" in one list (names written out in full, any number): each website is tested against each of them`);
+      }
+      return false;
+    };
+  };
   if (Array.isArray(data.password_env)) {
-    config.passwordEnv = data.password_env.flatMap((glob, i) => (typeof glob === 'string' ? [{ glob, pos: at.value(['password_env', i]) }] : []));
+    const kept = wildcards('password_env');
+    config.passwordEnv = data.password_env.flatMap((glob, i) => (typeof glob === 'string' && kept(glob, i) ? [{ glob, pos: at.value(['password_env', i]) }] : []));
   }
 
   for (const key of ['protect', 'ignore', 'retire'] as const) {
     const list = data[key];
     if (!Array.isArray(list)) continue;
+    const kept = wildcards(key);
     list.forEach((glob, i) => {
       if (typeof glob !== 'string') return;
       const problem = globProblem(glob);
       if (problem) error(at.value([key, i]), `${key}[${i}]: ${problem}`);
-      else config[key].push({ glob: glob.trim().toLowerCase(), pos: at.value([key, i]) });
+      else if (kept(glob, i)) config[key].push({ glob: glob.trim().toLowerCase(), pos: at.value([key, i]) });
     });
   }
 

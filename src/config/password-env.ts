@@ -32,10 +32,18 @@ export function nameMatches(glob: string, name: string): boolean {
   return g === glob.length;
 }
 
-/** Whether a list of names and globs holds `name`. */
+/** Whether a list of names and globs holds `name`: a name written out by a lookup, then each glob with `*`. */
 export function listed(list: readonly Pattern[], name: string): boolean {
-  return list.some((p) => nameMatches(p.glob, name));
+  let split = SPLIT.get(list);
+  if (!split) {
+    split = { names: new Set(list.filter((p) => !p.glob.includes('*')).map((p) => p.glob)), globs: list.filter((p) => p.glob.includes('*')).map((p) => p.glob) };
+    SPLIT.set(list, split);
+  }
+  return split.names.has(name) || split.globs.some((glob) => nameMatches(glob, name));
 }
+
+/** Each list's names and globs, apart, once: a list is read for every password of an account. */
+const SPLIT = new WeakMap<readonly Pattern[], { names: Set<string>; globs: string[] }>();
 
 /** One `${NAME}` a website's password reads. */
 export interface PasswordRead {

@@ -16,6 +16,11 @@ import { namesDescriptor } from '../io/files.js';
  */
 export const MAX_FILE_BYTES = 16 * 1024 * 1024;
 
+/** `a config file`, `an included file`. */
+export function aOrAn(what: string): string {
+  return `${/^[aeiou]/i.test(what) ? 'an' : 'a'} ${what}`;
+}
+
 /** What the file is, for messages; a missing one says how to get one. */
 const MISSING: Record<string, string> = {
   'config file': 'no such file (write one, or start from the live account: sitesync export -o FILE)',
@@ -28,7 +33,7 @@ export async function readTextFile(file: string, what = 'config file'): Promise<
     const d: Diagnostic = { file, line, col, message, severity: 'error' };
     throw new ConfigError([d]);
   };
-  const tooBig = (size: string) => fail(`the file is ${size} MiB; a ${what} may be at most ${MAX_FILE_BYTES / 1048576} MiB`);
+  const tooBig = (size: string) => fail(`the file is ${size} MiB; ${aOrAn(what)} may be at most ${MAX_FILE_BYTES / 1048576} MiB`);
   // Synchronous where it cannot wait long (opening, a regular file): a one-file run then needs
   // no thread-pool round trips, which cost more than the reading. Pipes are read as they come.
   let fd: number;

@@ -37,14 +37,20 @@ export async function writeAtomic(path: string, text: string, mode = 0o644): Pro
 /** The code of the error writeAtomicChecked throws when the file read back is not what was written. */
 export const NOT_AS_WRITTEN = 'SITESYNC_NOT_AS_WRITTEN';
 
+/** The code of the error writeAtomicChecked throws for a path that is a symbolic link. */
+export const IS_A_LINK = 'SITESYNC_IS_A_LINK';
+
 /**
- * writeAtomic, then the file read back: it must hold exactly `text`, and pass `check` (which
- * returns what is wrong, or undefined). A file that was not kept as written (a full disk, a
+ * A file of sitesync's own in a folder it does not own (an archive, in a folder of the
+ * repository): written atomically, then read back: it must hold exactly `text`, and pass `check`
+ * (which returns what is wrong, or undefined). A file that was not kept as written (a full disk, a
  * folder another program writes to) is an error with code NOT_AS_WRITTEN, never taken for done:
- * what follows the write (apply's delete after an archive) depends on it.
+ * what follows the write (apply's delete after an archive) depends on it. Never written through a
+ * symbolic link (code IS_A_LINK): one committed where an archive goes, its name guessed, could name
+ * any file of the machine; the rename replaces whatever is at `path` itself, never what it names.
  */
 export async function writeAtomicChecked(path: string, text: string, check: (readBack: string) => string | undefined = () => undefined): Promise<void> {
-  await writeAtomic(path, text);
+  await writeThenRename(path, text, 0o644, async () => undefined, ownFile);
   const back = await readFile(path, 'utf8');
   const problem = back === text ? check(back) : 'it does not hold what was written';
   if (problem) throw Object.assign(new Error(`${path}: read back, ${problem}`), { code: NOT_AS_WRITTEN });
@@ -68,9 +74,9 @@ export async function replaceIfUnchanged(path: string, expected: string, text: s
   });
 }
 
-/** A temporary file beside the target, fsynced, checked by `beforeRename`, then renamed over it. */
-async function writeThenRename(path: string, text: string, mode: number, beforeRename: (file: string) => Promise<void>): Promise<void> {
-  const file = await writeTarget(path);
+/** A temporary file beside the target (`target` finds it from `path`), fsynced, checked by `beforeRename`, then renamed over it. */
+async function writeThenRename(path: string, text: string, mode: number, beforeRename: (file: string) => Promise<void>, target = writeTarget): Promise<void> {
+  const file = await target(path);
   // Named after the file, cut short: a name near the 255-byte limit must still get its temporary.
   const temp = join(dirname(file), `.${basename(file).slice(0, 64)}.${process.pid}.${++tempCounter}.tmp`);
   const handle = await open(temp, 'wx', mode);
@@ -248,6 +254,17 @@ export async function writeTarget(path: string): Promise<string> {
   throw notAFile();
 }
 
+/** `path` itself, when it is a regular file or nothing yet; a symbolic link throws (IS_A_LINK), anything else NOT_A_FILE. */
+async function ownFile(path: string): Promise<string> {
+  if (namesDescriptor(path)) throw Object.assign(new Error(`${path} is not a regular file`), { code: NOT_A_FILE });
+  const found = await lstat(path).catch((error: NodeJS.ErrnoException) => {
+    if (error.code === 'ENOENT') return undefined;
+    throw error;
+  });
+  if (!found || found.isFile()) return path;
+  throw Object.assign(new Error(`${path} is not a regular file`), { code: found.isSymbolicLink() ? IS_A_LINK : NOT_A_FILE });
+}
+
 /** Makes the rename itself durable; not every platform can open a folder, which is fine. */
 async function syncFolder(folder: string): Promise<void> {
   let handle;
@@ -301,6 +318,8 @@ export function writeFailure(error: unknown, flag: string, shown: string): Sites
   const why =
     code === NOT_A_FILE
       ? `${NOT_REGULAR}, which sitesync never replaces`
+      : code === IS_A_LINK
+      ? 'this is a symbolic link, and an archive is written as a file of its own, never through a link'
       : code === 'EACCES' || code === 'EPERM'
       ? 'permission denied'
       : code === 'ENOSPC'

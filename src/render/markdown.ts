@@ -66,6 +66,9 @@ export function splitApproved(text: string): { visible: string; block: string } 
 
 const ICON = { create: '🟢 create', update: '🟡 update', delete: '🔴 delete' } as const;
 
+/** The order changes are listed in when the plan must be cut: what a reviewer must see first. */
+const CUT_LAST = { delete: 0, update: 1, create: 2 } as const;
+
 export interface MarkdownOptions {
   /** One account's section of a many-account comment: its name heads it, and no marker. */
   section?: string;
@@ -116,8 +119,13 @@ export function renderMarkdown(plan: Plan, limit = MAX_MARKDOWN, options: Markdo
 
   const table: string[] = changed ? ['| | website | changes |', '|---|---|---|'] : [];
   const details: string[] = [];
-  const blocks = plan.changes.map((c) => ({ row: tableRow(c), detail: detailBlock(c) }));
+  let blocks = plan.changes.map((c) => ({ action: c.action, row: tableRow(c), detail: detailBlock(c) }));
   const fixed = [...head, ...foot].join('\n').length + 400;
+  // What must be cut is cut from the creates first: thousands of new websites (cheap to write)
+  // must not push a delete, or a private website made public, out of the reviewer's sight.
+  if (fixed + blocks.reduce((n, b) => n + b.row.length + b.detail.length + 2, 0) > limit) {
+    blocks = [...blocks].sort((a, b) => CUT_LAST[a.action] - CUT_LAST[b.action]);
+  }
   let used = fixed + table.join('\n').length + '<details><summary>Details</summary>\n\n</details>\n'.length;
   let shown = 0;
   for (const block of blocks) {
@@ -131,9 +139,14 @@ export function renderMarkdown(plan: Plan, limit = MAX_MARKDOWN, options: Markdo
   const body = [...table];
   if (details.length) body.push('', '<details><summary>Details</summary>', '', ...details, '</details>');
   if (shown < blocks.length) {
+    const cut = blocks.slice(shown);
+    const kinds = (['delete', 'update', 'create'] as const).flatMap((action) => {
+      const n = cut.filter((b) => b.action === action).length;
+      return n ? [`${n} ${n === 1 ? action : `${action}s`}`] : [];
+    });
     body.push(
       '',
-      `_…and ${blocks.length - shown} more changes, cut to keep ${(options.cut ?? COMMENT_CUT).what} under ${(options.commentLimit ?? limit).toLocaleString('en-US')} characters. ${(options.cut ?? COMMENT_CUT).whereAll}._`,
+      `_…and ${cut.length} more changes, cut to keep ${(options.cut ?? COMMENT_CUT).what} under ${(options.commentLimit ?? limit).toLocaleString('en-US')} characters (deletes are listed first, then updates, then creates: those cut are ${kinds.join(', ')}). ${(options.cut ?? COMMENT_CUT).whereAll}._`,
     );
   }
   return `${[...head, ...body, ...foot].join('\n')}`;

@@ -8,6 +8,7 @@
 import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { emptyConfig, loadWorkspace } from '../config/load.js';
+import type { FileSource } from '../config/source.js';
 import { ConfigError, SitesyncError } from '../messages/errors.js';
 import { printable } from '../messages/escape.js';
 import { type Account, type Config, type Failure, type LiveWebsite, type Plan, type Workspace } from '../model/types.js';
@@ -25,6 +26,8 @@ export interface RunArgs extends ConnectionFlags {
   account?: string[];
   /** `--trusted-config FILE`: the base branch's copy, whose connections the file must keep (trust.ts). */
   trustedConfig?: string;
+  /** Where the config and the files it includes are read: the work tree (default), or a commit's objects (ci plan-open: a merge request's head). */
+  source?: FileSource;
 }
 
 export interface RunOptions {
@@ -140,10 +143,10 @@ export async function connectRun(workspace: Workspace, configs: Config[], flags:
  */
 async function loadAll(file: string, args: RunArgs, ctx: Context, options: RunOptions): Promise<Workspace> {
   try {
-    return await loadWorkspace(file, ctx.env, { lenientEnv: options.lenientEnv });
+    return await loadWorkspace(file, ctx.env, { lenientEnv: options.lenientEnv, source: args.source });
   } catch (error) {
     if (!(error instanceof ConfigError) || options.lenientEnv) throw error;
-    const lenient = await loadWorkspace(file, ctx.env, { lenientEnv: true }).catch(() => undefined);
+    const lenient = await loadWorkspace(file, ctx.env, { lenientEnv: true, source: args.source }).catch(() => undefined);
     if (!lenient) throw error;
     const configs = selectAccounts(lenient, args.account, args.config ?? 'sitesync.yaml');
     const keys = missingKeys(lenient, configs, args, ctx.env);

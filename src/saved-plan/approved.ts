@@ -11,8 +11,8 @@ import { readTextFile } from '../config/read.js';
 import type { Context } from '../io/terminal.js';
 import type { Run } from '../run/open.js';
 import { plansOf } from '../run/plan.js';
-import type { AccountPlan, Action, ApprovalCheck, ApprovalDifference, ApprovedAccount, ApprovedPlan } from '../model/types.js';
-import { changeDigest, changesDigest } from '../planner/digest.js';
+import type { AccountPlan, Action, ApprovalCheck, ApprovalDifference, ApprovedAccount, ApprovedPlan, Change } from '../model/types.js';
+import { changeDigest, changesDigest, unarchived } from '../planner/digest.js';
 import { APPROVED_BLOCK } from '../render/markdown.js';
 
 /** `--approved FILE`: the run's plans (as apply will run them) compared with the approved plan FILE holds; undefined without the flag. */
@@ -86,7 +86,7 @@ function accountDifferences(a: AccountPlan, was: ApprovedAccount | undefined): A
   if (!was || was.failed) return changes.map(added);
   if (!was.changes) {
     // A block too large to list each change: the account's digest alone.
-    if (changesDigest(changes) === was.digest) return [];
+    if (changesDigest(changes) === was.digest || changesDigest(changes.map((c) => unarchived(c) ?? c)) === was.digest) return [];
     return [{ account, kind: 'different', note: `${changes.length} changes planned now, ${was.count} approved (the approved plan was too large to list them one by one)` }];
   }
   const approvedByDomain = new Map(was.changes.map(([action, domain, digest]) => [domain, { action, digest }]));
@@ -95,10 +95,16 @@ function accountDifferences(a: AccountPlan, was: ApprovedAccount | undefined): A
     const approvedChange = approvedByDomain.get(c.domain);
     approvedByDomain.delete(c.domain);
     if (!approvedChange) out.push(added(c));
-    else if (approvedChange.digest !== changeDigest(c)) out.push({ account, kind: 'different', change: { action: c.action, domain: c.domain, id: c.id } });
+    else if (!approves(approvedChange.digest, c)) out.push({ account, kind: 'different', change: { action: c.action, domain: c.domain, id: c.id } });
   }
   for (const [domain, { action }] of approvedByDomain) out.push({ account, kind: 'missing', change: { action, domain } });
   return out;
+}
+
+/** Whether an approved digest is the change's: as planned now, or (a delete archived now) as a plan that did not archive it. */
+function approves(digest: string, change: Change): boolean {
+  const without = unarchived(change);
+  return digest === changeDigest(change) || (without !== undefined && digest === changeDigest(without));
 }
 
 /** An approved account's changes that will not be applied, one by one where the block lists them. */

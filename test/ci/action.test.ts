@@ -452,6 +452,21 @@ describe('the apply recipe after a merge: what the pull request showed is what i
     expect(writes(emu)).toEqual([]);
   });
 
+  it("the plan comment edited by a person after the plan (a writer may edit any comment: here hiding a create) is no approval: require-approved writes nothing, and says why", async () => {
+    emu.seed(KEY, [{ domain: 'a.example.com' }]);
+    const doctor = () => {
+      const comment = github.comments(7)[0]!;
+      // The visible plan without b.example.com; the hidden block left as the bot wrote it.
+      github.edit(7, comment.id, comment.body.split('\n').filter((line) => line.startsWith('<!-- sitesync-approved:') || !line.includes('b.example.com')).join('\n'), 'mallory');
+    };
+    const r = await planMergeApply(config(['a.example.com']), config(['a.example.com', 'b.example.com']), doctor, { 'require-approved': 'true' });
+    expect(r.code).toBe(1);
+    expect(r.log).toContain("pull request #7 of octo/config: its sitesync plan comment was last edited by mallory, not by this token's user (github-actions[bot]): it is not the plan sitesync posted");
+    expect(applyComment()).toContain('### sitesync apply: not applied');
+    expect(emu.websites(KEY).map((w) => w.domain)).toEqual(['a.example.com']);
+    expect(writes(emu)).toEqual([]);
+  });
+
   it('a push that merged no pull request with a plan comment, under require-approved: nothing is written, and the log says why', async () => {
     github.seed(7, [{ body: '<!-- sitesync-plan -->\n### sitesync plan: pasted by a person', user: { login: 'mallory', type: 'User' } }]);
     await writeFile(join(dir, 'sitesync.yaml'), config(['a.example.com']));
@@ -462,6 +477,25 @@ describe('the apply recipe after a merge: what the pull request showed is what i
     const body = github.comments(7).at(-1)!.body;
     expect(body).toContain('### sitesync apply: not applied');
     expect(body).toContain('has no sitesync plan comment written by this token');
+  });
+});
+
+describe('the apply run by hand (workflow_dispatch): its baseline-ref input is a writer\'s', () => {
+  it('a baseline-ref that is an option of git (--upload-pack=COMMAND) never reaches git; sitesync refuses it, and nothing is written', async () => {
+    const origin = await pullRequestCheckout(dir, { 'sitesync.yaml': config(['a.example.com']) }, { 'README.md': 'docs\n' });
+    onTestFinished(() => rm(origin, { recursive: true, force: true }));
+    git(dir, 'checkout', '-q', 'main');
+    await writeFile(join(dir, 'dispatch-event.json'), JSON.stringify({ inputs: { 'baseline-ref': '--upload-pack=touch PWNED;true' } }));
+    const r = await run({ dir, githubApi: github.url }, { command: 'apply', 'baseline-ref': '--upload-pack=touch PWNED;true' }, 'dispatch-event.json', {
+      SITESYNC_BASE_URL: emu.url,
+      SITESYNC_API_KEY: KEY,
+      GITHUB_EVENT_NAME: 'workflow_dispatch',
+    });
+    // git fetch … origin "--upload-pack=…" would run the command (over a local or ssh remote).
+    expect(existsSync(join(dir, 'PWNED'))).toBe(false);
+    expect(r.code).toBe(1);
+    expect(r.log).toContain('--baseline-ref "--upload-pack=touch PWNED;true" is not a name of a git revision');
+    expect(writes(emu)).toEqual([]);
   });
 });
 

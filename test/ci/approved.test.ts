@@ -50,9 +50,32 @@ describe('sitesync ci approved on GitHub', () => {
     expect(r.code).toBe(0);
     expect(await readFile(join(dir, 'approved.md'), 'utf8')).toBe(PLAN);
     expect(r.stdout).toMatch(/^Wrote the approved plan of pull request #7 of octo\/config \(https:\/\/github\.com\/octo\/config\/pull\/7#issuecomment-\d+\) to approved\.md\n$/);
-    // Two reads, nothing written on GitHub.
-    expect(github.requests.map((q) => `${q.method} ${q.url.split('?')[0]}`)).toEqual([`GET /repos/${REPO}/commits/${MERGE}/pulls`, `GET /repos/${REPO}/issues/7/comments`]);
+    // Three reads (who last edited the comment is a GraphQL query, a POST that writes nothing), nothing written on GitHub.
+    expect(github.requests.map((q) => `${q.method} ${q.url.split('?')[0]}`)).toEqual([`GET /repos/${REPO}/commits/${MERGE}/pulls`, `GET /repos/${REPO}/issues/7/comments`, 'POST /graphql']);
     expect(r.stdout + r.stderr).not.toContain(GITHUB_TOKEN);
+  });
+
+  it("the bot's comment edited by a person since (anyone who may write to the repository may) is no approval; one only the bot updated is", async () => {
+    const [comment] = github.seed(7, [{ body: PLAN, user: { ...BOT } }]);
+    github.edit(7, comment!.id, PLAN.replace('1 to create', 'no changes'), 'Mallory');
+    const r = await approved();
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain("Error: pull request #7 of octo/config: its sitesync plan comment was last edited by Mallory, not by this token's user (github-actions[bot]): it is not the plan sitesync posted, and approves nothing");
+    expect(existsSync(join(dir, 'approved.md'))).toBe(false);
+    // The token goes to GitHub's own host only, in the header: never in a path, a body or a message.
+    expect(r.stdout + r.stderr + JSON.stringify(github.requests.map((q) => [q.url, q.body]))).not.toContain(GITHUB_TOKEN);
+
+    // The bot's next plan writes it again: GraphQL then names the bot (without REST's [bot]).
+    github.edit(7, comment!.id, PLAN, 'github-actions');
+    expect((await approved()).code).toBe(0);
+
+    // A GitHub that will not say who edited it: no approval either.
+    github.fail.POST = { status: 502, body: { message: 'Bad gateway' } };
+    const unknown = await approved();
+    expect(unknown.code).toBe(1);
+    expect(unknown.stderr).toContain('GitHub could not read who last edited the plan comment of pull request #7 of octo/config (502: Bad gateway)');
+    github.fail.POST = { status: 200, body: { data: { node: null } } };
+    expect((await approved()).stderr).toContain('cannot tell who last edited the plan comment of pull request #7 of octo/config (its GraphQL API did not answer with the comment), so it is not taken as approved');
   });
 
   it("a second config's comment by --id", async () => {
@@ -102,6 +125,17 @@ describe('sitesync ci approved on GitLab', () => {
     expect(await readFile(join(dir, 'approved.md'), 'utf8')).toBe(PLAN);
     expect(r.stdout).toContain('merge request !3 of project 42 (https://gitlab.example.com/group/config/-/merge_requests/3#note_');
     expect(gitlab.writes()).toEqual([]);
+  });
+
+  it("a push straight to the branch of a commit an open merge request also holds takes nothing of that merge request: it merged nothing", async () => {
+    const pushed = 'e'.repeat(40);
+    // An open merge request whose head is the commit pushed: its note (the bot's plan of it) approves what it shows, not this push.
+    gitlab.mergeRequests.set(9, { iid: 9, title: 'open', state: 'opened', target_branch: 'main', sha: pushed });
+    gitlab.seed(9, [{ body: PLAN, author: { username: BOT_USER } }]);
+    const r = await runInProcess(['ci', 'approved', '-o', 'approved.md', '--provider', 'gitlab'], { ...env, CI_API_V4_URL: gitlab.api, CI_COMMIT_SHA: pushed }, dir);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain(`no merge request found for the pushed commit ${pushed.slice(0, 12)} (a push straight to the branch?)`);
+    expect(existsSync(join(dir, 'approved.md'))).toBe(false);
   });
 
   it('ci comment --new after a merge posts on the merge request of the pushed commit', async () => {

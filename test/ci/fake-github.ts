@@ -13,6 +13,8 @@ export interface FakeComment {
   id: number;
   body: string;
   user: { login: string; type: 'User' | 'Bot' };
+  /** Who last edited it, as GitHub's GraphQL API names them (a bot without `[bot]`); unset, never edited. */
+  editor?: string;
 }
 
 export interface FakeIssue {
@@ -48,6 +50,8 @@ export interface FakeGitHub {
   requests: Recorded[];
   comments(pr: number): FakeComment[];
   seed(pr: number, comments: Array<Omit<FakeComment, 'id'>>): FakeComment[];
+  /** A comment edited by `login` in GitHub's web page (anyone who may write to the repository may edit any comment). */
+  edit(pr: number, id: number, body: string, login: string): void;
   /** Link headers name this origin instead of the fake's own. */
   linkOrigin?: string;
   /** Answer every request of this method with this. */
@@ -91,6 +95,11 @@ export async function startFakeGitHub(): Promise<FakeGitHub> {
       threads.set(pr, list);
       return list;
     },
+    edit(pr, id, body, login) {
+      const found = fake.comments(pr).find((c) => c.id === id)!;
+      found.body = body;
+      found.editor = login;
+    },
     writes: () => fake.requests.filter((r) => r.method !== 'GET').map((r) => `${r.method} ${new URL(r.url, 'http://x').pathname}`),
     close: () => closeServer(server),
   };
@@ -99,8 +108,9 @@ export async function startFakeGitHub(): Promise<FakeGitHub> {
     labels: i.labels.map((name) => ({ name })),
     html_url: `https://github.com/${REPO}/issues/${i.number}`,
   });
-  const wire = (pr: number, c: FakeComment) => ({
+  const wire = (pr: number, { editor: _editor, ...c }: FakeComment) => ({
     ...c,
+    node_id: `IC_${c.id}`,
     html_url: `https://github.com/${REPO}/pull/${pr}#issuecomment-${c.id}`,
   });
 
@@ -140,6 +150,14 @@ export async function startFakeGitHub(): Promise<FakeGitHub> {
     }
     const failure = fake.failNext.shift() ?? fake.fail[method];
     if (failure) return send(failure.status, failure.body, failure.headers);
+
+    // GraphQL: who last edited a comment (REST does not say).
+    if (url.pathname === '/graphql' && method === 'POST') {
+      const { query, variables } = JSON.parse(text) as { query: string; variables: { id: string } };
+      if (!/node\(id: \$id\)[\s\S]*editor \{ login \}/.test(query)) return send(200, { errors: [{ message: 'this fake answers one query' }] });
+      const found = [...threads.values()].flat().find((c) => `IC_${c.id}` === variables.id);
+      return send(200, { data: { node: found ? { editor: found.editor ? { login: found.editor } : null } : null } });
+    }
 
     const issues = /^\/repos\/([^/]+\/[^/]+)\/issues(?:\/(\d+))?$/.exec(url.pathname);
     if (issues) {
@@ -188,6 +206,7 @@ export async function startFakeGitHub(): Promise<FakeGitHub> {
         const found = comments.find((c) => c.id === Number(one[3]));
         if (found) {
           found.body = String(JSON.parse(text).body);
+          found.editor = 'github-actions';
           return send(200, wire(pr, found));
         }
       }

@@ -4,9 +4,9 @@
  * after_script, in a git checkout of the default branch with the merge requests' heads on
  * `origin`, against the emulator and the fake GitLab API. `npx sitesync` is this build.
  */
-import { spawn } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -184,6 +184,71 @@ describe("the GitLab merge requests' plans (sitesync-plan-open, on the default b
       expect(JSON.stringify(gitlab.requests) + r.log).not.toContain('new-secret-2');
       // The merge request's tree went outside the checkout: nothing new in it.
       expect(git(checkout, 'status', '--porcelain')).toBe('');
+    } finally {
+      await rm(origin, { recursive: true, force: true });
+      await rm(checkout, { recursive: true, force: true });
+    }
+  });
+
+  it("plans the merge request's files as they are merged, read from git's objects: its .gitattributes cannot hide an included file (export-ignore) or rewrite one (export-subst), and nothing of it is unpacked", async () => {
+    emu.seed(KEY, [{ domain: 'a.example.com' }]);
+    await mkdir(join(dir, 'sites'));
+    const base = { 'sitesync.yaml': 'version: 1\ninclude: [sites/*.yaml]\nwebsites: []\n', 'sites/a.yaml': 'websites:\n  - domain: a.example.com\n' };
+    const origin = await openMergeRequests(base, {
+      5: {
+        // git archive leaves out what .gitattributes marks export-ignore, and expands $Format:…$ in export-subst files: the merge does neither.
+        '.gitattributes': 'sites/hidden.yaml export-ignore\nsites/a.yaml export-subst\n',
+        'sites/hidden.yaml': 'websites:\n  - domain: hidden.example.com\n',
+        'sites/a.yaml': 'websites:\n  - domain: a.example.com\n    exclude_params: ["$Format:%H$"]\n',
+      },
+    });
+    const checkout = await jobCheckout(origin);
+    const scratch = await mkdtemp(join(tmpdir(), 'sitesync-job-tmp-'));
+    try {
+      const r = await runLines(job().script, defaultBranchVars({ TMPDIR: scratch }), checkout);
+      expect(r.code, r.log).toBe(0);
+      const note = gitlab.notes(5)[0]!.body;
+      expect(note).toContain('🟢 create | `hidden.example.com`');
+      expect(JSON.stringify(gitlab.requests) + r.log).not.toContain(KEY);
+      expect(note).toContain('\\$Format:%H\\$ _(write-only');
+      // Nothing of the merge request was written to disk.
+      expect(await readdir(scratch)).toEqual([]);
+    } finally {
+      await rm(origin, { recursive: true, force: true });
+      await rm(checkout, { recursive: true, force: true });
+      await rm(scratch, { recursive: true, force: true });
+    }
+  });
+
+  it('a merge request of a git bomb (a billion files from a push of kilobytes) or of a huge file costs the job seconds: its note says why, the others are planned', async () => {
+    const base = { 'sitesync.yaml': site(['a.example.com']) };
+    const origin = await openMergeRequests(base, { 1: { 'sitesync.yaml': site(['a.example.com', 'b.example.com']) } });
+    // Trees that hold one tree ten times, nine levels deep: git archive | tar would write 10^9 files.
+    const commit = (entries: string) => {
+      const tree = execFileSync('git', ['mktree'], { cwd: dir, input: entries, encoding: 'utf8' }).trim();
+      return git(dir, 'commit-tree', tree, '-p', 'main', '-m', 'bomb').trim();
+    };
+    const blob = (text: string) => execFileSync('git', ['hash-object', '-w', '--stdin'], { cwd: dir, input: text, encoding: 'utf8' }).trim();
+    let tree = execFileSync('git', ['mktree'], { cwd: dir, input: Array.from({ length: 10 }, (_, i) => `100644 blob ${blob('x\n')}\tf${i}\n`).join(''), encoding: 'utf8' }).trim();
+    for (let level = 0; level < 8; level++) {
+      tree = execFileSync('git', ['mktree'], { cwd: dir, input: Array.from({ length: 10 }, (_, i) => `040000 tree ${tree}\td${i}\n`).join(''), encoding: 'utf8' }).trim();
+    }
+    const config = blob(site(['a.example.com', 'c.example.com']));
+    const bomb = commit(`100644 blob ${config}\tsitesync.yaml\n040000 tree ${tree}\tdocs\n`);
+    // A config of 20 MiB (a few KB in git): never read, by its size alone.
+    const huge = commit(`100644 blob ${blob(`${site(['a.example.com'])}#${' '.repeat(20 * 1024 * 1024)}\n`)}\tsitesync.yaml\n`);
+    for (const [iid, sha] of [[6, bomb], [7, huge]] as const) {
+      git(dir, 'push', '-q', origin, `${sha}:refs/merge-requests/${iid}/head`);
+      gitlab.mergeRequests.set(iid, { iid, title: `change ${iid}`, state: 'opened', target_branch: 'main', sha });
+    }
+    const checkout = await jobCheckout(origin);
+    try {
+      const r = await runLines(job().script, defaultBranchVars(), checkout);
+      expect(r.code).toBe(1);
+      expect(r.log).toMatch(/!1 change 1 \([0-9a-f]{12}\): changes; posted the note/);
+      expect(gitlab.notes(6)[0]!.body).toMatch(/- the tree at !6 \([0-9a-f]{12}\) holds more than 1,000,000 files, more than any repository of configs: sitesync reads none of it/);
+      expect(gitlab.notes(7)[0]!.body).toMatch(/- sitesync\.yaml: the file is 20\.0 MiB at !7 \([0-9a-f]{12}\); a config file may be at most 16 MiB/);
+      expect(JSON.stringify(gitlab.requests) + r.log).not.toContain(KEY);
     } finally {
       await rm(origin, { recursive: true, force: true });
       await rm(checkout, { recursive: true, force: true });

@@ -6,7 +6,9 @@
  * and no request (path, query, body; any header to any host but the trusted one) may hold a
  * secret. The README's Security section promises this.
  */
-import { readFile, rm, writeFile, mkdir } from 'node:fs/promises';
+import { execFileSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { readFile, rm, symlink, writeFile, mkdir } from 'node:fs/promises';
 import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -193,5 +195,25 @@ describe('a hostile file through every output of the CLI', () => {
     expect(r.stderr).toContain('accounts one and two use the same API key (ACME_STATS_KEY and ACME_STATS_KEY): they are one account; keep one entry for it');
     expect(seen).toEqual([]);
     expectNoSecret(r.stdout + r.stderr);
+  });
+});
+
+describe("a pull request's folder is data: sitesync reads nothing of it but the config and the files it includes", () => {
+  it('a package.json, an .npmrc or a node_modules of the pull request is not read (a package.json linked to /dev/zero took 17 GB and crashed)', async () => {
+    // What runs is sitesync's own bundle, from the action's folder; the job's folder is the pull request's.
+    await writeFile(join(dir, 'sitesync.yaml'), withUrl({ f: single(shop()) }).f!);
+    // A pull request commits package.json as a link; to /dev/zero it is read without end. Here it
+    // names a named pipe no one writes to, which a read would wait on for ever instead.
+    execFileSync('mkfifo', [join(dir, 'fifo')]);
+    await symlink(join(dir, 'fifo'), join(dir, 'package.json'));
+    await writeFile(join(dir, '.npmrc'), 'node-options=--require ./pwn.cjs\n');
+    await mkdir(join(dir, 'node_modules/picomatch'), { recursive: true });
+    await writeFile(join(dir, 'node_modules/picomatch/index.js'), "require('fs').writeFileSync('PWNED', '');\n");
+    await writeFile(join(dir, 'pwn.cjs'), "require('fs').writeFileSync('PWNED', '');\n");
+    for (const args of [['validate'], ['plan', '--format', 'markdown']]) {
+      const r = await runCli(args, { cwd: dir, env: { SITESYNC_API_KEY: KEY }, timeoutMs: 20_000 });
+      expect(r.code, `${args.join(' ')}: ${r.stderr}`).toBe(0);
+    }
+    expect(existsSync(join(dir, 'PWNED'))).toBe(false);
   });
 });

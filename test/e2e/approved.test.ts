@@ -86,6 +86,30 @@ describe('apply --approved', () => {
     expect(writes(sc.emu)).toEqual([]);
   });
 
+  it('a delete the plan archived first, merged without its archive: (a commit after the last plan), is not as approved; one archived more than approved is', async () => {
+    const s = (sc = await scenario());
+    s.emu.seed(KEY, [{ domain: 'shop.example.com' }, { domain: 'old.example.com', traffic: { [new Date(Date.now() - 400 * 86_400_000).toISOString().slice(0, 10)]: 500 } }]);
+    const file = 'version: 1\nprune: true\nsafety: { max_delete_percent: 100 }\narchive: archives\nwebsites:\n  - domain: shop.example.com\n';
+    await s.write(file);
+    const planned = await s.cli(['plan', '--format', 'markdown']);
+    expect(planned.stdout).toContain('archived first to archives/');
+    await writeFile(join(s.dir, 'plan.md'), planned.stdout);
+    // The same delete, its history no longer kept: not what the reviewers approved.
+    await s.write(file.replace('archive: archives\n', ''));
+    s.emu.resetStats();
+    const r = await s.cli(['apply', '--auto-approve', '--approved', 'plan.md', '--require-approved']);
+    expect(r.code).toBe(1);
+    expect(r.stdout).toContain('Not as approved: 1 difference from the plan approved in plan.md, merged without a new plan:\n  different  delete old.example.com (id 2)');
+    expect(writes(s.emu)).toEqual([]);
+
+    // A plan without archive:, applied with --archive DIR: the history is kept all the same.
+    await writeFile(join(s.dir, 'plan.md'), (await s.cli(['plan', '--format', 'markdown'])).stdout);
+    const safer = await s.cli(['apply', '--auto-approve', '--approved', 'plan.md', '--require-approved', '--archive', 'kept']);
+    expect(safer.code, safer.stderr).toBe(0);
+    expect(safer.stdout).toContain('As approved: the plan is the one approved in plan.md (1 change).');
+    expect(safer.stdout).toContain('(archived first: kept/old.example.com-2-');
+  });
+
   it('a file without an approved plan is not compared (and refused with --require-approved); --require-approved alone is a usage error', async () => {
     sc = await approvedPlan();
     await writeFile(join(sc.dir, 'text.md'), (await sc.cli(['plan', '--format', 'text'], { env: ENV })).stdout);

@@ -5,9 +5,10 @@
  * an unwritten archive. No archive holds a password or a key.
  */
 import { spawn } from 'node:child_process';
-import { mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
+import { lstat, mkdir, mkdtemp, readdir, readFile, rm, symlink, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, onTestFinished } from 'vitest';
 import { spreadTraffic } from '../../src/emulator/index.js';
 import { ARCHIVE_NAMES } from '../../src/archive/format.js';
 import { bin, cleanEnv } from '../helpers/cli.js';
@@ -202,6 +203,28 @@ describe('apply archives before it deletes', () => {
     expect(again.code, again.stderr).toBe(0);
     expect(again.stdout).toContain('Applied: 0 created, 0 updated, 1 deleted, 0 failed.');
     expect((await s.cli(['plan', '--detailed-exitcode'])).code).toBe(0);
+  });
+
+  it("a symbolic link where an archive goes (committed by a pull request) is never written through: that delete fails, the file it names is untouched", async () => {
+    await setUp();
+    const day = new Date().toISOString().slice(0, 10);
+    // The pull request guessed the name (domain, id, the day of the merge) and linked it to a file outside the repository.
+    await mkdir(join(s.dir, 'archives'));
+    const outside = await mkdtemp(join(tmpdir(), 'sitesync-outside-'));
+    onTestFinished(() => rm(outside, { recursive: true, force: true }));
+    const victim = join(outside, 'victim.txt');
+    await writeFile(victim, 'precious\n');
+    for (const ext of ['json', 'csv']) await symlink(victim, join(s.dir, 'archives', `old.example.com-3-${day}.${ext}`));
+    const r = await s.cli(['apply', '--auto-approve']);
+    expect(r.code).toBe(1);
+    expect(r.stdout).toContain(
+      `✗ delete old.example.com (id 3): not deleted: its history could not be archived: archive archives/old.example.com-3-${day}.csv: this is a symbolic link, and an archive is written as a file of its own, never through a link; nothing was written`,
+    );
+    expect(await readFile(victim, 'utf8')).toBe('precious\n');
+    expect((await lstat(join(s.dir, 'archives', `old.example.com-3-${day}.json`))).isSymbolicLink()).toBe(true);
+    expect(s.emu.websites(KEY).map((w) => w.domain)).toContain('old.example.com');
+    // The other archived delete went on.
+    expect(r.stdout).toContain(`✓ delete busy.example.com (id 2) (archived first: archives/busy.example.com-2-${day}.json)`);
   });
 
   it('interrupted (Ctrl-C) while an archive is read: no delete is sent for it, no archive file is left, exit 130; a re-run converges', async () => {

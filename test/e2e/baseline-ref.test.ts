@@ -170,6 +170,14 @@ describe('what --baseline-ref refuses, in words, before any request', () => {
     await writeFile(join(sc.dir, 'sitesync.yaml'), MAIN);
     const outside = await sc.cli(['plan', '--baseline-ref', 'HEAD'], { env: ENV });
     expect(outside.stderr).toContain('HEAD:sitesync.yaml:2:11: include "../*.yaml": it names files outside the repository');
+
+    // A file too large at the revision is refused by its size, before it is read, and named once.
+    await writeFile(join(sc.dir, 'clients/big.yaml'), `websites: []\n#${' '.repeat(17 * 1024 * 1024)}\n`);
+    git(sc.dir, 'add', '.');
+    git(sc.dir, 'commit', '-q', '-m', 'big');
+    await rm(join(sc.dir, 'clients/big.yaml'));
+    const big = await sc.cli(['plan', '--baseline-ref', 'HEAD'], { env: ENV });
+    expect(big.stderr).toMatch(/^HEAD:clients\/big\.yaml: the file is 17\.0 MiB at HEAD; an included file may be at most 16 MiB$/m);
     expect(sc.emu.stats.log).toEqual([]);
   });
 });

@@ -187,6 +187,50 @@ describe('a file under the size cap that would take gigabytes to read', () => {
     }));
 });
 
+describe('a config and the files it includes hold at most what one file may, together', () => {
+  const workspace = async (dir: string, files: string[]) => {
+    await writeFile(join(dir, 'sitesync.yaml'), 'version: 1\ninclude: ["sites/*.yaml"]\nwebsites: []\n');
+    await mkdir(join(dir, 'sites'));
+    for (const [i, text] of files.entries()) await writeFile(join(dir, 'sites', `s${i}.yaml`), text);
+    return runCli(['validate'], { cwd: dir });
+  };
+
+  it('in YAML tokens: three files of 1.5 million each are refused at the third, where the 4,000,000 run out; nothing after it is read', () =>
+    inNewFolder(async (dir) => {
+      // Each file alone is under the cap; a thousand of them would take a thousand times as long.
+      const r = await workspace(dir, Array.from({ length: 4 }, (_, i) => `websites:\n  - domain: s${i}.example.com\n${'\n'.repeat(1_500_000)}`));
+      expect(r.code, r.stderr).toBe(1);
+      expect(r.stderr).toMatch(/sites\/s2\.yaml:\d+:1: the files read before this one hold 3,0\d\d,\d{3} YAML tokens, and this one more than 99\d,\d{3} by here: more than 4,000,000 together/);
+      expect(r.stderr).not.toContain('s3.yaml');
+      expect(r.stderr).toContain('1 problem found.');
+    }));
+
+  it('in bytes: three files of 6 MiB are refused at the include that reaches past 16 MiB', () =>
+    inNewFolder(async (dir) => {
+      const r = await workspace(dir, Array.from({ length: 3 }, () => `# ${'x'.repeat(6 * 1024 * 1024)}\nwebsites: []\n`));
+      expect(r.code, r.stderr).toBe(1);
+      expect(r.stderr).toContain('sitesync.yaml:2:11: include "sites/*.yaml": with ');
+      expect(r.stderr).toContain('sites/s2.yaml, the config and the files it includes hold more than 16 MiB together, more than any config (100,000 websites take at most about 15 MiB); nothing more is read');
+    }));
+});
+
+describe('patterns: every website is tested against every pattern with "*"', () => {
+  it('a list of more than 1,000 is an error at the first one too many (6,000 against 60,000 websites took minutes); names written out in full, any number', () =>
+    inNewFolder(async (dir) => {
+      const list = (key: string, n: number, glob: (i: number) => string) => [`${key}:`, ...Array.from({ length: n }, (_, i) => `  - "${glob(i)}"`)];
+      const file = (lines: string[]) => ['version: 1', ...lines, 'websites:', ...Array.from({ length: 2000 }, (_, i) => `  - domain: site-${i}.example.com`), ''].join('\n');
+      await writeFile(join(dir, 'sitesync.yaml'), file([...list('ignore', 1001, (i) => `*a*${i}.example.org`), ...list('password_env', 1001, (i) => `X_*${i}`)]));
+      const r = await runCli(['validate'], { cwd: dir });
+      expect(r.code).toBe(1);
+      expect(r.stderr).toContain('sitesync.yaml:1003:5: ignore[1000]: more than 1,000 patterns with "*" in one list (names written out in full, any number): each website is tested against each of them');
+      expect(r.stderr).toContain('password_env[1000]: more than 1,000 patterns with "*" in one list');
+      expect(r.stderr).toContain('2 problems found.');
+      // Names written out are found by a lookup: as many as a file holds.
+      await writeFile(join(dir, 'sitesync.yaml'), file([...list('retire', 20_000, (i) => `gone-${i}.example.org`), ...list('ignore', 1000, (i) => `*a*${i}.example.org`)]));
+      expect((await runCli(['validate'], { cwd: dir })).code).toBe(0);
+    }));
+});
+
 describe('an entry holding a carriage return', () => {
   it('is refused before anything is written, rather than stored as two entries that every later plan would change again', async () => {
     s = await scenario();

@@ -76,6 +76,11 @@ describe('the approved block of a markdown plan', () => {
     expect(changeDigest(otherIp.changes[0]!)).not.toBe(changeDigest(plan.changes[0]!));
     const otherId = planOf(FILE, LIVE.map((w) => (w.id === 4 ? { ...w, id: 5 } : w)), { SHOP_PW: 'one' });
     expect(changeDigest(otherId.changes[2]!)).not.toBe(changeDigest(plan.changes[2]!));
+    // A delete retired since the plan (which said apply would refuse it, had it recent history), or no longer archived first, is not the approved one.
+    const deleted = plan.changes[2]!;
+    expect(deleted.action).toBe('delete');
+    expect(changeDigest({ ...deleted, retired: true } as typeof deleted)).not.toBe(changeDigest(deleted));
+    expect(changeDigest({ ...deleted, archive: 'archives' } as typeof deleted)).not.toBe(changeDigest(deleted));
   });
 
   it('nothing a domain holds can end the hidden comment or be markup: <, >, & and - are escapes, and the data reads back', () => {

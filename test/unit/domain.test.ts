@@ -101,6 +101,13 @@ describe('domain globs', () => {
     expect(new GlobSet([glob]).matches(domain)).toBe(matched);
   });
 
+  it('the first pattern that matches, whether a name written out or a glob, before or after it', () => {
+    expect(new GlobSet(['*.example.com', 'a.example.com']).indexOf('a.example.com')).toBe(0);
+    expect(new GlobSet(['a.example.com', '*.example.com']).indexOf('a.example.com')).toBe(0);
+    expect(new GlobSet(['b.example.com', 'A.Example.com.', '*.example.com']).indexOf('a.example.com')).toBe(1);
+    expect(new GlobSet(['x.org', '*.*.org', 'a.b.org']).indexOf('a.b.org')).toBe(1);
+  });
+
   it('a pattern of 30 stars against a long label takes milliseconds, not minutes (no backtracking)', () => {
     const glob = `${'*a'.repeat(30)}*b.com`;
     const label = 'a'.repeat(60);

@@ -111,6 +111,20 @@ describe('markdown for a pull request', () => {
     expect(md).toMatch(/_…and \d+ more changes, cut to keep this comment under 60,000 characters/);
     expect(md).toContain('**Plan: 3000 to create, 0 to update, 0 to delete (0 unchanged, 0 unmanaged).**');
   });
+
+  it('cut, it keeps the deletes and updates and drops creates first: 3,000 new websites cannot push a private website made public out of the comment', () => {
+    const sites = Array.from({ length: 3000 }, (_, i) => `  - domain: site-${i}.example.com`);
+    const config = parseConfig(`version: 1\nprune: true\nwebsites:\n${sites.join('\n')}\n  - domain: zzz-private.example.com\n    privacy: public\n`, 'big.yaml', { env: {} });
+    const live: LiveWebsite[] = [
+      { id: 1, domain: 'zzz-private.example.com', privacy: 1, email: 0, exclude_bots: 1, exclude_ips: [] },
+      { id: 2, domain: 'zzz-gone.example.com', privacy: 0, email: 0, exclude_bots: 1, exclude_ips: [] },
+    ];
+    const md = renderMarkdown(planChanges({ config, live, account: null, baseUrl: 'https://a.example.com' }));
+    expect(md.length).toBeLessThan(60_000);
+    expect(md).toContain('| 🟡 update | `zzz-private.example.com` | privacy |');
+    expect(md).toContain('| 🔴 delete | `zzz-gone.example.com` |');
+    expect(md).toMatch(/_…and (\d+) more changes, cut to keep this comment under 60,000 characters \(deletes are listed first, then updates, then creates: those cut are \1 creates\)/);
+  });
 });
 
 describe('the pull-request comment (markdown)', () => {
