@@ -276,7 +276,8 @@ export class ServiceClient {
   /**
    * What a website's statistics hold, read so that no answer's order matters: the lifetime
    * pageviews from the hourly sums over the whole history (one request, at most 24 rows), then,
-   * when there are any, the days of the window — the larger of `recentDays` and 30 — from the
+   * when there are none, the lifetime events (one request for most websites), and when there are
+   * any, the days of the window — the larger of `recentDays` and 30 — from the
    * daily rows from its first day (one request while the window is up to 99 days), each placed
    * by its date. Days are the service's: ranges end tomorrow, so that a service ahead of this
    * clock still counts its today.
@@ -284,9 +285,14 @@ export class ServiceClient {
   async readTraffic(id: number, domain: string, recentDays: number, today = new Date(this.clock.now())): Promise<Traffic> {
     const day = (daysBack: number) => dayBefore(today, daysBack);
     const until = day(-1);
-    const lifetime = (await this.statsRows(id, domain, 'pageviews_hour', HISTORY_FROM, until)).reduce((n, r) => n + r.count, 0);
+    const sum = (rows: readonly StatsRow[]) => rows.reduce((n, r) => n + r.count, 0);
+    const lifetime = sum(await this.statsRows(id, domain, 'pageviews_hour', HISTORY_FROM, until));
     const zeros = new Array<number>(30).fill(0);
-    if (lifetime === 0) return { pageviews: 0, pageviews_30d: 0, pageviews_recent: 0, recent_days: recentDays, daily_30d: zeros };
+    if (lifetime === 0) {
+      // An event hit records the event alone, no pageview: without pageviews, the events say whether any history is left.
+      const events = sum(await this.statsRows(id, domain, 'event', HISTORY_FROM, until));
+      return { pageviews: 0, pageviews_30d: 0, pageviews_recent: 0, recent_days: recentDays, daily_30d: zeros, events };
+    }
     const first = day(Math.max(recentDays, 30) - 1);
     // Rows outside the window (a service that ignores `from`) are not the window's, whatever their order.
     const rows = await this.statsRows(id, domain, 'pageviews', first, until);

@@ -162,6 +162,26 @@ describe('apply archives before it deletes', () => {
     expect((await s.cli(['plan', '--detailed-exitcode'])).code).toBe(0);
   });
 
+  it('a website with events and no pageviews (an event hit records no pageview) has a history: the plan says so, and apply archives it first', async () => {
+    await setUp();
+    // The product's tracker writes an event hit's `event` row alone; the emulator derives every name from pageviews.
+    s.emu.faults.before = (req) =>
+      req.path === '/api/v1/stats/4' && req.query.get('name') === 'event'
+        ? { status: 200, body: { current_page: 1, data: [{ value: 'Signup:free:', count: 250 }, { value: 'Download:app:', count: 50 }], last_page: 1, per_page: '100', total: 2 } }
+        : undefined;
+    const text = await s.cli(['plan']);
+    expect(text.stdout).toContain('- delete empty.example.com (id 4)\n    ! destroys 300 events recorded (no pageviews)\n    archived first to archives/');
+    expect((await s.cli(['plan', '--format', 'markdown'])).stdout).toContain('| 🔴 delete | `empty.example.com` | deleted with 300 events (no pageviews); archived first to archives/');
+    const json = JSON.parse((await s.cli(['plan', '--format', 'json'])).stdout);
+    expect(json.changes.find((c: { domain: string }) => c.domain === 'empty.example.com')).toMatchObject({ archive: 'archives', traffic: { pageviews: 0, events: 300 } });
+    const r = await s.cli(['apply', '--auto-approve']);
+    expect(r.code, r.stderr).toBe(0);
+    const day = new Date().toISOString().slice(0, 10);
+    expect(r.stdout).toContain(`✓ delete empty.example.com (id 4) (archived first: archives/empty.example.com-4-${day}.json)`);
+    const archive = JSON.parse((await filesIn(join(s.dir, 'archives')))[`empty.example.com-4-${day}.json`]!);
+    expect(archive.dimensions.event).toEqual([{ value: 'Download:app:', count: 50 }, { value: 'Signup:free:', count: 250 }]);
+  });
+
   it('apply --archive DIR wins over the file, and a saved plan\'s apply archives the same way', async () => {
     await setUp(FILE.replace('archive: archives\n', ''));
     expect((await s.cli(['plan', '--out', 'plan.json'])).code).toBe(0);

@@ -33,6 +33,8 @@ function reverseStatsOrder(emu: Emulator): void {
 
 /** The stats requests the client made (the hook's own requests carry as_asked). */
 const statsReads = (emu: Emulator) => emu.stats.log.filter((r) => r.path.startsWith('/api/v1/stats/') && !r.path.includes('as_asked'));
+/** The stats name a request asked for. */
+const name = (path: string) => new URLSearchParams(path.split('?')[1]).get('name');
 
 describe('a service that answers oldest first', () => {
   let s: Scenario;
@@ -51,7 +53,7 @@ describe('a service that answers oldest first', () => {
     expect(plan.code, plan.stderr).toBe(0);
     expect(plan.stdout).toContain('- delete busy.example.com (id 1)\n    ! destroys 4,000 pageviews recorded, 290 in the last 30 days');
     // The lifetime from the hours, then the window's days: two requests, whatever the order.
-    expect(statsReads(s.emu).map((r) => new URLSearchParams(r.path.split('?')[1]).get('name'))).toEqual(['pageviews_hour', 'pageviews']);
+    expect(statsReads(s.emu).map((r) => name(r.path))).toEqual(['pageviews_hour', 'pageviews']);
     const apply = await s.cli(['apply', '--auto-approve']);
     expect(apply.code).toBe(1);
     expect(apply.stderr).toContain('busy.example.com: destroys 4,000 pageviews recorded, 290 in the last 30 days');
@@ -59,7 +61,7 @@ describe('a service that answers oldest first', () => {
     expect(writes(s.emu)).toEqual([]);
   });
 
-  it('a website with no traffic at all costs one request; rows outside the window are not counted', async () => {
+  it('a website with no traffic at all costs two requests (its hours, then its events); rows outside the window are not counted', async () => {
     s = await scenario();
     s.emu.seed(KEY, [{ domain: 'empty.example.com' }, { domain: 'old.example.com', traffic: { [ago(200)]: 50 } }]);
     // A service that ignores `from`: it answers every day of the history.
@@ -75,10 +77,11 @@ describe('a service that answers oldest first', () => {
     s.emu.resetStats();
     const json = JSON.parse((await s.cli(['plan', '--format', 'json'])).stdout);
     const traffic = (domain: string) => json.changes.find((c: { domain: string }) => c.domain === domain).traffic;
-    expect(traffic('empty.example.com')).toMatchObject({ pageviews: 0, pageviews_recent: 0 });
+    expect(traffic('empty.example.com')).toMatchObject({ pageviews: 0, pageviews_recent: 0, events: 0 });
     expect(traffic('old.example.com')).toMatchObject({ pageviews: 50, pageviews_30d: 0, pageviews_recent: 0 });
     expect(traffic('old.example.com').daily_30d).toEqual(new Array(30).fill(0));
-    expect(statsReads(s.emu).filter((r) => r.path.startsWith('/api/v1/stats/1?'))).toHaveLength(1);
+    // No pageviews: its events say whether any history is left (an event hit records no pageview).
+    expect(statsReads(s.emu).filter((r) => r.path.startsWith('/api/v1/stats/1?')).map((r) => name(r.path))).toEqual(['pageviews_hour', 'event']);
   });
 });
 
