@@ -90,6 +90,11 @@ export type RequestKind = 'account' | 'listing' | 'search' | 'count' | 'show' | 
 export interface StatsReadOptions {
   /** What the requests are counted as (default 'statistics'). */
   kind?: RequestKind;
+  /**
+   * The most values the name can hold over the range, and what they are ("the hours of a day"):
+   * more is the service's error, and the read stops there rather than page on.
+   */
+  maxRows?: [number, string];
   /** After each page: pages read, and how many the service says there are. */
   onPage?: (read: number, of: number | undefined) => void;
 }
@@ -134,6 +139,8 @@ export const LIST_CONCURRENCY = 12;
 export const HISTORY_FROM = '1970-01-01';
 /** A statistic read page by page stops here whatever the service says (a million values). */
 const MAX_STATS_PAGES = 10_000;
+/** The events a delete's traffic read sums, in values (`name:value:unit`): a hundred requests. */
+const MAX_EVENT_VALUES = 10_000;
 
 export class ServiceClient {
   readonly stats: ClientStats = { requests: 0, retries: 0, throttled: 0, byStatus: {}, byKind: {} };
@@ -286,17 +293,22 @@ export class ServiceClient {
     const day = (daysBack: number) => dayBefore(today, daysBack);
     const until = day(-1);
     const sum = (rows: readonly StatsRow[]) => rows.reduce((n, r) => n + r.count, 0);
-    const lifetime = sum(await this.statsRows(id, domain, 'pageviews_hour', HISTORY_FROM, until));
+    const lifetime = sum(await this.statsRows(id, domain, 'pageviews_hour', HISTORY_FROM, until, { maxRows: [24, 'the hours of a day'] }));
     const zeros = new Array<number>(30).fill(0);
     if (lifetime === 0) {
       // An event hit records the event alone, no pageview: without pageviews, the events say whether any history is left.
-      const events = sum(await this.statsRows(id, domain, 'event', HISTORY_FROM, until));
+      const events = sum(await this.statsRows(id, domain, 'event', HISTORY_FROM, until, { maxRows: [MAX_EVENT_VALUES, 'sitesync counts for a delete'] }));
       return { pageviews: 0, pageviews_30d: 0, pageviews_recent: 0, recent_days: recentDays, daily_30d: zeros, events };
     }
-    const first = day(Math.max(recentDays, 30) - 1);
-    // Rows outside the window (a service that ignores `from`) are not the window's, whatever their order.
-    const rows = await this.statsRows(id, domain, 'pageviews', first, until);
-    const byDay = new Map(rows.filter((r) => isDay(r.value) && r.value >= first && r.value <= until).map((r) => [r.value, r.count]));
+    const window = Math.max(recentDays, 30);
+    const first = day(window - 1);
+    // A row a day at most (a service that ignores `from` may send older ones, which are not the
+    // window's, whatever their order); a value that is no day cannot be placed in it, and a
+    // window that cannot be read whole is unknown traffic, which counts as recent.
+    const rows = await this.statsRows(id, domain, 'pageviews', first, until, { maxRows: [window + 1, `the days from ${first} to ${until}`] });
+    const notDay = rows.find((r) => !isDay(r.value));
+    if (notDay) throw new ApiError('protocol', `read the pageviews statistics of ${domain}: the service sent a row whose value is not a day: ${JSON.stringify(notDay.value.slice(0, 40))}`);
+    const byDay = new Map(rows.filter((r) => r.value >= first && r.value <= until).map((r) => [r.value, r.count]));
     const since = (d: string) => [...byDay].reduce((n, [value, count]) => (value >= d ? n + count : n), 0);
     // Oldest first; the service's today, a day ahead of this clock's, counts as the latest day.
     const daily = zeros.map((_, i) => (byDay.get(day(29 - i)) ?? 0) + (i === 29 ? (byDay.get(until) ?? 0) : 0));
@@ -326,6 +338,9 @@ export class ServiceClient {
       if (problem) throw new ApiError('protocol', `${what}: ${problem}`);
       const before = byValue.size;
       for (const row of read.rows) byValue.set(row.value, Math.max(byValue.get(row.value) ?? 0, row.count));
+      if (options.maxRows && byValue.size > options.maxRows[0]) {
+        throw new ApiError('protocol', `${what}: the service sent ${byValue.size} values${read.rows.length < byValue.size ? ' so far' : ''}, more than ${options.maxRows[1]} (${options.maxRows[0]})`);
+      }
       options.onPage?.(page, pages);
       if (read.rows.length < size || (pages !== undefined && page >= pages)) return [...byValue].map(([value, count]) => ({ value, count }));
       // A full page that adds nothing: the service answers the same page whatever `page` says.

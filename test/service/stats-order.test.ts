@@ -169,3 +169,52 @@ describe('reads of a whole window or a last day, in any order', () => {
     expect(error.message).toContain('page 2 repeats the rows of the pages before it');
   });
 });
+
+describe('answers the product never gives make the traffic unknown, which counts as recent: never quiet', () => {
+  let s: Scenario;
+  afterEach(async () => {
+    await s?.close();
+  });
+
+  /** busy.example.com had 50 pageviews two days ago; `answer` replaces the stats answers it returns one for. */
+  async function applyWith(answer: (name: string, page: number) => unknown) {
+    s = await scenario();
+    s.emu.seed(KEY, [{ domain: 'busy.example.com', traffic: { [ago(2)]: 50 } }, { domain: 'keep.example.com' }]);
+    s.emu.faults.before = (req) => {
+      if (!req.path.startsWith('/api/v1/stats/')) return undefined;
+      const body = answer(req.query.get('name')!, Number(req.query.get('page')));
+      return body === undefined ? undefined : { status: 200, body };
+    };
+    await s.write('version: 1\nprune: true\nsafety: { max_delete_percent: 100 }\nwebsites:\n  - domain: keep.example.com\n');
+    s.emu.resetStats();
+    const apply = await s.cli(['apply', '--auto-approve']);
+    expect(apply.code).toBe(1);
+    expect(writes(s.emu)).toEqual([]);
+    expect(apply.stderr).toContain('retire: ["busy.example.com"]');
+    return apply;
+  }
+  const page = (data: unknown[], more: Record<string, unknown> = {}) => ({ current_page: 1, data, last_page: 1, per_page: '100', total: data.length, ...more });
+
+  it('a day written as no day (a date and a time) cannot be placed in the window', async () => {
+    const r = await applyWith((name) => (name === 'pageviews' ? page([{ value: `${ago(2)} 00:00:00`, count: 50 }]) : undefined));
+    expect(r.stdout).toContain(`! traffic unknown (the service sent a row whose value is not a day: "${ago(2)} 00:00:00"): counted as recent`);
+  });
+
+  it('a count that is no number of hits (a fraction, past exact integers) is not read as none', async () => {
+    const r = await applyWith((name) => (name === 'pageviews_hour' ? page([{ value: '10', count: '0.4' }]) : undefined));
+    expect(r.stdout).toContain('! traffic unknown (the service sent a count that is not a number of hits: "0.4"): counted as recent');
+    const huge = await applyWith((name) => (name === 'pageviews_hour' ? page([{ value: '10', count: 1e300 }]) : undefined));
+    expect(huge.stdout).toContain('the service sent a count that is not a number of hits: 1e+300');
+  });
+
+  it('more hours than a day has, or more days than the window, is the service\'s error, and the read stops there: endless pages of 100 KB values cost one request', async () => {
+    const hours = await applyWith((name) => (name === 'pageviews_hour' ? page(Array.from({ length: 30 }, (_, h) => ({ value: String(h), count: 1 }))) : undefined));
+    expect(hours.stdout).toContain('traffic unknown (the service sent 30 values, more than the hours of a day (24)): counted as recent');
+    const big = 'x'.repeat(100_000);
+    const endless = await applyWith((name, n) =>
+      name === 'pageviews' ? page(Array.from({ length: 100 }, (_, i) => ({ value: `${n}-${i}-${big}`, count: 1 })), { current_page: n, last_page: 5_000, total: 500_000 }) : undefined,
+    );
+    expect(endless.stdout).toContain(`traffic unknown (the service sent 100 values, more than the days from ${ago(29)} to ${ago(-1)} (31)): counted as recent`);
+    expect(statsReads(s.emu).map((r) => name(r.path))).toEqual(['pageviews_hour', 'pageviews']);
+  });
+});
