@@ -322,13 +322,15 @@ export class ServiceClient {
    * value (a total order: the default order by count has ties that two pages may split
    * differently), 100 a page, until a page is short or the last, deduplicated by value (a value
    * that appears while reading shifts the rest by one: a row repeats, none is skipped; the
-   * larger count, the later one, is kept). A paginator that disagrees with itself is the
-   * service's error, in words, and the read is bounded by what its first page says.
+   * larger count, the later one, is kept), never fewer than the first page says there are. A
+   * paginator that disagrees with itself is the service's error, in words, and the read is
+   * bounded by what its first page says.
    */
   async statsRows(id: number, domain: string, name: string, from: string, to: string, options: StatsReadOptions = {}): Promise<StatsRow[]> {
     const byValue = new Map<string, number>();
     let bound = MAX_STATS_PAGES;
     let first: number | undefined;
+    let firstTotal: number | undefined;
     const what = `read the ${name} statistics of ${domain}`;
     for (let page = 1; ; page++) {
       const read = await this.statsPage(id, domain, name, from, to, page, { sort_by: 'value', sort: 'asc' }, options.kind, what);
@@ -342,7 +344,15 @@ export class ServiceClient {
         throw new ApiError('protocol', `${what}: the service sent ${byValue.size} values${read.rows.length < byValue.size ? ' so far' : ''}, more than ${options.maxRows[1]} (${options.maxRows[0]})`);
       }
       options.onPage?.(page, pages);
-      if (read.rows.length < size || (pages !== undefined && page >= pages)) return [...byValue].map(([value, count]) => ({ value, count }));
+      if (page === 1) firstTotal = read.total;
+      if (read.rows.length < size || (pages !== undefined && page >= pages)) {
+        // No value goes away while it is read (hits only add): fewer than the first page counted
+        // means rows were skipped (pages in another order than asked, or shorter than they say).
+        if (firstTotal !== undefined && byValue.size < firstTotal) {
+          throw new ApiError('protocol', `${what}: the service said it holds ${firstTotal} values, and its pages held ${byValue.size} (are they sorted by value, as asked?)`);
+        }
+        return [...byValue].map(([value, count]) => ({ value, count }));
+      }
       // A full page that adds nothing: the service answers the same page whatever `page` says.
       if (page > 1 && byValue.size === before) throw new ApiError('protocol', `${what}: page ${page} repeats the rows of the pages before it (does the service ignore "page"?)`);
       // Values that appear while reading may add a page or two, not more.

@@ -96,6 +96,23 @@ describe('sitesync archive', () => {
     expect(none.stderr).toContain('--target "typo.example" matches no website in the account');
     expect((await s.cli(['archive'])).stderr).toContain('name the websites to archive');
   });
+
+  it('a service that pages in its own order (by count, ties split anew on each page) skips values: no archive is written as if whole', async () => {
+    s = await scenario();
+    s.emu.seed(KEY, [{ domain: 'gone.example.com', traffic: { [ago(3)]: 500 } }]);
+    // 150 pages of one hit each: sorted by count, every order of them is right, and each request picks its own.
+    const values = Array.from({ length: 150 }, (_, i) => `/p${String(i).padStart(3, '0')}`);
+    s.emu.faults.before = (req) => {
+      if (!req.path.startsWith('/api/v1/stats/') || req.query.get('name') !== 'page') return undefined;
+      const n = Number(req.query.get('page'));
+      const order = n === 1 ? values : [...values].reverse();
+      return { status: 200, body: { current_page: n, data: order.slice((n - 1) * 100, n * 100).map((value) => ({ value, count: 1 })), last_page: 2, per_page: '100', total: 150 } };
+    };
+    const r = await s.cli(['archive', 'gone.example.com']);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain('read the page statistics of gone.example.com: the service said it holds 150 values, and its pages held 100 (are they sorted by value, as asked?)');
+    expect(await filesIn(join(s.dir, 'sitesync-archive'))).toEqual({});
+  });
 });
 
 const FILE = `version: 1
