@@ -95,6 +95,8 @@ export interface StatsReadOptions {
    * more is the service's error, and the read stops there rather than page on.
    */
   maxRows?: [number, string];
+  /** Takes each new value against what the whole read may hold; says what it would exceed, and the read stops. */
+  budget?: (value: string) => string | undefined;
   /** After each page: pages read, and how many the service says there are. */
   onPage?: (read: number, of: number | undefined) => void;
 }
@@ -339,7 +341,11 @@ export class ServiceClient {
       const problem = paginatorProblem(read, page, size);
       if (problem) throw new ApiError('protocol', `${what}: ${problem}`);
       const before = byValue.size;
-      for (const row of read.rows) byValue.set(row.value, Math.max(byValue.get(row.value) ?? 0, row.count));
+      for (const row of read.rows) {
+        const over = byValue.has(row.value) ? undefined : options.budget?.(row.value);
+        if (over) throw new ApiError('protocol', `${what}: ${over}`);
+        byValue.set(row.value, Math.max(byValue.get(row.value) ?? 0, row.count));
+      }
       if (options.maxRows && byValue.size > options.maxRows[0]) {
         throw new ApiError('protocol', `${what}: the service sent ${byValue.size} values${read.rows.length < byValue.size ? ' so far' : ''}, more than ${options.maxRows[1]} (${options.maxRows[0]})`);
       }

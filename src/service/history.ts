@@ -12,6 +12,14 @@ import type { StatsRow } from './wire.js';
 /** Names read at once: the pacer spaces them anyway; a few hide the answers' latency. */
 const NAMES_AT_ONCE = 4;
 
+/**
+ * What one history may hold, all names together: far above any website's (3 years of traffic and
+ * 3,000 pages are some 5,000 values and 100 KB), and within what one process can assemble,
+ * write and read back. A service that sends more is not archived: its read stops there.
+ */
+export const MAX_HISTORY_VALUES = 1_000_000;
+export const MAX_HISTORY_CHARACTERS = 64 * 1024 * 1024;
+
 export interface HistoryReadOptions {
   /** What the requests are counted as (default 'archive'). */
   kind?: RequestKind;
@@ -35,6 +43,14 @@ export async function readHistory<N extends string>(client: ServiceClient, id: n
   const estimate = () => [...pages.values()].reduce((n, p) => n + Math.max(p.read, p.of), 0);
   let requests = 0;
   let failed = false;
+  let values = 0;
+  let characters = 0;
+  const budget = (value: string) => {
+    characters += value.length;
+    if (++values > MAX_HISTORY_VALUES) return `the history holds more than ${MAX_HISTORY_VALUES.toLocaleString('en-US')} values in all, more than one archive holds`;
+    if (characters > MAX_HISTORY_CHARACTERS) return `the history's values hold more than ${MAX_HISTORY_CHARACTERS / 1024 / 1024} Mi characters in all, more than one archive holds (the product keeps at most 255 a value)`;
+    return undefined;
+  };
   const limit = pLimit(NAMES_AT_ONCE);
   const read = await Promise.all(
     names.map((name) =>
@@ -46,7 +62,7 @@ export async function readHistory<N extends string>(client: ServiceClient, id: n
           options.onProgress?.(requests, estimate());
         };
         try {
-          return [name, await client.statsRows(id, domain, name, range.from, range.to, { kind: options.kind ?? 'archive', onPage })] as const;
+          return [name, await client.statsRows(id, domain, name, range.from, range.to, { kind: options.kind ?? 'archive', onPage, budget })] as const;
         } catch (error) {
           failed = true;
           throw error;

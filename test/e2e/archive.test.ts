@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { spreadTraffic } from '../../src/emulator/index.js';
 import { ARCHIVE_NAMES } from '../../src/archive/format.js';
-import { bin, cleanEnv } from '../helpers/cli.js';
+import { bin, cleanEnv, runCli } from '../helpers/cli.js';
 import { KEY, scenario, writes, type Scenario } from '../helpers/scenario.js';
 
 let s: Scenario;
@@ -111,6 +111,24 @@ describe('sitesync archive', () => {
     const r = await s.cli(['archive', 'gone.example.com']);
     expect(r.code).toBe(1);
     expect(r.stderr).toContain('read the page statistics of gone.example.com: the service said it holds 150 values, and its pages held 100 (are they sorted by value, as asked?)');
+    expect(await filesIn(join(s.dir, 'sitesync-archive'))).toEqual({});
+  });
+
+  it('a service whose pages of 100 KB values never end is refused once the history passes what one archive holds, not read until memory runs out', async () => {
+    s = await scenario();
+    s.emu.seed(KEY, [{ domain: 'gone.example.com', traffic: { [ago(3)]: 500 } }]);
+    const big = 'x'.repeat(100_000);
+    s.emu.faults.before = (req) => {
+      if (!req.path.startsWith('/api/v1/stats/') || req.query.get('name') !== 'referrer') return undefined;
+      const n = Number(req.query.get('page'));
+      const data = Array.from({ length: 100 }, (_, i) => ({ value: `${String(n).padStart(5, '0')}-${String(i).padStart(3, '0')}-${big}`, count: 1 }));
+      return { status: 200, body: { current_page: n, data, last_page: 5_000, per_page: '100', total: 500_000 } };
+    };
+    // A small heap: reading on would end in "heap out of memory" within a few dozen pages.
+    const r = await runCli(['archive', 'gone.example.com'], { cwd: s.dir, env: { SITESYNC_BASE_URL: s.emu.url, SITESYNC_API_KEY: KEY, NODE_OPTIONS: '--max-old-space-size=320' } });
+    expect(r.code, r.stderr).toBe(1);
+    expect(r.stderr).toContain("✗ gone.example.com: read the referrer statistics of gone.example.com: the history's values hold more than 64 Mi characters in all, more than one archive holds");
+    expect(s.emu.stats.log.filter((l) => l.path.includes('name=referrer')).length).toBeLessThan(12);
     expect(await filesIn(join(s.dir, 'sitesync-archive'))).toEqual({});
   });
 });
