@@ -8,12 +8,13 @@
 import { mkdir, stat } from 'node:fs/promises';
 import { isAbsolute, join, relative, resolve } from 'node:path';
 import { archiveProblem } from '../archive/check.js';
-import { ARCHIVE_NAMES, ArchiveError, archiveBaseName, archiveCsv, archiveJson, assembleArchive, type Archive } from '../archive/format.js';
+import { ARCHIVE_NAMES, ArchiveError, archiveBaseName, archiveCsv, archiveJson, assembleArchive, DIMENSION_NAMES, type Archive, type ArchiveName } from '../archive/format.js';
 import { writeAtomicChecked, writeFailure } from '../io/files.js';
 import { packageVersion } from '../io/paths.js';
 import { SitesyncError } from '../messages/errors.js';
 import type { Account, Config, DeleteChange, LiveWebsite, WebsiteView } from '../model/types.js';
 import type { ServiceClient } from '../service/client.js';
+import type { StatsRow } from '../service/wire.js';
 import { readHistory } from '../service/history.js';
 
 export interface ArchiveTarget {
@@ -43,6 +44,7 @@ export async function archiveWebsite(
 ): Promise<WrittenArchive> {
   const { website } = target;
   const history = await readHistory(client, website.id, website.domain, ARCHIVE_NAMES, { onProgress });
+  const redacted = withoutSecrets(history.rows, (text) => client.cleaned(text));
   const readAt = new Date();
   let archive: Archive;
   try {
@@ -55,6 +57,7 @@ export async function archiveWebsite(
       range: history.range,
       rows: history.rows,
       requests: history.requests,
+      redacted,
       sitesyncVersion: packageVersion(),
     });
   } catch (error) {
@@ -79,6 +82,28 @@ export async function archiveWebsite(
     });
   }
   return { json: shown(`${base}.json`), csv: shown(`${base}.csv`), archive };
+}
+
+/**
+ * The values of the names that hold the public's text (pages, referrers, events…) cleaned of every
+ * secret of the run, in place: a page visited as `/?key=…` must not put the key in an archive.
+ * Two values that clean to one are one row, their counts added. Days and hours hold no text: as
+ * read. Returns how many values held a secret.
+ */
+function withoutSecrets(rows: Record<ArchiveName, StatsRow[]>, clean: (text: string) => string): number {
+  let redacted = 0;
+  for (const name of DIMENSION_NAMES) {
+    const merged = new Map<string, number>();
+    let here = 0;
+    for (const { value, count } of rows[name]) {
+      const shown = clean(value);
+      if (shown !== value) here++;
+      merged.set(shown, (merged.get(shown) ?? 0) + count);
+    }
+    if (here) rows[name] = [...merged].map(([value, count]) => ({ value, count }));
+    redacted += here;
+  }
+  return redacted;
 }
 
 /** What apply knows of an account when it archives a website before deleting it. */

@@ -5,7 +5,7 @@
  */
 import { Pool } from 'undici';
 import { domainKey } from '../model/domain.js';
-import { FIELD } from '../model/fields.js';
+import { FIELD, FIELDS } from '../model/fields.js';
 import { InterruptedError } from '../messages/errors.js';
 import type { Account, FieldName, LiveWebsite, Traffic, WebsiteView } from '../model/types.js';
 import { packageVersion } from '../io/paths.js';
@@ -177,6 +177,27 @@ export class ServiceClient {
     };
   }
 
+  /**
+   * Text the service holds (a statistic's value, a setting, the account's name), cleaned of the
+   * run's secrets (those long enough not to occur in it by chance: SecretValues.cleanData): the
+   * service may hold or echo the key or a password, and what sitesync shows or writes of it must not.
+   */
+  cleaned(text: string): string {
+    return this.secrets.cleanData(text);
+  }
+
+  /** A website record as read, its settings' text cleaned; its id and domain, which name it, as they are. */
+  private website(raw: unknown): LiveWebsite {
+    const site = toLiveWebsite(raw);
+    const fields = site as unknown as Record<string, unknown>;
+    for (const { name } of FIELDS) {
+      const value = fields[name];
+      if (typeof value === 'string') fields[name] = this.cleaned(value);
+      else if (Array.isArray(value)) fields[name] = value.map((v: unknown) => (typeof v === 'string' ? this.cleaned(v) : v));
+    }
+    return site;
+  }
+
   /** Whether `value` is this client's API key (compared here, so the key stays inside). */
   usesKey(value: string): boolean {
     return value === this.options.apiKey;
@@ -200,7 +221,8 @@ export class ServiceClient {
       abortable: true,
       fixedRoute: true,
     });
-    return toAccount(answer.body);
+    const account = toAccount(answer.body);
+    return { ...account, name: this.cleaned(account.name), email: this.cleaned(account.email), plan: this.cleaned(account.plan) };
   }
 
   /**
@@ -219,7 +241,7 @@ export class ServiceClient {
     const first = await this.fetchPage(1, query);
     const paging = new Paging(query.search === undefined ? 'list websites' : `search websites for "${query.search}"`, first);
     const add = (page: Page): number => {
-      const sites = page.items.map(toLiveWebsite);
+      const sites = page.items.map((item) => this.website(item));
       const { added } = paging.count(sites.map((site) => site.id));
       for (const site of sites) found.set(site.id, site);
       onProgress?.(++pagesRead, paging.lastPage);
@@ -448,7 +470,7 @@ export class ServiceClient {
 
   async getWebsite(id: number): Promise<LiveWebsite> {
     const answer = await this.call({ method: 'GET', path: `/websites/${id}`, kind: 'show', what: `read website ${id}`, idempotent: true, abortable: true });
-    return toLiveWebsite(unwrap(answer.body));
+    return this.website(unwrap(answer.body));
   }
 
   /**
@@ -468,7 +490,7 @@ export class ServiceClient {
           idempotent: false,
         });
         try {
-          return { website: toLiveWebsite(unwrap(answer.body)), recovered: false };
+          return { website: this.website(unwrap(answer.body)), recovered: false };
         } catch {
           // Stored, but the answer is unreadable: find what was stored.
           const stored = await this.findWebsite(domain);
@@ -513,7 +535,7 @@ export class ServiceClient {
       },
     });
     try {
-      return toLiveWebsite(unwrap(answer.body));
+      return this.website(unwrap(answer.body));
     } catch {
       return undefined;
     }

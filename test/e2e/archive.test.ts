@@ -217,6 +217,29 @@ describe('apply archives before it deletes', () => {
     expect(archive.dimensions.event).toEqual([{ value: 'Download:app:', count: 50 }, { value: 'Signup:free:', count: 250 }]);
   });
 
+  it('the key or a password that the public\'s requests (or the service) put in a statistic\'s values is in no archive: "(redacted)", said in its notes', async () => {
+    await setUp(`${FILE}  - domain: lab.example.com\n    privacy: password\n    password: \${PW}\n`);
+    s.emu.seed(KEY, [{ domain: 'lab.example.com', privacy: 2, password: PASSWORD }]);
+    s.emu.faults.before = (req) => {
+      if (req.path !== '/api/v1/stats/3' || !['page', 'referrer'].includes(req.query.get('name')!)) return undefined;
+      const data =
+        req.query.get('name') === 'page'
+          ? [{ value: `/login?key=${KEY}`, count: 3 }, { value: `/login?key=${encodeURIComponent(PASSWORD)}`, count: 2 }, { value: '/pricing', count: 40 }]
+          : [{ value: `${PASSWORD}.example.net`, count: 1 }];
+      return { status: 200, body: { current_page: 1, data, last_page: 1, per_page: '100', total: data.length } };
+    };
+    const r = await s.cli(['apply', '--auto-approve'], { env: { PW: PASSWORD } });
+    expect(r.code, r.stderr).toBe(0);
+    const files = await filesIn(join(s.dir, 'archives'));
+    expectNoSecrets(files);
+    const day = new Date().toISOString().slice(0, 10);
+    const archive = JSON.parse(files[`old.example.com-3-${day}.json`]!);
+    // Two values that became one are one row, their counts added.
+    expect(archive.dimensions.page).toEqual([{ value: '/login?key=(redacted)', count: 5 }, { value: '/pricing', count: 40 }]);
+    expect(archive.dimensions.referrer).toEqual([{ value: '(redacted).example.net', count: 1 }]);
+    expect(archive.notes).toContain('3 values held the API key or a website password sitesync was given: written with "(redacted)" in its place (values that became one are one row, their counts added)');
+  });
+
   it('apply --archive DIR wins over the file, and a saved plan\'s apply archives the same way', async () => {
     await setUp(FILE.replace('archive: archives\n', ''));
     expect((await s.cli(['plan', '--out', 'plan.json'])).code).toBe(0);
