@@ -11,7 +11,7 @@ import type { Account, FieldName, LiveWebsite, Traffic, WebsiteView } from '../m
 import { packageVersion } from '../io/paths.js';
 import { SecretValues } from '../secrets/values.js';
 import { ApiError, errorForStatus, serviceMessage } from './errors.js';
-import { Pacer, realClock, type PacerClock } from './pacer.js';
+import { Pacer, realClock, ThrottleTooLong, type PacerClock } from './pacer.js';
 import { lastPageOf, Paging } from './paging.js';
 import { ANSWER_DEADLINE_MS, AnswerTooLarge, certificateProblem, checkServerIdentity, classifyTransportError, deadline, MAX_ANSWER_BYTES, readCapped, type AnswerBody } from './transport.js';
 import { readPage, readStatsRows, toAccount, toForm, toLiveWebsite, unwrap, type Form, type Page, type StatsPage, type StatsRow } from './wire.js';
@@ -206,6 +206,8 @@ export class ServiceClient {
   async close(): Promise<void> {
     // A request still in flight (a sibling of one that failed the run) ends when the pool does: not news.
     this.closed = true;
+    // Its own pacer's wait ends with it; a shared one is closed by whoever shares it (the run).
+    if (!this.options.pacer) this.pacer.close();
     await this.pool.close();
   }
 
@@ -679,6 +681,12 @@ export class ServiceClient {
     } catch (error) {
       if (error instanceof ApiError) throw error;
       if (signal?.aborted) throw new InterruptedError('interrupted');
+      if (error instanceof ThrottleTooLong) {
+        throw new ApiError(
+          'rate-limit',
+          `${spec.what}: the service asks to wait ${formatWait(error.waitMs)} before its next request (its 429's Retry-After or X-RateLimit-Reset), longer than sitesync waits (${formatWait(error.maxMs)}): nothing more was sent; try again later`,
+        );
+      }
       if (limit?.expired()) {
         const seconds = Math.round(this.deadlineOf(spec) / 100) / 10;
         throw new ApiError('timeout', `${spec.what}: ${new URL(this.options.baseUrl).host} did not send its whole answer within ${seconds} s`);
@@ -706,6 +714,13 @@ export class ServiceClient {
   private log(line: string): void {
     this.options.log?.(line);
   }
+}
+
+/** "3 minutes", "1 day": how long the throttle asks to wait, as people say it. */
+function formatWait(ms: number): string {
+  const [n, unit] = ms >= 2 * 86_400_000 ? [ms / 86_400_000, 'day'] : ms >= 2 * 3_600_000 ? [ms / 3_600_000, 'hour'] : ms >= 120_000 ? [ms / 60_000, 'minute'] : [ms / 1000, 'second'];
+  const whole = Math.round(n);
+  return `${whole} ${unit}${whole === 1 ? '' : 's'}`;
 }
 
 /** What to do about a base URL that reaches no API route. */

@@ -163,7 +163,7 @@ describe('what the service says back', () => {
     s = await scenario();
     const password = 'a-website-password-42';
     // A service that echoes what it was sent into what it holds.
-    s.emu.seed(KEY, [{ domain: 'lab.example.com', privacy: 0, email: 0, exclude_bots: 1, exclude_ips: ['203.0.113.7', `${KEY}/32`, `x${password}`] }]);
+    s.emu.seed(KEY, [{ domain: 'lab.example.com', privacy: 0, email: 0, exclude_bots: 1, exclude_ips: `203.0.113.7\n${KEY}/32\nx${password}` }]);
     s.emu.faults.before = (req) =>
       req.path === '/api/v1/account' ? { status: 200, body: { data: { id: 1, name: `Acme ${KEY}`, email: `${password}@acme.example`, plan: { name: 'Pro', features: { websites: -1 } } } } } : undefined;
     await s.write(CONFIG);

@@ -120,3 +120,20 @@ describe('convergence on the deployed profile', () => {
     expect(s.emu.websites(KEY)[0]).toMatchObject({ privacy: 0, email: 0, exclude_bots: 1, exclude_ips: '10.0.0.2', favorite: false });
   });
 });
+
+describe('a throttle that asks for too long', () => {
+  it('a 429 asking to wait a day (Retry-After, or X-RateLimit-Reset a day away) fails at once, in words, instead of holding the run for a day', async () => {
+    const days: Record<string, string>[] = [{ 'Retry-After': '86400' }, { 'X-RateLimit-Reset': String(Math.floor(Date.now() / 1000) + 86_400) }];
+    for (const headers of days) {
+      s = await scenario();
+      await s.write('version: 1\nwebsites:\n  - domain: a.example.com\n');
+      s.emu.faults.before = (req) => (req.path === '/api/v1/websites' ? { status: 429, body: { message: 'Too Many Attempts.' }, headers } : undefined);
+      const started = Date.now();
+      const r = await s.cli(['plan']);
+      expect(r.code).toBe(1);
+      expect(r.stderr).toMatch(/list websites \(page 1\): the service asks to wait (24 hours|1 day) before its next request \(its 429's Retry-After or X-RateLimit-Reset\), longer than sitesync waits \(10 minutes\): nothing more was sent; try again later/);
+      expect(Date.now() - started).toBeLessThan(10_000);
+      await s.close();
+    }
+  });
+});
