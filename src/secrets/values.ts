@@ -19,6 +19,9 @@ export const REDACTED = '(redacted)';
  */
 export const MIN_SECRET_IN_DATA = 8;
 
+/** How deep a body's objects and arrays are kept by cleanDeep. */
+const MAX_BODY_DEPTH = 32;
+
 export class SecretValues {
   private readonly secrets = new Set<string>();
   /** Every spelling of every secret: what text is cleaned of. */
@@ -73,13 +76,18 @@ export class SecretValues {
     return replaceAll(text, this.longPattern);
   }
 
-  /** A parsed JSON body with every string in it (keys too) cleaned. */
-  cleanDeep(value: unknown): unknown {
+  /**
+   * A parsed JSON body with every string in it (keys too) cleaned. Nothing below MAX_BODY_DEPTH
+   * levels is kept (null in its place): no message is that deep, and a body nested 100,000 levels
+   * must not exhaust the stack on its way to becoming one.
+   */
+  cleanDeep(value: unknown, depth = 0): unknown {
     if (this.values.size === 0) return value;
     if (typeof value === 'string') return this.clean(value);
-    if (Array.isArray(value)) return value.map((v) => this.cleanDeep(v));
+    if (value && typeof value === 'object' && depth >= MAX_BODY_DEPTH) return null;
+    if (Array.isArray(value)) return value.map((v) => this.cleanDeep(v, depth + 1));
     if (value && typeof value === 'object') {
-      return Object.fromEntries(Object.entries(value).map(([k, v]) => [this.clean(k), this.cleanDeep(v)]));
+      return Object.fromEntries(Object.entries(value).map(([k, v]) => [this.clean(k), this.cleanDeep(v, depth + 1)]));
     }
     return value;
   }

@@ -137,3 +137,16 @@ describe('a throttle that asks for too long', () => {
     }
   });
 });
+
+describe('error bodies of any shape', () => {
+  it('a 500 whose body nests 100,000 levels deep is "the service failed (500)", not a stack overflow', async () => {
+    s = await scenario();
+    await s.write('version: 1\nwebsites:\n  - domain: new.example.com\n');
+    const deep = `{"message":${'['.repeat(100_000)}${']'.repeat(100_000)},"errors":${'{"a":'.repeat(50_000)}1${'}'.repeat(50_000)}}`;
+    s.emu.faults.before = (req) => (req.method === 'POST' ? { status: 500, body: deep } : undefined);
+    const r = await s.cli(['apply', '--auto-approve']);
+    expect(r.code).toBe(1);
+    expect(r.stdout).toContain('✗ create new.example.com: the service failed (500)');
+    expect(r.stdout + r.stderr).not.toContain('call stack');
+  });
+});
