@@ -40,6 +40,10 @@ export class Paging {
   /** Checks page `n` of the listing and takes its page count; throws the service's error in words. */
   check(page: Page, n: number): void {
     const said = `page ${n} says`;
+    // Checked first: the websites of a page are read only once it can be a page.
+    if (page.perPage !== undefined && page.perPage > 0 && page.items.length > page.perPage) {
+      this.fail(`${said} per_page ${page.perPage}, but holds ${page.items.length} websites`);
+    }
     // A page before the last is full: its websites are the page size where the answer does not say it.
     const full = page.lastPage !== undefined && n < page.lastPage && page.items.length > 0;
     const perPage = page.perPage !== undefined && page.perPage > 0 ? page.perPage : full ? page.items.length : undefined;
