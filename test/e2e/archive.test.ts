@@ -5,10 +5,10 @@
  * an unwritten archive. No archive holds a password or a key.
  */
 import { spawn } from 'node:child_process';
-import { mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
+import { mkdir, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { spreadTraffic } from '../../src/emulator/index.js';
+import { spreadTraffic, startEmulator } from '../../src/emulator/index.js';
 import { ARCHIVE_NAMES } from '../../src/archive/format.js';
 import { bin, cleanEnv, runCli } from '../helpers/cli.js';
 import { KEY, scenario, writes, type Scenario } from '../helpers/scenario.js';
@@ -339,6 +339,41 @@ describe('archive: in the file', () => {
     expect((await s.cli(['plan', '--format', 'json'], { env })).stdout).toContain('"archive": "everyone"');
     await s.write(file('    archive: acme-archive\n'));
     expect((await s.cli(['plan', '--format', 'json'], { env })).stdout).toContain('"archive": "acme-archive"');
+  });
+
+  it('two installations\' websites of one domain and one id, archived in one folder on one day, each keep their archive: none replaces another', async () => {
+    s = await scenario();
+    const second = await startEmulator({ keys: ['sk-test-SECOND-KEY-0123456789'], profile: 'deployed' });
+    try {
+      s.emu.seed(KEY, [{ domain: 'shop.example.com', traffic: { [ago(200)]: 5 } }]);
+      second.seed('sk-test-SECOND-KEY-0123456789', [{ domain: 'shop.example.com', traffic: { [ago(300)]: 7 } }]);
+      const account = (name: string, url: string) => `  ${name}:\n    base_url: ${url}\n    api_key_env: ${name.toUpperCase()}_KEY\n    prune: true\n    safety: { max_delete_percent: 100 }\n    websites: []\n`;
+      await s.write(`version: 1\narchive: archives\naccounts:\n${account('prod', s.emu.url)}${account('staging', second.url)}`);
+      const env = { PROD_KEY: KEY, STAGING_KEY: 'sk-test-SECOND-KEY-0123456789' };
+      // One account after the other (a second run the same day), or both side by side in one run.
+      const prod = await s.cli(['apply', '--auto-approve', '--force', '--account', 'prod'], { env });
+      const staging = await s.cli(['apply', '--auto-approve', '--force', '--account', 'staging'], { env });
+      for (const r of [prod, staging]) expect(r.code, r.stdout + r.stderr).toBe(0);
+      const r = { stdout: prod.stdout + staging.stdout };
+      const files = await filesIn(join(s.dir, 'archives'));
+      const json = Object.entries(files).filter(([n]) => n.endsWith('.json'));
+      expect(json).toHaveLength(2);
+      expect(json.map(([, text]) => JSON.parse(text).totals.pageviews).sort()).toEqual([5, 7]);
+      const day = new Date().toISOString().slice(0, 10);
+      expect(Object.keys(files).sort()).toEqual([`shop.example.com-1-${day}-2.csv`, `shop.example.com-1-${day}-2.json`, `shop.example.com-1-${day}.csv`, `shop.example.com-1-${day}.json`]);
+      // Each line names its own file.
+      for (const [name] of json) expect(r.stdout).toContain(`(archived first: archives/${name})`);
+
+      s.emu.seed(KEY, [{ domain: 'shop.example.com', traffic: { [ago(200)]: 5 } }]);
+      second.seed('sk-test-SECOND-KEY-0123456789', [{ domain: 'shop.example.com', traffic: { [ago(300)]: 7 } }]);
+      await rm(join(s.dir, 'archives'), { recursive: true });
+      const both = await s.cli(['apply', '--auto-approve', '--force'], { env });
+      expect(both.code, both.stdout + both.stderr).toBe(0);
+      const again = Object.entries(await filesIn(join(s.dir, 'archives'))).filter(([n]) => n.endsWith('.json'));
+      expect(again.map(([, text]) => JSON.parse(text).totals.pageviews).sort()).toEqual([5, 7]);
+    } finally {
+      await second.close();
+    }
   });
 
   it('--trusted-config: a pull request may add an archive:, not move or remove the trusted copy\'s', async () => {
