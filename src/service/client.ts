@@ -12,7 +12,7 @@ import { packageVersion } from '../io/paths.js';
 import { SecretValues } from '../secrets/values.js';
 import { ApiError, errorForStatus, serviceMessage } from './errors.js';
 import { Pacer, realClock, ThrottleTooLong, type PacerClock } from './pacer.js';
-import { lastPageOf, Paging } from './paging.js';
+import { lastPageOf, Paging, WebsitesRead } from './paging.js';
 import { ANSWER_DEADLINE_MS, AnswerTooLarge, certificateProblem, checkServerIdentity, classifyTransportError, deadline, MAX_ANSWER_BYTES, readCapped, type AnswerBody } from './transport.js';
 import { readPage, readStatsRows, toAccount, toForm, toLiveWebsite, unwrap, type Form, type Page, type StatsPage, type StatsRow } from './wire.js';
 
@@ -237,11 +237,13 @@ export class ServiceClient {
   async listWebsites(
     query: Record<string, string> = {},
     onProgress?: (pages: number, of: number | undefined) => void,
+    /** Shared by the listings of one account (the searches of a plan with --target): a million websites in all. */
+    read?: WebsitesRead,
   ): Promise<LiveWebsite[]> {
     const found = new Map<number, LiveWebsite>();
     let pagesRead = 0;
     const first = await this.fetchPage(1, query);
-    const paging = new Paging(query.search === undefined ? 'list websites' : `search websites for "${query.search}"`, first);
+    const paging = new Paging(query.search === undefined ? 'list websites' : `search websites for "${query.search}"`, first, read);
     const add = (page: Page): number => {
       const sites = page.items.map((item) => this.website(item));
       const { added } = paging.count(sites.map((site) => site.id));
