@@ -429,6 +429,9 @@ export class ServiceClient {
    */
   async lastPageviewDay(id: number, domain: string, since: string): Promise<string | null> {
     const until = dayBefore(new Date(this.clock.now()), -1);
+    // A round past a full page of days moves past them all: even a service that ignores the order
+    // asked is done within the days of the range, a page at a time (some 210 rounds since 1970).
+    const rounds = Math.ceil((Date.parse(until) - Date.parse(HISTORY_FROM)) / 86_400_000 / PER_PAGE) + 2;
     let found: string | null = null;
     for (let from = HISTORY_FROM, round = 1; from <= until; round++) {
       const page = await this.statsPage(id, domain, 'pageviews', from, until, 1, { sort_by: 'value', sort: 'desc' });
@@ -438,7 +441,7 @@ export class ServiceClient {
       found = best;
       const whole = page.rows.length < (page.perPage ?? PER_PAGE) || (page.lastPage ?? 1) <= 1;
       if (whole || best >= since) return found;
-      if (round >= MAX_STATS_PAGES) throw new ApiError('protocol', `read the statistics of ${domain}: the service's answers never settle on a latest day`);
+      if (round >= rounds) throw new ApiError('protocol', `read the statistics of ${domain}: the service's answers never settle on a latest day (${round} pages of days)`);
       from = dayBefore(new Date(`${best}T00:00:00Z`), -1);
     }
     return found;

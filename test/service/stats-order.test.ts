@@ -120,6 +120,18 @@ describe('reads of a whole window or a last day, in any order', () => {
     expect(await client.lastPageviewDay(never!.id, 'never.example.com', since)).toBeNull();
   });
 
+  it('ci drift --quiet-days: a service whose latest day creeps one day a page is cut within the pages the days since 1970 take, not 10,000', async () => {
+    const [site] = emu.seed(KEY, [{ domain: 'creep.example.com' }]);
+    // A full page of one day, the first asked: each round moves one day on.
+    emu.faults.before = (req) =>
+      req.path.startsWith('/api/v1/stats/')
+        ? { status: 200, body: { current_page: 1, data: Array.from({ length: 100 }, () => ({ value: req.query.get('from'), count: 1 })), last_page: 9, per_page: '100', total: 900 } }
+        : undefined;
+    const error = await failure(client.lastPageviewDay(site!.id, 'creep.example.com', ago(6)));
+    expect(error.message).toMatch(/^read the statistics of creep\.example\.com: the service's answers never settle on a latest day \(2\d\d pages of days\)$/);
+    expect(client.stats.byKind.statistics).toBeLessThan(220);
+  });
+
   it('a paginator that disagrees with itself is the service\'s error, in words, and a paging that never ends is cut', async () => {
     const [site] = emu.seed(KEY, [{ domain: 'x.example.com', traffic: everyDay(10, 0, 1) }]);
     emu.faults.before = (req) =>
