@@ -139,6 +139,14 @@ export const LIST_CONCURRENCY = 12;
  * database may hold rows older than the website's record.
  */
 export const HISTORY_FROM = '1970-01-01';
+/**
+ * The last day of every read of a website's history: none. A service whose clock is ahead of this
+ * one dates its latest hits after this clock's today, and a range that ended there would leave
+ * them out (recent traffic read as none).
+ */
+export const HISTORY_TO = '9999-12-31';
+/** Days a service's clock may be ahead of this one's and its window still be read as one: beyond, the traffic is unknown. */
+const DAYS_AHEAD = 31;
 /** A statistic read page by page stops here whatever the service says (a million values). */
 const MAX_STATS_PAGES = 10_000;
 /** The events a delete's traffic read sums, in values (`name:value:unit`): a hundred requests. */
@@ -314,18 +322,17 @@ export class ServiceClient {
    * when there are none, the lifetime events (one request for most websites), and when there are
    * any, the days of the window — the larger of `recentDays` and 30 — from the
    * daily rows from its first day (one request while the window is up to 99 days), each placed
-   * by its date. Days are the service's: ranges end tomorrow, so that a service ahead of this
-   * clock still counts its today.
+   * by its date. Days are the service's: ranges have no last day (HISTORY_TO), so that a service
+   * whose clock is ahead of this one still counts its latest days, as the window's last.
    */
   async readTraffic(id: number, domain: string, recentDays: number, today = new Date(this.clock.now())): Promise<Traffic> {
     const day = (daysBack: number) => dayBefore(today, daysBack);
-    const until = day(-1);
     const sum = (rows: readonly StatsRow[]) => rows.reduce((n, r) => n + r.count, 0);
-    const lifetime = sum(await this.statsRows(id, domain, 'pageviews_hour', HISTORY_FROM, until, { maxRows: [24, 'the hours of a day'] }));
+    const lifetime = sum(await this.statsRows(id, domain, 'pageviews_hour', HISTORY_FROM, HISTORY_TO, { maxRows: [24, 'the hours of a day'] }));
     const zeros = new Array<number>(30).fill(0);
     if (lifetime === 0) {
       // An event hit records the event alone, no pageview: without pageviews, the events say whether any history is left.
-      const events = sum(await this.statsRows(id, domain, 'event', HISTORY_FROM, until, { maxRows: [MAX_EVENT_VALUES, 'sitesync counts for a delete'] }));
+      const events = sum(await this.statsRows(id, domain, 'event', HISTORY_FROM, HISTORY_TO, { maxRows: [MAX_EVENT_VALUES, 'sitesync counts for a delete'] }));
       return { pageviews: 0, pageviews_30d: 0, pageviews_recent: 0, recent_days: recentDays, daily_30d: zeros, events };
     }
     const window = Math.max(recentDays, 30);
@@ -333,13 +340,13 @@ export class ServiceClient {
     // A row a day at most (a service that ignores `from` may send older ones, which are not the
     // window's, whatever their order); a value that is no day cannot be placed in it, and a
     // window that cannot be read whole is unknown traffic, which counts as recent.
-    const rows = await this.statsRows(id, domain, 'pageviews', first, until, { maxRows: [window + 1, `the days from ${first} to ${until}`] });
+    const rows = await this.statsRows(id, domain, 'pageviews', first, HISTORY_TO, { maxRows: [window + DAYS_AHEAD, `the days from ${first} to a month past today`] });
     const notDay = rows.find((r) => !isDay(r.value));
     if (notDay) throw new ApiError('protocol', `read the pageviews statistics of ${domain}: the service sent a row whose value is not a day: ${JSON.stringify(notDay.value.slice(0, 40))}`);
-    const byDay = new Map(rows.filter((r) => r.value >= first && r.value <= until).map((r) => [r.value, r.count]));
+    const byDay = new Map(rows.filter((r) => r.value >= first).map((r) => [r.value, r.count]));
     const since = (d: string) => [...byDay].reduce((n, [value, count]) => (value >= d ? n + count : n), 0);
-    // Oldest first; the service's today, a day ahead of this clock's, counts as the latest day.
-    const daily = zeros.map((_, i) => (byDay.get(day(29 - i)) ?? 0) + (i === 29 ? (byDay.get(until) ?? 0) : 0));
+    // Oldest first; the days after this clock's today (a service ahead of it) count as the latest day.
+    const daily = zeros.map((_, i) => (i === 29 ? since(day(0)) : (byDay.get(day(29 - i)) ?? 0)));
     const recent = since(day(recentDays - 1));
     // Hits that arrived between the two reads: the lifetime holds at least the window.
     return { pageviews: Math.max(lifetime, since(first)), pageviews_30d: since(day(29)), pageviews_recent: recent, recent_days: recentDays, daily_30d: daily };
@@ -425,13 +432,14 @@ export class ServiceClient {
    * for most websites: the days latest first, 100 a page; when the page did not hold every day,
    * the latest it shows is checked by asking for the days after it. A website with a pageview
    * since `since` is not silent, and the first such day found is returned: the caller needs no
-   * more. Ranges end tomorrow, so that a service ahead of this clock still counts its today.
+   * more. Ranges have no last day, so that a service ahead of this clock still counts its latest.
    */
   async lastPageviewDay(id: number, domain: string, since: string): Promise<string | null> {
-    const until = dayBefore(new Date(this.clock.now()), -1);
+    const until = HISTORY_TO;
     // A round past a full page of days moves past them all: even a service that ignores the order
-    // asked is done within the days of the range, a page at a time (some 210 rounds since 1970).
-    const rounds = Math.ceil((Date.parse(until) - Date.parse(HISTORY_FROM)) / 86_400_000 / PER_PAGE) + 2;
+    // asked is done within the days of the range, a page at a time (some 210 rounds from 1970 to a
+    // month ahead of this clock).
+    const rounds = Math.ceil((this.clock.now() + DAYS_AHEAD * 86_400_000 - Date.parse(HISTORY_FROM)) / 86_400_000 / PER_PAGE) + 2;
     let found: string | null = null;
     for (let from = HISTORY_FROM, round = 1; from <= until; round++) {
       const page = await this.statsPage(id, domain, 'pageviews', from, until, 1, { sort_by: 'value', sort: 'desc' });

@@ -1,12 +1,12 @@
 /**
  * A website's whole history from the stats API, for its archive: every row of every name asked
- * for, from the first day of any history to tomorrow (the service's today, when its clock is
- * ahead). Each name is read as the client's statsRows reads one (sorted by value, every page,
+ * for, from the first day of any history with no last day (a service's clock may be ahead of
+ * this one). Each name is read as the client's statsRows reads one (sorted by value, every page,
  * deduplicated), a few names at once: the installation's pacer spaces the requests, as it does
  * every other request of the run.
  */
 import pLimit from 'p-limit';
-import { dayBefore, HISTORY_FROM, type RequestKind, type ServiceClient } from './client.js';
+import { HISTORY_FROM, HISTORY_TO, type RequestKind, type ServiceClient } from './client.js';
 import type { StatsRow } from './wire.js';
 
 /** Names read at once: the pacer spaces them anyway; a few hide the answers' latency. */
@@ -25,8 +25,6 @@ export interface HistoryReadOptions {
   kind?: RequestKind;
   /** After each page: pages read, and the pages the whole read takes as far as the names' first pages say. */
   onProgress?: (read: number, estimate: number) => void;
-  /** Today, on the client's clock by default. */
-  now?: Date;
 }
 
 /** Every row of each name of a website's statistics, and how many requests the read took. */
@@ -38,7 +36,7 @@ export interface WebsiteHistory<N extends string> {
 
 /** Reads `names` whole; one name that cannot be read fails the read, and the names not yet started are not asked for. */
 export async function readHistory<N extends string>(client: ServiceClient, id: number, domain: string, names: readonly N[], options: HistoryReadOptions = {}): Promise<WebsiteHistory<N>> {
-  const range = { from: HISTORY_FROM, to: dayBefore(options.now ?? new Date(), -1) };
+  const range = { from: HISTORY_FROM, to: HISTORY_TO };
   const pages = new Map<N, { read: number; of: number }>(names.map((n) => [n, { read: 0, of: 1 }]));
   const estimate = () => [...pages.values()].reduce((n, p) => n + Math.max(p.read, p.of), 0);
   let requests = 0;

@@ -61,6 +61,20 @@ describe('a service that answers oldest first', () => {
     expect(writes(s.emu)).toEqual([]);
   });
 
+  it('a service whose clock is days ahead of this one: its latest hits, dated after this clock\'s today, are recent, and archived', async () => {
+    s = await scenario();
+    s.emu.seed(KEY, [{ domain: 'ahead.example.com', traffic: { [ago(400)]: 100, [ago(-3)]: 40 } }, { domain: 'keep.example.com' }]);
+    await s.write('version: 1\nprune: true\narchive: archives\nsafety: { max_delete_percent: 100 }\nwebsites:\n  - domain: keep.example.com\n');
+    const plan = await s.cli(['plan']);
+    expect(plan.stdout).toContain('- delete ahead.example.com (id 1)\n    ! destroys 140 pageviews recorded, 40 in the last 30 days\n    last 30 days ▁▁▁▁▁▁▁▁▁▁▁▁▁▁▁▁▁▁▁▁▁▁▁▁▁▁▁▁▁█ (most 40 a day)');
+    const apply = await s.cli(['apply', '--auto-approve']);
+    expect(apply.code).toBe(1);
+    expect(apply.stderr).toContain('retire: ["ahead.example.com"]');
+    expect(writes(s.emu)).toEqual([]);
+    const archived = await s.cli(['archive', 'ahead.example.com', '-o', 'out']);
+    expect(archived.stdout).toContain(`✓ ahead.example.com (id 1): 140 pageviews, 2 days from ${ago(400)}`);
+  });
+
   it('a website with no traffic at all costs two requests (its hours, then its events); rows outside the window are not counted', async () => {
     s = await scenario();
     s.emu.seed(KEY, [{ domain: 'empty.example.com' }, { domain: 'old.example.com', traffic: { [ago(200)]: 50 } }]);
@@ -226,7 +240,7 @@ describe('answers the product never gives make the traffic unknown, which counts
     const endless = await applyWith((name, n) =>
       name === 'pageviews' ? page(Array.from({ length: 100 }, (_, i) => ({ value: `${n}-${i}-${big}`, count: 1 })), { current_page: n, last_page: 5_000, total: 500_000 }) : undefined,
     );
-    expect(endless.stdout).toContain(`traffic unknown (the service sent 100 values, more than the days from ${ago(29)} to ${ago(-1)} (31)): counted as recent`);
+    expect(endless.stdout).toContain(`traffic unknown (the service sent 100 values, more than the days from ${ago(29)} to a month past today (61)): counted as recent`);
     expect(statsReads(s.emu).map((r) => name(r.path))).toEqual(['pageviews_hour', 'pageviews']);
   });
 });
