@@ -77,6 +77,8 @@ export interface ArchiveInput {
   range: { from: string; to: string };
   rows: Record<ArchiveName, readonly Row[]>;
   requests: number;
+  /** Values that held a secret of the run, written with `(redacted)` in its place. */
+  redacted?: number;
   sitesyncVersion: string;
 }
 
@@ -113,6 +115,11 @@ export function assembleArchive(input: ArchiveInput): Archive {
     : [
         `the hourly sums (${checks.hourly_pageviews} pageviews, ${checks.hourly_visitors} visitors) differ from the daily ones (${totals.pageviews}, ${totals.visitors}): the website received hits while it was read, or the service's rows disagree; the totals are the daily ones`,
       ];
+  if (input.redacted) {
+    notes.push(
+      `${input.redacted} ${input.redacted === 1 ? 'value held' : 'values held'} the API key or a website password sitesync was given: written with "(redacted)" in its place (values that became one are one row, their counts added)`,
+    );
+  }
   const dimensions = Object.fromEntries(
     DIMENSION_NAMES.map((name) => [name, [...rows[name]].map((r) => ({ value: r.value, count: r.count })).sort((a, b) => compare(a.value, b.value))]),
   ) as Record<DimensionName, Row[]>;

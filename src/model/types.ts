@@ -247,6 +247,11 @@ export interface Traffic {
   recent_days: number;
   /** Pageviews of each of the last 30 days, oldest first (the plan's sparkline). */
   daily_30d: number[];
+  /**
+   * Events recorded in the website's lifetime, read when it has no pageviews: an event hit records
+   * no pageview, so a website without any may still have a history. Undefined when not read.
+   */
+  events?: number;
 }
 
 /**

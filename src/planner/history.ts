@@ -26,7 +26,7 @@ export function withHistory(plan: Plan, read: ReadonlyMap<number, TrafficRead>, 
       ...('traffic' in found ? { traffic: found.traffic } : 'gone' in found ? { traffic: null, gone: true as const } : { traffic: null, traffic_unknown: found.unknown }),
     };
     // Archived first where the history is not known to be empty (a website gone is not deleted at all).
-    if (config.archive && !('gone' in found) && !('traffic' in found && found.traffic.pageviews === 0)) out.archive = config.archive.shown;
+    if (config.archive && !('gone' in found) && !('traffic' in found && nothingRecorded(found.traffic))) out.archive = config.archive.shown;
     if (retire.matches(change.domain)) out.retired = true;
     else if ('unknown' in found || ('traffic' in found && found.traffic.pageviews_recent > 0)) active.push(change.domain);
     return out;
@@ -42,6 +42,11 @@ export function withHistory(plan: Plan, read: ReadonlyMap<number, TrafficRead>, 
 }
 
 const ACTIVE_WARNING = 'this plan destroys the history of';
+
+/** No pageview and no event: the website's history is empty (events are read when there are no pageviews). */
+function nothingRecorded(traffic: Traffic): boolean {
+  return traffic.pageviews === 0 && traffic.events === 0;
+}
 
 /** The deletes a plan would make that need their traffic read. */
 export function deletesOf(plan: Plan): DeleteChange[] {

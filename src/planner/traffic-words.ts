@@ -12,13 +12,13 @@ export function count(n: number): string {
   return n.toLocaleString('en-US');
 }
 
-/** "destroys 12,340 pageviews recorded, 1,204 in the last 30 days"; the unknown, and nothing recorded, said as such. */
+/** "destroys 12,340 pageviews recorded, 1,204 in the last 30 days"; the unknown, events alone, and nothing recorded, said as such. */
 export function describeTraffic(change: Pick<DeleteChange, 'traffic' | 'traffic_unknown' | 'gone'>): string {
   if (change.gone) return GONE;
   if (change.traffic === undefined) return 'deleting a website destroys its collected statistics';
   if (change.traffic === null) return `traffic unknown (${change.traffic_unknown ?? 'the stats could not be read'}): counted as recent`;
   const t: Traffic = change.traffic;
-  if (t.pageviews === 0) return 'no pageviews recorded: its statistics are empty';
+  if (t.pageviews === 0) return t.events ? `destroys ${count(t.events)} events recorded (no pageviews)` : `no pageviews recorded${t.events === 0 ? ': its statistics are empty' : ''}`;
   const recent = t.recent_days === 30 ? '' : `, ${count(t.pageviews_recent)} in the last ${t.recent_days} days`;
   return `destroys ${count(t.pageviews)} pageviews recorded, ${count(t.pageviews_30d)} in the last 30 days${recent}`;
 }

@@ -169,7 +169,7 @@ function destroyed(change: DeleteChange): string {
   if (change.gone) return GONE;
   if (t === undefined) return `deleted with its statistics${retired}`;
   if (t === null) return `deleted; traffic unknown (${change.traffic_unknown ?? 'not read'})${retired}`;
-  if (t.pageviews === 0) return `deleted; no pageviews recorded${retired}`;
+  if (t.pageviews === 0) return t.events ? `deleted with ${count(t.events)} events (no pageviews)${retired}` : `deleted; no pageviews recorded${retired}`;
   const spark = sparkline(t);
   return `deleted with ${count(t.pageviews)} pageviews (${count(t.pageviews_30d)} in the last 30 days)${spark ? ` ${spark}` : ''}${retired}`;
 }

@@ -5,15 +5,16 @@
  * names; apply runs it before the delete of a website whose history is not known to be empty,
  * and sends the delete only once it is done.
  */
-import { mkdir, stat } from 'node:fs/promises';
+import { lstat, mkdir, stat } from 'node:fs/promises';
 import { isAbsolute, join, relative, resolve } from 'node:path';
 import { archiveProblem } from '../archive/check.js';
-import { ARCHIVE_NAMES, ArchiveError, archiveBaseName, archiveCsv, archiveJson, assembleArchive, type Archive } from '../archive/format.js';
+import { ARCHIVE_NAMES, ArchiveError, archiveBaseName, archiveCsv, archiveJson, assembleArchive, DIMENSION_NAMES, type Archive, type ArchiveName } from '../archive/format.js';
 import { writeAtomicChecked, writeFailure } from '../io/files.js';
 import { packageVersion } from '../io/paths.js';
 import { SitesyncError } from '../messages/errors.js';
 import type { Account, Config, DeleteChange, LiveWebsite, WebsiteView } from '../model/types.js';
 import type { ServiceClient } from '../service/client.js';
+import type { StatsRow } from '../service/wire.js';
 import { readHistory } from '../service/history.js';
 
 export interface ArchiveTarget {
@@ -43,6 +44,7 @@ export async function archiveWebsite(
 ): Promise<WrittenArchive> {
   const { website } = target;
   const history = await readHistory(client, website.id, website.domain, ARCHIVE_NAMES, { onProgress });
+  const redacted = withoutSecrets(history.rows, (text) => client.cleaned(text));
   const readAt = new Date();
   let archive: Archive;
   try {
@@ -55,13 +57,13 @@ export async function archiveWebsite(
       range: history.range,
       rows: history.rows,
       requests: history.requests,
+      redacted,
       sitesyncVersion: packageVersion(),
     });
   } catch (error) {
     if (error instanceof ArchiveError) throw new SitesyncError(`archive of ${website.domain}: ${error.message}`);
     throw error;
   }
-  const base = join(target.dir, archiveBaseName(website.stored ?? website.domain, website.id, readAt));
   const shown = (path: string) => {
     const inside = relative(target.cwd, path);
     return inside && !inside.startsWith('..') && !isAbsolute(inside) ? inside : path;
@@ -69,16 +71,64 @@ export async function archiveWebsite(
   await mkdir(target.dir, { recursive: true }).catch((error: unknown) => {
     throw writeFailure(error, 'archive', shown(target.dir));
   });
-  // The CSV first: the JSON, written last, is the archive; its being there and whole means both are.
-  for (const [path, text, check] of [
-    [`${base}.csv`, archiveCsv(archive), undefined],
-    [`${base}.json`, archiveJson(archive), archiveProblem],
-  ] as const) {
-    await writeAtomicChecked(path, text, check).catch((error: unknown) => {
-      throw writeFailure(error, 'archive', shown(path));
-    });
+  const base = await claimName(join(target.dir, archiveBaseName(website.stored ?? website.domain, website.id, readAt)));
+  try {
+    // The CSV first: the JSON, written last, is the archive; its being there and whole means both are.
+    for (const [path, text, check] of [
+      [`${base}.csv`, archiveCsv(archive), undefined],
+      [`${base}.json`, archiveJson(archive), archiveProblem],
+    ] as const) {
+      await writeAtomicChecked(path, text, check).catch((error: unknown) => {
+        throw writeFailure(error, 'archive', shown(path));
+      });
+    }
+  } finally {
+    writing.delete(base);
   }
   return { json: shown(`${base}.json`), csv: shown(`${base}.csv`), archive };
+}
+
+/** The archives being written by this process (their paths without the extension). */
+const writing = new Set<string>();
+
+/**
+ * A name no file has, nor an archive being written: `base`, else `base-2`, `base-3`… An archive
+ * never replaces a file — another installation's website of the same domain and id archived the
+ * same day into the same folder (accounts run side by side), the same website archived again, or
+ * whatever else stands there (a link included) — so no history written is lost. Held in `writing`
+ * until its files are written.
+ */
+async function claimName(base: string): Promise<string> {
+  for (let n = 1; ; n++) {
+    const name = n === 1 ? base : `${base}-${n}`;
+    if (writing.has(name)) continue;
+    const taken = await Promise.all(['.json', '.csv'].map((ext) => lstat(`${name}${ext}`).then(() => true, () => false)));
+    if (taken.some(Boolean) || writing.has(name)) continue;
+    writing.add(name);
+    return name;
+  }
+}
+
+/**
+ * The values of the names that hold the public's text (pages, referrers, events…) cleaned of every
+ * secret of the run, in place: a page visited as `/?key=…` must not put the key in an archive.
+ * Two values that clean to one are one row, their counts added. Days and hours hold no text: as
+ * read. Returns how many values held a secret.
+ */
+function withoutSecrets(rows: Record<ArchiveName, StatsRow[]>, clean: (text: string) => string): number {
+  let redacted = 0;
+  for (const name of DIMENSION_NAMES) {
+    const merged = new Map<string, number>();
+    let here = 0;
+    for (const { value, count } of rows[name]) {
+      const shown = clean(value);
+      if (shown !== value) here++;
+      merged.set(shown, (merged.get(shown) ?? 0) + count);
+    }
+    if (here) rows[name] = [...merged].map(([value, count]) => ({ value, count }));
+    redacted += here;
+  }
+  return redacted;
 }
 
 /** What apply knows of an account when it archives a website before deleting it. */

@@ -132,6 +132,7 @@ export async function connectRun(workspace: Workspace, configs: Config[], flags:
     skipped: [],
     named: workspace.multi,
     close: async () => {
+      for (const pacer of pacers.values()) pacer.close();
       await Promise.all(accounts.map((a) => a.client.close()));
     },
   };

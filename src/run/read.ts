@@ -1,5 +1,6 @@
 /** The "read live state" step: each account's identity and websites, installations side by side. */
 import { searchLiteral } from '../model/domain.js';
+import { WebsitesRead } from '../service/paging.js';
 import { SitesyncError } from '../messages/errors.js';
 import { eachAccount } from './each.js';
 import { accountsError, failedAccounts } from './failures.js';
@@ -42,10 +43,12 @@ export async function readAccounts(run: Run, ctx: Pick<Context, 'secrets'>, onPr
         a.live = live;
         return;
       }
+      // The searches together read no more websites than one listing may (each could answer a million).
+      const read = new WebsitesRead();
       const [account, total, ...found] = await Promise.all([
         a.client.getAccount(),
         a.client.countWebsites(),
-        ...searches.map((search) => a.client.listWebsites({ search, search_by: 'domain' })),
+        ...searches.map((search) => a.client.listWebsites({ search, search_by: 'domain' }, undefined, read)),
       ]);
       a.account = account;
       a.total = total;

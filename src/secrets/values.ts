@@ -12,11 +12,23 @@ import type { Secret } from './secret.js';
 
 export const REDACTED = '(redacted)';
 
+/**
+ * The shortest secret looked for in the service's data (what it holds: settings, statistics):
+ * a shorter one (`1`, `delete`) occurs in ordinary values by chance, where `(redacted)` would turn
+ * them into noise, change what is compared and never converge. Messages are cleaned of every length.
+ */
+export const MIN_SECRET_IN_DATA = 8;
+
+/** How deep a body's objects and arrays are kept by cleanDeep. */
+const MAX_BODY_DEPTH = 32;
+
 export class SecretValues {
   private readonly secrets = new Set<string>();
   /** Every spelling of every secret: what text is cleaned of. */
   private readonly values = new Set<string>();
   private pattern: RegExp | null = null;
+  private readonly long = new Set<string>();
+  private longPattern: RegExp | null = null;
 
   /**
    * Registers a secret with the spellings in which a service may say it back: as it is, as the
@@ -31,8 +43,11 @@ export class SecretValues {
   add(value: string | undefined): void {
     if (!value || this.secrets.has(value)) return;
     this.secrets.add(value);
-    for (const spelling of spellingsOf(value)) this.values.add(spelling);
-    this.pattern = null;
+    for (const spelling of spellingsOf(value)) {
+      this.values.add(spelling);
+      if (value.length >= MIN_SECRET_IN_DATA) this.long.add(spelling);
+    }
+    this.pattern = this.longPattern = null;
   }
 
   /** How many secrets are registered. */
@@ -47,34 +62,32 @@ export class SecretValues {
    */
   clean(text: string): string {
     if (this.values.size === 0 || text === '') return text;
-    this.pattern ??= new RegExp([...this.values].sort((a, b) => b.length - a.length).map((v) => `(?=(${v.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}))`).join('|'), 'g');
-    // Every occurrence of every spelling, overlapping ones too (a lookahead matches without consuming).
-    const covered: [number, number][] = [];
-    for (const match of text.matchAll(this.pattern)) {
-      const length = Math.max(...match.slice(1).map((g) => g?.length ?? 0));
-      if (length > 0) covered.push([match.index, match.index + length]);
-    }
-    if (!covered.length) return text;
-    let out = '';
-    let at = 0;
-    let end = -1;
-    for (const [from, to] of covered) {
-      if (from > end) {
-        if (end >= 0) at = end;
-        out += text.slice(at, from) + REDACTED;
-        end = to;
-      } else end = Math.max(end, to);
-    }
-    return out + text.slice(end);
+    this.pattern ??= anyOf(this.values);
+    return replaceAll(text, this.pattern);
   }
 
-  /** A parsed JSON body with every string in it (keys too) cleaned. */
-  cleanDeep(value: unknown): unknown {
+  /**
+   * The service's data (a value it holds and sitesync shows or writes) cleaned of every secret of
+   * at least MIN_SECRET_IN_DATA characters, as `clean` does.
+   */
+  cleanData(text: string): string {
+    if (this.long.size === 0 || text === '') return text;
+    this.longPattern ??= anyOf(this.long);
+    return replaceAll(text, this.longPattern);
+  }
+
+  /**
+   * A parsed JSON body with every string in it (keys too) cleaned. Nothing below MAX_BODY_DEPTH
+   * levels is kept (null in its place): no message is that deep, and a body nested 100,000 levels
+   * must not exhaust the stack on its way to becoming one.
+   */
+  cleanDeep(value: unknown, depth = 0): unknown {
     if (this.values.size === 0) return value;
     if (typeof value === 'string') return this.clean(value);
-    if (Array.isArray(value)) return value.map((v) => this.cleanDeep(v));
+    if (value && typeof value === 'object' && depth >= MAX_BODY_DEPTH) return null;
+    if (Array.isArray(value)) return value.map((v) => this.cleanDeep(v, depth + 1));
     if (value && typeof value === 'object') {
-      return Object.fromEntries(Object.entries(value).map(([k, v]) => [this.clean(k), this.cleanDeep(v)]));
+      return Object.fromEntries(Object.entries(value).map(([k, v]) => [this.clean(k), this.cleanDeep(v, depth + 1)]));
     }
     return value;
   }
@@ -89,4 +102,31 @@ function spellingsOf(value: string): string[] {
   }
   spellings.push(new URLSearchParams({ v: value }).toString().slice(2), JSON.stringify(value).slice(1, -1));
   return spellings;
+}
+
+/** Every spelling in `values`, longest first, as lookaheads: each match starts a stretch to replace. */
+function anyOf(values: ReadonlySet<string>): RegExp {
+  return new RegExp([...values].sort((a, b) => b.length - a.length).map((v) => `(?=(${v.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}))`).join('|'), 'g');
+}
+
+/** `text` with every stretch `pattern` covers replaced by `(redacted)`. */
+function replaceAll(text: string, pattern: RegExp): string {
+  // Every occurrence of every spelling, overlapping ones too (a lookahead matches without consuming).
+  const covered: [number, number][] = [];
+  for (const match of text.matchAll(pattern)) {
+    const length = Math.max(...match.slice(1).map((g) => g?.length ?? 0));
+    if (length > 0) covered.push([match.index, match.index + length]);
+  }
+  if (!covered.length) return text;
+  let out = '';
+  let at = 0;
+  let end = -1;
+  for (const [from, to] of covered) {
+    if (from > end) {
+      if (end >= 0) at = end;
+      out += text.slice(at, from) + REDACTED;
+      end = to;
+    } else end = Math.max(end, to);
+  }
+  return out + text.slice(end);
 }

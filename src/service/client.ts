@@ -5,14 +5,14 @@
  */
 import { Pool } from 'undici';
 import { domainKey } from '../model/domain.js';
-import { FIELD } from '../model/fields.js';
+import { FIELD, FIELDS } from '../model/fields.js';
 import { InterruptedError } from '../messages/errors.js';
 import type { Account, FieldName, LiveWebsite, Traffic, WebsiteView } from '../model/types.js';
 import { packageVersion } from '../io/paths.js';
 import { SecretValues } from '../secrets/values.js';
 import { ApiError, errorForStatus, serviceMessage } from './errors.js';
-import { Pacer, realClock, type PacerClock } from './pacer.js';
-import { lastPageOf, Paging } from './paging.js';
+import { Pacer, realClock, ThrottleTooLong, type PacerClock } from './pacer.js';
+import { lastPageOf, Paging, WebsitesRead } from './paging.js';
 import { ANSWER_DEADLINE_MS, AnswerTooLarge, certificateProblem, checkServerIdentity, classifyTransportError, deadline, MAX_ANSWER_BYTES, readCapped, type AnswerBody } from './transport.js';
 import { readPage, readStatsRows, toAccount, toForm, toLiveWebsite, unwrap, type Form, type Page, type StatsPage, type StatsRow } from './wire.js';
 
@@ -90,6 +90,13 @@ export type RequestKind = 'account' | 'listing' | 'search' | 'count' | 'show' | 
 export interface StatsReadOptions {
   /** What the requests are counted as (default 'statistics'). */
   kind?: RequestKind;
+  /**
+   * The most values the name can hold over the range, and what they are ("the hours of a day"):
+   * more is the service's error, and the read stops there rather than page on.
+   */
+  maxRows?: [number, string];
+  /** Takes each new value against what the whole read may hold; says what it would exceed, and the read stops. */
+  budget?: (value: string) => string | undefined;
   /** After each page: pages read, and how many the service says there are. */
   onPage?: (read: number, of: number | undefined) => void;
 }
@@ -132,8 +139,18 @@ export const LIST_CONCURRENCY = 12;
  * database may hold rows older than the website's record.
  */
 export const HISTORY_FROM = '1970-01-01';
+/**
+ * The last day of every read of a website's history: none. A service whose clock is ahead of this
+ * one dates its latest hits after this clock's today, and a range that ended there would leave
+ * them out (recent traffic read as none).
+ */
+export const HISTORY_TO = '9999-12-31';
+/** Days a service's clock may be ahead of this one's and its window still be read as one: beyond, the traffic is unknown. */
+const DAYS_AHEAD = 31;
 /** A statistic read page by page stops here whatever the service says (a million values). */
 const MAX_STATS_PAGES = 10_000;
+/** The events a delete's traffic read sums, in values (`name:value:unit`): a hundred requests. */
+const MAX_EVENT_VALUES = 10_000;
 
 export class ServiceClient {
   readonly stats: ClientStats = { requests: 0, retries: 0, throttled: 0, byStatus: {}, byKind: {} };
@@ -168,6 +185,27 @@ export class ServiceClient {
     };
   }
 
+  /**
+   * Text the service holds (a statistic's value, a setting, the account's name), cleaned of the
+   * run's secrets (those long enough not to occur in it by chance: SecretValues.cleanData): the
+   * service may hold or echo the key or a password, and what sitesync shows or writes of it must not.
+   */
+  cleaned(text: string): string {
+    return this.secrets.cleanData(text);
+  }
+
+  /** A website record as read, its settings' text cleaned; its id and domain, which name it, as they are. */
+  private website(raw: unknown): LiveWebsite {
+    const site = toLiveWebsite(raw);
+    const fields = site as unknown as Record<string, unknown>;
+    for (const { name } of FIELDS) {
+      const value = fields[name];
+      if (typeof value === 'string') fields[name] = this.cleaned(value);
+      else if (Array.isArray(value)) fields[name] = value.map((v: unknown) => (typeof v === 'string' ? this.cleaned(v) : v));
+    }
+    return site;
+  }
+
   /** Whether `value` is this client's API key (compared here, so the key stays inside). */
   usesKey(value: string): boolean {
     return value === this.options.apiKey;
@@ -176,6 +214,8 @@ export class ServiceClient {
   async close(): Promise<void> {
     // A request still in flight (a sibling of one that failed the run) ends when the pool does: not news.
     this.closed = true;
+    // Its own pacer's wait ends with it; a shared one is closed by whoever shares it (the run).
+    if (!this.options.pacer) this.pacer.close();
     await this.pool.close();
   }
 
@@ -191,7 +231,8 @@ export class ServiceClient {
       abortable: true,
       fixedRoute: true,
     });
-    return toAccount(answer.body);
+    const account = toAccount(answer.body);
+    return { ...account, name: this.cleaned(account.name), email: this.cleaned(account.email), plan: this.cleaned(account.plan) };
   }
 
   /**
@@ -204,13 +245,15 @@ export class ServiceClient {
   async listWebsites(
     query: Record<string, string> = {},
     onProgress?: (pages: number, of: number | undefined) => void,
+    /** Shared by the listings of one account (the searches of a plan with --target): a million websites in all. */
+    read?: WebsitesRead,
   ): Promise<LiveWebsite[]> {
     const found = new Map<number, LiveWebsite>();
     let pagesRead = 0;
     const first = await this.fetchPage(1, query);
-    const paging = new Paging(query.search === undefined ? 'list websites' : `search websites for "${query.search}"`, first);
+    const paging = new Paging(query.search === undefined ? 'list websites' : `search websites for "${query.search}"`, first, read);
     const add = (page: Page): number => {
-      const sites = page.items.map(toLiveWebsite);
+      const sites = page.items.map((item) => this.website(item));
       const { added } = paging.count(sites.map((site) => site.id));
       for (const site of sites) found.set(site.id, site);
       onProgress?.(++pagesRead, paging.lastPage);
@@ -276,24 +319,34 @@ export class ServiceClient {
   /**
    * What a website's statistics hold, read so that no answer's order matters: the lifetime
    * pageviews from the hourly sums over the whole history (one request, at most 24 rows), then,
-   * when there are any, the days of the window — the larger of `recentDays` and 30 — from the
+   * when there are none, the lifetime events (one request for most websites), and when there are
+   * any, the days of the window — the larger of `recentDays` and 30 — from the
    * daily rows from its first day (one request while the window is up to 99 days), each placed
-   * by its date. Days are the service's: ranges end tomorrow, so that a service ahead of this
-   * clock still counts its today.
+   * by its date. Days are the service's: ranges have no last day (HISTORY_TO), so that a service
+   * whose clock is ahead of this one still counts its latest days, as the window's last.
    */
   async readTraffic(id: number, domain: string, recentDays: number, today = new Date(this.clock.now())): Promise<Traffic> {
     const day = (daysBack: number) => dayBefore(today, daysBack);
-    const until = day(-1);
-    const lifetime = (await this.statsRows(id, domain, 'pageviews_hour', HISTORY_FROM, until)).reduce((n, r) => n + r.count, 0);
+    const sum = (rows: readonly StatsRow[]) => rows.reduce((n, r) => n + r.count, 0);
+    const lifetime = sum(await this.statsRows(id, domain, 'pageviews_hour', HISTORY_FROM, HISTORY_TO, { maxRows: [24, 'the hours of a day'] }));
     const zeros = new Array<number>(30).fill(0);
-    if (lifetime === 0) return { pageviews: 0, pageviews_30d: 0, pageviews_recent: 0, recent_days: recentDays, daily_30d: zeros };
-    const first = day(Math.max(recentDays, 30) - 1);
-    // Rows outside the window (a service that ignores `from`) are not the window's, whatever their order.
-    const rows = await this.statsRows(id, domain, 'pageviews', first, until);
-    const byDay = new Map(rows.filter((r) => isDay(r.value) && r.value >= first && r.value <= until).map((r) => [r.value, r.count]));
+    if (lifetime === 0) {
+      // An event hit records the event alone, no pageview: without pageviews, the events say whether any history is left.
+      const events = sum(await this.statsRows(id, domain, 'event', HISTORY_FROM, HISTORY_TO, { maxRows: [MAX_EVENT_VALUES, 'sitesync counts for a delete'] }));
+      return { pageviews: 0, pageviews_30d: 0, pageviews_recent: 0, recent_days: recentDays, daily_30d: zeros, events };
+    }
+    const window = Math.max(recentDays, 30);
+    const first = day(window - 1);
+    // A row a day at most (a service that ignores `from` may send older ones, which are not the
+    // window's, whatever their order); a value that is no day cannot be placed in it, and a
+    // window that cannot be read whole is unknown traffic, which counts as recent.
+    const rows = await this.statsRows(id, domain, 'pageviews', first, HISTORY_TO, { maxRows: [window + DAYS_AHEAD, `the days from ${first} to a month past today`] });
+    const notDay = rows.find((r) => !isDay(r.value));
+    if (notDay) throw new ApiError('protocol', `read the pageviews statistics of ${domain}: the service sent a row whose value is not a day: ${JSON.stringify(notDay.value.slice(0, 40))}`);
+    const byDay = new Map(rows.filter((r) => r.value >= first).map((r) => [r.value, r.count]));
     const since = (d: string) => [...byDay].reduce((n, [value, count]) => (value >= d ? n + count : n), 0);
-    // Oldest first; the service's today, a day ahead of this clock's, counts as the latest day.
-    const daily = zeros.map((_, i) => (byDay.get(day(29 - i)) ?? 0) + (i === 29 ? (byDay.get(until) ?? 0) : 0));
+    // Oldest first; the days after this clock's today (a service ahead of it) count as the latest day.
+    const daily = zeros.map((_, i) => (i === 29 ? since(day(0)) : (byDay.get(day(29 - i)) ?? 0)));
     const recent = since(day(recentDays - 1));
     // Hits that arrived between the two reads: the lifetime holds at least the window.
     return { pageviews: Math.max(lifetime, since(first)), pageviews_30d: since(day(29)), pageviews_recent: recent, recent_days: recentDays, daily_30d: daily };
@@ -304,13 +357,15 @@ export class ServiceClient {
    * value (a total order: the default order by count has ties that two pages may split
    * differently), 100 a page, until a page is short or the last, deduplicated by value (a value
    * that appears while reading shifts the rest by one: a row repeats, none is skipped; the
-   * larger count, the later one, is kept). A paginator that disagrees with itself is the
-   * service's error, in words, and the read is bounded by what its first page says.
+   * larger count, the later one, is kept), never fewer than the first page says there are. A
+   * paginator that disagrees with itself is the service's error, in words, and the read is
+   * bounded by what its first page says.
    */
   async statsRows(id: number, domain: string, name: string, from: string, to: string, options: StatsReadOptions = {}): Promise<StatsRow[]> {
     const byValue = new Map<string, number>();
     let bound = MAX_STATS_PAGES;
     let first: number | undefined;
+    let firstTotal: number | undefined;
     const what = `read the ${name} statistics of ${domain}`;
     for (let page = 1; ; page++) {
       const read = await this.statsPage(id, domain, name, from, to, page, { sort_by: 'value', sort: 'asc' }, options.kind, what);
@@ -319,9 +374,24 @@ export class ServiceClient {
       const problem = paginatorProblem(read, page, size);
       if (problem) throw new ApiError('protocol', `${what}: ${problem}`);
       const before = byValue.size;
-      for (const row of read.rows) byValue.set(row.value, Math.max(byValue.get(row.value) ?? 0, row.count));
+      for (const row of read.rows) {
+        const over = byValue.has(row.value) ? undefined : options.budget?.(row.value);
+        if (over) throw new ApiError('protocol', `${what}: ${over}`);
+        byValue.set(row.value, Math.max(byValue.get(row.value) ?? 0, row.count));
+      }
+      if (options.maxRows && byValue.size > options.maxRows[0]) {
+        throw new ApiError('protocol', `${what}: the service sent ${byValue.size} values${read.rows.length < byValue.size ? ' so far' : ''}, more than ${options.maxRows[1]} (${options.maxRows[0]})`);
+      }
       options.onPage?.(page, pages);
-      if (read.rows.length < size || (pages !== undefined && page >= pages)) return [...byValue].map(([value, count]) => ({ value, count }));
+      if (page === 1) firstTotal = read.total;
+      if (read.rows.length < size || (pages !== undefined && page >= pages)) {
+        // No value goes away while it is read (hits only add): fewer than the first page counted
+        // means rows were skipped (pages in another order than asked, or shorter than they say).
+        if (firstTotal !== undefined && byValue.size < firstTotal) {
+          throw new ApiError('protocol', `${what}: the service said it holds ${firstTotal} values, and its pages held ${byValue.size} (are they sorted by value, as asked?)`);
+        }
+        return [...byValue].map(([value, count]) => ({ value, count }));
+      }
       // A full page that adds nothing: the service answers the same page whatever `page` says.
       if (page > 1 && byValue.size === before) throw new ApiError('protocol', `${what}: page ${page} repeats the rows of the pages before it (does the service ignore "page"?)`);
       // Values that appear while reading may add a page or two, not more.
@@ -362,10 +432,14 @@ export class ServiceClient {
    * for most websites: the days latest first, 100 a page; when the page did not hold every day,
    * the latest it shows is checked by asking for the days after it. A website with a pageview
    * since `since` is not silent, and the first such day found is returned: the caller needs no
-   * more. Ranges end tomorrow, so that a service ahead of this clock still counts its today.
+   * more. Ranges have no last day, so that a service ahead of this clock still counts its latest.
    */
   async lastPageviewDay(id: number, domain: string, since: string): Promise<string | null> {
-    const until = dayBefore(new Date(this.clock.now()), -1);
+    const until = HISTORY_TO;
+    // A round past a full page of days moves past them all: even a service that ignores the order
+    // asked is done within the days of the range, a page at a time (some 210 rounds from 1970 to a
+    // month ahead of this clock).
+    const rounds = Math.ceil((this.clock.now() + DAYS_AHEAD * 86_400_000 - Date.parse(HISTORY_FROM)) / 86_400_000 / PER_PAGE) + 2;
     let found: string | null = null;
     for (let from = HISTORY_FROM, round = 1; from <= until; round++) {
       const page = await this.statsPage(id, domain, 'pageviews', from, until, 1, { sort_by: 'value', sort: 'desc' });
@@ -375,7 +449,7 @@ export class ServiceClient {
       found = best;
       const whole = page.rows.length < (page.perPage ?? PER_PAGE) || (page.lastPage ?? 1) <= 1;
       if (whole || best >= since) return found;
-      if (round >= MAX_STATS_PAGES) throw new ApiError('protocol', `read the statistics of ${domain}: the service's answers never settle on a latest day`);
+      if (round >= rounds) throw new ApiError('protocol', `read the statistics of ${domain}: the service's answers never settle on a latest day (${round} pages of days)`);
       from = dayBefore(new Date(`${best}T00:00:00Z`), -1);
     }
     return found;
@@ -411,7 +485,7 @@ export class ServiceClient {
 
   async getWebsite(id: number): Promise<LiveWebsite> {
     const answer = await this.call({ method: 'GET', path: `/websites/${id}`, kind: 'show', what: `read website ${id}`, idempotent: true, abortable: true });
-    return toLiveWebsite(unwrap(answer.body));
+    return this.website(unwrap(answer.body));
   }
 
   /**
@@ -431,7 +505,7 @@ export class ServiceClient {
           idempotent: false,
         });
         try {
-          return { website: toLiveWebsite(unwrap(answer.body)), recovered: false };
+          return { website: this.website(unwrap(answer.body)), recovered: false };
         } catch {
           // Stored, but the answer is unreadable: find what was stored.
           const stored = await this.findWebsite(domain);
@@ -476,7 +550,7 @@ export class ServiceClient {
       },
     });
     try {
-      return toLiveWebsite(unwrap(answer.body));
+      return this.website(unwrap(answer.body));
     } catch {
       return undefined;
     }
@@ -620,6 +694,12 @@ export class ServiceClient {
     } catch (error) {
       if (error instanceof ApiError) throw error;
       if (signal?.aborted) throw new InterruptedError('interrupted');
+      if (error instanceof ThrottleTooLong) {
+        throw new ApiError(
+          'rate-limit',
+          `${spec.what}: the service asks to wait ${formatWait(error.waitMs)} before its next request (its 429's Retry-After or X-RateLimit-Reset), longer than sitesync waits (${formatWait(error.maxMs)}): nothing more was sent; try again later`,
+        );
+      }
       if (limit?.expired()) {
         const seconds = Math.round(this.deadlineOf(spec) / 100) / 10;
         throw new ApiError('timeout', `${spec.what}: ${new URL(this.options.baseUrl).host} did not send its whole answer within ${seconds} s`);
@@ -640,13 +720,21 @@ export class ServiceClient {
 
   /** The whole time an answer to `spec` may take. */
   private deadlineOf(spec: RequestSpec): number {
-    if (spec.kind === 'statistics') return this.options.statsDeadlineMs ?? STATS_DEADLINE_MS;
+    // A page of statistics, for a delete's traffic or an archive: 100 short rows.
+    if (spec.kind === 'statistics' || spec.kind === 'archive') return this.options.statsDeadlineMs ?? STATS_DEADLINE_MS;
     return this.options.deadlineMs ?? ANSWER_DEADLINE_MS;
   }
 
   private log(line: string): void {
     this.options.log?.(line);
   }
+}
+
+/** "3 minutes", "1 day": how long the throttle asks to wait, as people say it. */
+function formatWait(ms: number): string {
+  const [n, unit] = ms >= 2 * 86_400_000 ? [ms / 86_400_000, 'day'] : ms >= 2 * 3_600_000 ? [ms / 3_600_000, 'hour'] : ms >= 120_000 ? [ms / 60_000, 'minute'] : [ms / 1000, 'second'];
+  const whole = Math.round(n);
+  return `${whole} ${unit}${whole === 1 ? '' : 's'}`;
 }
 
 /** What to do about a base URL that reaches no API route. */

@@ -1,24 +1,30 @@
 /**
  * A website's whole history from the stats API, for its archive: every row of every name asked
- * for, from the first day of any history to tomorrow (the service's today, when its clock is
- * ahead). Each name is read as the client's statsRows reads one (sorted by value, every page,
+ * for, from the first day of any history with no last day (a service's clock may be ahead of
+ * this one). Each name is read as the client's statsRows reads one (sorted by value, every page,
  * deduplicated), a few names at once: the installation's pacer spaces the requests, as it does
  * every other request of the run.
  */
 import pLimit from 'p-limit';
-import { dayBefore, HISTORY_FROM, type RequestKind, type ServiceClient } from './client.js';
+import { HISTORY_FROM, HISTORY_TO, type RequestKind, type ServiceClient } from './client.js';
 import type { StatsRow } from './wire.js';
 
 /** Names read at once: the pacer spaces them anyway; a few hide the answers' latency. */
 const NAMES_AT_ONCE = 4;
+
+/**
+ * What one history may hold, all names together: far above any website's (3 years of traffic and
+ * 3,000 pages are some 5,000 values and 100 KB), and within what one process can assemble,
+ * write and read back. A service that sends more is not archived: its read stops there.
+ */
+export const MAX_HISTORY_VALUES = 1_000_000;
+export const MAX_HISTORY_CHARACTERS = 64 * 1024 * 1024;
 
 export interface HistoryReadOptions {
   /** What the requests are counted as (default 'archive'). */
   kind?: RequestKind;
   /** After each page: pages read, and the pages the whole read takes as far as the names' first pages say. */
   onProgress?: (read: number, estimate: number) => void;
-  /** Today, on the client's clock by default. */
-  now?: Date;
 }
 
 /** Every row of each name of a website's statistics, and how many requests the read took. */
@@ -30,11 +36,19 @@ export interface WebsiteHistory<N extends string> {
 
 /** Reads `names` whole; one name that cannot be read fails the read, and the names not yet started are not asked for. */
 export async function readHistory<N extends string>(client: ServiceClient, id: number, domain: string, names: readonly N[], options: HistoryReadOptions = {}): Promise<WebsiteHistory<N>> {
-  const range = { from: HISTORY_FROM, to: dayBefore(options.now ?? new Date(), -1) };
+  const range = { from: HISTORY_FROM, to: HISTORY_TO };
   const pages = new Map<N, { read: number; of: number }>(names.map((n) => [n, { read: 0, of: 1 }]));
   const estimate = () => [...pages.values()].reduce((n, p) => n + Math.max(p.read, p.of), 0);
   let requests = 0;
   let failed = false;
+  let values = 0;
+  let characters = 0;
+  const budget = (value: string) => {
+    characters += value.length;
+    if (++values > MAX_HISTORY_VALUES) return `the history holds more than ${MAX_HISTORY_VALUES.toLocaleString('en-US')} values in all, more than one archive holds`;
+    if (characters > MAX_HISTORY_CHARACTERS) return `the history's values hold more than ${MAX_HISTORY_CHARACTERS / 1024 / 1024} Mi characters in all, more than one archive holds (the product keeps at most 255 a value)`;
+    return undefined;
+  };
   const limit = pLimit(NAMES_AT_ONCE);
   const read = await Promise.all(
     names.map((name) =>
@@ -46,7 +60,7 @@ export async function readHistory<N extends string>(client: ServiceClient, id: n
           options.onProgress?.(requests, estimate());
         };
         try {
-          return [name, await client.statsRows(id, domain, name, range.from, range.to, { kind: options.kind ?? 'archive', onPage })] as const;
+          return [name, await client.statsRows(id, domain, name, range.from, range.to, { kind: options.kind ?? 'archive', onPage, budget })] as const;
         } catch (error) {
           failed = true;
           throw error;

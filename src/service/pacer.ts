@@ -46,6 +46,24 @@ export interface Ticket {
   sentAt: number;
 }
 
+/**
+ * The longest the pacer waits for the service's throttle before one request: the product's
+ * window is a minute. A 429 that asks for longer (`Retry-After: 86400`, an `X-RateLimit-Reset` a
+ * day away), or a window learned that long, is not waited for: the request fails, in words,
+ * rather than hold a plan or an apply for a day.
+ */
+export const MAX_THROTTLE_WAIT_MS = 10 * 60_000;
+
+/** Thrown by `acquire` when the throttle asks for a wait longer than the pacer's longest. */
+export class ThrottleTooLong extends Error {
+  constructor(
+    readonly waitMs: number,
+    readonly maxMs: number,
+  ) {
+    super(`the service's throttle asks to wait ${Math.round(waitMs / 1000)} s`);
+  }
+}
+
 export class Pacer {
   private limit?: number;
   private remaining?: number;
@@ -67,14 +85,20 @@ export class Pacer {
   private answered = false;
   private waiters: (() => void)[] = [];
   private timer?: { at: number; cancel: AbortController };
+  private closed = false;
 
-  constructor(private readonly clock: PacerClock = realClock) {}
+  constructor(
+    private readonly clock: PacerClock = realClock,
+    /** The longest wait for the throttle; longer throws ThrottleTooLong. */
+    private readonly maxWaitMs = MAX_THROTTLE_WAIT_MS,
+  ) {}
 
-  /** Waits until a request may be sent. */
+  /** Waits until a request may be sent; throws ThrottleTooLong rather than wait longer than the pacer's longest. */
   async acquire(signal?: AbortSignal): Promise<Ticket> {
     for (;;) {
       signal?.throwIfAborted();
       const wait = this.waitTime();
+      if (wait > this.maxWaitMs) throw new ThrottleTooLong(wait, this.maxWaitMs);
       if (wait === 0) {
         this.inFlight++;
         return { sentAt: this.clock.now() };
@@ -173,9 +197,20 @@ export class Pacer {
     });
   }
 
+  /**
+   * Once the run is over: the timer is called off (a wait for the throttle must not keep the
+   * process alive after the run, when Ctrl-C stopped it or a sibling request failed it), and no
+   * new one is set. A caller still parked is never woken: nothing more is sent.
+   */
+  close(): void {
+    this.closed = true;
+    this.timer?.cancel.abort();
+    this.timer = undefined;
+  }
+
   /** One timer, for the earliest moment any waiter needs; a later one is replaced by it. */
   private schedule(at: number): void {
-    if (this.timer && this.timer.at <= at) return;
+    if (this.closed || (this.timer && this.timer.at <= at)) return;
     this.timer?.cancel.abort();
     const timer = { at, cancel: new AbortController() };
     this.timer = timer;

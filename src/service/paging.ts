@@ -19,18 +19,26 @@ export function lastPageOf(total: number, perPage: number): number {
   return Math.max(1, Math.ceil(total / perPage));
 }
 
+/**
+ * The websites the listings of one account read in all: a listing, or every search of a plan
+ * with --target (each of which a service could answer with a million websites of its own).
+ */
+export class WebsitesRead {
+  count = 0;
+}
+
 export class Paging {
   /** The last page as the service says it now: pages up to it are read. */
   lastPage: number | undefined;
   private readonly firstTotal: number | undefined;
   private readonly firstLastPage: number | undefined;
   private readonly seen = new Set<number>();
-  private size = 0;
 
-  /** `what`: the listing, for messages ("list websites"). */
+  /** `what`: the listing, for messages ("list websites"); `read`: shared by the account's listings. */
   constructor(
     private readonly what: string,
     first: Page,
+    private readonly read = new WebsitesRead(),
   ) {
     this.check(first, 1);
     this.firstTotal = first.total;
@@ -40,6 +48,10 @@ export class Paging {
   /** Checks page `n` of the listing and takes its page count; throws the service's error in words. */
   check(page: Page, n: number): void {
     const said = `page ${n} says`;
+    // Checked first: the websites of a page are read only once it can be a page.
+    if (page.perPage !== undefined && page.perPage > 0 && page.items.length > page.perPage) {
+      this.fail(`${said} per_page ${page.perPage}, but holds ${page.items.length} websites`);
+    }
     // A page before the last is full: its websites are the page size where the answer does not say it.
     const full = page.lastPage !== undefined && n < page.lastPage && page.items.length > 0;
     const perPage = page.perPage !== undefined && page.perPage > 0 ? page.perPage : full ? page.items.length : undefined;
@@ -71,8 +83,8 @@ export class Paging {
       this.seen.add(id);
       added++;
     }
-    this.size += added;
-    if (this.size > MAX_LISTED_WEBSITES) this.fail(`the listing went past ${MAX_LISTED_WEBSITES} websites, more than any account holds`);
+    this.read.count += added;
+    if (this.read.count > MAX_LISTED_WEBSITES) this.fail(`the listing went past ${MAX_LISTED_WEBSITES} websites, more than any account holds`);
     return { added };
   }
 

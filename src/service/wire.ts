@@ -110,10 +110,10 @@ export function readStatsRows(body: unknown): StatsPage {
   const rows = page.items.map((item) => {
     const r = (item && typeof item === 'object' ? item : {}) as Record<string, unknown>;
     const count = typeof r.count === 'number' ? r.count : typeof r.count === 'string' && r.count.trim() !== '' ? Number(r.count) : NaN;
-    if (!Number.isFinite(count) || count < 0 || (typeof r.value !== 'string' && typeof r.value !== 'number')) {
-      throw new ApiError('protocol', 'the service sent statistics that are not rows of a value and a count');
-    }
-    return { value: String(r.value), count: Math.round(count) };
+    if ((typeof r.value !== 'string' && typeof r.value !== 'number') || r.count === undefined || r.count === null) throw new ApiError('protocol', 'the service sent statistics that are not rows of a value and a count');
+    // A SUM of whole hits: a fraction, a negative or a number past exact integers is no count (and 0.4 is not 0).
+    if (!Number.isSafeInteger(count) || count < 0) throw new ApiError('protocol', `the service sent a count that is not a number of hits: ${JSON.stringify(r.count)?.slice(0, 40)}`);
+    return { value: String(r.value), count };
   });
   const meta = body as Record<string, unknown>;
   return { rows, currentPage: toInt(meta.current_page), lastPage: page.lastPage, total: page.total, perPage: toInt(meta.per_page) };

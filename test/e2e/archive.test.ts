@@ -9,9 +9,9 @@ import { lstat, mkdir, mkdtemp, readdir, readFile, rm, symlink, writeFile } from
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it, onTestFinished } from 'vitest';
-import { spreadTraffic } from '../../src/emulator/index.js';
+import { spreadTraffic, startEmulator } from '../../src/emulator/index.js';
 import { ARCHIVE_NAMES } from '../../src/archive/format.js';
-import { bin, cleanEnv } from '../helpers/cli.js';
+import { bin, cleanEnv, runCli } from '../helpers/cli.js';
 import { KEY, scenario, writes, type Scenario } from '../helpers/scenario.js';
 
 let s: Scenario;
@@ -64,7 +64,7 @@ describe('sitesync archive', () => {
     expect(archive.checks.agree).toBe(true);
     expect(archive.daily).toHaveLength(500);
     expect(archive.daily.reduce((n: number, d: { pageviews: number }) => n + d.pageviews, 0)).toBe(archive.totals.pageviews);
-    expect(archive.range).toEqual({ from: '1970-01-01', to: ago(-1) });
+    expect(archive.range).toEqual({ from: '1970-01-01', to: '9999-12-31' });
     // Every name, each complete: pages share the pageviews, the others the visitors.
     const sum = (name: string) => archive.dimensions[name].reduce((n: number, row: { count: number }) => n + row.count, 0);
     expect(Object.keys(archive.dimensions).sort()).toEqual(ARCHIVE_NAMES.filter((n) => !/^(pageviews|visitors)/.test(n)).sort());
@@ -96,6 +96,41 @@ describe('sitesync archive', () => {
     expect(none.code).toBe(1);
     expect(none.stderr).toContain('--target "typo.example" matches no website in the account');
     expect((await s.cli(['archive'])).stderr).toContain('name the websites to archive');
+  });
+
+  it('a service that pages in its own order (by count, ties split anew on each page) skips values: no archive is written as if whole', async () => {
+    s = await scenario();
+    s.emu.seed(KEY, [{ domain: 'gone.example.com', traffic: { [ago(3)]: 500 } }]);
+    // 150 pages of one hit each: sorted by count, every order of them is right, and each request picks its own.
+    const values = Array.from({ length: 150 }, (_, i) => `/p${String(i).padStart(3, '0')}`);
+    s.emu.faults.before = (req) => {
+      if (!req.path.startsWith('/api/v1/stats/') || req.query.get('name') !== 'page') return undefined;
+      const n = Number(req.query.get('page'));
+      const order = n === 1 ? values : [...values].reverse();
+      return { status: 200, body: { current_page: n, data: order.slice((n - 1) * 100, n * 100).map((value) => ({ value, count: 1 })), last_page: 2, per_page: '100', total: 150 } };
+    };
+    const r = await s.cli(['archive', 'gone.example.com']);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain('read the page statistics of gone.example.com: the service said it holds 150 values, and its pages held 100 (are they sorted by value, as asked?)');
+    expect(await filesIn(join(s.dir, 'sitesync-archive'))).toEqual({});
+  });
+
+  it('a service whose pages of 100 KB values never end is refused once the history passes what one archive holds, not read until memory runs out', async () => {
+    s = await scenario();
+    s.emu.seed(KEY, [{ domain: 'gone.example.com', traffic: { [ago(3)]: 500 } }]);
+    const big = 'x'.repeat(100_000);
+    s.emu.faults.before = (req) => {
+      if (!req.path.startsWith('/api/v1/stats/') || req.query.get('name') !== 'referrer') return undefined;
+      const n = Number(req.query.get('page'));
+      const data = Array.from({ length: 100 }, (_, i) => ({ value: `${String(n).padStart(5, '0')}-${String(i).padStart(3, '0')}-${big}`, count: 1 }));
+      return { status: 200, body: { current_page: n, data, last_page: 5_000, per_page: '100', total: 500_000 } };
+    };
+    // A small heap: reading on would end in "heap out of memory" within a few dozen pages.
+    const r = await runCli(['archive', 'gone.example.com'], { cwd: s.dir, env: { SITESYNC_BASE_URL: s.emu.url, SITESYNC_API_KEY: KEY, NODE_OPTIONS: '--max-old-space-size=320' } });
+    expect(r.code, r.stderr).toBe(1);
+    expect(r.stderr).toContain("✗ gone.example.com: read the referrer statistics of gone.example.com: the history's values hold more than 64 Mi characters in all, more than one archive holds");
+    expect(s.emu.stats.log.filter((l) => l.path.includes('name=referrer')).length).toBeLessThan(12);
+    expect(await filesIn(join(s.dir, 'sitesync-archive'))).toEqual({});
   });
 });
 
@@ -163,6 +198,49 @@ describe('apply archives before it deletes', () => {
     expect((await s.cli(['plan', '--detailed-exitcode'])).code).toBe(0);
   });
 
+  it('a website with events and no pageviews (an event hit records no pageview) has a history: the plan says so, and apply archives it first', async () => {
+    await setUp();
+    // The product's tracker writes an event hit's `event` row alone; the emulator derives every name from pageviews.
+    s.emu.faults.before = (req) =>
+      req.path === '/api/v1/stats/4' && req.query.get('name') === 'event'
+        ? { status: 200, body: { current_page: 1, data: [{ value: 'Signup:free:', count: 250 }, { value: 'Download:app:', count: 50 }], last_page: 1, per_page: '100', total: 2 } }
+        : undefined;
+    const text = await s.cli(['plan']);
+    expect(text.stdout).toContain('- delete empty.example.com (id 4)\n    ! destroys 300 events recorded (no pageviews)\n    archived first to archives/');
+    expect((await s.cli(['plan', '--format', 'markdown'])).stdout).toContain('| 🔴 delete | `empty.example.com` | deleted with 300 events (no pageviews); archived first to archives/');
+    const json = JSON.parse((await s.cli(['plan', '--format', 'json'])).stdout);
+    expect(json.changes.find((c: { domain: string }) => c.domain === 'empty.example.com')).toMatchObject({ archive: 'archives', traffic: { pageviews: 0, events: 300 } });
+    const r = await s.cli(['apply', '--auto-approve']);
+    expect(r.code, r.stderr).toBe(0);
+    const day = new Date().toISOString().slice(0, 10);
+    expect(r.stdout).toContain(`✓ delete empty.example.com (id 4) (archived first: archives/empty.example.com-4-${day}.json)`);
+    const archive = JSON.parse((await filesIn(join(s.dir, 'archives')))[`empty.example.com-4-${day}.json`]!);
+    expect(archive.dimensions.event).toEqual([{ value: 'Download:app:', count: 50 }, { value: 'Signup:free:', count: 250 }]);
+  });
+
+  it('the key or a password that the public\'s requests (or the service) put in a statistic\'s values is in no archive: "(redacted)", said in its notes', async () => {
+    await setUp(`${FILE}  - domain: lab.example.com\n    privacy: password\n    password: \${PW}\n`);
+    s.emu.seed(KEY, [{ domain: 'lab.example.com', privacy: 2, password: PASSWORD }]);
+    s.emu.faults.before = (req) => {
+      if (req.path !== '/api/v1/stats/3' || !['page', 'referrer'].includes(req.query.get('name')!)) return undefined;
+      const data =
+        req.query.get('name') === 'page'
+          ? [{ value: `/login?key=${KEY}`, count: 3 }, { value: `/login?key=${encodeURIComponent(PASSWORD)}`, count: 2 }, { value: '/pricing', count: 40 }]
+          : [{ value: `${PASSWORD}.example.net`, count: 1 }];
+      return { status: 200, body: { current_page: 1, data, last_page: 1, per_page: '100', total: data.length } };
+    };
+    const r = await s.cli(['apply', '--auto-approve'], { env: { PW: PASSWORD } });
+    expect(r.code, r.stderr).toBe(0);
+    const files = await filesIn(join(s.dir, 'archives'));
+    expectNoSecrets(files);
+    const day = new Date().toISOString().slice(0, 10);
+    const archive = JSON.parse(files[`old.example.com-3-${day}.json`]!);
+    // Two values that became one are one row, their counts added.
+    expect(archive.dimensions.page).toEqual([{ value: '/login?key=(redacted)', count: 5 }, { value: '/pricing', count: 40 }]);
+    expect(archive.dimensions.referrer).toEqual([{ value: '(redacted).example.net', count: 1 }]);
+    expect(archive.notes).toContain('3 values held the API key or a website password sitesync was given: written with "(redacted)" in its place (values that became one are one row, their counts added)');
+  });
+
   it('apply --archive DIR wins over the file, and a saved plan\'s apply archives the same way', async () => {
     await setUp(FILE.replace('archive: archives\n', ''));
     expect((await s.cli(['plan', '--out', 'plan.json'])).code).toBe(0);
@@ -205,7 +283,7 @@ describe('apply archives before it deletes', () => {
     expect((await s.cli(['plan', '--detailed-exitcode'])).code).toBe(0);
   });
 
-  it("a symbolic link where an archive goes (committed by a pull request) is never written through: that delete fails, the file it names is untouched", async () => {
+  it("a symbolic link where an archive goes (committed by a pull request) is never written through: its name is taken, the archive goes beside it, the file it names is untouched", async () => {
     await setUp();
     const day = new Date().toISOString().slice(0, 10);
     // The pull request guessed the name (domain, id, the day of the merge) and linked it to a file outside the repository.
@@ -216,14 +294,13 @@ describe('apply archives before it deletes', () => {
     await writeFile(victim, 'precious\n');
     for (const ext of ['json', 'csv']) await symlink(victim, join(s.dir, 'archives', `old.example.com-3-${day}.${ext}`));
     const r = await s.cli(['apply', '--auto-approve']);
-    expect(r.code).toBe(1);
-    expect(r.stdout).toContain(
-      `✗ delete old.example.com (id 3): not deleted: its history could not be archived: archive archives/old.example.com-3-${day}.csv: this is a symbolic link, and an archive is written as a file of its own, never through a link; nothing was written`,
-    );
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout).toContain(`✓ delete old.example.com (id 3) (archived first: archives/old.example.com-3-${day}-2.json)`);
     expect(await readFile(victim, 'utf8')).toBe('precious\n');
-    expect((await lstat(join(s.dir, 'archives', `old.example.com-3-${day}.json`))).isSymbolicLink()).toBe(true);
-    expect(s.emu.websites(KEY).map((w) => w.domain)).toContain('old.example.com');
-    // The other archived delete went on.
+    for (const ext of ['json', 'csv']) {
+      expect((await lstat(join(s.dir, 'archives', `old.example.com-3-${day}.${ext}`))).isSymbolicLink()).toBe(true);
+    }
+    expect(JSON.parse(await readFile(join(s.dir, 'archives', `old.example.com-3-${day}-2.json`), 'utf8')).website.domain).toBe('old.example.com');
     expect(r.stdout).toContain(`✓ delete busy.example.com (id 2) (archived first: archives/busy.example.com-2-${day}.json)`);
   });
 
@@ -284,6 +361,41 @@ describe('archive: in the file', () => {
     expect((await s.cli(['plan', '--format', 'json'], { env })).stdout).toContain('"archive": "everyone"');
     await s.write(file('    archive: acme-archive\n'));
     expect((await s.cli(['plan', '--format', 'json'], { env })).stdout).toContain('"archive": "acme-archive"');
+  });
+
+  it('two installations\' websites of one domain and one id, archived in one folder on one day, each keep their archive: none replaces another', async () => {
+    s = await scenario();
+    const second = await startEmulator({ keys: ['sk-test-SECOND-KEY-0123456789'], profile: 'deployed' });
+    try {
+      s.emu.seed(KEY, [{ domain: 'shop.example.com', traffic: { [ago(200)]: 5 } }]);
+      second.seed('sk-test-SECOND-KEY-0123456789', [{ domain: 'shop.example.com', traffic: { [ago(300)]: 7 } }]);
+      const account = (name: string, url: string) => `  ${name}:\n    base_url: ${url}\n    api_key_env: ${name.toUpperCase()}_KEY\n    prune: true\n    safety: { max_delete_percent: 100 }\n    websites: []\n`;
+      await s.write(`version: 1\narchive: archives\naccounts:\n${account('prod', s.emu.url)}${account('staging', second.url)}`);
+      const env = { PROD_KEY: KEY, STAGING_KEY: 'sk-test-SECOND-KEY-0123456789' };
+      // One account after the other (a second run the same day), or both side by side in one run.
+      const prod = await s.cli(['apply', '--auto-approve', '--force', '--account', 'prod'], { env });
+      const staging = await s.cli(['apply', '--auto-approve', '--force', '--account', 'staging'], { env });
+      for (const r of [prod, staging]) expect(r.code, r.stdout + r.stderr).toBe(0);
+      const r = { stdout: prod.stdout + staging.stdout };
+      const files = await filesIn(join(s.dir, 'archives'));
+      const json = Object.entries(files).filter(([n]) => n.endsWith('.json'));
+      expect(json).toHaveLength(2);
+      expect(json.map(([, text]) => JSON.parse(text).totals.pageviews).sort()).toEqual([5, 7]);
+      const day = new Date().toISOString().slice(0, 10);
+      expect(Object.keys(files).sort()).toEqual([`shop.example.com-1-${day}-2.csv`, `shop.example.com-1-${day}-2.json`, `shop.example.com-1-${day}.csv`, `shop.example.com-1-${day}.json`]);
+      // Each line names its own file.
+      for (const [name] of json) expect(r.stdout).toContain(`(archived first: archives/${name})`);
+
+      s.emu.seed(KEY, [{ domain: 'shop.example.com', traffic: { [ago(200)]: 5 } }]);
+      second.seed('sk-test-SECOND-KEY-0123456789', [{ domain: 'shop.example.com', traffic: { [ago(300)]: 7 } }]);
+      await rm(join(s.dir, 'archives'), { recursive: true });
+      const both = await s.cli(['apply', '--auto-approve', '--force'], { env });
+      expect(both.code, both.stdout + both.stderr).toBe(0);
+      const again = Object.entries(await filesIn(join(s.dir, 'archives'))).filter(([n]) => n.endsWith('.json'));
+      expect(again.map(([, text]) => JSON.parse(text).totals.pageviews).sort()).toEqual([5, 7]);
+    } finally {
+      await second.close();
+    }
   });
 
   it('--trusted-config: a pull request may add an archive:, not move or remove the trusted copy\'s', async () => {

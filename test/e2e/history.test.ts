@@ -31,7 +31,7 @@ async function setUp(file: string) {
 const PRUNE = 'version: 1\nprune: true\nsafety: { max_delete_percent: 100 }\nwebsites:\n  - domain: keep.example.com\n';
 
 describe('what a delete destroys', () => {
-  it('every output shows each delete with its traffic, read with two requests a delete (one without any traffic)', async () => {
+  it('every output shows each delete with its traffic, read with two requests a delete (without pageviews, the second reads its events)', async () => {
     await setUp(PRUNE);
     const text = await s.cli(['plan']);
     expect(text.code, text.stderr).toBe(0);
@@ -39,13 +39,14 @@ describe('what a delete destroys', () => {
     expect(text.stdout).toContain('- delete busy.example.com (id 3)\n    ! destroys 10,204 pageviews recorded, 1,204 in the last 30 days');
     expect(text.stdout).toContain('- delete empty.example.com (id 4)\n    ! no pageviews recorded: its statistics are empty');
     expect(text.stdout).toContain('this plan destroys the history of a website with pageviews in the last 30 days or traffic unknown (busy.example.com): apply will refuse unless retire: lists it');
-    // The lifetime from the hours; the window's days only for a website with any.
+    // The lifetime from the hours; the window's days for a website with any, else its events.
     const stats = s.emu.stats.log.filter((r) => r.path.startsWith('/api/v1/stats/'));
     expect(stats.map((r) => `${r.path.split('?')[0]} ${new URLSearchParams(r.path.split('?')[1]).get('name')}`).sort()).toEqual([
       '/api/v1/stats/2 pageviews',
       '/api/v1/stats/2 pageviews_hour',
       '/api/v1/stats/3 pageviews',
       '/api/v1/stats/3 pageviews_hour',
+      '/api/v1/stats/4 event',
       '/api/v1/stats/4 pageviews_hour',
     ]);
     expect(new Set(stats.map((r) => r.path.split('?')[0]))).toEqual(new Set(['/api/v1/stats/2', '/api/v1/stats/3', '/api/v1/stats/4']));

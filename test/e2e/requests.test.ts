@@ -99,3 +99,23 @@ describe('a saved plan is applied with the requests it needs', () => {
     expect(listed()).toEqual([]);
   });
 });
+
+describe('searches a service answers with everything', () => {
+  it('the searches of a plan with --target read no more websites in all than one listing may: three searches of 400,000 each are refused in words', async () => {
+    s = await scenario();
+    await s.write('version: 1\nwebsites:\n  - domain: alpha-1.example\n');
+    const PER_PAGE = 100_000;
+    // Each search, whatever it asks, answers 400,000 websites of its own, a hundred thousand a page.
+    s.emu.faults.before = (req) => {
+      const search = req.query.get('search');
+      if (req.path !== '/api/v1/websites' || !search) return undefined;
+      const n = Number(req.query.get('page'));
+      const base = (['alpha-', 'beta-', 'gamma-'].indexOf(search) + 1) * 10_000_000 + (n - 1) * PER_PAGE;
+      const data = Array.from({ length: PER_PAGE }, (_, i) => ({ id: base + i, domain: `${search}${base + i}.example` }));
+      return { status: 200, body: { data, meta: { current_page: n, last_page: 4, per_page: String(PER_PAGE), total: 4 * PER_PAGE } } };
+    };
+    const r = await s.cli(['plan', '--target', 'alpha-*.example', '--target', 'beta-*.example', '--target', 'gamma-*.example']);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toMatch(/search websites for "(alpha|beta|gamma)-": the service's pagination cannot be right \(the listing went past 1000000 websites, more than any account holds\); stopped listing/);
+  }, 60_000);
+});

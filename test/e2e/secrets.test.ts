@@ -3,6 +3,8 @@
  * never scrubbed or altered; what the service says is cleaned of every secret, whatever its
  * length, before it is shown.
  */
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { applyPlan, loadConfig, plan, readLiveState } from '../../src/api.js';
 import type { FaultRequest } from '../../src/emulator/index.js';
@@ -155,6 +157,30 @@ describe('what the service says back', () => {
     expect(applied.code).toBe(1);
     expect(applied.stdout).toContain('Bearer (redacted)');
     expect(applied.stdout + applied.stderr).not.toContain(KEY);
+  });
+
+  it('the key or a password the service holds in a website\'s settings or the account\'s name is in no plan (text, markdown, JSON, saved) or export', async () => {
+    s = await scenario();
+    const password = 'a-website-password-42';
+    // A service that echoes what it was sent into what it holds.
+    s.emu.seed(KEY, [{ domain: 'lab.example.com', privacy: 0, email: 0, exclude_bots: 1, exclude_ips: `203.0.113.7\n${KEY}/32\nx${password}` }]);
+    s.emu.faults.before = (req) =>
+      req.path === '/api/v1/account' ? { status: 200, body: { data: { id: 1, name: `Acme ${KEY}`, email: `${password}@acme.example`, plan: { name: 'Pro', features: { websites: -1 } } } } } : undefined;
+    await s.write(CONFIG);
+    const env = { PW: password };
+    const runs = [
+      await s.cli(['plan'], { env }),
+      await s.cli(['plan', '--format', 'markdown'], { env }),
+      await s.cli(['plan', '--format', 'json', '--out', 'saved.json'], { env }),
+      await s.cli(['export', '-o', '-'], { env }),
+    ];
+    expect(runs[0]!.stdout).toContain('    exclude_ips  - 203.0.113.7\n                 - (redacted)/32\n                 - x(redacted)\n');
+    expect(runs[0]!.stdout).toContain('(account: Acme (redacted) <(redacted)@acme.example>)');
+    const saved = await readFile(join(s.dir, 'saved.json'), 'utf8');
+    for (const text of [...runs.flatMap((r) => [r.stdout, r.stderr]), saved]) {
+      expect(text).not.toContain(KEY);
+      expect(text).not.toContain(password);
+    }
   });
 });
 

@@ -120,3 +120,33 @@ describe('convergence on the deployed profile', () => {
     expect(s.emu.websites(KEY)[0]).toMatchObject({ privacy: 0, email: 0, exclude_bots: 1, exclude_ips: '10.0.0.2', favorite: false });
   });
 });
+
+describe('a throttle that asks for too long', () => {
+  it('a 429 asking to wait a day (Retry-After, or X-RateLimit-Reset a day away) fails at once, in words, instead of holding the run for a day', async () => {
+    const days: Record<string, string>[] = [{ 'Retry-After': '86400' }, { 'X-RateLimit-Reset': String(Math.floor(Date.now() / 1000) + 86_400) }];
+    for (const headers of days) {
+      s = await scenario();
+      await s.write('version: 1\nwebsites:\n  - domain: a.example.com\n');
+      s.emu.faults.before = (req) => (req.path === '/api/v1/websites' ? { status: 429, body: { message: 'Too Many Attempts.' }, headers } : undefined);
+      const started = Date.now();
+      const r = await s.cli(['plan']);
+      expect(r.code).toBe(1);
+      expect(r.stderr).toMatch(/list websites \(page 1\): the service asks to wait (24 hours|1 day) before its next request \(its 429's Retry-After or X-RateLimit-Reset\), longer than sitesync waits \(10 minutes\): nothing more was sent; try again later/);
+      expect(Date.now() - started).toBeLessThan(10_000);
+      await s.close();
+    }
+  });
+});
+
+describe('error bodies of any shape', () => {
+  it('a 500 whose body nests 100,000 levels deep is "the service failed (500)", not a stack overflow', async () => {
+    s = await scenario();
+    await s.write('version: 1\nwebsites:\n  - domain: new.example.com\n');
+    const deep = `{"message":${'['.repeat(100_000)}${']'.repeat(100_000)},"errors":${'{"a":'.repeat(50_000)}1${'}'.repeat(50_000)}}`;
+    s.emu.faults.before = (req) => (req.method === 'POST' ? { status: 500, body: deep } : undefined);
+    const r = await s.cli(['apply', '--auto-approve']);
+    expect(r.code).toBe(1);
+    expect(r.stdout).toContain('✗ create new.example.com: the service failed (500)');
+    expect(r.stdout + r.stderr).not.toContain('call stack');
+  });
+});

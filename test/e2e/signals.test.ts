@@ -53,3 +53,24 @@ describe('apply stopped by a signal', () => {
     expect(code).toBe(130);
   });
 });
+
+describe('a run stopped while it waits for the throttle', () => {
+  it('exits at once: the wait for the service\'s window does not keep the process alive', async () => {
+    s = await scenario();
+    await s.write('version: 1\nwebsites:\n  - domain: a.example.com\n');
+    // Five minutes: within what sitesync waits for.
+    s.emu.faults.before = (req) => (req.path === '/api/v1/websites' ? { status: 429, body: { message: 'Too Many Attempts.' }, headers: { 'Retry-After': '300' } } : undefined);
+    const child = spawn(process.execPath, [bin, 'plan'], { cwd: s.dir, env: cleanEnv({ SITESYNC_BASE_URL: s.emu.url, SITESYNC_API_KEY: KEY }) });
+    let err = '';
+    child.stderr.on('data', (d: Buffer) => (err += d.toString()));
+    const closed = new Promise<number | null>((r) => child.on('close', r));
+    while (!s.emu.stats.log.some((r) => r.status === 429)) await new Promise((r) => setTimeout(r, 20));
+    const stopped = Date.now();
+    child.kill('SIGINT');
+    const code = await Promise.race([closed, new Promise<'still running'>((r) => setTimeout(() => r('still running'), 15_000))]);
+    if (code === 'still running') child.kill('SIGKILL');
+    expect(code).toBe(130);
+    expect(err).toContain('interrupted');
+    expect(Date.now() - stopped).toBeLessThan(15_000);
+  });
+});

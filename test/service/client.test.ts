@@ -197,6 +197,20 @@ describe('a paginator that cannot be right is the service\'s error, in words', (
     expect(listing()).toBeLessThanOrEqual(3);
   });
 
+  it('a page holding more websites than its per_page (a million on page 2, under the size cap) is refused before one is read', async () => {
+    const many = Array.from({ length: 1_000_000 }, (_, i) => `{"id":${i + 1000},"domain":"a"}`).join(',');
+    emu.faults.before = (req) => {
+      const n = Number(req.query.get('page'));
+      return n === 1
+        ? page(1, Array.from({ length: 100 }, (_, i) => i + 1), { last_page: 2, per_page: '100', total: 200 })
+        : { status: 200, body: `{"data":[${many}],"meta":{"current_page":2,"last_page":2,"per_page":"100","total":200}}` };
+    };
+    const started = Date.now();
+    const error = await failure(client().listWebsites());
+    expect(error.message).toBe("list websites: the service's pagination cannot be right (page 2 says per_page 100, but holds 1000000 websites); stopped listing");
+    expect(Date.now() - started).toBeLessThan(10_000);
+  });
+
   it('a bare paginator without a page count that keeps saying there is a next page, with the same websites', async () => {
     emu.faults.before = (req) => ({
       status: 200,

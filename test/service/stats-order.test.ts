@@ -33,6 +33,8 @@ function reverseStatsOrder(emu: Emulator): void {
 
 /** The stats requests the client made (the hook's own requests carry as_asked). */
 const statsReads = (emu: Emulator) => emu.stats.log.filter((r) => r.path.startsWith('/api/v1/stats/') && !r.path.includes('as_asked'));
+/** The stats name a request asked for. */
+const name = (path: string) => new URLSearchParams(path.split('?')[1]).get('name');
 
 describe('a service that answers oldest first', () => {
   let s: Scenario;
@@ -51,7 +53,7 @@ describe('a service that answers oldest first', () => {
     expect(plan.code, plan.stderr).toBe(0);
     expect(plan.stdout).toContain('- delete busy.example.com (id 1)\n    ! destroys 4,000 pageviews recorded, 290 in the last 30 days');
     // The lifetime from the hours, then the window's days: two requests, whatever the order.
-    expect(statsReads(s.emu).map((r) => new URLSearchParams(r.path.split('?')[1]).get('name'))).toEqual(['pageviews_hour', 'pageviews']);
+    expect(statsReads(s.emu).map((r) => name(r.path))).toEqual(['pageviews_hour', 'pageviews']);
     const apply = await s.cli(['apply', '--auto-approve']);
     expect(apply.code).toBe(1);
     expect(apply.stderr).toContain('busy.example.com: destroys 4,000 pageviews recorded, 290 in the last 30 days');
@@ -59,7 +61,21 @@ describe('a service that answers oldest first', () => {
     expect(writes(s.emu)).toEqual([]);
   });
 
-  it('a website with no traffic at all costs one request; rows outside the window are not counted', async () => {
+  it('a service whose clock is days ahead of this one: its latest hits, dated after this clock\'s today, are recent, and archived', async () => {
+    s = await scenario();
+    s.emu.seed(KEY, [{ domain: 'ahead.example.com', traffic: { [ago(400)]: 100, [ago(-3)]: 40 } }, { domain: 'keep.example.com' }]);
+    await s.write('version: 1\nprune: true\narchive: archives\nsafety: { max_delete_percent: 100 }\nwebsites:\n  - domain: keep.example.com\n');
+    const plan = await s.cli(['plan']);
+    expect(plan.stdout).toContain('- delete ahead.example.com (id 1)\n    ! destroys 140 pageviews recorded, 40 in the last 30 days\n    last 30 days ▁▁▁▁▁▁▁▁▁▁▁▁▁▁▁▁▁▁▁▁▁▁▁▁▁▁▁▁▁█ (most 40 a day)');
+    const apply = await s.cli(['apply', '--auto-approve']);
+    expect(apply.code).toBe(1);
+    expect(apply.stderr).toContain('retire: ["ahead.example.com"]');
+    expect(writes(s.emu)).toEqual([]);
+    const archived = await s.cli(['archive', 'ahead.example.com', '-o', 'out']);
+    expect(archived.stdout).toContain(`✓ ahead.example.com (id 1): 140 pageviews, 2 days from ${ago(400)}`);
+  });
+
+  it('a website with no traffic at all costs two requests (its hours, then its events); rows outside the window are not counted', async () => {
     s = await scenario();
     s.emu.seed(KEY, [{ domain: 'empty.example.com' }, { domain: 'old.example.com', traffic: { [ago(200)]: 50 } }]);
     // A service that ignores `from`: it answers every day of the history.
@@ -75,10 +91,11 @@ describe('a service that answers oldest first', () => {
     s.emu.resetStats();
     const json = JSON.parse((await s.cli(['plan', '--format', 'json'])).stdout);
     const traffic = (domain: string) => json.changes.find((c: { domain: string }) => c.domain === domain).traffic;
-    expect(traffic('empty.example.com')).toMatchObject({ pageviews: 0, pageviews_recent: 0 });
+    expect(traffic('empty.example.com')).toMatchObject({ pageviews: 0, pageviews_recent: 0, events: 0 });
     expect(traffic('old.example.com')).toMatchObject({ pageviews: 50, pageviews_30d: 0, pageviews_recent: 0 });
     expect(traffic('old.example.com').daily_30d).toEqual(new Array(30).fill(0));
-    expect(statsReads(s.emu).filter((r) => r.path.startsWith('/api/v1/stats/1?'))).toHaveLength(1);
+    // No pageviews: its events say whether any history is left (an event hit records no pageview).
+    expect(statsReads(s.emu).filter((r) => r.path.startsWith('/api/v1/stats/1?')).map((r) => name(r.path))).toEqual(['pageviews_hour', 'event']);
   });
 });
 
@@ -115,6 +132,18 @@ describe('reads of a whole window or a last day, in any order', () => {
     expect(await client.lastPageviewDay(busy!.id, 'busy.example.com', since)).toBe(ago(3));
     expect(await client.lastPageviewDay(silent!.id, 'silent.example.com', since)).toBe(ago(50));
     expect(await client.lastPageviewDay(never!.id, 'never.example.com', since)).toBeNull();
+  });
+
+  it('ci drift --quiet-days: a service whose latest day creeps one day a page is cut within the pages the days since 1970 take, not 10,000', async () => {
+    const [site] = emu.seed(KEY, [{ domain: 'creep.example.com' }]);
+    // A full page of one day, the first asked: each round moves one day on.
+    emu.faults.before = (req) =>
+      req.path.startsWith('/api/v1/stats/')
+        ? { status: 200, body: { current_page: 1, data: Array.from({ length: 100 }, () => ({ value: req.query.get('from'), count: 1 })), last_page: 9, per_page: '100', total: 900 } }
+        : undefined;
+    const error = await failure(client.lastPageviewDay(site!.id, 'creep.example.com', ago(6)));
+    expect(error.message).toMatch(/^read the statistics of creep\.example\.com: the service's answers never settle on a latest day \(2\d\d pages of days\)$/);
+    expect(client.stats.byKind.statistics).toBeLessThan(220);
   });
 
   it('a paginator that disagrees with itself is the service\'s error, in words, and a paging that never ends is cut', async () => {
@@ -164,5 +193,54 @@ describe('reads of a whole window or a last day, in any order', () => {
         : undefined;
     const error = await failure(client.statsRows(site!.id, 'x.example.com', 'page', '1970-01-01', ago(-1)));
     expect(error.message).toContain('page 2 repeats the rows of the pages before it');
+  });
+});
+
+describe('answers the product never gives make the traffic unknown, which counts as recent: never quiet', () => {
+  let s: Scenario;
+  afterEach(async () => {
+    await s?.close();
+  });
+
+  /** busy.example.com had 50 pageviews two days ago; `answer` replaces the stats answers it returns one for. */
+  async function applyWith(answer: (name: string, page: number) => unknown) {
+    s = await scenario();
+    s.emu.seed(KEY, [{ domain: 'busy.example.com', traffic: { [ago(2)]: 50 } }, { domain: 'keep.example.com' }]);
+    s.emu.faults.before = (req) => {
+      if (!req.path.startsWith('/api/v1/stats/')) return undefined;
+      const body = answer(req.query.get('name')!, Number(req.query.get('page')));
+      return body === undefined ? undefined : { status: 200, body };
+    };
+    await s.write('version: 1\nprune: true\nsafety: { max_delete_percent: 100 }\nwebsites:\n  - domain: keep.example.com\n');
+    s.emu.resetStats();
+    const apply = await s.cli(['apply', '--auto-approve']);
+    expect(apply.code).toBe(1);
+    expect(writes(s.emu)).toEqual([]);
+    expect(apply.stderr).toContain('retire: ["busy.example.com"]');
+    return apply;
+  }
+  const page = (data: unknown[], more: Record<string, unknown> = {}) => ({ current_page: 1, data, last_page: 1, per_page: '100', total: data.length, ...more });
+
+  it('a day written as no day (a date and a time) cannot be placed in the window', async () => {
+    const r = await applyWith((name) => (name === 'pageviews' ? page([{ value: `${ago(2)} 00:00:00`, count: 50 }]) : undefined));
+    expect(r.stdout).toContain(`! traffic unknown (the service sent a row whose value is not a day: "${ago(2)} 00:00:00"): counted as recent`);
+  });
+
+  it('a count that is no number of hits (a fraction, past exact integers) is not read as none', async () => {
+    const r = await applyWith((name) => (name === 'pageviews_hour' ? page([{ value: '10', count: '0.4' }]) : undefined));
+    expect(r.stdout).toContain('! traffic unknown (the service sent a count that is not a number of hits: "0.4"): counted as recent');
+    const huge = await applyWith((name) => (name === 'pageviews_hour' ? page([{ value: '10', count: 1e300 }]) : undefined));
+    expect(huge.stdout).toContain('the service sent a count that is not a number of hits: 1e+300');
+  });
+
+  it('more hours than a day has, or more days than the window, is the service\'s error, and the read stops there: endless pages of 100 KB values cost one request', async () => {
+    const hours = await applyWith((name) => (name === 'pageviews_hour' ? page(Array.from({ length: 30 }, (_, h) => ({ value: String(h), count: 1 }))) : undefined));
+    expect(hours.stdout).toContain('traffic unknown (the service sent 30 values, more than the hours of a day (24)): counted as recent');
+    const big = 'x'.repeat(100_000);
+    const endless = await applyWith((name, n) =>
+      name === 'pageviews' ? page(Array.from({ length: 100 }, (_, i) => ({ value: `${n}-${i}-${big}`, count: 1 })), { current_page: n, last_page: 5_000, total: 500_000 }) : undefined,
+    );
+    expect(endless.stdout).toContain(`traffic unknown (the service sent 100 values, more than the days from ${ago(29)} to a month past today (61)): counted as recent`);
+    expect(statsReads(s.emu).map((r) => name(r.path))).toEqual(['pageviews_hour', 'pageviews']);
   });
 });

@@ -11,6 +11,8 @@ import type { DeleteChange } from '../../src/model/types.js';
 import { planChanges } from '../../src/planner/plan.js';
 import { ServiceClient } from '../../src/service/client.js';
 import { trickleServer } from '../helpers/hostile-server.js';
+import { failure } from '../helpers/api-failure.js';
+import { readHistory } from '../../src/service/history.js';
 
 const KEY = 'test-key-0123456789abcdef';
 let emu: Emulator;
@@ -81,6 +83,20 @@ describe("a delete's traffic when the stats API is slow or missing", () => {
       }
       // Unknown counts as recent: apply refuses these deletes unless retire: lists them.
       expect(done.safety.active).toEqual(deletes.map((d) => d.domain));
+      expect(performance.now() - started).toBeLessThan(10_000);
+    } finally {
+      await slow.close();
+      await trickle.close();
+    }
+  });
+
+  it('an archive\'s pages are statistics reads too: a trickled one is cut off at the statistics deadline, not the 2 minutes of other answers', async () => {
+    const trickle = await trickleServer();
+    const slow = new ServiceClient({ baseUrl: trickle.url, apiKey: KEY, statsTimeoutMs: 1_000, statsDeadlineMs: 600, deadlineMs: 60_000 });
+    try {
+      const started = performance.now();
+      const error = await failure(readHistory(slow, 1, 'gone.example.com', ['page']));
+      expect(error.message).toBe(`read the page statistics of gone.example.com: ${trickle.host} did not send its whole answer within 0.6 s`);
       expect(performance.now() - started).toBeLessThan(10_000);
     } finally {
       await slow.close();

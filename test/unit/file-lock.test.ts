@@ -1,9 +1,9 @@
-/** Editing a file in place: one run at a time (withFileLocks), and never over another program's change (replaceIfUnchanged). */
-import { mkdtemp, readdir, readFile, rm, utimes, writeFile } from 'node:fs/promises';
+/** Editing a file in place: one run at a time (withFileLocks), never over another program's change (replaceIfUnchanged); a file of its own never through a link (writeAtomicChecked). */
+import { lstat, mkdtemp, readdir, readFile, rm, symlink, utimes, writeFile } from 'node:fs/promises';
 import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { FILE_CHANGED, lockPath, replaceIfUnchanged, withFileLocks } from '../../src/io/files.js';
+import { FILE_CHANGED, IS_A_LINK, lockPath, replaceIfUnchanged, withFileLocks, writeAtomicChecked } from '../../src/io/files.js';
 
 let dir: string;
 let file: string;
@@ -68,5 +68,24 @@ describe('replaceIfUnchanged', () => {
     await expect(attempt).rejects.toMatchObject({ code: FILE_CHANGED });
     expect(await readFile(file, 'utf8')).toBe('\ufeffversion: 1\n');
     expect(await readdir(dir)).toEqual(['sitesync.yaml']);
+  });
+});
+
+describe('writeAtomicChecked', () => {
+  it('never writes through a symbolic link that appeared where its file goes (after the name was chosen): an error, the file it names untouched, no temporary left', async () => {
+    const victim = join(dir, 'victim.txt');
+    await writeFile(victim, 'precious\n');
+    const archive = join(dir, 'site-1-2026-11-26.json');
+    await symlink(victim, archive);
+    await expect(writeAtomicChecked(archive, '{}\n')).rejects.toMatchObject({ code: IS_A_LINK });
+    expect(await readFile(victim, 'utf8')).toBe('precious\n');
+    expect((await lstat(archive)).isSymbolicLink()).toBe(true);
+    expect((await readdir(dir)).sort()).toEqual(['site-1-2026-11-26.json', 'sitesync.yaml', 'victim.txt']);
+  });
+
+  it('writes a file of its own, and reads it back', async () => {
+    const archive = join(dir, 'site-1-2026-11-26.json');
+    await writeAtomicChecked(archive, '{"a":1}\n', (back) => (JSON.parse(back).a === 1 ? undefined : 'not an archive'));
+    expect(await readFile(archive, 'utf8')).toBe('{"a":1}\n');
   });
 });

@@ -46,6 +46,13 @@ describe('what the service says is cleaned of every secret, whatever its length'
   it('with nothing registered, text is left exactly as it is', () => {
     expect(new SecretValues().clean('anything')).toBe('anything');
   });
+
+  it('what the service holds is cleaned of secrets of 8 characters or more only: a shorter one occurs in ordinary values by chance', () => {
+    const secrets = new SecretValues();
+    for (const s of ['1', 'delete', 'a-long-password']) secrets.add(s);
+    expect(secrets.cleanData('10.0.0.1 /delete?pw=a-long-password')).toBe('10.0.0.1 /delete?pw=(redacted)');
+    expect(secrets.clean('10.0.0.1')).toBe('(redacted)0.0.0.(redacted)');
+  });
 });
 
 describe('live text is shown as data on a terminal', () => {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { Throttle } from '../../src/emulator/throttle.js';
-import { Pacer, retryAt } from '../../src/service/pacer.js';
+import { MAX_THROTTLE_WAIT_MS, Pacer, retryAt, ThrottleTooLong } from '../../src/service/pacer.js';
 import { FakeClock } from '../helpers/fake-clock.js';
 
 interface Answer {
@@ -213,6 +213,32 @@ describe('the pacer, on a fake clock', () => {
     await clock.advance(1_000);
     stop.abort(new Error('interrupted'));
     await expect(waiting).rejects.toThrow('interrupted');
+  });
+
+  it('a throttle that asks for longer than the pacer waits (a day) fails the request at once, whatever says it', async () => {
+    for (const headers of [{ 'retry-after': '86400' }, { 'retry-after': '99999999999999999999' }, { 'x-ratelimit-reset': String(Math.floor(Date.now() / 1000) + 86_400) }]) {
+      const clock = new FakeClock(Date.now());
+      const pacer = new Pacer(clock);
+      pacer.release(await pacer.acquire(), 429, headers);
+      await expect(clock.run(pacer.acquire())).rejects.toThrow(ThrottleTooLong);
+    }
+    // Ten minutes is waited for.
+    const clock = new FakeClock();
+    const pacer = new Pacer(clock);
+    pacer.release(await pacer.acquire(), 429, { 'retry-after': String(MAX_THROTTLE_WAIT_MS / 1000) });
+    const start = clock.now();
+    await clock.run(pacer.acquire());
+    expect(clock.now() - start).toBe(MAX_THROTTLE_WAIT_MS);
+  });
+
+  it('closed, its timer is called off and none is set again: nothing of it outlives the run', async () => {
+    const clock = new FakeClock();
+    const pacer = new Pacer(clock);
+    pacer.release(await pacer.acquire(), 429, { 'retry-after': '60' });
+    const parked = pacer.acquire();
+    await clock.advance(1_000);
+    pacer.close();
+    await expect(clock.run(parked)).rejects.toThrow('stuck: the work waits, and no timer is left to wake it');
   });
 
   it('reads Retry-After as seconds or a date, and X-RateLimit-Reset as unix seconds', () => {
