@@ -323,6 +323,20 @@ describe('the GitLab apply job after a merge', () => {
       if (pushed) await rm(pushed, { recursive: true, force: true });
     }
   });
+
+  it('the push that created the default branch (no commit before it: all zeros) applies without a baseline, and says so', async () => {
+    const origin = await openMergeRequests({ 'sitesync.yaml': site(['first.example.com']) }, {});
+    const pushed = await jobCheckout(origin);
+    try {
+      const r = await runJob('sitesync-apply', defaultBranchVars({ CI_PIPELINE_SOURCE: 'push', CI_COMMIT_SHA: git(pushed, 'rev-parse', 'HEAD').trim(), CI_COMMIT_BEFORE_SHA: '0'.repeat(40) }), pushed);
+      expect(r.code, r.log).toBe(0);
+      expect(r.log).toContain('this push created the branch: no commit before it, so no baseline');
+      expect(emu.websites(KEY).map((w) => w.domain)).toEqual(['first.example.com']);
+    } finally {
+      await rm(origin, { recursive: true, force: true });
+      await rm(pushed, { recursive: true, force: true });
+    }
+  });
 });
 
 describe('the GitLab drift job', () => {

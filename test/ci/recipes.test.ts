@@ -296,10 +296,12 @@ describe('the GitLab pipeline', () => {
     expect(doc['sitesync-apply'].resource_group).toBe('sitesync-apply');
     expect(jobLines('sitesync-apply')).toEqual([
       'sitesync ci approved --provider gitlab -o approved.md',
-      'sitesync apply --auto-approve --baseline-ref $CI_COMMIT_BEFORE_SHA --approved approved.md --report apply.md',
-      'sitesync apply --auto-approve --baseline-ref $CI_COMMIT_BEFORE_SHA --report apply.md',
+      // "$@": --baseline-ref $CI_COMMIT_BEFORE_SHA, or nothing for the push that created the branch (gitlab-job.test.ts runs both).
+      'sitesync apply --auto-approve $@ --approved approved.md --report apply.md',
+      'sitesync apply --auto-approve $@ --report apply.md',
       'sitesync ci comment --new --provider gitlab --file apply.md',
     ]);
+    expect(doc['sitesync-apply'].script.join('\n')).toContain('set -- --baseline-ref "$CI_COMMIT_BEFORE_SHA"');
   });
 
   it("checks drift on the default branch's schedules (not the merge requests' one), one issue per drifted account: exit 2 a warning, the silent websites when the schedule asks", () => {
