@@ -14,8 +14,8 @@ const EPILOGUE = `Connection:
 
 Exit codes:
   0  success (plan --detailed-exitcode: nothing to change)
-  1  any error: invalid file, API or network failure, refused by a safety check, stale plan, partial apply, fmt --check: a file not formatted
-  2  plan --detailed-exitcode only: there are changes to apply
+  1  any error: invalid file, API or network failure, refused by a safety check, stale plan, partial apply, apply --require-approved: not the approved plan, fmt --check: a file not formatted
+  2  plan --detailed-exitcode and ci drift only: there are changes to apply (drift)
   130  apply stopped by Ctrl-C: changes in flight finished, the rest not started (143: by SIGTERM)
   141  the output's reader closed it early (sitesync plan | head): the command finished, the rest of its output dropped
 

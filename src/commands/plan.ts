@@ -20,7 +20,7 @@ const options = {
   'detailed-exitcode': { type: 'boolean', describe: 'Exit 0 when nothing changes, 2 when something would' },
   'fail-unsafe': {
     type: 'boolean',
-    describe: 'Exit 1, after printing the plan, when apply would refuse it (delete threshold, website limit)',
+    describe: 'Exit 1, after printing the plan, when apply would refuse it (delete threshold, recent history not retired, website limit)',
   },
 } as const;
 

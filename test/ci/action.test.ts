@@ -1,6 +1,6 @@
 /** The GitHub Action (action.yml), its steps run as the runner runs them (run-action.ts), against the emulator and the fake GitHub API. */
 import { existsSync, mkdirSync, readFileSync } from 'node:fs';
-import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readdir, readFile, rm, utimes, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, onTestFinished } from 'vitest';
@@ -149,13 +149,31 @@ describe('the GitHub Action', () => {
     expect(r.code, r.log).toBe(0);
     expect(r.outputs['archive-artifact']).toBe('sitesync-archive');
     const day = new Date().toISOString().slice(0, 10);
-    const uploaded = await readdir(join(dir, UPLOADS, 'sitesync-archive'));
-    expect(uploaded.sort()).toEqual([`old.example.com-1-${day}.csv`, `old.example.com-1-${day}.json`]);
-    expect(JSON.parse(await readFile(join(dir, UPLOADS, 'sitesync-archive', `old.example.com-1-${day}.json`), 'utf8')).totals).toEqual({ pageviews: 120, visitors: 40 });
+    // By their paths from the repository's top, as the comment names them.
+    const uploaded = await readdir(join(dir, UPLOADS, 'sitesync-archive'), { recursive: true });
+    expect(uploaded.sort()).toEqual(['history', 'history/deleted', `history/deleted/old.example.com-1-${day}.csv`, `history/deleted/old.example.com-1-${day}.json`]);
+    expect(JSON.parse(await readFile(join(dir, UPLOADS, 'sitesync-archive', `history/deleted/old.example.com-1-${day}.json`), 'utf8')).totals).toEqual({ pageviews: 120, visitors: 40 });
     const body = github.comments(7)[0]!.body;
     expect(body).toContain(`- \`old.example.com\` (id 1): \`history/deleted/old.example.com-1-${day}.json\` and its \`.csv\``);
     expect(body).toContain('The archives are in the artifact `sitesync-archive` of this run');
     expect(body + r.log).not.toContain(KEY);
+  });
+
+  it('an archive written beside a taken name (DOMAIN-ID-DATE-2.json) is uploaded too; the file that took the name is not, and nothing is flattened', async () => {
+    github.pullsOfCommit.set(SHA, [{ number: 7, merge_commit_sha: SHA }]);
+    emu.seed(KEY, [{ domain: 'old.example.com', traffic: { '2024-03-01': 120 } }]);
+    const day = new Date().toISOString().slice(0, 10);
+    await writeFile(join(dir, 'sitesync.yaml'), `version: 1\nprune: true\narchive: history/deleted\nsafety: { max_delete_percent: 100 }\nwebsites:\n  - domain: a.example.com\n`);
+    // The name taken before the run (a link a pull request committed, or another installation's archive of that day).
+    await mkdir(join(dir, 'history/deleted'), { recursive: true });
+    for (const ext of ['json', 'csv']) await writeFile(join(dir, 'history/deleted', `old.example.com-1-${day}.${ext}`), 'taken\n');
+    const past = new Date(Date.now() - 3_600_000);
+    for (const ext of ['json', 'csv']) await utimes(join(dir, 'history/deleted', `old.example.com-1-${day}.${ext}`), past, past);
+    const r = await runAction({ command: 'apply', comment: 'true' }, 'push-event.json');
+    expect(r.code, r.log).toBe(0);
+    const uploaded = await readdir(join(dir, UPLOADS, 'sitesync-archive', 'history/deleted'));
+    expect(uploaded.sort()).toEqual([`old.example.com-1-${day}-2.csv`, `old.example.com-1-${day}-2.json`]);
+    expect(github.comments(7)[0]!.body).toContain(`\`history/deleted/old.example.com-1-${day}-2.json\``);
   });
 
   it('drift: exit 0 and a green step when the account matches; exit 2 and a failed step when it drifted', async () => {
