@@ -30,16 +30,17 @@ export class SecretValues {
   private readonly long = new Set<string>();
   private longPattern: RegExp | null = null;
 
-  /**
-   * Registers a secret with the spellings in which a service may say it back: as it is, as the
-   * form sent it (`p%40ss+w%26rd`), percent-encoded in a path or query (`p%40ss%20w%26rd`), and
-   * inside a JSON string (`\"`), since an echoed body or URL is not always decoded first.
-   */
   /** Every website password of a config file, as read from the environment. */
   addPasswordsOf(config: { websites: readonly { password?: Secret }[] }): void {
     for (const site of config.websites) this.add(site.password?.value);
   }
 
+  /**
+   * Registers a secret with the spellings in which a service may say it back: as it is, as the
+   * form sent it (`p%40ss+w%26rd`), percent-encoded as a component (`p%40ss%20w%26rd`) or as a
+   * URL's path or query encodes it (`p@ss%20w&rd`), and inside a JSON string (`\"`), also as PHP
+   * writes one (`\/`, `\u00e4`), since an echoed body or URL is not always decoded first.
+   */
   add(value: string | undefined): void {
     if (!value || this.secrets.has(value)) return;
     this.secrets.add(value);
@@ -100,8 +101,36 @@ function spellingsOf(value: string): string[] {
   } catch {
     // A lone surrogate cannot be percent-encoded, so it is never sent that way either.
   }
-  spellings.push(new URLSearchParams({ v: value }).toString().slice(2), JSON.stringify(value).slice(1, -1));
-  return spellings;
+  const json = JSON.stringify(value).slice(1, -1);
+  spellings.push(
+    new URLSearchParams({ v: value }).toString().slice(2),
+    json,
+    // PHP's json_encode: `/` as `\/`, and every character past ASCII as `\uXXXX` (lower-case hex).
+    json.replace(/\//g, '\\/').replace(/[^\x00-\x7f]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`),
+  );
+  // A URL's path and query, as the WHATWG URL parser percent-encodes them (fewer characters than encodeURIComponent).
+  for (const set of [URL_PATH_ENCODED, URL_QUERY_ENCODED]) {
+    try {
+      spellings.push(value.replace(set, (c) => encodeURIComponent(c)));
+    } catch {
+      // A lone surrogate: as above.
+    }
+  }
+  return [...new Set(spellings)];
+}
+
+/** What a URL's path percent-encodes: controls, space, `"#<>?\`{}` and everything past ASCII (WHATWG URL). */
+const URL_PATH_ENCODED = /[\x00-\x20"#<>?`{}\x7f]|[^\x00-\x7f]/gu;
+/** What a URL's query percent-encodes: controls, space, `"#<>'` and everything past ASCII. */
+const URL_QUERY_ENCODED = /[\x00-\x20"#<>'\x7f]|[^\x00-\x7f]/gu;
+
+/** A URL's path decoded for reading (`%20` as a space), or as it is where it cannot be. */
+export function decodedPath(path: string): string {
+  try {
+    return decodeURIComponent(path);
+  } catch {
+    return path;
+  }
 }
 
 /** Every spelling in `values`, longest first, as lookaheads: each match starts a stretch to replace. */

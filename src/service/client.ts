@@ -9,7 +9,7 @@ import { FIELD, FIELDS } from '../model/fields.js';
 import { InterruptedError } from '../messages/errors.js';
 import type { Account, FieldName, LiveWebsite, Traffic, WebsiteView } from '../model/types.js';
 import { packageVersion } from '../io/paths.js';
-import { SecretValues } from '../secrets/values.js';
+import { decodedPath, SecretValues } from '../secrets/values.js';
 import { ApiError, errorForStatus, serviceMessage } from './errors.js';
 import { Pacer, realClock, ThrottleTooLong, type PacerClock } from './pacer.js';
 import { lastPageOf, Paging, WebsitesRead } from './paging.js';
@@ -788,7 +788,10 @@ function redirectError(location: string | string[] | undefined, secrets: SecretV
   let where = '';
   if (to) {
     try {
-      where = ` to ${secrets.clean(new URL(to, 'http://x').pathname)}`;
+      // Cleaned as the service wrote it, then as a path (percent-encoded its own way), then decoded:
+      // a password echoed in the Location, however it is spelt there, is shown as (redacted).
+      const path = secrets.clean(new URL(secrets.clean(to), 'http://x').pathname);
+      where = ` to ${secrets.clean(decodedPath(path))}`;
     } catch {
       where = '';
     }

@@ -4,6 +4,7 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from
 import { startEmulator, type Emulator } from '../../src/emulator/index.js';
 import { ServiceClient, type ClientOptions } from '../../src/service/client.js';
 import { ApiError, errorForStatus } from '../../src/service/errors.js';
+import { SecretValues } from '../../src/secrets/values.js';
 import { failure } from '../helpers/api-failure.js';
 import { hugeServer, silentServer, trickleServer } from '../helpers/hostile-server.js';
 
@@ -418,6 +419,19 @@ describe('failures become short typed errors', () => {
     expect(error.kind).toBe('auth');
     expect(error.message).toBe('the service redirected to /login instead of answering (a login page): the base URL or the API key is wrong');
     expect(emu.stats.log.map((r) => r.path)).toEqual(['/api/v1/account']);
+  });
+
+  it("a redirect's Location that echoes a password (a write's form, however it is spelt there) never reaches the message", async () => {
+    const password = 'p@ss word:99';
+    for (const location of [`/login/${password}`, `/login/${encodeURIComponent(password)}`, '/login/p@ss%20word:99', `${emu.url}/login?pw=${password}`]) {
+      emu.faults.before = () => ({ status: 302, headers: { location } });
+      const secrets = new SecretValues();
+      secrets.add(password);
+      const error = await failure(client({ secrets }).getAccount());
+      const shown = location.includes('?') ? '/login' : '/login/(redacted)';
+      expect(error.message).toBe(`the service redirected to ${shown} instead of answering (a login page): the base URL or the API key is wrong`);
+      expect(error.message).not.toMatch(/p@ss|word:99|p%40ss/);
+    }
   });
 
   it('401 says the key is wrong and never echoes it', async () => {

@@ -43,6 +43,16 @@ describe('what the service says is cleaned of every secret, whatever its length'
     expect(secrets.size).toBe(1);
   });
 
+  it("a password in a URL's path or query as the URL parser encodes it, and inside a JSON string as PHP writes one, is cleaned too", () => {
+    const secrets = new SecretValues();
+    secrets.add('p@ss word:99');
+    secrets.add('pässwörd/123');
+    const location = new URL('http://x/login/p@ss word:99?next=p@ss word:99');
+    expect(location.pathname + location.search).toBe('/login/p@ss%20word:99?next=p@ss%20word:99');
+    expect(secrets.clean(location.pathname + location.search)).toBe('/login/(redacted)?next=(redacted)');
+    expect(secrets.clean('{"message":"p\\u00e4ssw\\u00f6rd\\/123 is taken"}')).toBe('{"message":"(redacted) is taken"}');
+  });
+
   it('with nothing registered, text is left exactly as it is', () => {
     expect(new SecretValues().clean('anything')).toBe('anything');
   });
