@@ -3,6 +3,7 @@
  * revision, read from git's objects (no checkout), compared as `--baseline FILE` is. What the
  * apply after a merge needs so that a write-only change the pull request showed is sent.
  */
+import { execFileSync } from 'node:child_process';
 import { mkdir, rm, symlink, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -143,6 +144,34 @@ describe('what --baseline-ref refuses, in words, before any request', () => {
     const outside = await sc.cli(['plan', '--baseline-ref', 'HEAD'], { env: ENV });
     expect(outside.code).toBe(1);
     expect(outside.stderr).toContain(`Error: --baseline-ref HEAD: ${join(sc.dir, 'sitesync.yaml')} is not in a git repository (the baseline is read from the repository that holds the config file)`);
+    expect(sc.emu.stats.log).toEqual([]);
+  });
+
+  it('a tree whose listing has no bound (paths of megabytes, or gigabytes of names from a push of kilobytes) costs seconds: refused in words, nothing sent', async () => {
+    sc = await repository({ 'clients/shop.yaml': shop('PW_NEW', ['utm_source']) });
+    const dir = sc.dir;
+    const mktree = (entries: string) => execFileSync('git', ['mktree'], { cwd: dir, input: entries, encoding: 'utf8' }).trim();
+    const blob = execFileSync('git', ['hash-object', '-w', '--stdin'], { cwd: dir, input: 'x\n', encoding: 'utf8' }).trim();
+    const commitWith = (tree: string) => {
+      const top = execFileSync('git', ['ls-tree', 'HEAD'], { cwd: dir, encoding: 'utf8' });
+      return git(dir, 'commit-tree', mktree(`${top}040000 tree ${tree}\tzz\n`), '-m', 'trees').trim();
+    };
+    // A path of 4,267 bytes: 17 folders of a 250-character name.
+    let deep = mktree(`100644 blob ${blob}\tf\n`);
+    for (let i = 0; i < 17; i++) deep = mktree(`040000 tree ${deep}\t${'n'.repeat(250)}\n`);
+    // 131,072 files of 3,800-byte paths: 500 MB of names, from some 30 small trees.
+    let wide = mktree(`100644 blob ${blob}\tf\n`);
+    for (let i = 0; i < 17; i++) wide = mktree(`040000 tree ${wide}\ta\n040000 tree ${wide}\tb\n`);
+    for (let i = 0; i < 14; i++) wide = mktree(`040000 tree ${wide}\t${'w'.repeat(250)}\n`);
+    for (const [tree, said] of [
+      [deep, 'holds a path longer than 4,096 bytes, which no checkout could hold'],
+      [wide, 'lists more than 256 MiB of file names, more than any repository of configs'],
+    ] as const) {
+      const ref = commitWith(tree);
+      const r = await sc.cli(['plan', '--baseline-ref', ref], { env: ENV });
+      expect(r.code, r.stderr).toBe(1);
+      expect(r.stderr).toContain(`the tree at ${ref} ${said}: sitesync reads none of it`);
+    }
     expect(sc.emu.stats.log).toEqual([]);
   });
 
