@@ -124,15 +124,6 @@ const URL_PATH_ENCODED = /[\x00-\x20"#<>?`{}\x7f]|[^\x00-\x7f]/gu;
 /** What a URL's query percent-encodes: controls, space, `"#<>'` and everything past ASCII. */
 const URL_QUERY_ENCODED = /[\x00-\x20"#<>'\x7f]|[^\x00-\x7f]/gu;
 
-/** A URL's path decoded for reading (`%20` as a space), or as it is where it cannot be. */
-export function decodedPath(path: string): string {
-  try {
-    return decodeURIComponent(path);
-  } catch {
-    return path;
-  }
-}
-
 /** Every spelling in `values`, longest first, as lookaheads: each match starts a stretch to replace. */
 function anyOf(values: ReadonlySet<string>): RegExp {
   return new RegExp([...values].sort((a, b) => b.length - a.length).map((v) => `(?=(${v.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}))`).join('|'), 'g');

@@ -9,7 +9,7 @@ import { FIELD, FIELDS } from '../model/fields.js';
 import { InterruptedError } from '../messages/errors.js';
 import type { Account, FieldName, LiveWebsite, Traffic, WebsiteView } from '../model/types.js';
 import { packageVersion } from '../io/paths.js';
-import { decodedPath, SecretValues } from '../secrets/values.js';
+import { SecretValues } from '../secrets/values.js';
 import { ApiError, errorForStatus, serviceMessage } from './errors.js';
 import { Pacer, realClock, ThrottleTooLong, type PacerClock } from './pacer.js';
 import { lastPageOf, Paging, WebsitesRead } from './paging.js';
@@ -800,6 +800,15 @@ function redirectError(location: string | string[] | undefined, secrets: SecretV
     'auth',
     `the service redirected${where} instead of answering (a login page): the base URL or the API key is wrong`,
   );
+}
+
+/** A URL's path decoded for reading (`%20` as a space), or as it is where it cannot be. */
+function decodedPath(path: string): string {
+  try {
+    return decodeURIComponent(path);
+  } catch {
+    return path;
+  }
 }
 
 function describeTransportError(error: unknown): string {
