@@ -1,6 +1,6 @@
 /** `sitesync import DOMAIN… | --unmanaged`: adds live websites to the config file, in place. */
 import { stat } from 'node:fs/promises';
-import { dirname, isAbsolute, relative, resolve } from 'node:path';
+import { resolve } from 'node:path';
 import { createTwoFilesPatch } from 'diff';
 import { insertWebsites, type NewWebsiteEntry } from '../config/insert-websites.js';
 import { placeImports, type FileEdit as PlacedEdit } from '../config/import-placement.js';
@@ -10,6 +10,7 @@ import { parseFile } from '../config/parse.js';
 import { manageableTraits } from '../model/domain.js';
 import { ConfigError, formatDiagnostic, SitesyncError, UsageError } from '../messages/errors.js';
 import { FILE_CHANGED, namesDescriptor, replaceIfUnchanged, withFileLocks, writeFailure } from '../io/files.js';
+import { shownPath } from '../io/paths.js';
 import type { Config, FieldName, LiveWebsite, Workspace } from '../model/types.js';
 import { selectImports, type AccountImport, type ImportRequest } from '../planner/imports.js';
 import { printable } from '../messages/escape.js';
@@ -217,7 +218,3 @@ function newEntries(sites: LiveWebsite[], config: Config): NewWebsiteEntry[] {
   return entries;
 }
 
-function shownPath(path: string, cwd: string): string {
-  const inside = relative(cwd, path);
-  return inside && !inside.startsWith('..') && !isAbsolute(inside) ? inside : path;
-}

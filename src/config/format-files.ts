@@ -5,9 +5,10 @@
  * Also how `fmt` and `import` read a file they edit in place: with its byte-order mark.
  */
 import { readFile, realpath } from 'node:fs/promises';
-import { dirname, isAbsolute, relative } from 'node:path';
+import { dirname } from 'node:path';
 import { ConfigError, type Diagnostic } from '../messages/errors.js';
 import { namesDescriptor } from '../io/files.js';
+import { shownPath } from '../io/paths.js';
 import { formatConfigText, type NotSorted } from './format.js';
 import { includedFiles, linkedOutside, outsideMessage, repositoryOf } from './include-glob.js';
 import { decodeText, hasNoFolder, MAX_FILE_BYTES, noFolderMessage, readTextFile } from './read.js';
@@ -135,7 +136,3 @@ export async function formatFiles(named: { path: string; shown: string }[], opti
   return { files, warnings };
 }
 
-function shownPath(path: string, cwd: string): string {
-  const inside = relative(cwd, path);
-  return inside && !inside.startsWith('..') && !isAbsolute(inside) ? inside : path;
-}

@@ -1,6 +1,9 @@
-/** Where sitesync's own files are, whether it runs from `src/` (tests) or bundled in `dist/`. */
+/**
+ * Where sitesync's own files are, whether it runs from `src/` (tests) or bundled in `dist/`; and
+ * how a user's file is named to them.
+ */
 import { existsSync, readFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { dirname, isAbsolute, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 let root: string | undefined;
@@ -29,6 +32,12 @@ export function planSchemaPath(): string {
 
 export function archiveSchemaPath(): string {
   return join(packageRoot(), 'schemas', 'archive.schema.json');
+}
+
+/** `path` as the user knows it: relative to the working folder `cwd` when inside it, else whole. */
+export function shownPath(path: string, cwd: string): string {
+  const inside = relative(cwd, path);
+  return inside && !inside.startsWith('..') && !isAbsolute(inside) ? inside : path;
 }
 
 export function packageVersion(): string {

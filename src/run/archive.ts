@@ -6,11 +6,11 @@
  * and sends the delete only once it is done.
  */
 import { lstat, mkdir, stat } from 'node:fs/promises';
-import { isAbsolute, join, relative, resolve } from 'node:path';
+import { join, resolve } from 'node:path';
 import { archiveProblem } from '../archive/check.js';
 import { ARCHIVE_NAMES, ArchiveError, archiveBaseName, archiveCsv, archiveJson, assembleArchive, DIMENSION_NAMES, type Archive, type ArchiveName } from '../archive/format.js';
 import { writeAtomicChecked, writeFailure } from '../io/files.js';
-import { packageVersion } from '../io/paths.js';
+import { packageVersion, shownPath } from '../io/paths.js';
 import { SitesyncError } from '../messages/errors.js';
 import type { Account, Config, DeleteChange, LiveWebsite, WebsiteView } from '../model/types.js';
 import type { ServiceClient } from '../service/client.js';
@@ -64,10 +64,7 @@ export async function archiveWebsite(
     if (error instanceof ArchiveError) throw new SitesyncError(`archive of ${website.domain}: ${error.message}`);
     throw error;
   }
-  const shown = (path: string) => {
-    const inside = relative(target.cwd, path);
-    return inside && !inside.startsWith('..') && !isAbsolute(inside) ? inside : path;
-  };
+  const shown = (path: string) => shownPath(path, target.cwd);
   await mkdir(target.dir, { recursive: true }).catch((error: unknown) => {
     throw writeFailure(error, 'archive', shown(target.dir));
   });
