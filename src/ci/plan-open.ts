@@ -59,14 +59,14 @@ export interface PlanOpenInput {
 /** Plans each open merge request in turn and keeps its note; a failure of one stops no other. */
 export async function planOpenMergeRequests(input: PlanOpenInput): Promise<MergeRequestOutcome[]> {
   const { cwd, config, env, requests } = input;
-  const prefix = await prefixOf(cwd);
-  await fetchMergeRequestHeads(cwd, requests.map((mr) => mr.iid), input.signal);
+  const prefix = await prefixOf(cwd, env);
+  await fetchMergeRequestHeads(cwd, env, requests.map((mr) => mr.iid), input.signal);
   // What "unchanged" is measured against: the default branch's config and the files it includes.
   const trusted = await loadWorkspace(join(cwd, config), env, { lenientEnv: true });
   const outcomes: MergeRequestOutcome[] = [];
   for (const mr of requests) {
     input.signal?.throwIfAborted();
-    const commit = await commitOf(cwd, headRef(mr.iid));
+    const commit = await commitOf(cwd, env, headRef(mr.iid));
     const outcome: MergeRequestOutcome = { mr, commit, state: 'not planned', problems: [] };
     outcomes.push(outcome);
     // Its files are read from git's objects, as stored (no checkout, no git archive: nothing of

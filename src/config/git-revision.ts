@@ -6,10 +6,11 @@
  * the repository (a tree holds nothing else, and never a .git), no symbolic link (mode 120000)
  * followed or read, a glob that matches nothing an error.
  */
-import { execFile, spawn } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { realpathSync } from 'node:fs';
 import { dirname, join, relative, resolve, sep } from 'node:path';
 import type { FileSystemAdapter } from 'tinyglobby';
+import { gitEnv, runGit } from '../io/git.js';
 import { ConfigError, SitesyncError, UsageError } from '../messages/errors.js';
 import type { Env } from './interpolate.js';
 import { includedFiles, type FileTree } from './include-glob.js';
@@ -44,7 +45,7 @@ export async function openRevision(file: string, ref: string, env: Env, flag = '
   } catch {
     throw new SitesyncError(`${flag} ${ref}: the folder of ${file} does not exist`);
   }
-  const run = (args: string[]) => git(args, folder, env);
+  const run = (args: string[]) => runGit(args, { cwd: folder, env });
   const top = await run(['rev-parse', '--show-toplevel']).catch((error: unknown) => {
     throw gitFailure(error, `${flag} ${ref}: ${file} is not in a git repository (the baseline is read from the repository that holds the config file)`);
   });
@@ -122,7 +123,7 @@ export async function revisionAt(place: RevisionPlace): Promise<Revision> {
   const sizesOf = async (ids: string[]) => {
     const unknown = [...new Set(ids.filter((id) => !sizes.has(id)))];
     if (unknown.length === 0) return;
-    for (const line of (await git(['cat-file', '--batch-check'], folder, env, `${unknown.join('\n')}\n`)).toString('latin1').split('\n')) {
+    for (const line of (await runGit(['cat-file', '--batch-check'], { cwd: folder, env, input: `${unknown.join('\n')}\n` })).toString('latin1').split('\n')) {
       const [id, , size] = line.split(' ');
       if (id && size !== undefined) sizes.set(id, Number(size));
     }
@@ -136,7 +137,7 @@ export async function revisionAt(place: RevisionPlace): Promise<Revision> {
     // No more at once than the loader reads of a workspace (16 MiB): the rest, if it comes to them, one by one.
     let room = MAX_FILE_BYTES;
     const ids = [...new Set(files.filter((id, i) => (sizes.get(id) ?? Infinity) <= MAX_FILE_BYTES && ((room -= sizes.get(id)!) >= 0 || i === 0)))];
-    if (ids.length) for (const [id, bytes] of parseBatch(await git(['cat-file', '--batch'], folder, env, `${ids.join('\n')}\n`))) blobs.set(id, bytes);
+    if (ids.length) for (const [id, bytes] of parseBatch(await runGit(['cat-file', '--batch'], { cwd: folder, env, input: `${ids.join('\n')}\n` }))) blobs.set(id, bytes);
   };
 
   return {
@@ -233,7 +234,7 @@ export const MAX_TREE_LISTING_BYTES = 256 * 1024 * 1024;
 function treeOf(cwd: string, sha: string, env: Env, at: string): Promise<Map<string, Entry>> {
   const entries = new Map<string, Entry>();
   return new Promise((done, fail) => {
-    const child = spawn('git', ['ls-tree', '-r', '-z', '--full-tree', sha], { cwd, env: { ...env, GIT_TERMINAL_PROMPT: '0', LC_ALL: 'C' }, stdio: ['ignore', 'pipe', 'pipe'], windowsHide: true });
+    const child = spawn('git', ['ls-tree', '-r', '-z', '--full-tree', sha], { cwd, env: gitEnv(env), stdio: ['ignore', 'pipe', 'pipe'], windowsHide: true });
     let rest: Buffer = Buffer.alloc(0);
     let said = '';
     let read = 0;
@@ -271,20 +272,6 @@ function treeOf(cwd: string, sha: string, env: Env, at: string): Promise<Map<str
   });
 }
 
-/** Runs git without a shell in `cwd` (with `input` on its standard input); its standard output, or an error carrying what it said. */
-function git(args: string[], cwd: string, env: Env, input = ''): Promise<Buffer> {
-  return new Promise((done, fail) => {
-    const child = execFile(
-      'git',
-      args,
-      { cwd, env: { ...env, GIT_TERMINAL_PROMPT: '0', LC_ALL: 'C' }, encoding: 'buffer', maxBuffer: Infinity, windowsHide: true },
-      (error, stdout, stderr) => (error ? fail(Object.assign(error, { said: stderr.toString('utf8').trim() })) : done(stdout)),
-    );
-    // git may be done before it reads its input (an error): the closed pipe is its answer, not ours.
-    child.stdin?.on('error', () => undefined);
-    child.stdin?.end(input || undefined);
-  });
-}
 
 /** `git cat-file --batch`'s answer: `<id> <type> <size>\n<bytes>\n` per object asked for. */
 function parseBatch(out: Buffer): Map<string, Buffer> {
