@@ -5,32 +5,9 @@
  * (run/trust.ts), so a pull request cannot give one account's website another account's password.
  */
 import type { Diagnostic } from '../messages/errors.js';
+import { wildcardMatches } from '../model/domain.js';
 import type { Config, DesiredWebsite, Pattern } from '../model/types.js';
 import { passwordSource } from './interpolate.js';
-
-/** Whether `name` matches `glob`, whose `*` matches any run of characters: linear in both, whatever the glob. */
-export function nameMatches(glob: string, name: string): boolean {
-  let g = 0;
-  let n = 0;
-  let star = -1;
-  let resume = 0;
-  while (n < name.length) {
-    if (g < glob.length && glob[g] !== '*' && glob[g] === name[n]) {
-      g++;
-      n++;
-    } else if (g < glob.length && glob[g] === '*') {
-      star = g++;
-      resume = n;
-    } else if (star >= 0) {
-      g = star + 1;
-      n = ++resume;
-    } else {
-      return false;
-    }
-  }
-  while (g < glob.length && glob[g] === '*') g++;
-  return g === glob.length;
-}
 
 /** Whether a list of names and globs holds `name`: a name written out by a lookup, then each glob with `*`. */
 export function listed(list: readonly Pattern[], name: string): boolean {
@@ -39,7 +16,7 @@ export function listed(list: readonly Pattern[], name: string): boolean {
     split = { names: new Set(list.filter((p) => !p.glob.includes('*')).map((p) => p.glob)), globs: list.filter((p) => p.glob.includes('*')).map((p) => p.glob) };
     SPLIT.set(list, split);
   }
-  return split.names.has(name) || split.globs.some((glob) => nameMatches(glob, name));
+  return split.names.has(name) || split.globs.some((glob) => wildcardMatches(glob, name));
 }
 
 /** Each list's names and globs, apart, once: a list is read for every password of an account. */

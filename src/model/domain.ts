@@ -200,6 +200,11 @@ export function labelGlob(pattern: string): DomainGlob {
   };
 }
 
+/** Whether `text` matches `pattern`, whose `*` is any run of characters (dots too), everything else literal; linear, whatever the pattern. */
+export function wildcardMatches(pattern: string, text: string): boolean {
+  return partsMatch(pattern.split('*'), text);
+}
+
 /** Whether `text` is the literal `parts` with any run of characters between each two. */
 function partsMatch(parts: string[], text: string): boolean {
   const first = parts[0]!;
