@@ -118,7 +118,8 @@ function climbsOut(path: string): boolean {
   return path === '..' || path.startsWith(`..${sep}`) || isAbsolute(path);
 }
 
-function realOrSelf(path: string, tree: FileTree): string {
+/** The path with every link resolved (on the disk, or in `tree`), or itself where it cannot be (gone, or never there). */
+export function realOrSelf(path: string, tree: FileTree = DISK): string {
   try {
     return tree.realpath(path);
   } catch {

@@ -9,11 +9,11 @@
  * without archiving it. Its `safety` may only be as strict or stricter, and each password may read
  * only what the account's `password_env` there lists, or a variable the account reads there already.
  */
-import { realpathSync } from 'node:fs';
 import { posix, resolve } from 'node:path';
 import { installationOf } from '../model/address.js';
 import { readFileCollecting } from '../config/parse.js';
 import { readTextFile } from '../config/read.js';
+import { realOrSelf } from '../config/include-glob.js';
 import { keyVariables, loadWorkspace, passwordsFromKeyVariables } from '../config/load.js';
 import { accountWords, listed, passwordProblem, passwordReads } from '../config/password-env.js';
 import { ConfigError, SitesyncError, type Diagnostic } from '../messages/errors.js';
@@ -111,12 +111,12 @@ function looserSafety(config: Config, base: Config, main: string, trustedFile: s
  * review (a trusted copy in the same folder would include the pull request's own files).
  */
 async function trustedReads(file: string, trusted: Config[], workspace: Workspace): Promise<Map<string, Set<string>>> {
-  const reviewed = new Set(workspace.files.map(real));
+  const reviewed = new Set(workspace.files.map((f) => realOrSelf(f)));
   const full = await loadWorkspace(file, {}, { lenientEnv: true }).then(
     (w) => w.configs,
     () => trusted,
   );
-  return new Map(full.map((c) => [accountName(c), new Set(passwordReads(c).flatMap(({ name, site }) => (site.file && reviewed.has(real(site.file)) ? [] : [name])))]));
+  return new Map(full.map((c) => [accountName(c), new Set(passwordReads(c).flatMap(({ name, site }) => (site.file && reviewed.has(realOrSelf(site.file)) ? [] : [name])))]));
 }
 
 /** Each password of `config` that reads a variable the trusted copy neither lists in the account's password_env nor reads for it. */
@@ -133,14 +133,6 @@ function unlistedPasswords(config: Config, base: Config, reads: Map<string, Set<
         `which ${who} may not read: the trusted config (${trustedFile}) neither lists it in the password_env of ${who} nor reads it in a password of ${who}; add it to that password_env on the base branch first`,
       ),
     );
-}
-
-function real(path: string): string {
-  try {
-    return realpathSync(path);
-  } catch {
-    return path;
-  }
 }
 
 function safeInstallation(url: string): string {
