@@ -12,23 +12,13 @@ import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startEmulator, type Emulator } from '../../src/emulator/index.js';
 import { cleanEnv, root } from '../helpers/cli.js';
-import { codeBlocks, page } from '../helpers/docs.js';
+import { codeBlocks, page, sectionBlock } from '../helpers/docs.js';
 
 const exec = promisify(execFile);
 const KEY = 'package-test-key-0123456789';
 const manifest = JSON.parse(await readFile(join(root, 'package.json'), 'utf8')) as { name: string; version: string };
 const tarball = `${manifest.name}-${manifest.version}.tgz`;
 const readme = await readFile(join(root, 'README.md'), 'utf8');
-
-/** The first fenced block of `lang` in the README section under `heading`. */
-function readmeBlock(heading: string, lang: string): string {
-  const at = readme.indexOf(`\n## ${heading}\n`);
-  if (at < 0) throw new Error(`README has no section "## ${heading}"`);
-  const section = readme.slice(at + 1).split(/\n## /)[0]!;
-  const block = new RegExp('```' + lang + '\\n([\\s\\S]*?)\\n```').exec(section);
-  if (!block) throw new Error(`README section "${heading}" has no \`\`\`${lang} block`);
-  return block[1]!;
-}
 
 /** The library's example: the first ```js block of docs/library.md. */
 const libraryExample = (): string => {
@@ -78,7 +68,7 @@ beforeAll(async () => {
   await writeFile(join(configRepo, 'sitesync.yaml'), 'version: 1\nwebsites:\n  - domain: example.com\n    privacy: private\n');
   emu = await startEmulator({ keys: [KEY] });
   // Step 2 of the README, literally, up to the first sitesync command.
-  const steps = readmeBlock('Install in your config repository', 'sh').split('# 2.')[1]!;
+  const steps = sectionBlock('README.md', 'Install in your config repository', 'sh').split('# 2.')[1]!;
   const install = steps.split('\n').filter((line) => /^(mkdir|cp|npm|echo) /.test(line)).join('\n');
   installed = await sh(install, configRepo, offlineEnv());
 }, 180_000);
@@ -106,7 +96,7 @@ describe('the packed package', () => {
   });
 
   it('the README names the tarball that npm pack writes', () => {
-    expect(readmeBlock('Install in your config repository', 'sh')).toContain(`npm pack                  # writes ${tarball}`);
+    expect(sectionBlock('README.md', 'Install in your config repository', 'sh')).toContain(`npm pack                  # writes ${tarball}`);
     expect(readme).not.toMatch(/#v\d+\.\d+\.\d+/); // no git tag that does not exist
   });
 
