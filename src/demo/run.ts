@@ -64,7 +64,7 @@ async function demo(): Promise<number> {
     }
     if ((await manyAccounts(env)) !== 0) return 1;
     process.stdout.write(
-      `\n${bold('Done.')} Next: run your own emulator with \`npx sitesync emulator\`, or read README.md for the file format and CI recipes.\n`,
+      `\n${bold('Done.')} Next: run your own emulator with \`npx sitesync emulator\`, or read docs/file.md for the file format and docs/ci.md for the CI recipes.\n`,
     );
     return 0;
   } finally {

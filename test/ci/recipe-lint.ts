@@ -245,7 +245,8 @@ export function parseHelp(help: string, path: string[]): CommandInfo {
   const info: CommandInfo = {
     subcommands: [],
     options: new Map(),
-    positionals: path.length ? usage.filter((w) => /^[[<]/.test(w) && w !== '[options]').length : 0,
+    // `[domains..]` takes any number of words.
+    positionals: !path.length ? 0 : usage.some((w) => /\.\.[\]>]$/.test(w)) ? Infinity : usage.filter((w) => /^[[<]/.test(w) && w !== '[options]').length,
   };
   let section = '';
   let current: { names: string[]; text: string } | undefined;

@@ -1,3 +1,4 @@
+/** README.md › Set-up: `npm ci && npm run demo` runs dist/dev/demo.js, as this test does (`npm test` is the suite itself). */
 import { spawn } from 'node:child_process';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';

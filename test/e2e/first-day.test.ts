@@ -11,6 +11,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { bin, cleanEnv, root, runCli, type CliOptions } from '../helpers/cli.js';
 import { KEY, scenario, writes, type Scenario } from '../helpers/scenario.js';
+import { sectionText } from '../helpers/docs.js';
 
 let s: Scenario;
 afterEach(async () => {
@@ -289,10 +290,9 @@ describe('8. wording', () => {
   });
 });
 
-describe('10. the README and the GitHub recipes agree', () => {
+describe('10. the docs and the GitHub recipes agree', () => {
   it("the agency layout keeps node_modules/ out of the config repository's git", async () => {
-    const readme = await readFile(join(root, 'README.md'), 'utf8');
-    const layout = readme.slice(readme.indexOf('### An agency\'s repository'));
+    const layout = sectionText('docs/accounts.md', "An agency's repository");
     expect(layout).toMatch(/\n├── \.gitignore +# node_modules\/ and \.\*\.sitesync-lock: never committed\n/);
   });
 

@@ -1,15 +1,19 @@
 /**
- * The README's own YAML examples are what they teach: every config block validates and is
- * already in the layout `sitesync fmt` writes; every other block (a workflow step) is YAML.
+ * The docs' own YAML examples (README.md and every page of docs/) are what they teach: every
+ * config block validates and is already in the layout `sitesync fmt` writes; every other block
+ * (a workflow step) is YAML.
  */
-import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
-import { root, runCli } from '../helpers/cli.js';
+import { runCli } from '../helpers/cli.js';
+import { docPages } from '../helpers/docs.js';
 
-const readme = await readFile(join(root, 'README.md'), 'utf8');
+const readme = docPages()
+  .map((p) => p.text)
+  .join('\n');
 const blocks = [...readme.matchAll(/^( *)```yaml\n([\s\S]*?)^\1```/gm)].map((m) => m[2]!.replace(new RegExp(`^${m[1]}`, 'gm'), ''));
 const configs = blocks.filter((b) => /^version: 1\b/m.test(b));
 let dir = '';
@@ -17,7 +21,7 @@ afterAll(async () => {
   if (dir) await rm(dir, { recursive: true, force: true });
 });
 
-describe("the README's YAML", () => {
+describe("the docs' YAML", () => {
   it('has config examples and other blocks, and every block is YAML', () => {
     expect(configs.length).toBeGreaterThanOrEqual(2);
     for (const block of blocks) expect(() => parse(block), block).not.toThrow();

@@ -1,7 +1,7 @@
 /**
  * The package as users get it: `npm pack` (of the build the other tests run), installed from
  * the tarball into an empty "config repository" by the README's own commands, offline, then
- * `npx sitesync` and the README's API example run there against the emulator. One tarball and
+ * `npx sitesync` and the library's example (docs/library.md) run there against the emulator. One tarball and
  * one install serve every test here.
  */
 import { execFile } from 'node:child_process';
@@ -12,6 +12,7 @@ import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startEmulator, type Emulator } from '../../src/emulator/index.js';
 import { cleanEnv, root } from '../helpers/cli.js';
+import { codeBlocks, page, sectionBlock } from '../helpers/docs.js';
 
 const exec = promisify(execFile);
 const KEY = 'package-test-key-0123456789';
@@ -19,15 +20,12 @@ const manifest = JSON.parse(await readFile(join(root, 'package.json'), 'utf8')) 
 const tarball = `${manifest.name}-${manifest.version}.tgz`;
 const readme = await readFile(join(root, 'README.md'), 'utf8');
 
-/** The first fenced block of `lang` in the README section under `heading`. */
-function readmeBlock(heading: string, lang: string): string {
-  const at = readme.indexOf(`\n## ${heading}\n`);
-  if (at < 0) throw new Error(`README has no section "## ${heading}"`);
-  const section = readme.slice(at + 1).split(/\n## /)[0]!;
-  const block = new RegExp('```' + lang + '\\n([\\s\\S]*?)\\n```').exec(section);
-  if (!block) throw new Error(`README section "${heading}" has no \`\`\`${lang} block`);
-  return block[1]!;
-}
+/** The library's example: the first ```js block of docs/library.md. */
+const libraryExample = (): string => {
+  const block = codeBlocks(page('docs/library.md').tokens, 'js')[0];
+  if (block === undefined) throw new Error('docs/library.md has no ```js block');
+  return block;
+};
 
 const lock = async (repo: string) => JSON.parse(await readFile(join(repo, 'package-lock.json'), 'utf8')) as unknown;
 
@@ -50,7 +48,7 @@ let packing: { stdout: string; stderr: string };
 let installed: { stdout: string; stderr: string };
 
 /** What a clone holds that the build and the pack read; its node_modules are this tree's (what `npm ci` installs). */
-const CLONE = ['package.json', 'package-lock.json', 'README.md', 'tsconfig.json', 'tsconfig.types.json', 'bin', 'scripts', 'schemas', 'src'];
+const CLONE = ['package.json', 'package-lock.json', 'README.md', 'docs', 'tsconfig.json', 'tsconfig.types.json', 'bin', 'scripts', 'schemas', 'src'];
 
 beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), 'sitesync-package-'));
@@ -70,7 +68,7 @@ beforeAll(async () => {
   await writeFile(join(configRepo, 'sitesync.yaml'), 'version: 1\nwebsites:\n  - domain: example.com\n    privacy: private\n');
   emu = await startEmulator({ keys: [KEY] });
   // Step 2 of the README, literally, up to the first sitesync command.
-  const steps = readmeBlock('Install in your config repository', 'sh').split('# 2.')[1]!;
+  const steps = sectionBlock('README.md', 'Install in your config repository', 'sh').split('# 2.')[1]!;
   const install = steps.split('\n').filter((line) => /^(mkdir|cp|npm|echo) /.test(line)).join('\n');
   installed = await sh(install, configRepo, offlineEnv());
 }, 180_000);
@@ -89,8 +87,16 @@ describe('the packed package', () => {
     expect(files.filter((f) => /^(src|test|bench|examples|scripts|dist\/dev)\//.test(f) || /\.map$/.test(f))).toEqual([]);
   });
 
+  it("holds docs/, every page the README links to, so that node_modules/sitesync/README.md's links resolve", async () => {
+    const files = packed.files.map((f) => f.path);
+    const pages = (await readdir(join(root, 'docs'))).filter((f) => f.endsWith('.md')).map((f) => `docs/${f}`);
+    expect(pages.length).toBeGreaterThanOrEqual(8);
+    expect(files).toEqual(expect.arrayContaining(pages));
+    for (const link of readme.matchAll(/\]\((docs\/[^)#]+)/g)) expect(files).toContain(link[1]);
+  });
+
   it('the README names the tarball that npm pack writes', () => {
-    expect(readmeBlock('Install in your config repository', 'sh')).toContain(`npm pack                  # writes ${tarball}`);
+    expect(sectionBlock('README.md', 'Install in your config repository', 'sh')).toContain(`npm pack                  # writes ${tarball}`);
     expect(readme).not.toMatch(/#v\d+\.\d+\.\d+/); // no git tag that does not exist
   });
 
@@ -152,9 +158,9 @@ describe("the README's install instructions, followed in an empty config reposit
   });
 });
 
-describe("the README's API example, run from the installed package", () => {
+describe("the library's example (docs/library.md), run from the installed package", () => {
   it('plans, shows the plan and applies it against the emulator', async () => {
-    await writeFile(join(configRepo, 'sync.mjs'), readmeBlock('Scripting sitesync from Node', 'js'));
+    await writeFile(join(configRepo, 'sync.mjs'), libraryExample());
     const env = offlineEnv({ SITESYNC_BASE_URL: emu.url, SITESYNC_API_KEY: KEY });
     const first = await exec(process.execPath, ['sync.mjs'], { cwd: configRepo, env });
     expect(first.stdout).toContain('+ create example.com');
@@ -165,7 +171,7 @@ describe("the README's API example, run from the installed package", () => {
   });
 
   it('type-checks against the installed .d.ts files, strictly and without skipping them', async () => {
-    await writeFile(join(configRepo, 'sync.mjs'), readmeBlock('Scripting sitesync from Node', 'js'));
+    await writeFile(join(configRepo, 'sync.mjs'), libraryExample());
     const tsc = join(root, 'node_modules/typescript/bin/tsc');
     const args = ['--noEmit', '--allowJs', '--checkJs', '--strict', '--module', 'nodenext', '--moduleResolution', 'nodenext', '--target', 'es2022'];
     const types = ['--types', 'node', '--typeRoots', join(root, 'node_modules/@types')];
