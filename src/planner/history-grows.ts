@@ -57,7 +57,7 @@ export function historyShrunk(earlier: HistoryReading, later: HistoryReading): S
 export function shrunkMessage(domain: string, earlier: HistoryReading, later: HistoryReading, shrunk: readonly Shrunk[]): string {
   const shown = shrunk.slice(0, 3).map((s) => `${earlier.by} read ${figure(s.earlier)} ${s.measure}, ${later.by} ${figure(s.later)}`);
   const more = shrunk.length > 3 ? ` (and ${shrunk.length - 3} more)` : '';
-  return `${domain}: its history shrank between two reads: ${shown.join('; ')}${more}. History only grows, so the service answered wrongly; not deleted (what it would destroy is not known)`;
+  return `not deleted: the history of ${domain} shrank between two reads: ${shown.join('; ')}${more}. History only grows, so the service answered wrongly, and what the delete would destroy is not known`;
 }
 
 /** A plan's traffic of a website as a reading (its days are dated only when the day it was read is known). */
