@@ -5,11 +5,11 @@
  * names; apply runs it before the delete of a website whose history is not known to be empty,
  * and sends the delete only once it is done.
  */
-import { lstat, mkdir, stat } from 'node:fs/promises';
+import { mkdir, stat, unlink } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { archiveProblem } from '../archive/check.js';
 import { ARCHIVE_NAMES, ArchiveError, archiveBaseName, archiveCsv, archiveJson, assembleArchive, DIMENSION_NAMES, type Archive, type ArchiveName } from '../archive/format.js';
-import { writeAtomicChecked, writeFailure } from '../io/files.js';
+import { IS_A_LINK, writeFailure, writeNewChecked } from '../io/files.js';
 import { packageVersion, shownPath } from '../io/paths.js';
 import { HistoryShrunkError, SitesyncError } from '../messages/errors.js';
 import { historyShrunk, readingOfTraffic, shrunkMessage, type HistoryReading } from '../planner/history-grows.js';
@@ -77,20 +77,7 @@ export async function archiveWebsite(
   await mkdir(target.dir, { recursive: true }).catch((error: unknown) => {
     throw writeFailure(error, 'archive', shown(target.dir));
   });
-  const base = await claimName(join(target.dir, archiveBaseName(website.stored ?? website.domain, website.id, readAt)));
-  try {
-    // The CSV first: the JSON, written last, is the archive; its being there and whole means both are.
-    for (const [path, text, check] of [
-      [`${base}.csv`, archiveCsv(archive), undefined],
-      [`${base}.json`, archiveJson(archive), archiveProblem],
-    ] as const) {
-      await writeAtomicChecked(path, text, check).catch((error: unknown) => {
-        throw writeFailure(error, 'archive', shown(path));
-      });
-    }
-  } finally {
-    writing.delete(base);
-  }
+  const base = await writeUnderNewName(join(target.dir, archiveBaseName(website.stored ?? website.domain, website.id, readAt)), archive, shown);
   return { json: shown(`${base}.json`), csv: shown(`${base}.csv`), archive };
 }
 
@@ -106,25 +93,39 @@ function readingOfArchive(archive: Archive): HistoryReading {
   };
 }
 
-/** The archives being written by this process (their paths without the extension). */
-const writing = new Set<string>();
+/** How many names an archive tries (`base`, `base-2`…) before it gives up: far more than one folder gets in a day. */
+const MAX_NAMES = 1000;
 
 /**
- * A name no file has, nor an archive being written: `base`, else `base-2`, `base-3`… An archive
- * never replaces a file — another installation's website of the same domain and id archived the
- * same day into the same folder (accounts run side by side), the same website archived again, or
- * whatever else stands there (a link included) — so no history written is lost. Held in `writing`
- * until its files are written.
+ * Writes the archive under a name nothing has: `base`, else `base-2`, `base-3`… An archive never
+ * replaces a file — another installation's website of the same domain and id archived the same
+ * day into the same folder (accounts side by side, or another process at the same moment), the
+ * same website archived again, or whatever else stands there (a link included) — so no history
+ * written is lost. Each file is taken exclusively (never looked for, then renamed over): the CSV
+ * first, which claims the name; the JSON, written last, is the archive, and its being there and
+ * whole means both are. Returns the name, without its extension.
  */
-async function claimName(base: string): Promise<string> {
-  for (let n = 1; ; n++) {
+async function writeUnderNewName(base: string, archive: Archive, shown: (path: string) => string): Promise<string> {
+  for (let n = 1; n <= MAX_NAMES; n++) {
     const name = n === 1 ? base : `${base}-${n}`;
-    if (writing.has(name)) continue;
-    const taken = await Promise.all(['.json', '.csv'].map((ext) => lstat(`${name}${ext}`).then(() => true, () => false)));
-    if (taken.some(Boolean) || writing.has(name)) continue;
-    writing.add(name);
+    const taken = (error: unknown) => ['EEXIST', IS_A_LINK].includes((error as NodeJS.ErrnoException).code ?? '');
+    try {
+      await writeNewChecked(`${name}.csv`, archiveCsv(archive));
+    } catch (error) {
+      if (taken(error)) continue;
+      throw writeFailure(error, 'archive', shown(`${name}.csv`));
+    }
+    try {
+      await writeNewChecked(`${name}.json`, archiveJson(archive), archiveProblem);
+    } catch (error) {
+      if (!taken(error)) throw writeFailure(error, 'archive', shown(`${name}.json`));
+      // Something has this JSON's name and not the CSV's: the CSV just written is this archive's alone.
+      await unlink(`${name}.csv`).catch(() => undefined);
+      continue;
+    }
     return name;
   }
+  throw new SitesyncError(`archive ${shown(base)}: ${MAX_NAMES} names of it are taken already`);
 }
 
 /**
