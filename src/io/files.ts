@@ -54,27 +54,16 @@ export const IS_A_LINK = 'SITESYNC_IS_A_LINK';
  */
 export async function writeNewChecked(path: string, text: string, check: (readBack: string) => string | undefined = () => undefined): Promise<void> {
   if (namesDescriptor(path)) throw Object.assign(new Error(`${path} is not a regular file`), { code: NOT_A_FILE });
-  const temp = join(dirname(path), `.${basename(path).slice(0, 64)}.${process.pid}.${++tempCounter}.tmp`);
-  const handle = await open(temp, 'wx', 0o644);
-  try {
-    try {
-      await handle.writeFile(text, 'utf8');
-      await handle.sync();
-    } finally {
-      await handle.close();
-    }
-    await link(temp, path).catch(async (error: NodeJS.ErrnoException) => {
+  await throughTemporary(path, text, 0o644, (temp) =>
+    link(temp, path).catch(async (error: NodeJS.ErrnoException) => {
       if (error.code === 'EEXIST' && (await lstat(path).catch(() => undefined))?.isSymbolicLink()) {
         throw Object.assign(new Error(`${path} is a symbolic link`), { code: IS_A_LINK });
       }
       // A file system without hard links: a copy that fails where anything is, as exclusive, if not as atomic.
       if (error.code !== 'EPERM' && error.code !== 'ENOTSUP' && error.code !== 'ENOSYS') throw error;
       await copyFile(temp, path, constants.COPYFILE_EXCL);
-    });
-  } finally {
-    await unlink(temp).catch(() => undefined);
-  }
-  await syncFolder(dirname(path));
+    }),
+  );
   const back = await readFile(path, 'utf8');
   const problem = back === text ? check(back) : 'it does not hold what was written';
   if (problem) throw Object.assign(new Error(`${path}: read back, ${problem}`), { code: NOT_AS_WRITTEN });
@@ -98,9 +87,17 @@ export async function replaceIfUnchanged(path: string, expected: string, text: s
   });
 }
 
-/** A temporary file beside the target (`target` finds it from `path`), fsynced, checked by `beforeRename`, then renamed over it. */
+/** A temporary file beside the target (writeTarget finds it from `path`), fsynced, checked by `beforeRename`, then renamed over it. */
 async function writeThenRename(path: string, text: string, mode: number, beforeRename: (file: string) => Promise<void>): Promise<void> {
   const file = await writeTarget(path);
+  await throughTemporary(file, text, mode, async (temp) => {
+    await beforeRename(file);
+    await rename(temp, file);
+  });
+}
+
+/** `text` in a fsynced temporary beside `file`, handed to `place` (which renames or links it to `file`), never left behind; then the folder synced. */
+async function throughTemporary(file: string, text: string, mode: number, place: (temp: string) => Promise<void>): Promise<void> {
   // Named after the file, cut short: a name near the 255-byte limit must still get its temporary.
   const temp = join(dirname(file), `.${basename(file).slice(0, 64)}.${process.pid}.${++tempCounter}.tmp`);
   const handle = await open(temp, 'wx', mode);
@@ -111,11 +108,10 @@ async function writeThenRename(path: string, text: string, mode: number, beforeR
     } finally {
       await handle.close();
     }
-    await beforeRename(file);
-    await rename(temp, file);
-  } catch (error) {
+    await place(temp);
+  } finally {
+    // Gone already once renamed; a link leaves the file under its name alone.
     await unlink(temp).catch(() => undefined);
-    throw error;
   }
   await syncFolder(dirname(file));
 }
