@@ -252,6 +252,11 @@ export interface Traffic {
    * no pageview, so a website without any may still have a history. Undefined when not read.
    */
   events?: number;
+  /**
+   * Events in the last `recent_days` days, read when there are no pageviews in them: an event hit
+   * is activity too, and a website with any is active. Undefined when not read (pageviews said so).
+   */
+  events_recent?: number;
 }
 
 /**

@@ -201,8 +201,9 @@ describe('apply archives before it deletes', () => {
   it('a website with events and no pageviews (an event hit records no pageview) has a history: the plan says so, and apply archives it first', async () => {
     await setUp();
     // The product's tracker writes an event hit's `event` row alone; the emulator derives every name from pageviews.
+    // Recorded 100 days ago: a range from after that holds none (events in the active_days window are activity).
     s.emu.faults.before = (req) =>
-      req.path === '/api/v1/stats/4' && req.query.get('name') === 'event'
+      req.path === '/api/v1/stats/4' && req.query.get('name') === 'event' && req.query.get('from')! <= ago(100)
         ? { status: 200, body: { current_page: 1, data: [{ value: 'Signup:free:', count: 250 }, { value: 'Download:app:', count: 50 }], last_page: 1, per_page: '100', total: 2 } }
         : undefined;
     const text = await s.cli(['plan']);
