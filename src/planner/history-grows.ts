@@ -6,7 +6,7 @@
  * its delete is not sent: what it destroys is no longer known. Pure: two readings in, what shrank
  * out.
  */
-import type { Traffic } from '../model/types.js';
+import type { Change, Plan, Traffic } from '../model/types.js';
 
 /** What one read of a website's history found; a measure left out was not read. */
 export interface HistoryReading {
@@ -63,6 +63,29 @@ export function shrunkMessage(domain: string, earlier: HistoryReading, later: Hi
 /** A plan's traffic of a website as a reading (its days are dated only when the day it was read is known). */
 export function readingOfTraffic(traffic: Traffic, by: string): HistoryReading {
   return { by, pageviews: traffic.pageviews, ...(traffic.events === undefined ? {} : { events: traffic.events }) };
+}
+
+/**
+ * A plan made again (a saved plan applied) with each delete whose traffic, read now, holds less
+ * than the earlier plan recorded marked `history_shrunk` (why, in words): apply sends no such
+ * delete, and the rest goes on. A recorded traffic that holds no numbers (the plan file is data)
+ * is not compared.
+ */
+export function withEarlierHistory(plan: Plan, earlier: readonly Change[], by: string): Plan {
+  const recorded = new Map(earlier.flatMap((c) => (c.action === 'delete' && c.traffic && isReading(c.traffic) ? [[c.id, c.traffic] as const] : [])));
+  const changes = plan.changes.map((change) => {
+    const then = change.action === 'delete' ? recorded.get(change.id) : undefined;
+    if (change.action !== 'delete' || !change.traffic || !then) return change;
+    const [before, now] = [readingOfTraffic(then, by), readingOfTraffic(change.traffic, 'a plan made now')];
+    const shrunk = historyShrunk(before, now);
+    return shrunk.length ? { ...change, history_shrunk: shrunkMessage(change.domain, before, now, shrunk) } : change;
+  });
+  return { ...plan, changes };
+}
+
+function isReading(traffic: Traffic): boolean {
+  const count = (n: unknown) => typeof n === 'number' && Number.isFinite(n);
+  return count(traffic.pageviews) && (traffic.events === undefined || count(traffic.events));
 }
 
 function figure(n: number): string {

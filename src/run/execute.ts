@@ -106,6 +106,7 @@ async function applyChange(
       // service that answered 404 for a moment must not get a delete that retire: never allowed;
       // if the website is still there, the next plan lists it and shows the delete again.
       if (change.gone) return { status: 'gone', note: 'already gone when planned (the service answered 404 for it): not deleted again' };
+      if (change.history_shrunk) throw new HistoryShrunkError(change.history_shrunk);
       return deleteArchived(change, client, archive);
   }
 }

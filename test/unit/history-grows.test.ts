@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { historyShrunk, readingOfTraffic, shrunkMessage, type HistoryReading } from '../../src/planner/history-grows.js';
-import type { Traffic } from '../../src/model/types.js';
+import { historyShrunk, readingOfTraffic, shrunkMessage, withEarlierHistory, type HistoryReading } from '../../src/planner/history-grows.js';
+import type { DeleteChange, Plan, Traffic } from '../../src/model/types.js';
 
 const plan = (pageviews: number, more: Partial<HistoryReading> = {}): HistoryReading => ({ by: 'the plan', pageviews, ...more });
 const archive = (pageviews: number, more: Partial<HistoryReading> = {}): HistoryReading => ({ by: 'the archive', pageviews, ...more });
@@ -50,5 +50,16 @@ describe('history only grows', () => {
     const traffic: Traffic = { pageviews: 12, pageviews_30d: 4, pageviews_recent: 1, recent_days: 7, daily_30d: new Array(30).fill(0) };
     expect(readingOfTraffic(traffic, 'the plan')).toEqual({ by: 'the plan', pageviews: 12 });
     expect(readingOfTraffic({ ...traffic, pageviews: 0, events: 52 }, 'the saved plan')).toEqual({ by: 'the saved plan', pageviews: 0, events: 52 });
+  });
+
+  it('a plan made again marks the deletes whose traffic is less than the earlier plan recorded, and only those', () => {
+    const traffic = (pageviews: number, events?: number): Traffic => ({ pageviews, pageviews_30d: 0, pageviews_recent: 0, recent_days: 30, daily_30d: [], ...(events === undefined ? {} : { events }) });
+    const del = (id: number, domain: string, t: Traffic | null): DeleteChange => ({ action: 'delete', id, domain, fields: [], details: [], before: { domain }, after: null, seen: 'x', traffic: t });
+    const plan = (changes: DeleteChange[]) => ({ changes }) as unknown as Plan;
+    const saved = [del(1, 'a.example', traffic(5000)), del(2, 'b.example', traffic(0, 52)), del(3, 'c.example', traffic(10)), del(4, 'd.example', { pageviews: 'many' } as unknown as Traffic)];
+    const now = withEarlierHistory(plan([del(1, 'a.example', traffic(0, 0)), del(2, 'b.example', traffic(0, 52)), del(3, 'c.example', traffic(12)), del(4, 'd.example', traffic(0))]), saved, 'the saved plan');
+    const marks = (now.changes as DeleteChange[]).map((c) => c.history_shrunk);
+    expect(marks[0]).toContain('the saved plan read 5,000 pageviews, a plan made now 0');
+    expect(marks.slice(1)).toEqual([undefined, undefined, undefined]);
   });
 });
