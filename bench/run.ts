@@ -122,6 +122,7 @@ const benchmarks: Record<string, (dir: string) => Promise<Figure | Figure[]>> = 
   accounts: accountsBench,
   requests: requestsBench,
   deletes: deletesBench,
+  'deletes-by-kind': deletesByKindBench,
   archive: (dir) => archiveBench(dir, false),
   'archive-throttled': (dir) => archiveBench(dir, true),
   /** `sitesync --version`, as a ratio to `node -e 0`. */
@@ -347,6 +348,38 @@ async function deletesBench(dir: string): Promise<Figure> {
       requestsPerDelete: round(stats / n, 2),
       minutesAt60PerMinute: Math.floor((requests - 1) / 60),
       unthrottledMs: round(run.ms),
+    };
+  });
+}
+
+/**
+ * Issue 43: what reading a delete's traffic costs by what the website holds — recent pageviews
+ * (they answer whether it is active), pageviews long ago only (its events in the active_days
+ * window are read too), nothing ever (no pageview, no event) — as stats requests a delete.
+ */
+async function deletesByKindBench(dir: string): Promise<Figure> {
+  const n = 100;
+  const file = join(dir, 'deletes-by-kind.yaml');
+  await writeFile(file, 'version: 1\nprune: true\nsafety: { max_delete_percent: 100 }\nretire: ["*"]\nwebsites: []\n');
+  const ago = (days: number) => new Date(Date.now() - days * 86_400_000).toISOString().slice(0, 10);
+  const kinds = { recent: { [ago(2)]: 40 }, quiet: { [ago(200)]: 40 }, empty: undefined } as const;
+  return withEmulator({}, async (emu) => {
+    const ids: Record<string, Set<string>> = {};
+    for (const [kind, traffic] of Object.entries(kinds)) {
+      const seeded = emu.seed(KEY, Array.from({ length: n }, (_, i) => ({ domain: `${kind}-${siteDomain(i)}`, ...(traffic ? { traffic } : {}) })));
+      ids[kind] = new Set(seeded.map((w) => `/api/v1/stats/${w.id}`));
+    }
+    emu.resetStats();
+    const run = await runCli(['plan', '-c', file], { SITESYNC_BASE_URL: emu.url, SITESYNC_API_KEY: KEY }, dir);
+    if (run.code !== 0) throw new Error(`plan failed (${run.code}): ${run.stderr.slice(-500)}`);
+    const stats = emu.stats.log.filter((r) => r.path.startsWith('/api/v1/stats/')).map((r) => r.path.split('?')[0]!);
+    const per = (kind: string) => round(stats.filter((p) => ids[kind]!.has(p)).length / n, 2);
+    return {
+      name: 'plan of 300 deletes by kind: stats requests a delete (recent pageviews, pageviews long ago only, nothing ever)',
+      statsRequests: stats.length,
+      recentPageviewsPerDelete: per('recent'),
+      quietPageviewsPerDelete: per('quiet'),
+      emptyPerDelete: per('empty'),
     };
   });
 }

@@ -4,7 +4,8 @@
  * never replaced over a change another program made since they were read.
  */
 import { hostname } from 'node:os';
-import { link, lstat, open, readFile, realpath, rename, stat, unlink } from 'node:fs/promises';
+import { constants } from 'node:fs';
+import { copyFile, link, lstat, open, readFile, realpath, rename, stat, unlink } from 'node:fs/promises';
 import { basename, dirname, join, resolve } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { SitesyncError } from '../messages/errors.js';
@@ -34,23 +35,35 @@ export async function writeAtomic(path: string, text: string, mode = 0o644): Pro
   await writeThenRename(path, text, mode, async () => undefined);
 }
 
-/** The code of the error writeAtomicChecked throws when the file read back is not what was written. */
+/** The code of the error writeNewChecked throws when the file read back is not what was written. */
 export const NOT_AS_WRITTEN = 'SITESYNC_NOT_AS_WRITTEN';
 
-/** The code of the error writeAtomicChecked throws for a path that is a symbolic link. */
+/** The code of the error writeNewChecked throws for a path that is a symbolic link. */
 export const IS_A_LINK = 'SITESYNC_IS_A_LINK';
 
 /**
- * A file of sitesync's own in a folder it does not own (an archive, in a folder of the
- * repository): written atomically, then read back: it must hold exactly `text`, and pass `check`
- * (which returns what is wrong, or undefined). A file that was not kept as written (a full disk, a
- * folder another program writes to) is an error with code NOT_AS_WRITTEN, never taken for done:
- * what follows the write (apply's delete after an archive) depends on it. Never written through a
- * symbolic link (code IS_A_LINK): one committed where an archive goes, its name guessed, could name
- * any file of the machine; the rename replaces whatever is at `path` itself, never what it names.
+ * A new file of sitesync's own in a folder it does not own (an archive, in a folder of the
+ * repository): it appears whole under `path` only where nothing is (a hard link to the fsynced
+ * temporary: taken exclusively, so two processes writing the same name at once never replace one
+ * another), then is read back: it must hold exactly `text`, and pass `check` (which returns what
+ * is wrong, or undefined). A file that was not kept as written (a full disk, a folder another
+ * program writes to) is an error with code NOT_AS_WRITTEN, never taken for done: what follows the
+ * write (apply's delete after an archive) depends on it. Anything already at `path` is left as it
+ * is: a symbolic link (one committed where an archive goes, its name guessed, could name any file
+ * of the machine) with code IS_A_LINK, anything else with code EEXIST.
  */
-export async function writeAtomicChecked(path: string, text: string, check: (readBack: string) => string | undefined = () => undefined): Promise<void> {
-  await writeThenRename(path, text, 0o644, async () => undefined, ownFile);
+export async function writeNewChecked(path: string, text: string, check: (readBack: string) => string | undefined = () => undefined): Promise<void> {
+  if (namesDescriptor(path)) throw Object.assign(new Error(`${path} is not a regular file`), { code: NOT_A_FILE });
+  await throughTemporary(path, text, 0o644, (temp) =>
+    link(temp, path).catch(async (error: NodeJS.ErrnoException) => {
+      if (error.code === 'EEXIST' && (await lstat(path).catch(() => undefined))?.isSymbolicLink()) {
+        throw Object.assign(new Error(`${path} is a symbolic link`), { code: IS_A_LINK });
+      }
+      // A file system without hard links: a copy that fails where anything is, as exclusive, if not as atomic.
+      if (error.code !== 'EPERM' && error.code !== 'ENOTSUP' && error.code !== 'ENOSYS') throw error;
+      await copyFile(temp, path, constants.COPYFILE_EXCL);
+    }),
+  );
   const back = await readFile(path, 'utf8');
   const problem = back === text ? check(back) : 'it does not hold what was written';
   if (problem) throw Object.assign(new Error(`${path}: read back, ${problem}`), { code: NOT_AS_WRITTEN });
@@ -74,9 +87,17 @@ export async function replaceIfUnchanged(path: string, expected: string, text: s
   });
 }
 
-/** A temporary file beside the target (`target` finds it from `path`), fsynced, checked by `beforeRename`, then renamed over it. */
-async function writeThenRename(path: string, text: string, mode: number, beforeRename: (file: string) => Promise<void>, target = writeTarget): Promise<void> {
-  const file = await target(path);
+/** A temporary file beside the target (writeTarget finds it from `path`), fsynced, checked by `beforeRename`, then renamed over it. */
+async function writeThenRename(path: string, text: string, mode: number, beforeRename: (file: string) => Promise<void>): Promise<void> {
+  const file = await writeTarget(path);
+  await throughTemporary(file, text, mode, async (temp) => {
+    await beforeRename(file);
+    await rename(temp, file);
+  });
+}
+
+/** `text` in a fsynced temporary beside `file`, handed to `place` (which renames or links it to `file`), never left behind; then the folder synced. */
+async function throughTemporary(file: string, text: string, mode: number, place: (temp: string) => Promise<void>): Promise<void> {
   // Named after the file, cut short: a name near the 255-byte limit must still get its temporary.
   const temp = join(dirname(file), `.${basename(file).slice(0, 64)}.${process.pid}.${++tempCounter}.tmp`);
   const handle = await open(temp, 'wx', mode);
@@ -87,11 +108,10 @@ async function writeThenRename(path: string, text: string, mode: number, beforeR
     } finally {
       await handle.close();
     }
-    await beforeRename(file);
-    await rename(temp, file);
-  } catch (error) {
+    await place(temp);
+  } finally {
+    // Gone already once renamed; a link leaves the file under its name alone.
     await unlink(temp).catch(() => undefined);
-    throw error;
   }
   await syncFolder(dirname(file));
 }
@@ -252,17 +272,6 @@ export async function writeTarget(path: string): Promise<string> {
     if (real !== undefined && !namesDescriptor(real) && (await stat(real)).isFile()) return real;
   }
   throw notAFile();
-}
-
-/** `path` itself, when it is a regular file or nothing yet; a symbolic link throws (IS_A_LINK), anything else NOT_A_FILE. */
-async function ownFile(path: string): Promise<string> {
-  if (namesDescriptor(path)) throw Object.assign(new Error(`${path} is not a regular file`), { code: NOT_A_FILE });
-  const found = await lstat(path).catch((error: NodeJS.ErrnoException) => {
-    if (error.code === 'ENOENT') return undefined;
-    throw error;
-  });
-  if (!found || found.isFile()) return path;
-  throw Object.assign(new Error(`${path} is not a regular file`), { code: found.isSymbolicLink() ? IS_A_LINK : NOT_A_FILE });
 }
 
 /** Makes the rename itself durable; not every platform can open a folder, which is fine. */

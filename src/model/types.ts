@@ -234,6 +234,11 @@ export interface DeleteChange extends ChangeCommon {
   retired?: true;
   /** Its history is archived in this folder (as the file or flag writes it) before the delete is sent. */
   archive?: string;
+  /**
+   * Why it is not sent: its traffic read again holds less than an earlier read of the run found
+   * (a saved plan's recorded traffic). History only grows: the service's error. Never saved.
+   */
+  history_shrunk?: string;
 }
 
 /** What a website's statistics hold: a delete destroys them with it, and there is no undo. */
@@ -252,6 +257,11 @@ export interface Traffic {
    * no pageview, so a website without any may still have a history. Undefined when not read.
    */
   events?: number;
+  /**
+   * Events in the last `recent_days` days, read when there are no pageviews in them: an event hit
+   * is activity too, and a website with any is active. Undefined when not read (pageviews said so).
+   */
+  events_recent?: number;
 }
 
 /**

@@ -11,12 +11,13 @@ export type TrafficRead = { traffic: Traffic } | { unknown: string } | { gone: t
 
 /**
  * The plan with each delete's traffic, and `safety.active`: the deletes of websites with
- * pageviews in the last `safety.active_days` days, or whose traffic is unknown, that `retire:`
+ * pageviews or events in the last `safety.active_days` days, or whose traffic is unknown, that `retire:`
  * does not list. Such a plan is shown with a warning, and apply refuses it.
  */
 export function withHistory(plan: Plan, read: ReadonlyMap<number, TrafficRead>, config: Config): Plan {
   const retire = new GlobSet(config.retire.map((p) => p.glob));
   const active: string[] = [];
+  let byEvents = false;
   const changes = plan.changes.map((change) => {
     if (change.action !== 'delete') return change;
     const found = read.get(change.id);
@@ -28,20 +29,28 @@ export function withHistory(plan: Plan, read: ReadonlyMap<number, TrafficRead>, 
     // Archived first where the history is not known to be empty (a website gone is not deleted at all).
     if (config.archive && !('gone' in found) && !('traffic' in found && nothingRecorded(found.traffic))) out.archive = config.archive.shown;
     if (retire.matches(change.domain)) out.retired = true;
-    else if ('unknown' in found || ('traffic' in found && found.traffic.pageviews_recent > 0)) active.push(change.domain);
+    else if ('unknown' in found || ('traffic' in found && recentlyActive(found.traffic))) {
+      active.push(change.domain);
+      if ('traffic' in found && found.traffic.pageviews_recent === 0) byEvents = true;
+    }
     return out;
   });
   const warnings = plan.warnings.filter((w) => !w.startsWith(ACTIVE_WARNING));
   if (active.length) {
     const days = config.safety.active_days;
     warnings.push(
-      `${ACTIVE_WARNING} ${active.length === 1 ? 'a website' : `${active.length} websites`} with pageviews in the last ${days} days or traffic unknown (${active.join(', ')}): apply will refuse unless retire: lists ${active.length === 1 ? 'it' : 'them'}`,
+      `${ACTIVE_WARNING} ${active.length === 1 ? 'a website' : `${active.length} websites`} with ${byEvents ? 'pageviews or events' : 'pageviews'} in the last ${days} days or traffic unknown (${active.join(', ')}): apply will refuse unless retire: lists ${active.length === 1 ? 'it' : 'them'}`,
     );
   }
   return { ...plan, changes, warnings, safety: { ...plan.safety, active } };
 }
 
 const ACTIVE_WARNING = 'this plan destroys the history of';
+
+/** Pageviews, or events (an event hit records no pageview), in the last `recent_days` days. */
+function recentlyActive(traffic: Traffic): boolean {
+  return traffic.pageviews_recent > 0 || (traffic.events_recent ?? 0) > 0;
+}
 
 /** No pageview and no event: the website's history is empty (events are read when there are no pageviews). */
 function nothingRecorded(traffic: Traffic): boolean {

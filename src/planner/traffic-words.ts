@@ -12,15 +12,21 @@ export function count(n: number): string {
   return n.toLocaleString('en-US');
 }
 
-/** "destroys 12,340 pageviews recorded, 1,204 in the last 30 days"; the unknown, events alone, and nothing recorded, said as such. */
+/** "destroys 12,340 pageviews recorded, 1,204 in the last 30 days"; recent events, the unknown, events alone, and nothing recorded, said as such. */
 export function describeTraffic(change: Pick<DeleteChange, 'traffic' | 'traffic_unknown' | 'gone'>): string {
   if (change.gone) return GONE;
   if (change.traffic === undefined) return 'deleting a website destroys its collected statistics';
   if (change.traffic === null) return `traffic unknown (${change.traffic_unknown ?? 'the stats could not be read'}): counted as recent`;
   const t: Traffic = change.traffic;
-  if (t.pageviews === 0) return t.events ? `destroys ${count(t.events)} events recorded (no pageviews)` : `no pageviews recorded${t.events === 0 ? ': its statistics are empty' : ''}`;
+  // Events without recent pageviews are activity: said, with their days.
+  const days = `in the last ${t.recent_days} days`;
+  if (t.pageviews === 0) {
+    if (!t.events) return `no pageviews recorded${t.events === 0 ? ': its statistics are empty' : ''}`;
+    return `destroys ${count(t.events)} events recorded (no pageviews)${t.events_recent ? `, ${count(t.events_recent)} ${days}` : ''}`;
+  }
+  const events = t.events_recent ? `; ${count(t.events_recent)} ${t.events_recent === 1 ? 'event' : 'events'} ${days}` : '';
   const recent = t.recent_days === 30 ? '' : `, ${count(t.pageviews_recent)} in the last ${t.recent_days} days`;
-  return `destroys ${count(t.pageviews)} pageviews recorded, ${count(t.pageviews_30d)} in the last 30 days${recent}`;
+  return `destroys ${count(t.pageviews)} pageviews recorded, ${count(t.pageviews_30d)} in the last 30 days${recent}${events}`;
 }
 
 const BARS = '▁▂▃▄▅▆▇█';

@@ -169,9 +169,11 @@ function destroyed(change: DeleteChange): string {
   if (change.gone) return GONE;
   if (t === undefined) return `deleted with its statistics${retired}`;
   if (t === null) return `deleted; traffic unknown (${change.traffic_unknown ?? 'not read'})${retired}`;
-  if (t.pageviews === 0) return t.events ? `deleted with ${count(t.events)} events (no pageviews)${retired}` : `deleted; no pageviews recorded${retired}`;
+  // Recent events (read where there are no recent pageviews) are activity: said with their days.
+  const events = t.events_recent ? `${count(t.events_recent)} in the last ${t.recent_days} days` : '';
+  if (t.pageviews === 0) return t.events ? `deleted with ${count(t.events)} events (no pageviews${events ? `; ${events}` : ''})${retired}` : `deleted; no pageviews recorded${retired}`;
   const spark = sparkline(t);
-  return `deleted with ${count(t.pageviews)} pageviews (${count(t.pageviews_30d)} in the last 30 days)${spark ? ` ${spark}` : ''}${retired}`;
+  return `deleted with ${count(t.pageviews)} pageviews (${count(t.pageviews_30d)} in the last 30 days${events ? `; events: ${events}` : ''})${spark ? ` ${spark}` : ''}${retired}`;
 }
 
 /** The one line above the changes: how many websites go, and the pageviews they take with them. */

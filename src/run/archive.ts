@@ -5,13 +5,14 @@
  * names; apply runs it before the delete of a website whose history is not known to be empty,
  * and sends the delete only once it is done.
  */
-import { lstat, mkdir, stat } from 'node:fs/promises';
+import { mkdir, stat, unlink } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { archiveProblem } from '../archive/check.js';
 import { ARCHIVE_NAMES, ArchiveError, archiveBaseName, archiveCsv, archiveJson, assembleArchive, DIMENSION_NAMES, type Archive, type ArchiveName } from '../archive/format.js';
-import { writeAtomicChecked, writeFailure } from '../io/files.js';
+import { IS_A_LINK, writeFailure, writeNewChecked } from '../io/files.js';
 import { packageVersion, shownPath } from '../io/paths.js';
-import { SitesyncError } from '../messages/errors.js';
+import { HistoryShrunkError, SitesyncError } from '../messages/errors.js';
+import { historyShrunk, readingOfTraffic, shrunkMessage, type HistoryReading } from '../planner/history-grows.js';
 import type { Account, Config, DeleteChange, LiveWebsite, WebsiteView } from '../model/types.js';
 import type { ServiceClient } from '../service/client.js';
 import type { StatsRow } from '../service/wire.js';
@@ -27,6 +28,8 @@ export interface ArchiveTarget {
   configAccount: string | null;
   /** Where paths are shown from (the user's folder). */
   cwd: string;
+  /** What an earlier read of this run found (the plan's traffic): the archive must hold at least that, or it is not written. */
+  earlier?: HistoryReading;
 }
 
 export interface WrittenArchive {
@@ -64,46 +67,65 @@ export async function archiveWebsite(
     if (error instanceof ArchiveError) throw new SitesyncError(`archive of ${website.domain}: ${error.message}`);
     throw error;
   }
+  if (target.earlier) {
+    // History only grows: an archive that holds less than the plan showed is not the history the delete destroys.
+    const later = readingOfArchive(archive);
+    const shrunk = historyShrunk(target.earlier, later);
+    if (shrunk.length) throw new HistoryShrunkError(shrunkMessage(website.domain, target.earlier, later, shrunk));
+  }
   const shown = (path: string) => shownPath(path, target.cwd);
   await mkdir(target.dir, { recursive: true }).catch((error: unknown) => {
     throw writeFailure(error, 'archive', shown(target.dir));
   });
-  const base = await claimName(join(target.dir, archiveBaseName(website.stored ?? website.domain, website.id, readAt)));
-  try {
-    // The CSV first: the JSON, written last, is the archive; its being there and whole means both are.
-    for (const [path, text, check] of [
-      [`${base}.csv`, archiveCsv(archive), undefined],
-      [`${base}.json`, archiveJson(archive), archiveProblem],
-    ] as const) {
-      await writeAtomicChecked(path, text, check).catch((error: unknown) => {
-        throw writeFailure(error, 'archive', shown(path));
-      });
-    }
-  } finally {
-    writing.delete(base);
-  }
+  const base = await writeUnderNewName(join(target.dir, archiveBaseName(website.stored ?? website.domain, website.id, readAt)), archive, shown);
   return { json: shown(`${base}.json`), csv: shown(`${base}.csv`), archive };
 }
 
-/** The archives being written by this process (their paths without the extension). */
-const writing = new Set<string>();
+/** An archive as a reading of the website's history: its lifetime totals, events and days. */
+function readingOfArchive(archive: Archive): HistoryReading {
+  return {
+    by: 'the archive',
+    // The larger of the daily and the hourly sums: they differ only when hits arrived while it was read.
+    pageviews: Math.max(archive.totals.pageviews, archive.checks.hourly_pageviews),
+    visitors: Math.max(archive.totals.visitors, archive.checks.hourly_visitors),
+    events: archive.dimensions.event.reduce((n, r) => n + r.count, 0),
+    days: { pageviews: new Map(archive.daily.map((d) => [d.date, d.pageviews])) },
+  };
+}
+
+/** How many names an archive tries (`base`, `base-2`…) before it gives up: far more than one folder gets in a day. */
+const MAX_NAMES = 1000;
 
 /**
- * A name no file has, nor an archive being written: `base`, else `base-2`, `base-3`… An archive
- * never replaces a file — another installation's website of the same domain and id archived the
- * same day into the same folder (accounts run side by side), the same website archived again, or
- * whatever else stands there (a link included) — so no history written is lost. Held in `writing`
- * until its files are written.
+ * Writes the archive under a name nothing has: `base`, else `base-2`, `base-3`… An archive never
+ * replaces a file — another installation's website of the same domain and id archived the same
+ * day into the same folder (accounts side by side, or another process at the same moment), the
+ * same website archived again, or whatever else stands there (a link included) — so no history
+ * written is lost. Each file is taken exclusively (never looked for, then renamed over): the CSV
+ * first, which claims the name; the JSON, written last, is the archive, and its being there and
+ * whole means both are. Returns the name, without its extension.
  */
-async function claimName(base: string): Promise<string> {
-  for (let n = 1; ; n++) {
+async function writeUnderNewName(base: string, archive: Archive, shown: (path: string) => string): Promise<string> {
+  for (let n = 1; n <= MAX_NAMES; n++) {
     const name = n === 1 ? base : `${base}-${n}`;
-    if (writing.has(name)) continue;
-    const taken = await Promise.all(['.json', '.csv'].map((ext) => lstat(`${name}${ext}`).then(() => true, () => false)));
-    if (taken.some(Boolean) || writing.has(name)) continue;
-    writing.add(name);
+    const taken = (error: unknown) => ['EEXIST', IS_A_LINK].includes((error as NodeJS.ErrnoException).code ?? '');
+    try {
+      await writeNewChecked(`${name}.csv`, archiveCsv(archive));
+    } catch (error) {
+      if (taken(error)) continue;
+      throw writeFailure(error, 'archive', shown(`${name}.csv`));
+    }
+    try {
+      await writeNewChecked(`${name}.json`, archiveJson(archive), archiveProblem);
+    } catch (error) {
+      if (!taken(error)) throw writeFailure(error, 'archive', shown(`${name}.json`));
+      // Something has this JSON's name and not the CSV's: the CSV just written is this archive's alone.
+      await unlink(`${name}.csv`).catch(() => undefined);
+      continue;
+    }
     return name;
   }
+  throw new SitesyncError(`archive ${shown(base)}: ${MAX_NAMES} names of it are taken already`);
 }
 
 /**
@@ -152,7 +174,15 @@ export function archiverFor(client: ServiceClient, context: ArchiveContext): (ch
     const website: LiveWebsite = context.live?.find((w) => w.id === change.id) ?? { ...liveOf(change.before), id: change.id, domain: change.domain };
     const written = await archiveWebsite(
       client,
-      { website, dir: folder.dir, baseUrl: context.baseUrl, account: context.account, configAccount: context.configAccount, cwd: context.cwd },
+      {
+        website,
+        dir: folder.dir,
+        baseUrl: context.baseUrl,
+        account: context.account,
+        configAccount: context.configAccount,
+        cwd: context.cwd,
+        ...(change.traffic ? { earlier: readingOfTraffic(change.traffic, 'the plan') } : {}),
+      },
       (read, estimate) => context.onProgress?.(change, read, estimate),
     );
     return written.json;

@@ -4,7 +4,7 @@
  * aborts (Ctrl-C) and lets those in flight finish.
  */
 import pLimit from 'p-limit';
-import { SitesyncError } from '../messages/errors.js';
+import { HistoryShrunkError, SitesyncError } from '../messages/errors.js';
 import type { Change, ChangeResult, Config, DeleteChange, ExecuteResult, Plan } from '../model/types.js';
 import type { ServiceClient } from '../service/client.js';
 import { ApiError } from '../service/errors.js';
@@ -106,6 +106,7 @@ async function applyChange(
       // service that answered 404 for a moment must not get a delete that retire: never allowed;
       // if the website is still there, the next plan lists it and shows the delete again.
       if (change.gone) return { status: 'gone', note: 'already gone when planned (the service answered 404 for it): not deleted again' };
+      if (change.history_shrunk) throw new HistoryShrunkError(change.history_shrunk);
       return deleteArchived(change, client, archive);
   }
 }
@@ -127,6 +128,8 @@ async function deleteArchived(change: DeleteChange, client: ServiceClient, archi
       written = await archive(change);
     } catch (error) {
       if (error instanceof SitesyncError && error.name === 'InterruptedError') return { status: 'skipped' };
+      // Its own words: the archive was read whole, and found less than the plan showed.
+      if (error instanceof HistoryShrunkError) throw error;
       throw new SitesyncError(`not deleted: its history could not be archived: ${messageOf(error)}`);
     }
   }

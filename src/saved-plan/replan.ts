@@ -9,6 +9,7 @@ import { resolve } from 'node:path';
 import pLimit from 'p-limit';
 import { ConfigError, SitesyncError, StalePlanError } from '../messages/errors.js';
 import type { Account, LiveWebsite } from '../model/types.js';
+import { withEarlierHistory } from '../planner/history-grows.js';
 import { Scope } from '../planner/scope.js';
 import type { ServiceClient } from '../service/client.js';
 import type { ConnectionFlags } from '../service/connection.js';
@@ -123,6 +124,8 @@ async function verifyAccount(a: RunAccount, saved: SavedPlan, shownPlan: string,
       ...(whole ? {} : { census: { total, managed: total, ...(scope.narrowed ? { unmanaged: savedUnmanaged(mineSaved, total) } : {}) } }),
     },
   );
+  // History only grows: a delete whose traffic is less now than the saved plan recorded is not sent.
+  a.plan = withEarlierHistory(a.plan, changes.map((c) => c.change), 'the saved plan');
   return compareSaved(changes, a.plan, now, { config: a.config, shownConfig, scope, prune });
 }
 

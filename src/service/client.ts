@@ -322,18 +322,23 @@ export class ServiceClient {
    * when there are none, the lifetime events (one request for most websites), and when there are
    * any, the days of the window — the larger of `recentDays` and 30 — from the
    * daily rows from its first day (one request while the window is up to 99 days), each placed
-   * by its date. Days are the service's: ranges have no last day (HISTORY_TO), so that a service
-   * whose clock is ahead of this one still counts its latest days, as the window's last.
+   * by its date. Without pageviews in the last `recentDays` days, and with events recorded (or not
+   * known to have none), the events of those days too (one request more): an event hit is
+   * activity that records no pageview. Days are the service's: ranges have no last day
+   * (HISTORY_TO), so that a service whose clock is ahead of this one still counts its latest
+   * days, as the window's last.
    */
   async readTraffic(id: number, domain: string, recentDays: number, today = new Date(this.clock.now())): Promise<Traffic> {
     const day = (daysBack: number) => dayBefore(today, daysBack);
     const sum = (rows: readonly StatsRow[]) => rows.reduce((n, r) => n + r.count, 0);
+    const events = async (from: string) => sum(await this.statsRows(id, domain, 'event', from, HISTORY_TO, { maxRows: [MAX_EVENT_VALUES, 'sitesync counts for a delete'] }));
     const lifetime = sum(await this.statsRows(id, domain, 'pageviews_hour', HISTORY_FROM, HISTORY_TO, { maxRows: [24, 'the hours of a day'] }));
     const zeros = new Array<number>(30).fill(0);
     if (lifetime === 0) {
       // An event hit records the event alone, no pageview: without pageviews, the events say whether any history is left.
-      const events = sum(await this.statsRows(id, domain, 'event', HISTORY_FROM, HISTORY_TO, { maxRows: [MAX_EVENT_VALUES, 'sitesync counts for a delete'] }));
-      return { pageviews: 0, pageviews_30d: 0, pageviews_recent: 0, recent_days: recentDays, daily_30d: zeros, events };
+      const recorded = await events(HISTORY_FROM);
+      const recent = recorded === 0 ? 0 : await events(day(recentDays - 1));
+      return { pageviews: 0, pageviews_30d: 0, pageviews_recent: 0, recent_days: recentDays, daily_30d: zeros, events: recorded, events_recent: recent };
     }
     const window = Math.max(recentDays, 30);
     const first = day(window - 1);
@@ -349,7 +354,9 @@ export class ServiceClient {
     const daily = zeros.map((_, i) => (i === 29 ? since(day(0)) : (byDay.get(day(29 - i)) ?? 0)));
     const recent = since(day(recentDays - 1));
     // Hits that arrived between the two reads: the lifetime holds at least the window.
-    return { pageviews: Math.max(lifetime, since(first)), pageviews_30d: since(day(29)), pageviews_recent: recent, recent_days: recentDays, daily_30d: daily };
+    const traffic: Traffic = { pageviews: Math.max(lifetime, since(first)), pageviews_30d: since(day(29)), pageviews_recent: recent, recent_days: recentDays, daily_30d: daily };
+    // Recent pageviews answer whether it is active; without any, its recent events do.
+    return recent > 0 ? traffic : { ...traffic, events_recent: await events(day(recentDays - 1)) };
   }
 
   /**

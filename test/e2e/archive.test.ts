@@ -201,8 +201,9 @@ describe('apply archives before it deletes', () => {
   it('a website with events and no pageviews (an event hit records no pageview) has a history: the plan says so, and apply archives it first', async () => {
     await setUp();
     // The product's tracker writes an event hit's `event` row alone; the emulator derives every name from pageviews.
+    // Recorded 100 days ago: a range from after that holds none (events in the active_days window are activity).
     s.emu.faults.before = (req) =>
-      req.path === '/api/v1/stats/4' && req.query.get('name') === 'event'
+      req.path === '/api/v1/stats/4' && req.query.get('name') === 'event' && req.query.get('from')! <= ago(100)
         ? { status: 200, body: { current_page: 1, data: [{ value: 'Signup:free:', count: 250 }, { value: 'Download:app:', count: 50 }], last_page: 1, per_page: '100', total: 2 } }
         : undefined;
     const text = await s.cli(['plan']);
@@ -393,6 +394,68 @@ describe('archive: in the file', () => {
       expect(both.code, both.stdout + both.stderr).toBe(0);
       const again = Object.entries(await filesIn(join(s.dir, 'archives'))).filter(([n]) => n.endsWith('.json'));
       expect(again.map(([, text]) => JSON.parse(text).totals.pageviews).sort()).toEqual([5, 7]);
+    } finally {
+      await second.close();
+    }
+  });
+
+  it('two processes archiving websites of one domain and one id (two installations) into one folder at the same moment: both archives kept (-2), both deletes sent once', async () => {
+    s = await scenario();
+    const SECOND = 'sk-test-SECOND-KEY-0123456789';
+    const second = await startEmulator({ keys: [SECOND], profile: 'deployed' });
+    try {
+      s.emu.seed(KEY, [{ domain: 'shop.example.com', traffic: { [ago(200)]: 5 } }]);
+      second.seed(SECOND, [{ domain: 'shop.example.com', traffic: { [ago(300)]: 7 } }]);
+      const account = (name: string, url: string) => `  ${name}:\n    base_url: ${url}\n    api_key_env: ${name.toUpperCase()}_KEY\n    prune: true\n    safety: { max_delete_percent: 100 }\n    websites: []\n`;
+      await s.write(`version: 1\narchive: archives\naccounts:\n${account('prod', s.emu.url)}${account('staging', second.url)}`);
+      // The two runs read their statistics in step: the n-th request of each is answered when both
+      // have asked it (a run waits at most 5 s for the other), so that both finish reading, and
+      // name their files, at the same moment.
+      const barriers = new Map<number, { arrived: number; release: () => void; released: Promise<void> }>();
+      const seen = { prod: 0, staging: 0 };
+      const step = (me: 'prod' | 'staging') => async (req: { path: string }) => {
+        if (!req.path.startsWith('/api/v1/stats/')) return undefined;
+        const n = ++seen[me];
+        let barrier = barriers.get(n);
+        if (!barrier) {
+          let release = () => {};
+          const released = new Promise<void>((r) => (release = r));
+          barrier = { arrived: 0, release, released };
+          barriers.set(n, barrier);
+        }
+        if (++barrier.arrived === 2) barrier.release();
+        await Promise.race([barrier.released, new Promise((r) => setTimeout(r, 5_000))]);
+        return undefined;
+      };
+      s.emu.faults.before = step('prod');
+      second.faults.before = step('staging');
+      const env = cleanEnv({ PROD_KEY: KEY, STAGING_KEY: SECOND });
+      const run = (name: string) =>
+        new Promise<{ code: number | null; out: string }>((resolve) => {
+          const child = spawn(process.execPath, [bin, 'apply', '--auto-approve', '--force', '--account', name], { cwd: s.dir, env });
+          let out = '';
+          child.stdout.on('data', (d: Buffer) => (out += d.toString()));
+          child.stderr.on('data', (d: Buffer) => (out += d.toString()));
+          child.on('close', (code) => resolve({ code, out }));
+        });
+      const [prod, staging] = await Promise.all([run('prod'), run('staging')]);
+      for (const r of [prod, staging]) expect(r.code, r.out).toBe(0);
+      const day = new Date().toISOString().slice(0, 10);
+      const files = await filesIn(join(s.dir, 'archives'));
+      expect(Object.keys(files)).toEqual([`shop.example.com-1-${day}-2.csv`, `shop.example.com-1-${day}-2.json`, `shop.example.com-1-${day}.csv`, `shop.example.com-1-${day}.json`]);
+      const json = Object.entries(files).filter(([n]) => n.endsWith('.json'));
+      expect(json.map(([, text]) => JSON.parse(text).totals.pageviews).sort()).toEqual([5, 7]);
+      // Each archive beside its CSV, and each run names its own file.
+      for (const [name, text] of json) expect(files[name.replace(/\.json$/, '.csv')]).toBe(`date,pageviews,visitors\n${JSON.parse(text).daily.map((d: { date: string; pageviews: number; visitors: number }) => `${d.date},${d.pageviews},${d.visitors}\n`).join('')}`);
+      const named = (out: string) => /\(archived first: archives\/(shop\.example\.com-1-[\d-]+\.json)\)/.exec(out)?.[1];
+      expect([named(prod.out), named(staging.out)].sort()).toEqual([`shop.example.com-1-${day}-2.json`, `shop.example.com-1-${day}.json`]);
+      expect(JSON.parse(files[named(prod.out)!]!).totals.pageviews).toBe(5);
+      expect(JSON.parse(files[named(staging.out)!]!).totals.pageviews).toBe(7);
+      // Both deletes sent, once each, and each installation's website gone.
+      expect(writes(s.emu).filter((w) => w.startsWith('DELETE'))).toEqual(['DELETE /api/v1/websites/1 200']);
+      expect(writes(second).filter((w) => w.startsWith('DELETE'))).toEqual(['DELETE /api/v1/websites/1 200']);
+      expect(s.emu.websites(KEY)).toEqual([]);
+      expect(second.websites(SECOND)).toEqual([]);
     } finally {
       await second.close();
     }

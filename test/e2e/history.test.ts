@@ -31,7 +31,7 @@ async function setUp(file: string) {
 const PRUNE = 'version: 1\nprune: true\nsafety: { max_delete_percent: 100 }\nwebsites:\n  - domain: keep.example.com\n';
 
 describe('what a delete destroys', () => {
-  it('every output shows each delete with its traffic, read with two requests a delete (without pageviews, the second reads its events)', async () => {
+  it('every output shows each delete with its traffic, read with two requests a delete where pageviews answer whether it is active (without any, the second reads its events; without recent ones, a third reads the window\'s events)', async () => {
     await setUp(PRUNE);
     const text = await s.cli(['plan']);
     expect(text.code, text.stderr).toBe(0);
@@ -42,6 +42,8 @@ describe('what a delete destroys', () => {
     // The lifetime from the hours; the window's days for a website with any, else its events.
     const stats = s.emu.stats.log.filter((r) => r.path.startsWith('/api/v1/stats/'));
     expect(stats.map((r) => `${r.path.split('?')[0]} ${new URLSearchParams(r.path.split('?')[1]).get('name')}`).sort()).toEqual([
+      // Without pageviews in the window, its events there (case of old.example.com, quiet for 200 days).
+      '/api/v1/stats/2 event',
       '/api/v1/stats/2 pageviews',
       '/api/v1/stats/2 pageviews_hour',
       '/api/v1/stats/3 pageviews',
@@ -65,6 +67,60 @@ describe('what a delete destroys', () => {
     daily[28] = 204;
     expect(busy.traffic).toEqual({ pageviews: 10_204, pageviews_30d: 1_204, pageviews_recent: 1_204, recent_days: 30, daily_30d: daily });
     expect(json.accounts[0].safety.active).toEqual(['busy.example.com']);
+  });
+
+  it('events are activity: a website with events in the active_days window and no pageviews there is active, said in every output, refused without retire:; the events\' window is read only where pageviews do not answer', async () => {
+    await setUp(PRUNE);
+    s.emu.seed(KEY, [{ domain: 'events.example.com' }]);
+    // The product's tracker writes an event hit's `event` row alone (the emulator derives every name from pageviews):
+    // events.example.com has 52 events yesterday and 8 long ago, no pageview; old.example.com 5 events 3 days ago.
+    const events: Record<string, { day: string; value: string; count: number }[]> = {
+      '/api/v1/stats/2': [{ day: ago(3), value: 'Download:app:', count: 5 }],
+      '/api/v1/stats/5': [{ day: ago(1), value: 'Signup:free:', count: 52 }, { day: ago(100), value: 'Download:app:', count: 8 }],
+    };
+    s.emu.faults.before = (req) => {
+      const rows = events[req.path];
+      if (!rows || req.query.get('name') !== 'event') return undefined;
+      const byValue = new Map<string, number>();
+      for (const r of rows) if (r.day >= req.query.get('from')!) byValue.set(r.value, (byValue.get(r.value) ?? 0) + r.count);
+      const data = [...byValue].sort(([a], [b]) => (a < b ? -1 : 1)).map(([value, count]) => ({ value, count: String(count) }));
+      return { status: 200, body: { current_page: 1, data, last_page: 1, per_page: '100', total: data.length, status: 200 } };
+    };
+    s.emu.resetStats();
+    const text = await s.cli(['plan']);
+    expect(text.code, text.stderr).toBe(0);
+    expect(text.stdout).toContain('- delete events.example.com (id 5)\n    ! destroys 60 events recorded (no pageviews), 52 in the last 30 days');
+    expect(text.stdout).toContain('- delete old.example.com (id 2)\n    ! destroys 12,340 pageviews recorded, 0 in the last 30 days; 5 events in the last 30 days');
+    expect(text.stdout).toContain('with pageviews or events in the last 30 days or traffic unknown (');
+    // Two requests a delete where pageviews answer (busy: recent pageviews; empty: no pageview, no event ever); one more for the events' window otherwise.
+    const stats = s.emu.stats.log.filter((r) => r.path.startsWith('/api/v1/stats/')).map((r) => `${r.path.split('?')[0]} ${new URLSearchParams(r.path.split('?')[1]).get('name')}`);
+    const perWebsite = (id: number) => stats.filter((r) => r.startsWith(`/api/v1/stats/${id} `)).sort();
+    expect(perWebsite(3)).toEqual(['/api/v1/stats/3 pageviews', '/api/v1/stats/3 pageviews_hour']);
+    expect(perWebsite(4)).toEqual(['/api/v1/stats/4 event', '/api/v1/stats/4 pageviews_hour']);
+    expect(perWebsite(2)).toEqual(['/api/v1/stats/2 event', '/api/v1/stats/2 pageviews', '/api/v1/stats/2 pageviews_hour']);
+    expect(perWebsite(5)).toEqual(['/api/v1/stats/5 event', '/api/v1/stats/5 event', '/api/v1/stats/5 pageviews_hour']);
+    expect(stats).toHaveLength(10);
+
+    const md = (await s.cli(['plan', '--format', 'markdown'])).stdout;
+    expect(md).toContain('| 🔴 delete | `events.example.com` | deleted with 60 events (no pageviews; 52 in the last 30 days) |');
+    const json = JSON.parse((await s.cli(['plan', '--format', 'json'])).stdout);
+    expect(json.accounts[0].safety.active.sort()).toEqual(['busy.example.com', 'events.example.com', 'old.example.com']);
+    expect(json.changes.find((c: { domain: string }) => c.domain === 'events.example.com').traffic).toMatchObject({ pageviews: 0, events: 60, events_recent: 52 });
+
+    const apply = await s.cli(['apply', '--auto-approve']);
+    expect(apply.code).toBe(1);
+    expect(apply.stderr).toContain('refusing to delete 3 websites with recent traffic');
+    expect(apply.stderr).toContain('events.example.com: destroys 60 events recorded (no pageviews), 52 in the last 30 days');
+    expect(writes(s.emu)).toEqual([]);
+
+    // active_days: 2 leaves old.example.com's events of 3 days ago out: it is quiet.
+    await s.write(PRUNE.replace('{ max_delete_percent: 100 }', '{ max_delete_percent: 100, active_days: 2 }').replace('websites:', 'retire: ["busy.example.com", "events.example.com"]\nwebsites:'));
+    const quiet = JSON.parse((await s.cli(['plan', '--format', 'json'])).stdout);
+    expect(quiet.accounts[0].safety.active).toEqual([]);
+    expect(quiet.changes.find((c: { domain: string }) => c.domain === 'old.example.com').traffic).toMatchObject({ events_recent: 0 });
+    const retired = await s.cli(['apply', '--auto-approve']);
+    expect(retired.code, retired.stderr).toBe(0);
+    expect(retired.stdout).toContain('Applied: 0 created, 0 updated, 4 deleted, 0 failed.');
   });
 
   it('a plan without deletes reads no statistics at all', async () => {

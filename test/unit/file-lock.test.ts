@@ -1,9 +1,9 @@
-/** Editing a file in place: one run at a time (withFileLocks), never over another program's change (replaceIfUnchanged); a file of its own never through a link (writeAtomicChecked). */
+/** Editing a file in place: one run at a time (withFileLocks), never over another program's change (replaceIfUnchanged); a file of its own never through a link (writeNewChecked). */
 import { lstat, mkdtemp, readdir, readFile, rm, symlink, utimes, writeFile } from 'node:fs/promises';
 import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { FILE_CHANGED, IS_A_LINK, lockPath, replaceIfUnchanged, withFileLocks, writeAtomicChecked } from '../../src/io/files.js';
+import { FILE_CHANGED, IS_A_LINK, lockPath, replaceIfUnchanged, withFileLocks, writeNewChecked } from '../../src/io/files.js';
 
 let dir: string;
 let file: string;
@@ -71,13 +71,13 @@ describe('replaceIfUnchanged', () => {
   });
 });
 
-describe('writeAtomicChecked', () => {
+describe('writeNewChecked', () => {
   it('never writes through a symbolic link that appeared where its file goes (after the name was chosen): an error, the file it names untouched, no temporary left', async () => {
     const victim = join(dir, 'victim.txt');
     await writeFile(victim, 'precious\n');
     const archive = join(dir, 'site-1-2026-11-26.json');
     await symlink(victim, archive);
-    await expect(writeAtomicChecked(archive, '{}\n')).rejects.toMatchObject({ code: IS_A_LINK });
+    await expect(writeNewChecked(archive, '{}\n')).rejects.toMatchObject({ code: IS_A_LINK });
     expect(await readFile(victim, 'utf8')).toBe('precious\n');
     expect((await lstat(archive)).isSymbolicLink()).toBe(true);
     expect((await readdir(dir)).sort()).toEqual(['site-1-2026-11-26.json', 'sitesync.yaml', 'victim.txt']);
@@ -85,7 +85,20 @@ describe('writeAtomicChecked', () => {
 
   it('writes a file of its own, and reads it back', async () => {
     const archive = join(dir, 'site-1-2026-11-26.json');
-    await writeAtomicChecked(archive, '{"a":1}\n', (back) => (JSON.parse(back).a === 1 ? undefined : 'not an archive'));
+    await writeNewChecked(archive, '{"a":1}\n', (back) => (JSON.parse(back).a === 1 ? undefined : 'not an archive'));
     expect(await readFile(archive, 'utf8')).toBe('{"a":1}\n');
+  });
+
+  it('never replaces a file that is there, nor one written at the same moment: of two writers of one name, one wins, the other is told EEXIST', async () => {
+    const archive = join(dir, 'site-1-2026-11-26.json');
+    await writeFile(archive, 'first\n');
+    await expect(writeNewChecked(archive, 'second\n')).rejects.toMatchObject({ code: 'EEXIST' });
+    expect(await readFile(archive, 'utf8')).toBe('first\n');
+    const race = join(dir, 'site-2-2026-11-26.json');
+    const results = await Promise.allSettled([writeNewChecked(race, 'a\n'), writeNewChecked(race, 'b\n')]);
+    expect(results.map((r) => r.status).sort()).toEqual(['fulfilled', 'rejected']);
+    const won = results[0]!.status === 'fulfilled' ? 'a\n' : 'b\n';
+    expect(await readFile(race, 'utf8')).toBe(won);
+    expect((await readdir(dir)).sort()).toEqual(['site-1-2026-11-26.json', 'site-2-2026-11-26.json', 'sitesync.yaml']);
   });
 });
