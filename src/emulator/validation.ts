@@ -106,7 +106,9 @@ function stringField(errors: ValidationErrors, input: Input, field: string, max:
 
 const PRIVACY: IntegerRule = { min: 0, max: 2, nullable: true };
 const EMAIL: IntegerRule = { min: 0, max: 1, nullable: true };
+/** full: not nullable. deployed: the product's rule is `nullable`, so an empty value saves NULL (which its tracker reads as off). */
 const EXCLUDE_BOTS: IntegerRule = { min: 0, max: 1, nullable: false };
+const excludeBotsRule = (profile: Profile): IntegerRule => (profile === 'deployed' ? { ...EXCLUDE_BOTS, nullable: true } : EXCLUDE_BOTS);
 
 export interface StoreChecks {
   profile: Profile;
@@ -155,7 +157,7 @@ export function validateStore(input: Input, checks: StoreChecks): Checked<NewWeb
   const privacy = integerField(errors, input, 'privacy', PRIVACY);
   const password = passwordField(errors, input, privacySent(input) === 2);
   const email = integerField(errors, input, 'email', EMAIL);
-  const excludeBots = integerField(errors, input, 'exclude_bots', EXCLUDE_BOTS);
+  const excludeBots = integerField(errors, input, 'exclude_bots', excludeBotsRule(errors.profile));
   const excludeParams = stringField(errors, input, 'exclude_params', MAX_TEXT);
   const excludeIps = stringField(errors, input, 'exclude_ips', MAX_TEXT);
   if (!errors.empty) return { ok: false, errors };
@@ -164,10 +166,11 @@ export function validateStore(input: Input, checks: StoreChecks): Checked<NewWeb
     ok: true,
     value: {
       domain,
-      // Left out, privacy and email are saved as null, and exclude_bots as 1 (service-behaviour.md).
+      // Left out, privacy and email are saved as null, and exclude_bots as 1 (service-behaviour.md);
+      // exclude_bots sent empty (deployed) is saved as null.
       privacy: privacy ?? null,
       email: email ?? null,
-      exclude_bots: excludeBots ?? 1,
+      exclude_bots: excludeBots === undefined ? 1 : excludeBots,
       exclude_params: excludeParams ?? null,
       // Never validated beyond being a string: `office-router` or `192.168.1.*` are kept verbatim.
       exclude_ips: excludeIps ?? null,
@@ -190,7 +193,7 @@ export function validateUpdate(
   const needsPassword = profile === 'full' && privacySent(input) === 2 && (input.has('password') || !current?.password);
   const password = passwordField(errors, input, needsPassword, profile === 'deployed');
   const email = integerField(errors, input, 'email', EMAIL);
-  const excludeBots = integerField(errors, input, 'exclude_bots', EXCLUDE_BOTS);
+  const excludeBots = integerField(errors, input, 'exclude_bots', excludeBotsRule(errors.profile));
   const excludeParams = stringField(errors, input, 'exclude_params', MAX_TEXT);
   const excludeIps = stringField(errors, input, 'exclude_ips', MAX_TEXT);
   if (!errors.empty) return { ok: false, errors };
