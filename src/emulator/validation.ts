@@ -6,6 +6,7 @@
  * Laravel's usual shape with the 9.x wording and a strict host-name rule.
  */
 import { isValidHostname } from '../model/domain.js';
+import { MAX_PASSWORD } from '../model/password-rule.js';
 import { phpTruthy, type Input, type InputValue } from './input.js';
 import { normalizeDomain, type NewWebsite, type WebsiteChanges } from './store.js';
 import { isDay, STAT_NAMES, type StatName } from './traffic.js';
@@ -53,7 +54,6 @@ const shown = (field: string) => field.replace(/_/g, ' ');
 /** Longest text fields (a MySQL TEXT column). */
 export const MAX_TEXT = 65535;
 export const MAX_DOMAIN = 255;
-export const MAX_PASSWORD = 128;
 
 /** PHP's FILTER_VALIDATE_INT, which Laravel's `integer` rule uses. */
 function asInteger(value: InputValue): number | undefined {
