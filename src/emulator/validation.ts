@@ -5,7 +5,7 @@
  * its own loose domain rule ("Invalid domain name.") and its password rules. `full` answers
  * Laravel's usual shape with the 9.x wording and a strict host-name rule.
  */
-import { isValidHostname } from '../model/domain.js';
+import { isValidHostname, MAX_DOMAIN, productDomainProblem } from '../model/domain.js';
 import { MAX_PASSWORD } from '../model/password-rule.js';
 import { phpTruthy, type Input, type InputValue } from './input.js';
 import { normalizeDomain, type NewWebsite, type WebsiteChanges } from './store.js';
@@ -53,7 +53,6 @@ const shown = (field: string) => field.replace(/_/g, ' ');
 
 /** Longest text fields (a MySQL TEXT column). */
 export const MAX_TEXT = 65535;
-export const MAX_DOMAIN = 255;
 
 /** PHP's FILTER_VALIDATE_INT, which Laravel's `integer` rule uses. */
 function asInteger(value: InputValue): number | undefined {
@@ -120,11 +119,13 @@ export interface StoreChecks {
 export type Checked<T> = { ok: true; value: T } | { ok: false; errors: ValidationErrors };
 
 /**
- * The product's own domain rule, as observed: anything goes but a port or a path (spaces,
- * underscores, a trailing dot, an IPv4 address and unicode are all stored as given).
+ * The product's own domain rule (its ValidateDomainNameRule, read in its code): spaces,
+ * underscores, a trailing dot, an IPv4 address and unicode in the labels before the last are
+ * stored as given; a last label all digits or holding anything but letters, digits and `-`
+ * (a port, a path) is refused, as is a name without a dot.
  */
 export function looseDomainValid(domain: string): boolean {
-  return !/[:/]/.test(domain);
+  return productDomainProblem(domain) === undefined;
 }
 
 /** The fields of a new website, or every problem with the form. */

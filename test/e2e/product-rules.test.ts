@@ -108,3 +108,66 @@ describe('a password read from ${NAME} is held to the product’s rules before a
     expect(s.emu.websites(KEY).map((w) => w.password)).toEqual(['p'.repeat(128), '0-0']);
   });
 });
+
+describe('domains are checked by the product’s own rule, saying which part fails', () => {
+  const LONG = `${'a'.repeat(63)}.${'b'.repeat(63)}.${'c'.repeat(63)}.${'d'.repeat(62)}`; // 254 characters
+
+  it('the deployed emulator refuses what the product refuses, and stores a 254-character name', async () => {
+    s = await scenario();
+    for (const domain of ['example.123', 'a.b_c', '256.1.1.1']) {
+      const r = await store(`domain=${domain}`);
+      expect(r.status, domain).toBe(422);
+      expect(await r.json(), domain).toEqual({ message: { domain: ['Invalid domain name.'] }, status: 422 });
+    }
+    for (const domain of [LONG, 'a b.example.com', 'my_site.example.com', 'x.org.', '192.0.2.1']) {
+      expect((await store(`domain=${encodeURIComponent(domain)}`)).status, domain).toBe(201);
+    }
+  });
+
+  it('example.123, a.b_c and 256.1.1.1 are refused at validate with FILE:LINE:COL, and apply writes nothing', async () => {
+    s = await scenario();
+    await s.write('version: 1\nwebsites:\n  - domain: example.123\n  - domain: a.b_c\n  - domain: 256.1.1.1\n');
+    const r = await s.cli(['validate']);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain('sitesync.yaml:3:13: websites[0].domain: "example.123" is not a valid domain name: its last label "123" is all digits');
+    expect(r.stderr).toContain('sitesync.yaml:4:13: websites[1].domain: "a.b_c" is not a valid domain name: its last label "b_c" holds "_": the last label takes letters, digits and "-" only');
+    expect(r.stderr).toContain('sitesync.yaml:5:13: websites[2].domain: "256.1.1.1" is not a valid domain name: it is no IPv4 address (four parts of 0 to 255)');
+    expect((await s.cli(['apply', '--auto-approve'])).code).toBe(1);
+    expect(writes(s.emu)).toEqual([]);
+  });
+
+  it('a 254-character name is accepted and created; 256 characters are refused for their length', async () => {
+    s = await scenario();
+    await s.write(`version: 1\nwebsites:\n  - domain: ${LONG}\n`);
+    expect((await s.cli(['validate'])).code).toBe(0);
+    expect((await s.cli(['apply', '--auto-approve'])).code).toBe(0);
+    expect(s.emu.websites(KEY).map((w) => w.domain)).toEqual([LONG]);
+    await s.write(`version: 1\nwebsites:\n  - domain: ${LONG}dd\n`);
+    const r = await s.cli(['validate']);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain('is not a valid domain name: it is 256 characters long, and the service takes at most 255');
+  });
+});
+
+describe('www. inside a name: once a name starts with www., every www. goes', () => {
+  it('www.www.twice.example is warned about, created as twice.example, and the next plan is clean', async () => {
+    s = await scenario();
+    await s.write('version: 1\nwebsites:\n  - domain: www.www.twice.example\n');
+    const r = await s.cli(['apply', '--auto-approve']);
+    expect(r.code).toBe(0);
+    expect(r.stderr).toContain('"www.www.twice.example": the service stores this website as "twice.example"; write the bare form');
+    expect(s.emu.websites(KEY).map((w) => w.domain)).toEqual(['twice.example']);
+    const again = await s.cli(['plan', '--detailed-exitcode']);
+    expect(again.code).toBe(0);
+  });
+
+  it('www.shop.www.example.com is the live shop.example.com: matched, not created again', async () => {
+    s = await scenario();
+    s.emu.seed(KEY, [{ domain: 'shop.example.com', privacy: 0, email: 0, exclude_bots: 1 }]);
+    await s.write('version: 1\nwebsites:\n  - domain: www.shop.www.example.com\n');
+    const r = await s.cli(['apply', '--auto-approve']);
+    expect(r.code).toBe(0);
+    expect(writes(s.emu)).toEqual([]);
+    expect(s.emu.websites(KEY).map((w) => w.domain)).toEqual(['shop.example.com']);
+  });
+});
