@@ -15,7 +15,11 @@ export function headRef(iid: number): string {
 
 /**
  * Fetches the heads of these merge requests from `origin` (GitLab keeps each under
- * refs/merge-requests/IID/head, forks' too): only their last commits, not their history. One
+ * refs/merge-requests/IID/head, forks' too): only their last commits, not their history, and
+ * their trees without a single file's content (`--filter=blob:none`): a merge request that
+ * commits a gigabyte of zeros (a megabyte pushed) costs nothing here. git fetches the blobs the
+ * config and its includes name when they are read, and only those (origin becomes a promisor
+ * remote; a server without filters sends everything, as before). One
  * call for all; if it fails (a head gone since the listing), one each, so that the rest are
  * still planned. A head that cannot be fetched has no ref afterwards, never an earlier run's.
  */
@@ -23,7 +27,7 @@ export async function fetchMergeRequestHeads(cwd: string, env: Env, iids: number
   const earlier = (await run(['for-each-ref', '--format=%(refname)', 'refs/sitesync/merge-requests/'], { cwd, env }, 'list the merge requests\u2019 refs of an earlier run')).split('\n').filter(Boolean);
   for (const ref of earlier) await run(['update-ref', '-d', ref], { cwd, env }, 'remove an earlier run\u2019s ref');
   const fetch = (some: number[]) =>
-    run(['fetch', '--no-tags', '--quiet', '--depth=1', 'origin', ...some.map((iid) => `+refs/merge-requests/${iid}/head:${headRef(iid)}`)], { cwd, env, signal }, 'fetch the merge requests\u2019 heads');
+    run(['fetch', '--no-tags', '--quiet', '--depth=1', '--filter=blob:none', 'origin', ...some.map((iid) => `+refs/merge-requests/${iid}/head:${headRef(iid)}`)], { cwd, env, signal }, 'fetch the merge requests\u2019 heads');
   if (iids.length === 0) return;
   try {
     await fetch(iids);

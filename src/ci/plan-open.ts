@@ -54,7 +54,18 @@ export interface PlanOpenInput {
   /** Said before each merge request's files are read and planned: progress on long work. */
   onStart?(mr: OpenMergeRequest, commit: string): void;
   signal?: AbortSignal;
+  /** How long reading one merge request's files may take (READ_LIMIT_MS unless said). */
+  readLimitMs?: number;
 }
+
+/**
+ * How long the contents of one merge request's files may take to read (the config's and its
+ * includes' blobs fetched and read; its tree's listing has its own bounds): a few seconds for any
+ * repository of configs; a merge request
+ * that takes longer (a config that names a huge file, a slow or hanging remote) is not planned, and
+ * its note says so, so that one merge request cannot hold up the job and the others' plans.
+ */
+export const READ_LIMIT_MS = 30_000;
 
 /** Plans each open merge request in turn and keeps its note; a failure of one stops no other. */
 export async function planOpenMergeRequests(input: PlanOpenInput): Promise<MergeRequestOutcome[]> {
@@ -80,15 +91,26 @@ export async function planOpenMergeRequests(input: PlanOpenInput): Promise<Merge
       planned = notPlanned(`its head (refs/merge-requests/${mr.iid}/head) could not be fetched`);
     } else {
       input.onStart?.(mr, commit);
-      const source = await revisionAt({ cwd, commit, root: top, at: `!${mr.iid} (${commit.slice(0, 12)})`, shown: (rel) => rel, env }).then(
+      const limitMs = input.readLimitMs ?? READ_LIMIT_MS;
+      const limit = new AbortController();
+      const signal = input.signal ? AbortSignal.any([input.signal, limit.signal]) : limit.signal;
+      // Its tree is listed (bounded by its own limits), then its files' contents are read once here,
+      // within the time allowed (planning reads them again from memory).
+      const source = await revisionAt({ cwd, commit, root: top, at: `!${mr.iid} (${commit.slice(0, 12)})`, shown: (rel) => rel, env, signal }).then(
         (revision) => revision,
         (error: unknown) => (error instanceof Error ? error.message : String(error)),
       );
-      if (typeof source === 'string') {
+      const timer = setTimeout(() => limit.abort(), limitMs);
+      const same = typeof source === 'string' || !source.has(file) ? false : await sameFiles(file, source, trusted.sha256, env).finally(() => clearTimeout(timer));
+      clearTimeout(timer);
+      input.signal?.throwIfAborted();
+      if (limit.signal.aborted) {
+        planned = notPlanned(`its files could not be read within ${limitMs / 1000} seconds (its config or an included file may name a very large file): sitesync reads none of it`);
+      } else if (typeof source === 'string') {
         planned = notPlanned(source);
       } else if (!source.has(file)) {
         planned = notPlanned(`its files have no ${prefix}${config}`);
-      } else if (await sameFiles(file, source, trusted.sha256, env)) {
+      } else if (same) {
         // Its config files are the default branch's: its plan would be the default branch's.
         outcome.state = 'unchanged';
         continue;

@@ -13,6 +13,12 @@ import { fail, type Run, type RunAccount } from '../run/open.js';
 import type { Context } from '../io/terminal.js';
 import type { SilentWebsite } from './drift-body.js';
 
+/**
+ * The longest window `--quiet-days` takes: a hundred years, back past 1970, where no website
+ * of the service recorded a pageview. (A window far longer has no calendar day to start from.)
+ */
+export const MAX_QUIET_DAYS = 36_500;
+
 /** Websites of one account read at once (the installation's pacer spaces them further). */
 const READS_AT_ONCE = 4;
 

@@ -15,7 +15,7 @@ import { githubIssues } from '../ci/github-issues.js';
 import { gitlabProject } from '../ci/gitlab.js';
 import { gitlabIssues } from '../ci/gitlab-issues.js';
 import type { IssueTracker } from '../ci/issues.js';
-import { readSilentWebsites } from '../ci/quiet.js';
+import { MAX_QUIET_DAYS, readSilentWebsites } from '../ci/quiet.js';
 import { UsageError } from '../messages/errors.js';
 import { failureBlock, failureLines, renderRunText } from '../render/run.js';
 import type { Context } from '../io/terminal.js';
@@ -53,8 +53,8 @@ export const ciDriftCommand = defineCommand({
 
 async function runCiDrift(args: CommandArgs<typeof options>, ctx: Context): Promise<number> {
   const days = args.quietDays;
-  if (days !== undefined && !(Number.isInteger(days) && days >= 1)) {
-    throw new UsageError('--quiet-days must be a whole number of days, 1 or more, e.g. --quiet-days 14');
+  if (days !== undefined && !(Number.isInteger(days) && days >= 1 && days <= MAX_QUIET_DAYS)) {
+    throw new UsageError(`--quiet-days must be a whole number of days, 1 or more and at most ${MAX_QUIET_DAYS.toLocaleString('en-US')} (a hundred years), e.g. --quiet-days 14`);
   }
   // Before any request to the service: a job without its token fails at once.
   const tracker = trackerFor(args.provider ?? detectProvider(ctx.env), ctx);

@@ -76,6 +76,8 @@ export interface RevisionPlace {
   /** How messages name a file of it, from its path relative to the top. */
   shown(rel: string): string;
   env: Env;
+  /** Stops the git commands that read its files' contents (ci plan-open's time limit for one merge request's reads). */
+  signal?: AbortSignal;
 }
 
 /**
@@ -86,7 +88,7 @@ export interface RevisionPlace {
  * conversions (.gitattributes: export-ignore, export-subst, filters), as git stores them.
  */
 export async function revisionAt(place: RevisionPlace): Promise<Revision> {
-  const { cwd: folder, commit: sha, root, at: ref, env } = place;
+  const { cwd: folder, commit: sha, root, at: ref, env, signal } = place;
   const entries = await treeOf(folder, sha, env, ref);
   // Each folder's entries by name, built once: a glob's walk lists each folder it reaches in its own time.
   const children = new Map<string, Map<string, Kind>>([['', new Map()]]);
@@ -123,7 +125,7 @@ export async function revisionAt(place: RevisionPlace): Promise<Revision> {
   const sizesOf = async (ids: string[]) => {
     const unknown = [...new Set(ids.filter((id) => !sizes.has(id)))];
     if (unknown.length === 0) return;
-    for (const line of (await runGit(['cat-file', '--batch-check'], { cwd: folder, env, input: `${unknown.join('\n')}\n` })).toString('latin1').split('\n')) {
+    for (const line of (await runGit(['cat-file', '--batch-check'], { cwd: folder, env, signal, input: `${unknown.join('\n')}\n` })).toString('latin1').split('\n')) {
       const [id, , size] = line.split(' ');
       if (id && size !== undefined) sizes.set(id, Number(size));
     }
@@ -137,7 +139,7 @@ export async function revisionAt(place: RevisionPlace): Promise<Revision> {
     // No more at once than the loader reads of a workspace (16 MiB): the rest, if it comes to them, one by one.
     let room = MAX_FILE_BYTES;
     const ids = [...new Set(files.filter((id, i) => (sizes.get(id) ?? Infinity) <= MAX_FILE_BYTES && ((room -= sizes.get(id)!) >= 0 || i === 0)))];
-    if (ids.length) for (const [id, bytes] of parseBatch(await runGit(['cat-file', '--batch'], { cwd: folder, env, input: `${ids.join('\n')}\n` }))) blobs.set(id, bytes);
+    if (ids.length) for (const [id, bytes] of parseBatch(await runGit(['cat-file', '--batch'], { cwd: folder, env, signal, input: `${ids.join('\n')}\n` }))) blobs.set(id, bytes);
   };
 
   return {

@@ -18,7 +18,8 @@ import {
 } from '../model/types.js';
 import { Secret } from '../secrets/secret.js';
 import { listValue } from '../model/field-values.js';
-import { interpolate, type Env } from './interpolate.js';
+import { passwordRuleProblem, passwordRuleWords } from '../model/password-rule.js';
+import { interpolate, passwordSource, type Env } from './interpolate.js';
 import { readDocument, type ReadDocument, type TokenBudget } from './document.js';
 import { Locator, type Path, type Positions } from './locate.js';
 import { checkShape, controlCharacterIn, pathName } from './shape.js';
@@ -168,6 +169,13 @@ function build(
   // hold a literal `${` written as `$${` (a domain "$${X}" is checked, and refused, as "${X}").
   const refused = new WeakMap<object, Set<string | number>>();
   const unknownValue: UnknownValue = (holder, key) => refused.get(holder)?.has(key) ?? false;
+  // A password from the environment held to the product's rules before anything is sent, named
+  // by its variables and never shown (one written in clear: see normalize).
+  const checkPassword = (path: Path, template: string, value: string) => {
+    const problem = passwordRuleProblem(value);
+    const names = passwordSource(template).variables.map((name) => `\${${name}}`).join(', ');
+    if (problem) error(at.value(path), `${pathName(path)}: the value read from ${names} ${passwordRuleWords(problem)}`);
+  };
   if (references) substitute(raw, [], (path, text, holder) => {
     const r = interpolate(text, options.env);
     for (const bad of r.malformed) {
@@ -182,6 +190,7 @@ function build(
       } else if (!options.lenientEnv) {
         for (const name of r.missing) error(at.value(path), `${pathName(path)}: environment variable ${name} is not set`);
       }
+      if (r.referenced && !r.missing.length && !r.malformed.length) checkPassword(path, text, r.value);
       // The template stays as written (`${NAME}`, or `$${` for a literal one), the value beside it.
       passwords.set(holder, r.value);
       return text;
@@ -454,6 +463,10 @@ function normalize(
       const secret = new Secret(template, passwords.get(entry) ?? template, at.value([...path, 'password']));
       website.password = secret;
       if (!interpolate(template, {}).referenced) {
+        // Its length is the schema's; "0" is within it, and only the product's answer refuses it.
+        if (passwordRuleProblem(passwords.get(entry) ?? template) === 'reads back as not set') {
+          error(at.value([...path, 'password']), `${pathName([...path, 'password'])}: the password ${passwordRuleWords('reads back as not set')}`);
+        }
         warn(
           at.value([...path, 'password']),
           `the password of ${parsed.domain} is written in the file: use \${NAME} and set NAME in the environment`,

@@ -28,7 +28,8 @@ function modelRecord(row: WebsiteRow, withParams: boolean): Record<string, unkno
     domain: row.domain,
     privacy: row.privacy,
     email: row.email,
-    password: row.password !== null && row.password !== '',
+    // `$this->password ? true : false`: PHP reads "0" as false, so a stored "0" shows as no password.
+    password: row.password !== null && row.password !== '' && row.password !== '0',
     exclude_bots: row.exclude_bots,
     ...(withParams ? { exclude_params: row.exclude_params } : {}),
     exclude_ips: row.exclude_ips,

@@ -5,7 +5,8 @@
  * its own loose domain rule ("Invalid domain name.") and its password rules. `full` answers
  * Laravel's usual shape with the 9.x wording and a strict host-name rule.
  */
-import { isValidHostname } from '../model/domain.js';
+import { isValidHostname, MAX_DOMAIN, productDomainProblem } from '../model/domain.js';
+import { MAX_PASSWORD } from '../model/password-rule.js';
 import { phpTruthy, type Input, type InputValue } from './input.js';
 import { normalizeDomain, type NewWebsite, type WebsiteChanges } from './store.js';
 import { isDay, STAT_NAMES, type StatName } from './traffic.js';
@@ -52,8 +53,6 @@ const shown = (field: string) => field.replace(/_/g, ' ');
 
 /** Longest text fields (a MySQL TEXT column). */
 export const MAX_TEXT = 65535;
-export const MAX_DOMAIN = 255;
-export const MAX_PASSWORD = 128;
 
 /** PHP's FILTER_VALIDATE_INT, which Laravel's `integer` rule uses. */
 function asInteger(value: InputValue): number | undefined {
@@ -106,7 +105,9 @@ function stringField(errors: ValidationErrors, input: Input, field: string, max:
 
 const PRIVACY: IntegerRule = { min: 0, max: 2, nullable: true };
 const EMAIL: IntegerRule = { min: 0, max: 1, nullable: true };
+/** full: not nullable. deployed: the product's rule is `nullable`, so an empty value saves NULL (which its tracker reads as off). */
 const EXCLUDE_BOTS: IntegerRule = { min: 0, max: 1, nullable: false };
+const excludeBotsRule = (profile: Profile): IntegerRule => (profile === 'deployed' ? { ...EXCLUDE_BOTS, nullable: true } : EXCLUDE_BOTS);
 
 export interface StoreChecks {
   profile: Profile;
@@ -118,11 +119,13 @@ export interface StoreChecks {
 export type Checked<T> = { ok: true; value: T } | { ok: false; errors: ValidationErrors };
 
 /**
- * The product's own domain rule, as observed: anything goes but a port or a path (spaces,
- * underscores, a trailing dot, an IPv4 address and unicode are all stored as given).
+ * The product's own domain rule (its ValidateDomainNameRule, read in its code): spaces,
+ * underscores, a trailing dot, an IPv4 address and unicode in the labels before the last are
+ * stored as given; a last label all digits or holding anything but letters, digits and `-`
+ * (a port, a path) is refused, as is a name without a dot.
  */
 export function looseDomainValid(domain: string): boolean {
-  return !/[:/]/.test(domain);
+  return productDomainProblem(domain) === undefined;
 }
 
 /** The fields of a new website, or every problem with the form. */
@@ -155,7 +158,7 @@ export function validateStore(input: Input, checks: StoreChecks): Checked<NewWeb
   const privacy = integerField(errors, input, 'privacy', PRIVACY);
   const password = passwordField(errors, input, privacySent(input) === 2);
   const email = integerField(errors, input, 'email', EMAIL);
-  const excludeBots = integerField(errors, input, 'exclude_bots', EXCLUDE_BOTS);
+  const excludeBots = integerField(errors, input, 'exclude_bots', excludeBotsRule(errors.profile));
   const excludeParams = stringField(errors, input, 'exclude_params', MAX_TEXT);
   const excludeIps = stringField(errors, input, 'exclude_ips', MAX_TEXT);
   if (!errors.empty) return { ok: false, errors };
@@ -164,10 +167,11 @@ export function validateStore(input: Input, checks: StoreChecks): Checked<NewWeb
     ok: true,
     value: {
       domain,
-      // Left out, privacy and email are saved as null, and exclude_bots as 1 (service-behaviour.md).
+      // Left out, privacy and email are saved as null, and exclude_bots as 1 (service-behaviour.md);
+      // exclude_bots sent empty (deployed) is saved as null.
       privacy: privacy ?? null,
       email: email ?? null,
-      exclude_bots: excludeBots ?? 1,
+      exclude_bots: excludeBots === undefined ? 1 : excludeBots,
       exclude_params: excludeParams ?? null,
       // Never validated beyond being a string: `office-router` or `192.168.1.*` are kept verbatim.
       exclude_ips: excludeIps ?? null,
@@ -190,7 +194,7 @@ export function validateUpdate(
   const needsPassword = profile === 'full' && privacySent(input) === 2 && (input.has('password') || !current?.password);
   const password = passwordField(errors, input, needsPassword, profile === 'deployed');
   const email = integerField(errors, input, 'email', EMAIL);
-  const excludeBots = integerField(errors, input, 'exclude_bots', EXCLUDE_BOTS);
+  const excludeBots = integerField(errors, input, 'exclude_bots', excludeBotsRule(errors.profile));
   const excludeParams = stringField(errors, input, 'exclude_params', MAX_TEXT);
   const excludeIps = stringField(errors, input, 'exclude_ips', MAX_TEXT);
   if (!errors.empty) return { ok: false, errors };

@@ -12,31 +12,40 @@
 import { domainToASCII } from 'node:url';
 import { UNPRINTABLE } from '../messages/escape.js';
 
-/** A host name the service accepts: ASCII labels, at least two of them, at most 253 characters. */
+/** The longest domain the service stores (its `max:255`, and the 255 of its rule). */
+export const MAX_DOMAIN = 255;
+
+/**
+ * A host name as the service's own rule takes it, with labels of letters, digits and inner
+ * hyphens of at most 63 characters: at least two labels, at most 255 characters, and a last
+ * label not all digits (unless the name is an IPv4 address).
+ */
 export function isValidHostname(host: string): boolean {
   return isHostname(host, false);
 }
 
 /**
- * A name sitesync manages as a website: like `isValidHostname`, but with `_` allowed in labels,
- * as the service stores such names (`my_site.example.com`) and browsers reach them. An IPv4
- * address passes too (four all-digit labels), which the service also stores.
+ * A name sitesync manages as a website: like `isValidHostname`, but with `_` allowed in labels
+ * but the last, as the service stores such names (`my_site.example.com`) and browsers reach
+ * them. An IPv4 address passes too, which the service also stores.
  */
 export function isManageableHost(host: string): boolean {
   return isHostname(host, true);
 }
 
 function isHostname(host: string, underscore: boolean): boolean {
-  if (host.length === 0 || host.length > 253) return false;
+  if (host.length === 0 || host.length > MAX_DOMAIN) return false;
   let labels = 0;
   let start = 0;
-  for (let i = 0; i <= host.length; i++) {
-    if (i < host.length && host.charCodeAt(i) !== 46 /* . */) continue;
+  for (let i = 0; i < host.length; i++) {
+    if (host.charCodeAt(i) !== 46 /* . */) continue;
     if (!isLabel(host, start, i, underscore)) return false;
     labels++;
     start = i + 1;
   }
-  return labels >= 2;
+  // The last label: no `_`, and not all digits unless the name is an IPv4 address (the service's rule).
+  if (!isLabel(host, start, host.length, false)) return false;
+  return labels >= 1 && (!/^[0-9]+$/.test(host.slice(start)) || IPV4.test(host));
 }
 
 /** Letters, digits and inner hyphens, 1 to 63 of them (checked by hand: this runs per website). */
@@ -52,15 +61,76 @@ function isLabel(host: string, start: number, end: number, underscore: boolean):
   return true;
 }
 
+/** The IPv4 alternative of the service's rule: four parts of 0–255 (a leading 0 or 1 allowed), a trailing dot too. */
+const IPV4 = /^(?:(?:25[0-5]|2[0-4][0-9]|[01]?[0-9][0-9]?)(?:\.|$)){4}$/i;
+
+/**
+ * Why the service's own domain rule (`ValidateDomainNameRule`, service-behaviour.md) refuses a
+ * name as it receives it, in words that say which part fails; undefined when it takes it. The rule
+ * is the regular expression
+ * `^(?!:\/\/)(?=.{1,255}$)((.{1,63}\.){1,127}(?![0-9]*$)[a-z0-9-]+\.?)$` or an IPv4 address,
+ * case-insensitive, over bytes (PCRE without /u). It is checked here part by part, not by running
+ * it: its nested repeats backtrack exponentially on a long name of many dots that fails.
+ */
+export function productDomainProblem(domain: string): string | undefined {
+  if (IPV4.test(domain)) return undefined;
+  // Bytes, as PCRE without /u counts them (`.` is one byte, `[a-z]` no byte of a UTF-8 letter).
+  const bytes = Buffer.from(domain, 'utf8').toString('latin1');
+  if (bytes.length === 0) return 'it is empty';
+  if (bytes.length > MAX_DOMAIN) return `it is ${bytes.length} characters long, and the service takes at most ${MAX_DOMAIN}`;
+  if (bytes.includes('\n')) return 'it holds a line break';
+  if (bytes.startsWith('://')) return 'it starts with "://"';
+  const name = bytes.endsWith('.') ? bytes.slice(0, -1) : bytes;
+  const dot = name.lastIndexOf('.');
+  if (dot < 0) return 'it has no dot: the service needs at least two labels (example.com)';
+  const last = name.slice(dot + 1);
+  if (last === '') return 'its last label is empty';
+  const bad = /[^a-z0-9-]/i.exec(last);
+  if (bad) return `its last label "${domainOf(last)}" holds ${JSON.stringify(domainOf(bad[0]))}: the last label takes letters, digits and "-" only`;
+  if (/^[0-9]+$/.test(last)) {
+    return /^[0-9.]+$/.test(name) && name.split('.').length === 4
+      ? 'it is no IPv4 address (four parts of 0 to 255), and the last label of a name may not be all digits'
+      : `its last label "${last}" is all digits`;
+  }
+  // The labels before: cut at dots into pieces of 1 to 63 bytes, each followed by its dot.
+  if (!fitsPieces(name.slice(0, dot + 1))) return 'a label before the last is longer than 63 characters, or empty at the start';
+  return undefined;
+}
+
+/** The text of a run of the byte string back as characters (a broken one shown as is). */
+function domainOf(bytes: string): string {
+  return Buffer.from(bytes, 'latin1').toString('utf8');
+}
+
+/** Whether `prefix` (ending in a dot) splits at its dots into pieces of 2 to 64 bytes: a label run and its dot. */
+function fitsPieces(prefix: string): boolean {
+  // reach[i]: a cut right after byte i - 1 is possible (0: the start).
+  const reach = new Array<boolean>(prefix.length + 1).fill(false);
+  reach[0] = true;
+  for (let end = 1; end <= prefix.length; end++) {
+    if (prefix[end - 1] !== '.') continue;
+    for (let from = Math.max(0, end - 64); from <= end - 2 && !reach[end]; from++) reach[end] = reach[from]!;
+  }
+  return reach[prefix.length]!;
+}
+
+/**
+ * What the service does to a name before it checks and stores it, once lower-cased: a name that
+ * starts with `www.` loses every `www.` in it (`str_replace`: `www.shop.www.example.com` is
+ * stored as `shop.example.com`).
+ */
+export function withoutWww(name: string): string {
+  return name.startsWith('www.') ? name.replaceAll('www.', '') : name;
+}
+
 /**
  * The key that identifies a website, for a domain as the service stores it or as a file
- * writes it: lower case, each non-ASCII label in punycode, without one trailing dot and without
- * a leading `www.`. Total: a name that is no host name at all (`a b.example.com`) keys as
+ * writes it: lower case, each non-ASCII label in punycode, without one trailing dot and, when it
+ * starts with `www.`, without every `www.` in it (as the service stores it). Total: a name that is no host name at all (`a b.example.com`) keys as
  * itself, lower-cased, so that it can still be matched and ignored.
  */
 export function domainKey(domain: string): string {
-  const key = labelsKey(domain.trim());
-  return key.startsWith('www.') ? key.slice(4) : key;
+  return withoutWww(labelsKey(domain.trim()));
 }
 
 /** Lower case, punycode per label (a `*` label left as it is), one trailing dot dropped. */
@@ -113,13 +183,18 @@ export function parseDomainInput(raw: string): DomainInput {
     return { problem: `"${input}" contains white space, which no host name holds (to leave such a live website alone, list it under ignore)` };
   }
   const key = labelsKey(input);
-  if (!isManageableHost(key)) {
-    return { problem: `"${input}" is not a valid domain name (letters, digits, "-" and "_" in labels separated by dots)` };
-  }
-  if (key.startsWith('www.') && isManageableHost(key.slice(4))) {
-    return { domain: key.slice(4), strippedWww: true };
-  }
-  return { domain: key };
+  const stored = withoutWww(key);
+  const as = stored === key ? '' : ` (stored by the service as "${stored}")`;
+  const invalid = `"${input}"${as} is not a valid domain name`;
+  const letters = `${invalid} (letters, digits, "-" and "_" in labels separated by dots)`;
+  // What the service refuses at apply is refused here, saying which part fails: its length, then
+  // characters no host name holds, then the service's own rule, then the rest of sitesync's.
+  const refused = productDomainProblem(stored);
+  if (stored.length > MAX_DOMAIN) return { problem: `${invalid}: ${refused}` };
+  if (/[^a-z0-9._-]|^\.|\.\.|\.$/.test(stored)) return { problem: letters };
+  if (refused) return { problem: `${invalid}: ${refused}` };
+  if (!isManageableHost(stored)) return { problem: letters };
+  return stored === key ? { domain: key } : { domain: stored, strippedWww: true };
 }
 
 /** What is unusual about a live domain that sitesync manages as it is, for the export's comments. */
@@ -170,10 +245,9 @@ export function compileGlob(glob: string): DomainGlob {
   return labelGlob(globKey(glob));
 }
 
-/** A glob as it is matched: keyed as domains are (case, unicode), without a leading `www.`. */
+/** A glob as it is matched: keyed as domains are (case, unicode, `www.`). */
 function globKey(glob: string): string {
-  const key = labelsKey(glob.trim());
-  return key.startsWith('www.') ? key.slice(4) : key;
+  return withoutWww(labelsKey(glob.trim()));
 }
 
 /**
@@ -299,7 +373,7 @@ export class GlobSet {
 export function searchLiteral(glob: string): string | undefined {
   let g = glob.trim().toLowerCase();
   if (/[^\x00-\x7f]/.test(g) || /(^|[.*])xn--/.test(g)) return undefined;
-  if (g.startsWith('www.')) g = g.slice(4);
+  g = withoutWww(g);
   if (g.endsWith('.')) g = g.slice(0, -1);
   const parts = g.split('*').map((part, i, all) => {
     // A label's end after a `*` may lie inside a punycode label (`*bcher*` matches

@@ -49,11 +49,14 @@ export function toInt(value: unknown): number | undefined {
   return undefined;
 }
 
-/** One of `allowed`; `fallback` (the service's default) for null, blank or anything else; undefined when absent. */
-export function readEnum<T extends number>(record: Raw, key: string, allowed: readonly T[], fallback: T): T | undefined {
+/**
+ * One of `allowed`; `empty` for null or blank (the service's default unless said), `fallback`
+ * (the service's default) for anything else; undefined when absent.
+ */
+export function readEnum<T extends number>(record: Raw, key: string, allowed: readonly T[], fallback: T, empty: T = fallback): T | undefined {
   if (!(key in record)) return undefined;
   const value = record[key];
-  if (value === null || value === '') return fallback;
+  if (value === null || value === '') return empty;
   const n = toInt(value);
   return n !== undefined && (allowed as readonly number[]).includes(n) ? (n as T) : fallback;
 }

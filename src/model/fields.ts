@@ -50,13 +50,17 @@ export interface Field {
 /** What most fields share: shown by the service, settable always, enforced everywhere. */
 const SETTING = { unset: '(unknown)', writeOnly: false, onCreate: true, onUpdate: true, inDefaults: true } as const;
 
-/** A 0/1 setting: `true`/`false` (or 1/0) in the file, 0/1 on the wire, true/false in outputs. */
+/**
+ * A 0/1 setting: `true`/`false` (or 1/0) in the file, 0/1 on the wire, true/false in outputs.
+ * A stored null is off, whatever the default of a create that leaves the field out: the
+ * product acts on the flag by PHP truth (`if ($website->exclude_bots)`), and null is false.
+ */
 function flagField(name: FieldName, serviceDefault: Flag): Field {
   const show = (value: NonNullable<FieldValue>) => (typeof value === 'number' ? (value ? 'true' : 'false') : undefined);
   return {
     ...SETTING,
     name,
-    read: (r) => readEnum(r, name, [0, 1], serviceDefault),
+    read: (r) => readEnum(r, name, [0, 1], serviceDefault, 0),
     fromFile: fileFlag,
     toFile: (value) => value === 1,
     write: String,

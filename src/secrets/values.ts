@@ -29,6 +29,12 @@ export class SecretValues {
   private pattern: RegExp | null = null;
   private readonly long = new Set<string>();
   private longPattern: RegExp | null = null;
+  /**
+   * Every prefix of every spelling, of MIN_SECRET_IN_DATA characters or more, by its last
+   * MIN_SECRET_IN_DATA characters: a text that ends in one was cut inside a secret (the service
+   * keeps 255 characters of a `page` value), and its end is the start of that secret.
+   */
+  private readonly prefixes = new Map<string, string[]>();
 
   /** Every website password of a config file, as read from the environment. */
   addPasswordsOf(config: { websites: readonly { password?: Secret }[] }): void {
@@ -47,8 +53,25 @@ export class SecretValues {
     for (const spelling of spellingsOf(value)) {
       this.values.add(spelling);
       if (value.length >= MIN_SECRET_IN_DATA) this.long.add(spelling);
+      if (value.length < MIN_SECRET_IN_DATA) continue;
+      for (let end = MIN_SECRET_IN_DATA; end < spelling.length; end++) {
+        const prefix = spelling.slice(0, end);
+        const last = prefix.slice(-MIN_SECRET_IN_DATA);
+        this.prefixes.set(last, [...(this.prefixes.get(last) ?? []), prefix]);
+      }
     }
     this.pattern = this.longPattern = null;
+  }
+
+
+  /** How many characters at the end of `text` are the start of a secret cut short (0: none). */
+  private cutTail(text: string): number {
+    if (this.prefixes.size === 0 || text.length < MIN_SECRET_IN_DATA) return 0;
+    let longest = 0;
+    for (const prefix of this.prefixes.get(text.slice(-MIN_SECRET_IN_DATA)) ?? []) {
+      if (prefix.length > longest && text.endsWith(prefix)) longest = prefix.length;
+    }
+    return longest;
   }
 
   /** How many secrets are registered. */
@@ -57,14 +80,15 @@ export class SecretValues {
   }
 
   /**
-   * `text` with every registered secret replaced by `(redacted)`. Where two secrets overlap
+   * `text` with every registered secret replaced by `(redacted)`, and an end that is the start
+   * of one (MIN_SECRET_IN_DATA characters or more: a value cut short). Where two secrets overlap
    * (`…abcXYZdef…` holding `abcXYZ` and `XYZdef`), the whole stretch they cover is replaced: no
    * part of either is left.
    */
   clean(text: string): string {
     if (this.values.size === 0 || text === '') return text;
     this.pattern ??= anyOf(this.values);
-    return replaceAll(text, this.pattern);
+    return replaceAll(text, this.pattern, this.cutTail(text));
   }
 
   /**
@@ -74,7 +98,7 @@ export class SecretValues {
   cleanData(text: string): string {
     if (this.long.size === 0 || text === '') return text;
     this.longPattern ??= anyOf(this.long);
-    return replaceAll(text, this.longPattern);
+    return replaceAll(text, this.longPattern, this.cutTail(text));
   }
 
   /**
@@ -129,13 +153,17 @@ function anyOf(values: ReadonlySet<string>): RegExp {
   return new RegExp([...values].sort((a, b) => b.length - a.length).map((v) => `(?=(${v.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}))`).join('|'), 'g');
 }
 
-/** `text` with every stretch `pattern` covers replaced by `(redacted)`. */
-function replaceAll(text: string, pattern: RegExp): string {
+/** `text` with every stretch `pattern` covers, and its last `tail` characters, replaced by `(redacted)`. */
+function replaceAll(text: string, pattern: RegExp, tail = 0): string {
   // Every occurrence of every spelling, overlapping ones too (a lookahead matches without consuming).
   const covered: [number, number][] = [];
   for (const match of text.matchAll(pattern)) {
     const length = Math.max(...match.slice(1).map((g) => g?.length ?? 0));
     if (length > 0) covered.push([match.index, match.index + length]);
+  }
+  if (tail > 0) {
+    covered.push([text.length - tail, text.length]);
+    covered.sort((a, b) => a[0] - b[0]);
   }
   if (!covered.length) return text;
   let out = '';

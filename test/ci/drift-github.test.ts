@@ -272,6 +272,17 @@ describe('sitesync ci drift on GitHub', () => {
     expect(github.requests).toEqual([]);
   });
 
+  it('--quiet-days 1000000000 is a usage error naming the flag and its range, not an internal error', async () => {
+    await writeFile(join(dir, 'sitesync.yaml'), singleAccount([]));
+    for (const days of ['1000000000', '36501']) {
+      const r = await drift(['--quiet-days', days]);
+      expect(r.code).toBe(1);
+      expect(r.stderr).toContain('--quiet-days must be a whole number of days, 1 or more and at most 36,500 (a hundred years)');
+      expect(r.stderr).not.toContain('Internal error');
+    }
+    expect(github.requests).toEqual([]);
+  });
+
   it('a plan cut at the limit stays within GitHub’s 65,536 characters and says where the rest is', async () => {
     const many = Array.from({ length: 1500 }, (_, i) => `site-${String(i).padStart(4, '0')}.example.com`);
     await writeFile(join(dir, 'sitesync.yaml'), singleAccount(many));

@@ -242,6 +242,33 @@ describe('apply archives before it deletes', () => {
     expect(archive.notes).toContain('3 values held the API key or a website password sitesync was given: written with "(redacted)" in its place (values that became one are one row, their counts added)');
   });
 
+  it('a value the service cut at 255 characters inside the key or a password (its end the start of one, 8 characters or more) is cleaned too', async () => {
+    await setUp(`${FILE}  - domain: lab.example.com\n    privacy: password\n    password: \${PW}\n`);
+    s.emu.seed(KEY, [{ domain: 'lab.example.com', privacy: 2, password: PASSWORD }]);
+    const cut = (head: string, secret: string, keep: number) => `${head.padEnd(255 - keep, 'x')}${secret.slice(0, keep)}`;
+    s.emu.faults.before = (req) => {
+      if (req.path !== '/api/v1/stats/3' || req.query.get('name') !== 'page') return undefined;
+      const data = [
+        { value: cut('/login?key=', KEY, KEY.length - 4), count: 3 },
+        { value: cut('/door?pw=', PASSWORD, 8), count: 2 },
+        { value: cut('/short?pw=', PASSWORD, 7), count: 1 },
+      ];
+      return { status: 200, body: { current_page: 1, data, last_page: 1, per_page: '100', total: data.length } };
+    };
+    const r = await s.cli(['apply', '--auto-approve'], { env: { PW: PASSWORD } });
+    expect(r.code, r.stderr).toBe(0);
+    const files = await filesIn(join(s.dir, 'archives'));
+    const day = new Date().toISOString().slice(0, 10);
+    const text = files[`old.example.com-3-${day}.json`]!;
+    expect(text).not.toContain(KEY.slice(0, 8));
+    expect(text).not.toContain(PASSWORD.slice(0, 8));
+    const pages = JSON.parse(text).dimensions.page.map((row: { value: string }) => row.value);
+    expect(pages).toContain(`${'/login?key='.padEnd(255 - (KEY.length - 4), 'x')}(redacted)`);
+    expect(pages).toContain(`${'/door?pw='.padEnd(247, 'x')}(redacted)`);
+    // Seven characters are too few to tell from an ordinary value: kept as it is.
+    expect(pages).toContain(cut('/short?pw=', PASSWORD, 7));
+  });
+
   it('apply --archive DIR wins over the file, and a saved plan\'s apply archives the same way', async () => {
     await setUp(FILE.replace('archive: archives\n', ''));
     expect((await s.cli(['plan', '--out', 'plan.json'])).code).toBe(0);

@@ -9,8 +9,15 @@ describe('domains as users write them', () => {
     ['www.example.com', { domain: 'example.com', strippedWww: true }],
     ['bücher.example', { domain: 'xn--bcher-kva.example' }],
     ['xn--bcher-kva.example', { domain: 'xn--bcher-kva.example' }],
-    ['www.com', { domain: 'www.com' }],
     [`${'x'.repeat(63)}.example.com`, { domain: `${'x'.repeat(63)}.example.com` }],
+    // The service's own limit is 255 characters, not DNS's 253.
+    [`${'a'.repeat(63)}.${'b'.repeat(63)}.${'c'.repeat(63)}.${'d'.repeat(62)}`, { domain: `${'a'.repeat(63)}.${'b'.repeat(63)}.${'c'.repeat(63)}.${'d'.repeat(62)}` }],
+    ['1.2.3.4', { domain: '1.2.3.4' }],
+    ['010.1.1.255.', { domain: '010.1.1.255' }],
+    // Once a name starts with www., the service removes every www. in it (str_replace).
+    ['www.www.twice.example', { domain: 'twice.example', strippedWww: true }],
+    ['WWW.shop.www.example.com', { domain: 'shop.example.com', strippedWww: true }],
+    ['shop.www.example.com', { domain: 'shop.www.example.com' }],
     ['a-b--c.example.com', { domain: 'a-b--c.example.com' }],
     ['my_site.example.com', { domain: 'my_site.example.com' }],
     ['trailing.example.org.', { domain: 'trailing.example.org' }],
@@ -35,12 +42,21 @@ describe('domains as users write them', () => {
     ['*.example.com', 'is not a valid domain name'],
     ['x.org..', 'is not a valid domain name'],
     ['', 'the domain is empty'],
+    // The service's own rule, saying which part fails.
+    ['example.123', 'its last label "123" is all digits'],
+    ['a.b_c', 'its last label "b_c" holds "_": the last label takes letters, digits and "-" only'],
+    ['256.1.1.1', 'it is no IPv4 address (four parts of 0 to 255)'],
+    ['localhost', 'it has no dot'],
+    ['www.com', '"www.com" (stored by the service as "com") is not a valid domain name: it has no dot'],
+    [`${'a'.repeat(63)}.${'b'.repeat(63)}.${'c'.repeat(63)}.${'d'.repeat(64)}`, 'it is 256 characters long, and the service takes at most 255'],
   ])('%s is refused (%s)', (input, problem) => {
     expect(parseDomainInput(input).problem).toContain(problem);
   });
 
   it('live domains are keyed like file domains', () => {
     expect(domainKey('WWW.Example.com')).toBe('example.com');
+    expect(domainKey('www.shop.www.example.com')).toBe('shop.example.com');
+    expect(domainKey('shop.www.example.com')).toBe('shop.www.example.com');
     expect(domainKey('bücher.example')).toBe('xn--bcher-kva.example');
   });
 

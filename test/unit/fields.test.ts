@@ -29,11 +29,12 @@ describe('the table of website fields', () => {
     }
   });
 
-  it('the service defaults are what a record of nulls reads as', () => {
+  it('the service defaults are what a record of nulls reads as, but a null exclude_bots is off (the product acts on it by PHP truth)', () => {
     const record = Object.fromEntries(FIELDS.map((f) => [f.name, null]));
     const live = toLiveWebsite({ id: 1, domain: 'x.example.com', ...record });
     for (const field of FIELDS) {
-      if (field.serviceDefault !== undefined) expect(live[field.name], field.name).toEqual(field.serviceDefault);
+      const expected = field.name === 'exclude_bots' ? 0 : field.serviceDefault;
+      if (field.serviceDefault !== undefined) expect(live[field.name], field.name).toEqual(expected);
     }
   });
 });

@@ -25,9 +25,9 @@ describe('records are read liberally', () => {
       { id: 3, domain: 'c.example.com', favorite: true },
     ],
     [
-      'null privacy/email/exclude_bots read as the service defaults',
+      'null privacy/email read as the service defaults, and a null exclude_bots as off (the product acts on it by PHP truth)',
       { id: 4, domain: 'WWW.D.example.com', privacy: null, email: null, exclude_bots: null },
-      { id: 4, domain: 'd.example.com', privacy: 0, email: 0, exclude_bots: 1 },
+      { id: 4, domain: 'd.example.com', privacy: 0, email: 0, exclude_bots: 0 },
     ],
   ])('%s', (_name, raw, expected) => {
     expect(toLiveWebsite(raw)).toEqual(expected);
