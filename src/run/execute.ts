@@ -6,6 +6,7 @@
 import pLimit from 'p-limit';
 import { SitesyncError } from '../messages/errors.js';
 import type { Change, ChangeResult, Config, DeleteChange, ExecuteResult, Plan } from '../model/types.js';
+import { atLimit, goesFirst } from '../planner/moves.js';
 import type { ServiceClient } from '../service/client.js';
 import { ApiError } from '../service/errors.js';
 
@@ -24,6 +25,8 @@ export interface ExecuteOptions {
    * its message, and nothing is sent for it. Without it, such a delete fails unsent.
    */
   archive?: (change: DeleteChange) => Promise<string>;
+  /** Why a change is not sent at all (a move's create whose delete did not go through); it fails with that reason. */
+  hold?: (change: Change) => string | undefined;
 }
 
 /** Shown when a change sends a password and none resolves: it fails, nothing is sent for it. */
@@ -33,37 +36,59 @@ export async function executePlan(plan: Plan, client: ServiceClient, options: Ex
   assertNoKeyAsPassword(plan, (value) => client.usesKey(value), options.passwordFor);
   const limit = pLimit(Math.max(1, options.parallelism));
   const counts = { done: 0, failed: 0, total: plan.changes.length };
-  const results = await Promise.all(
-    plan.changes.map((change) =>
-      limit(async (): Promise<ChangeResult> => {
-        if (options.signal?.aborted) return { change, status: 'skipped', ms: 0 };
-        const started = Date.now();
-        let result: ChangeResult;
-        const password = change.fields.includes('password') ? options.passwordFor(change.domain) : undefined;
-        if (change.fields.includes('password') && password === undefined) {
-          // Sending the change without it would store the website without the password it was planned with.
-          result = { change, status: 'failed', error: NO_PASSWORD, ms: 0 };
-          counts.failed++;
-          options.onResult?.(result, counts);
-          return result;
-        }
-        try {
-          const outcome = await applyChange(change, client, password, options.archive);
-          // Interrupted while its archive was read: no delete was sent, as if it had not started.
-          if (outcome.status === 'skipped') return { change, status: 'skipped', ms: Date.now() - started };
-          result = { change, status: outcome.status, ms: Date.now() - started, ...(outcome.note ? { note: outcome.note } : {}), ...(outcome.archive ? { archive: outcome.archive } : {}) };
-          counts.done++;
-        } catch (error) {
-          result = { change, status: 'failed', error: messageOf(error), ms: Date.now() - started };
-          if (error instanceof ApiError && error.refused) result.refused = true;
-          counts.failed++;
-        }
+  const run = (change: Change) =>
+    limit(async (): Promise<ChangeResult> => {
+      if (options.signal?.aborted) return { change, status: 'skipped', ms: 0 };
+      const started = Date.now();
+      let result: ChangeResult;
+      const held = options.hold?.(change);
+      const password = change.fields.includes('password') ? options.passwordFor(change.domain) : undefined;
+      if (held !== undefined || (change.fields.includes('password') && password === undefined)) {
+        // Sending the change without it would store the website without the password it was planned with.
+        result = { change, status: 'failed', error: held ?? NO_PASSWORD, ms: 0 };
+        counts.failed++;
         options.onResult?.(result, counts);
         return result;
-      }),
-    ),
-  );
+      }
+      try {
+        const outcome = await applyChange(change, client, password, options.archive);
+        // Interrupted while its archive was read: no delete was sent, as if it had not started.
+        if (outcome.status === 'skipped') return { change, status: 'skipped', ms: Date.now() - started };
+        result = { change, status: outcome.status, ms: Date.now() - started, ...(outcome.note ? { note: outcome.note } : {}), ...(outcome.archive ? { archive: outcome.archive } : {}) };
+        counts.done++;
+      } catch (error) {
+        result = { change, status: 'failed', error: messageOf(error), ms: Date.now() - started };
+        if (error instanceof ApiError && error.refused) result.refused = true;
+        counts.failed++;
+      }
+      options.onResult?.(result, counts);
+      return result;
+    });
+  // The deletes that make room go first (planner/moves.ts): the product counts before it stores.
+  const first = await Promise.all(plan.changes.filter((c) => goesFirst(plan, c)).map(run));
+  const rest = await Promise.all(plan.changes.filter((c) => !goesFirst(plan, c)).map(run));
+  const byChange = new Map([...first, ...rest].map((r) => [r.change, r]));
+  const results = adviseTruly(plan, plan.changes.map((c) => byChange.get(c)!));
   return { results, interrupted: Boolean(options.signal?.aborted) && results.some((r) => r.status === 'skipped') };
+}
+
+/**
+ * "Applying again as is fails the same way" only where it would: at the website limit, a create
+ * the service refused while a delete that makes room did not go through may go once it does.
+ */
+export function adviseTruly(plan: Plan, results: ChangeResult[]): ChangeResult[] {
+  const roomLeft = atLimit(plan) && results.some((r) => r.change.action === 'delete' && !wentThrough(r));
+  if (!roomLeft) return results;
+  return results.map((r) => {
+    if (r.change.action !== 'create' || !r.refused) return r;
+    const { refused: _refused, ...mayGo } = r;
+    return mayGo;
+  });
+}
+
+/** A delete that left the website gone, by this run or another. */
+export function wentThrough(result: ChangeResult | undefined): boolean {
+  return result?.status === 'done' || result?.status === 'gone';
 }
 
 /**

@@ -16,7 +16,7 @@ import type { Context } from '../io/terminal.js';
 import { eachAccount } from '../run/each.js';
 import { accountsError } from '../run/failures.js';
 import { connectRun, failureOf, type Run, type RunAccount } from '../run/open.js';
-import { planAccount } from '../run/plan.js';
+import { markRunMoves, planAccount } from '../run/plan.js';
 import { assertDistinctAccounts } from '../run/read.js';
 import { accountName } from '../run/select.js';
 import { checkTrust } from '../run/trust.js';
@@ -87,6 +87,7 @@ export async function verifySavedRun({ run, saved }: SavedRun, shownPlan: string
     error.details = [...stale, 'Make a new plan (sitesync plan --out FILE) and review it.'];
     throw error;
   }
+  markRunMoves(run);
 }
 
 /**
