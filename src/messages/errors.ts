@@ -47,6 +47,11 @@ export class SafetyError extends SitesyncError {
   override name = 'SafetyError';
 }
 
+/** A website's history read again found less than an earlier read (history only grows): the service's error, and its delete is not sent. */
+export class HistoryShrunkError extends SitesyncError {
+  override name = 'HistoryShrunkError';
+}
+
 /** A saved plan no longer matches the service. */
 export class StalePlanError extends SitesyncError {
   override name = 'StalePlanError';

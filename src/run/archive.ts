@@ -11,7 +11,8 @@ import { archiveProblem } from '../archive/check.js';
 import { ARCHIVE_NAMES, ArchiveError, archiveBaseName, archiveCsv, archiveJson, assembleArchive, DIMENSION_NAMES, type Archive, type ArchiveName } from '../archive/format.js';
 import { writeAtomicChecked, writeFailure } from '../io/files.js';
 import { packageVersion, shownPath } from '../io/paths.js';
-import { SitesyncError } from '../messages/errors.js';
+import { HistoryShrunkError, SitesyncError } from '../messages/errors.js';
+import { historyShrunk, readingOfTraffic, shrunkMessage, type HistoryReading } from '../planner/history-grows.js';
 import type { Account, Config, DeleteChange, LiveWebsite, WebsiteView } from '../model/types.js';
 import type { ServiceClient } from '../service/client.js';
 import type { StatsRow } from '../service/wire.js';
@@ -27,6 +28,8 @@ export interface ArchiveTarget {
   configAccount: string | null;
   /** Where paths are shown from (the user's folder). */
   cwd: string;
+  /** What an earlier read of this run found (the plan's traffic): the archive must hold at least that, or it is not written. */
+  earlier?: HistoryReading;
 }
 
 export interface WrittenArchive {
@@ -64,6 +67,12 @@ export async function archiveWebsite(
     if (error instanceof ArchiveError) throw new SitesyncError(`archive of ${website.domain}: ${error.message}`);
     throw error;
   }
+  if (target.earlier) {
+    // History only grows: an archive that holds less than the plan showed is not the history the delete destroys.
+    const later = readingOfArchive(archive);
+    const shrunk = historyShrunk(target.earlier, later);
+    if (shrunk.length) throw new HistoryShrunkError(shrunkMessage(website.domain, target.earlier, later, shrunk));
+  }
   const shown = (path: string) => shownPath(path, target.cwd);
   await mkdir(target.dir, { recursive: true }).catch((error: unknown) => {
     throw writeFailure(error, 'archive', shown(target.dir));
@@ -83,6 +92,18 @@ export async function archiveWebsite(
     writing.delete(base);
   }
   return { json: shown(`${base}.json`), csv: shown(`${base}.csv`), archive };
+}
+
+/** An archive as a reading of the website's history: its lifetime totals, events and days. */
+function readingOfArchive(archive: Archive): HistoryReading {
+  return {
+    by: 'the archive',
+    // The larger of the daily and the hourly sums: they differ only when hits arrived while it was read.
+    pageviews: Math.max(archive.totals.pageviews, archive.checks.hourly_pageviews),
+    visitors: Math.max(archive.totals.visitors, archive.checks.hourly_visitors),
+    events: archive.dimensions.event.reduce((n, r) => n + r.count, 0),
+    days: { pageviews: new Map(archive.daily.map((d) => [d.date, d.pageviews])) },
+  };
 }
 
 /** The archives being written by this process (their paths without the extension). */
@@ -152,7 +173,15 @@ export function archiverFor(client: ServiceClient, context: ArchiveContext): (ch
     const website: LiveWebsite = context.live?.find((w) => w.id === change.id) ?? { ...liveOf(change.before), id: change.id, domain: change.domain };
     const written = await archiveWebsite(
       client,
-      { website, dir: folder.dir, baseUrl: context.baseUrl, account: context.account, configAccount: context.configAccount, cwd: context.cwd },
+      {
+        website,
+        dir: folder.dir,
+        baseUrl: context.baseUrl,
+        account: context.account,
+        configAccount: context.configAccount,
+        cwd: context.cwd,
+        ...(change.traffic ? { earlier: readingOfTraffic(change.traffic, 'the plan') } : {}),
+      },
       (read, estimate) => context.onProgress?.(change, read, estimate),
     );
     return written.json;

@@ -4,7 +4,7 @@
  * aborts (Ctrl-C) and lets those in flight finish.
  */
 import pLimit from 'p-limit';
-import { SitesyncError } from '../messages/errors.js';
+import { HistoryShrunkError, SitesyncError } from '../messages/errors.js';
 import type { Change, ChangeResult, Config, DeleteChange, ExecuteResult, Plan } from '../model/types.js';
 import { atLimit, goesFirst } from '../planner/moves.js';
 import type { ServiceClient } from '../service/client.js';
@@ -152,6 +152,8 @@ async function deleteArchived(change: DeleteChange, client: ServiceClient, archi
       written = await archive(change);
     } catch (error) {
       if (error instanceof SitesyncError && error.name === 'InterruptedError') return { status: 'skipped' };
+      // Its own words: the archive was read whole, and found less than the plan showed.
+      if (error instanceof HistoryShrunkError) throw error;
       throw new SitesyncError(`not deleted: its history could not be archived: ${messageOf(error)}`);
     }
   }
