@@ -16,7 +16,7 @@ import { accountsError, failedAccounts, throwIfLoneFailed } from '../run/failure
 import { fail, openRun, type Run, type RunAccount } from '../run/open.js';
 import { baselineFlags, planAccounts, plansOf } from '../run/plan.js';
 import { reportRequests } from '../run/requests.js';
-import { openSavedRun, verifySavedRun } from '../saved-plan/replan.js';
+import { openSavedRun, verifySavedRun } from '../run/saved.js';
 import { approvalRefusal, checkApproved } from '../saved-plan/approved.js';
 import { defineCommand, planning, type CommandArgs } from './define.js';
 
@@ -135,7 +135,7 @@ async function applySaved(args: ApplyArgs, file: string, ctx: Context): Promise<
  * `--require-approved`, a plan that is not refuses every account before any write (the report says so).
  */
 async function compareWithApproved(run: Run, args: ApplyArgs, ctx: Context): Promise<ApprovalCheck | undefined> {
-  const approval = await checkApproved(args.approved, run, ctx);
+  const approval = await checkApproved(args.approved, plansOf(run), run.workspace.sha256, ctx);
   if (!approval) return undefined;
   ctx.stdout.write(renderApprovalText(approval, ctx.out));
   const refusal = args.requireApproved ? approvalRefusal(approval) : undefined;

@@ -9,16 +9,14 @@ import { resolve } from 'node:path';
 import { ConfigError, SitesyncError } from '../messages/errors.js';
 import { readTextFile } from '../config/read.js';
 import type { Context } from '../io/terminal.js';
-import type { Run } from '../run/open.js';
-import { plansOf } from '../run/plan.js';
 import type { AccountPlan, Action, ApprovalCheck, ApprovalDifference, ApprovedAccount, ApprovedPlan, Change } from '../model/types.js';
 import { changeDigest, changesDigest, unarchived } from '../planner/digest.js';
 import { APPROVED_BLOCK } from '../render/markdown.js';
 
 /** `--approved FILE`: the run's plans (as apply will run them) compared with the approved plan FILE holds; undefined without the flag. */
-export async function checkApproved(file: string | undefined, run: Run, ctx: Pick<Context, 'cwd'>): Promise<ApprovalCheck | undefined> {
+export async function checkApproved(file: string | undefined, plans: AccountPlan[], configSha256: string, ctx: Pick<Context, 'cwd'>): Promise<ApprovalCheck | undefined> {
   if (file === undefined) return undefined;
-  return compareApproved(await readApproved(resolve(ctx.cwd, file), file), plansOf(run), run.workspace.sha256, file);
+  return compareApproved(await readApproved(resolve(ctx.cwd, file), file), plans, configSha256, file);
 }
 
 /** The approved plan FILE holds, or why there is none to compare with. */

@@ -1,5 +1,5 @@
 /**
- * `apply PLANFILE`: the run a saved plan was made for, checked by planning again before any
+ * The pipeline opened on a saved plan (`apply PLANFILE`): the run a saved plan was made for, checked by planning again before any
  * write. Every account of the plan is read (the websites it touches, one by one, or the whole
  * list where that costs fewer requests) and planned again from the unchanged config file; a
  * saved plan is applied whole or not at all, so one account that is stale, differs or cannot be
@@ -13,17 +13,17 @@ import { Scope } from '../planner/scope.js';
 import type { ServiceClient } from '../service/client.js';
 import type { ConnectionFlags } from '../service/connection.js';
 import type { Context } from '../io/terminal.js';
-import { eachAccount } from '../run/each.js';
-import { accountsError } from '../run/failures.js';
-import { connectRun, failureOf, type Run, type RunAccount } from '../run/open.js';
-import { markRunMoves, planAccount } from '../run/plan.js';
-import { assertDistinctAccounts } from '../run/read.js';
-import { accountName } from '../run/select.js';
-import { checkTrust } from '../run/trust.js';
-import { compareSaved, type Numbered, type Touched } from './compare.js';
-import { loadSavedConfig } from './config.js';
-import { assertConsents, savedReasons, type Consents } from './consents.js';
-import { readSavedPlan, type SavedPlan } from './file.js';
+import { eachAccount } from './each.js';
+import { accountsError } from './failures.js';
+import { connectRun, failureOf, type Run, type RunAccount } from './open.js';
+import { markRunMoves, planAccount } from './plan.js';
+import { assertDistinctAccounts } from './read.js';
+import { accountName } from './select.js';
+import { checkTrust } from './trust.js';
+import { compareSaved, type Numbered, type Touched } from '../saved-plan/compare.js';
+import { loadSavedConfig } from '../saved-plan/config.js';
+import { assertConsents, savedReasons, type Consents } from '../saved-plan/consents.js';
+import { readSavedPlan, type SavedPlan } from '../saved-plan/file.js';
 
 export interface SavedRun {
   run: Run;
