@@ -8,7 +8,8 @@
 import { resolve } from 'node:path';
 import pLimit from 'p-limit';
 import { ConfigError, SitesyncError, StalePlanError } from '../messages/errors.js';
-import type { Account, LiveWebsite } from '../model/types.js';
+import type { Account, LiveWebsite, Plan } from '../model/types.js';
+import { historyShrunk, readingOfTraffic, shrunkMessage } from '../planner/history-grows.js';
 import { Scope } from '../planner/scope.js';
 import type { ServiceClient } from '../service/client.js';
 import type { ConnectionFlags } from '../service/connection.js';
@@ -70,7 +71,7 @@ export async function openSavedRun(planfile: string, flags: ConnectionFlags & Co
  * plan made now (what apply shows and runs). Throws, before any write, naming each account and
  * change that differs.
  */
-export async function verifySavedRun({ run, saved }: SavedRun, shownPlan: string, ctx: Pick<Context, 'secrets'>): Promise<void> {
+export async function verifySavedRun({ run, saved }: SavedRun, shownPlan: string, ctx: Pick<Context, 'secrets'>): Promise<Held[]> {
   const named = (a: RunAccount, line: string) => (a.name ? `account ${a.name}: ${line}` : line);
   const outcomes = await eachAccount(run.accounts, (a) => a.connection.installation, (a) => verifyAccount(a, saved, shownPlan, run.shown));
   assertDistinctAccounts(run.accounts);
@@ -88,6 +89,31 @@ export async function verifySavedRun({ run, saved }: SavedRun, shownPlan: string
     throw error;
   }
   markRunMoves(run);
+  return outcomes.flatMap((o) => (o.ok ? o.value.held.map((h) => ({ account: o.item.name, ...h })) : []));
+}
+
+/** A change apply does not send, and why (see heldBySavedTraffic). */
+export interface Held {
+  /** '' for the one account of a single-account file. */
+  account: string;
+  domain: string;
+  reason: string;
+}
+
+/**
+ * What a saved plan recorded of a delete's traffic is a floor: history only grows, so a re-read
+ * that finds less is the service's error for that website. Its delete is not sent (what it
+ * destroys is no longer known); the rest of the plan goes on.
+ */
+function heldBySavedTraffic(saved: readonly Numbered[], fresh: Plan): Omit<Held, 'account'>[] {
+  return saved.flatMap(({ change }) => {
+    const now = fresh.changes.find((c) => c.action === 'delete' && c.domain === change.domain);
+    if (change.action !== 'delete' || now?.action !== 'delete' || !change.traffic || !now.traffic) return [];
+    const earlier = readingOfTraffic(change.traffic, 'the saved plan');
+    const later = readingOfTraffic(now.traffic, 'the service now');
+    const shrunk = historyShrunk(earlier, later);
+    return shrunk.length ? [{ domain: change.domain, reason: shrunkMessage(change.domain, earlier, later, shrunk) }] : [];
+  });
 }
 
 /**
@@ -124,7 +150,7 @@ async function verifyAccount(a: RunAccount, saved: SavedPlan, shownPlan: string,
       ...(whole ? {} : { census: { total, managed: total, ...(scope.narrowed ? { unmanaged: savedUnmanaged(mineSaved, total) } : {}) } }),
     },
   );
-  return compareSaved(changes, a.plan, now, { config: a.config, shownConfig, scope, prune });
+  return { ...compareSaved(changes, a.plan, now, { config: a.config, shownConfig, scope, prune }), held: heldBySavedTraffic(changes, a.plan) };
 }
 
 /** The unmanaged count a saved plan shows for an account, bounded by the account's size (the file is data). */
