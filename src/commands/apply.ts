@@ -17,7 +17,8 @@ import { fail, openRun, type Run, type RunAccount } from '../run/open.js';
 import { baselineFlags, planAccounts, plansOf } from '../run/plan.js';
 import { reportRequests } from '../run/requests.js';
 import { openSavedRun, verifySavedRun, type Held } from '../run/saved.js';
-import { approvalRefusal, checkApproved } from '../saved-plan/approved.js';
+import { checkApproved } from '../saved-plan/approved.js';
+import { approvalRefusal } from '../planner/gate.js';
 import { defineCommand, planning, type CommandArgs } from './define.js';
 
 const options = {

@@ -2,46 +2,32 @@
  * The "apply" step of a run: each account's own safety gate, then the accounts applied side by
  * side. An account refused by its gate is listed and not applied; the others go on.
  */
-import { adviseTruly, assertNoKeyAsPassword, executePlan, passwordsFrom, wentThrough } from './execute.js';
-import type { AccountOutcome, ChangeResult, Config, DeleteChange, Move, Plan } from '../model/types.js';
+import { adviseTruly, executePlan, wentThrough } from './execute.js';
+import { passwordsFrom, refusals, type Consents } from '../planner/gate.js';
+import type { AccountOutcome, ChangeResult, DeleteChange, Move } from '../model/types.js';
 import { goesFirst } from '../planner/moves.js';
 import { archiverFor } from './archive.js';
-import { assertSafe } from '../planner/safety.js';
 import type { Context } from '../io/terminal.js';
 import { eachAccount } from './each.js';
 import type { FailedAccount } from './failures.js';
 import { fail, failureOf, type Run, type RunAccount } from './open.js';
 
-/**
- * Why apply refuses a plan before any write: the thresholds (unless `force`), the website limit,
- * recent history that the file does not retire, a key sent as a password. The CLI and the library
- * alike.
- */
-export function assertApplicable(plan: Plan, config: Config, shownConfig: string, usesKey: (value: string) => boolean, force: boolean): void {
-  // retire: is read at the top of a single-account file, and in an account of a file with accounts.
-  assertSafe(plan, force, `${shownConfig}${config.account ? ` under accounts.${config.account.name}` : ''}`);
-  assertNoKeyAsPassword(plan, usesKey, passwordsFrom(plan, config, shownConfig));
-}
-
-function assertReady(a: RunAccount, run: Run, force: boolean): void {
-  // No account's key, not only its own: each account's variable is another's secret.
-  assertApplicable(a.plan!, a.config, run.shown, (value) => run.accounts.some((o) => o.client.usesKey(value)), force);
+/** The gate's consents for an account of the run: no account's key, not only its own (each account's variable is another's secret). */
+function consentsOf(run: Run, force: boolean): Consents {
+  return { force, shownConfig: run.shown, isKey: (value) => run.accounts.some((o) => o.client.usesKey(value)) };
 }
 
 /**
- * Before any write: every planned account with changes must pass its own checks. One that does
- * not is failed with the reason. Returns the accounts that may be applied.
+ * Before any write: every planned account with changes must pass the gate (planner/gate.ts). One
+ * that does not is failed with the reason. Returns the accounts that may be applied.
  */
 export function gateAccounts(run: Run, force: boolean, ctx: Pick<Context, 'secrets'>): RunAccount[] {
   const ready: RunAccount[] = [];
   for (const a of run.accounts) {
     if (!a.plan || a.failure || a.plan.changes.length === 0) continue;
-    try {
-      assertReady(a, run, force);
-      ready.push(a);
-    } catch (error) {
-      fail(a, error, ctx);
-    }
+    const [refusal] = refusals(a.plan, a.config, consentsOf(run, force));
+    if (refusal) fail(a, refusal, ctx);
+    else ready.push(a);
   }
   return ready;
 }
@@ -50,12 +36,8 @@ export function gateAccounts(run: Run, force: boolean, ctx: Pick<Context, 'secre
 export function refusedAccounts(run: Run, ctx: Pick<Context, 'secrets'>): FailedAccount[] {
   return run.accounts.flatMap((a) => {
     if (!a.plan || a.failure) return [];
-    try {
-      assertReady(a, run, false);
-      return [];
-    } catch (error) {
-      return [{ name: a.name, failure: failureOf(error, ctx), error }];
-    }
+    const [refusal] = refusals(a.plan, a.config, consentsOf(run, false));
+    return refusal ? [{ name: a.name, failure: failureOf(refusal, ctx), error: refusal }] : [];
   });
 }
 

@@ -5,7 +5,8 @@
  */
 import pLimit from 'p-limit';
 import { HistoryShrunkError, SitesyncError } from '../messages/errors.js';
-import type { Change, ChangeResult, Config, DeleteChange, ExecuteResult, Plan } from '../model/types.js';
+import type { Change, ChangeResult, DeleteChange, ExecuteResult, Plan } from '../model/types.js';
+import { assertNoKeyAsPassword } from '../planner/gate.js';
 import { atLimit, goesFirst } from '../planner/moves.js';
 import type { ServiceClient } from '../service/client.js';
 import { ApiError } from '../service/errors.js';
@@ -91,27 +92,6 @@ export function wentThrough(result: ChangeResult | undefined): boolean {
   return result?.status === 'done' || result?.status === 'gone';
 }
 
-/**
- * Refuses, before any write, a website password that is an API key in use (`isKey`: the run's
- * keys, every account's): the service would store the key where others can use it to open the
- * website.
- */
-export function assertNoKeyAsPassword(plan: Plan, isKey: (value: string) => boolean, passwordFor: (domain: string) => string | undefined): void {
-  const domains = plan.changes
-    .filter((c) => c.fields.includes('password'))
-    .map((c) => c.domain)
-    .filter((domain) => {
-      const password = passwordFor(domain);
-      return password !== undefined && isKey(password);
-    });
-  if (domains.length === 0) return;
-  const error = new SitesyncError(
-    `the password of ${domains.join(', ')} is the API key: the service would store the key as a website password; nothing was written`,
-  );
-  error.details = ['Give the website a password of its own (password: ${NAME}, NAME set to another value).'];
-  throw error;
-}
-
 async function applyChange(
   change: Change,
   client: ServiceClient,
@@ -167,23 +147,4 @@ async function deleteArchived(change: DeleteChange, client: ServiceClient, archi
 function messageOf(error: unknown): string {
   if (error instanceof Error) return error.message;
   return String(error);
-}
-
-/**
- * The password each change sends, from the config it was planned from: the website's own
- * `${NAME}` there, resolved when the file was loaded. Never from a name written in a plan.
- * Refuses, before any write, a plan that sends a password the file does not set.
- */
-export function passwordsFrom(plan: Plan, config: Config, shownConfig: string): (domain: string) => string | undefined {
-  const sites = new Map(config.websites.map((w) => [w.domain, w]));
-  const passwordFor = (domain: string) => sites.get(domain)?.password?.value;
-  const missing = plan.changes.filter((c) => c.fields.includes('password') && passwordFor(c.domain) === undefined).map((c) => c.domain);
-  if (missing.length) {
-    const error = new SitesyncError(
-      `the plan sends a password for ${missing.join(', ')}, but ${shownConfig} sets none for ${missing.length === 1 ? 'it' : 'them'}; nothing was written`,
-    );
-    error.details = ['Make the plan again from the file.'];
-    throw error;
-  }
-  return passwordFor;
 }

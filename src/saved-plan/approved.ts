@@ -110,17 +110,3 @@ function missingOf(account: string, was: ApprovedAccount, note: string): Approva
   if (!was.changes) return [{ account, kind: 'missing', note: `${was.count} approved changes: ${note}` }];
   return was.changes.map(([action, domain]) => ({ account, kind: 'missing', change: { action, domain }, note }));
 }
-
-/** `--require-approved`: why apply writes nothing — a plan that is not the approved one, or a file with nothing to compare with; undefined when it is as approved. */
-export function approvalRefusal(check: ApprovalCheck): SitesyncError | undefined {
-  if (check.unavailable) {
-    const error = new SitesyncError(`--require-approved: ${check.unavailable}; nothing was written`);
-    error.details = ['Apply what a reviewed plan comment approved: give its text with --approved FILE (sitesync ci approved -o FILE fetches it).'];
-    return error;
-  }
-  if (check.differences.length === 0) return undefined;
-  const n = check.differences.length;
-  const error = new SitesyncError(`--require-approved: the plan differs from the one approved in ${check.file} (${n} ${n === 1 ? 'difference' : 'differences'}, ${check.why}); nothing was written`);
-  error.details = ['Make a new plan in a pull request and have it reviewed, then apply that.'];
-  return error;
-}
