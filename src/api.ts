@@ -10,9 +10,9 @@
  * else SITESYNC_API_KEY. Plain http:// only to loopback unless `insecureHttp`.
  */
 import { resolve } from 'node:path';
-import { assertApplicable } from './run/apply.js';
 import { archiverFor } from './run/archive.js';
-import { executePlan, passwordsFrom } from './run/execute.js';
+import { executePlan } from './run/execute.js';
+import { passwordsFrom, refusals } from './planner/gate.js';
 import { planWithHistory } from './run/history.js';
 import { planAccount } from './run/plan.js';
 import { deletesOf } from './planner/history.js';
@@ -151,7 +151,8 @@ export async function applyPlan(plan: Plan, config: Config, options: ApplyOption
   secrets.addPasswordsOf(config);
   return withClient({ ...options, baseUrl: options.baseUrl ?? plan.base_url }, plan.base_url, secrets, async (client) => {
     const checked = deletesOf(plan).length ? await planWithHistory(plan, config, client) : plan;
-    assertApplicable(checked, config, config.file, (value) => client.usesKey(value), options.force === true);
+    const [refusal] = refusals(checked, config, { force: options.force === true, shownConfig: config.file, isKey: (value) => client.usesKey(value) });
+    if (refusal) throw refusal;
     const passwordFor = passwordsFrom(checked, config, config.file);
     // A delete the plan archives first (the file's archive:) is sent once its archive is written, as in the CLI.
     const archive = archiverFor(client, { config, baseUrl: checked.base_url, account: checked.account, configAccount: config.account?.name ?? null, cwd: process.cwd() });

@@ -16,8 +16,9 @@ import { accountsError, failedAccounts, throwIfLoneFailed } from '../run/failure
 import { fail, openRun, type Run, type RunAccount } from '../run/open.js';
 import { baselineFlags, planAccounts, plansOf } from '../run/plan.js';
 import { reportRequests } from '../run/requests.js';
-import { openSavedRun, verifySavedRun } from '../saved-plan/replan.js';
-import { approvalRefusal, checkApproved } from '../saved-plan/approved.js';
+import { openSavedRun, verifySavedRun, type Held } from '../run/saved.js';
+import { checkApproved } from '../saved-plan/approved.js';
+import { approvalRefusal } from '../planner/gate.js';
 import { defineCommand, planning, type CommandArgs } from './define.js';
 
 const options = {
@@ -63,40 +64,64 @@ async function runApply(args: ApplyArgs, ctx: Context): Promise<number> {
   // Before reading anything: a report that cannot be written should fail at once.
   if (args.report !== undefined) await assertOutputFile(resolve(ctx.cwd, args.report), args.report, '--report', true);
   if (args.requireApproved && args.approved === undefined) throw new UsageError('--require-approved needs --approved FILE: the plan comment to compare with');
-  return args.planfile ? applySaved(args, args.planfile, ctx) : applyFresh(args, ctx);
-}
-
-/** Plans every account, shows the plan, asks once, then applies each account that passes its own checks. */
-async function applyFresh(args: ApplyArgs, ctx: Context): Promise<number> {
-  const baseline = baselineFlags(args);
-  const run = await openRun(args, ctx);
+  // One pipeline for both inputs: open → read and plan → show → gate → ask → apply.
+  const input = args.planfile ? await openSaved(args, args.planfile, ctx) : await openFresh(args, ctx);
+  const { run } = input;
   try {
     if (args.archive !== undefined) await archiveEveryAccountIn(run.accounts.map((a) => a.config), args.archive, ctx.cwd);
-    await planAccounts(run, { prune: args.prune, targets: args.target, excludes: args.exclude, resendWriteOnly: args.resendWriteOnly, baseline }, ctx);
+    const held = await input.plan();
     ctx.stdout.write(renderPlanAs('text', plansOf(run), { colors: ctx.out }));
     const approval = await compareWithApproved(run, args, ctx);
     const ready = gateAccounts(run, args.force === true, ctx);
-    const refused = run.accounts.filter((a) => a.failure && a.plan);
-    if (ready.length === 0 || refused.length) await writeReport(args, outcomesOf(run), ctx, approval);
-    throwIfLoneFailed(run);
-    for (const a of refused) ctx.stderr.write(failureBlock(`account ${a.name} will not be applied`, failureLines(a.failure), ctx.err));
-    if (ready.length === 0) {
-      const failed = failedAccounts(run).length;
-      // "The other accounts" only where the run has some (not for `--account alpha` refused alone).
-      if (!failed) ctx.stdout.write('Nothing to apply.\n');
-      else if (run.accounts.length + run.skipped.length > failed) ctx.stdout.write('Nothing to apply in the other accounts.\n');
-      return failed ? 1 : 0;
-    }
-    if (!args.autoApprove) await confirmApply(ctx);
-    return await execute(run, ready, args, ctx, approval);
+    const stop = await input.refused(ready, approval);
+    if (stop !== undefined) return stop;
+    if (input.ask && !args.autoApprove) await confirmApply(ctx);
+    return await execute(run, ready, held, args, ctx, approval);
   } finally {
     reportRequests(run, ctx);
     await run.close();
   }
 }
 
+/** An opened input of the pipeline: its run, how it is planned, what a refused account means for it. */
+interface Input {
+  run: Run;
+  /** Reads and plans every account; what is not to be sent, and why. */
+  plan(): Promise<Held[]>;
+  /** After the gate: the command's exit code when nothing is to be applied (or throws); undefined to go on. */
+  refused(ready: RunAccount[], approval: ApprovalCheck | undefined): Promise<number | undefined>;
+  /** Asked before writing (a saved plan was reviewed when it was made). */
+  ask: boolean;
+}
+
+/** The config file, planned now: each account that passes its own checks is applied, the others are listed. */
+async function openFresh(args: ApplyArgs, ctx: Context): Promise<Input> {
+  const baseline = baselineFlags(args);
+  const run = await openRun(args, ctx);
+  return {
+    run,
+    ask: true,
+    plan: async () => {
+      await planAccounts(run, { prune: args.prune, targets: args.target, excludes: args.exclude, resendWriteOnly: args.resendWriteOnly, baseline }, ctx);
+      return [];
+    },
+    refused: async (ready, approval) => {
+      const refused = run.accounts.filter((a) => a.failure && a.plan);
+      if (ready.length === 0 || refused.length) await writeReport(args, outcomesOf(run), ctx, approval);
+      throwIfLoneFailed(run);
+      for (const a of refused) ctx.stderr.write(failureBlock(`account ${a.name} will not be applied`, failureLines(a.failure), ctx.err));
+      if (ready.length) return undefined;
+      const failed = failedAccounts(run).length;
+      // "The other accounts" only where the run has some (not for `--account alpha` refused alone).
+      if (!failed) ctx.stdout.write('Nothing to apply.\n');
+      else if (run.accounts.length + run.skipped.length > failed) ctx.stdout.write('Nothing to apply in the other accounts.\n');
+      return failed ? 1 : 0;
+    },
+  };
+}
+
 /** A saved plan: planned again and compared before any write, then applied whole or not at all. */
-async function applySaved(args: ApplyArgs, file: string, ctx: Context): Promise<number> {
+async function openSaved(args: ApplyArgs, file: string, ctx: Context): Promise<Input> {
   // --prune and --resend-write-only are not changes but consents: see saved-plan/consents.ts.
   const narrowing = [
     ['target', args.target?.length],
@@ -110,24 +135,21 @@ async function applySaved(args: ApplyArgs, file: string, ctx: Context): Promise<
   }
   const saved = await openSavedRun(file, args, ctx);
   const { run } = saved;
-  try {
-    if (args.archive !== undefined) await archiveEveryAccountIn(run.accounts.map((a) => a.config), args.archive, ctx.cwd);
-    ctx.stderr.write(`Checking that ${file} (made ${saved.saved.saved.created_at}) still matches the service and ${run.shown}…\n`);
-    await verifySavedRun(saved, file, ctx);
-    ctx.stdout.write(renderPlanAs('text', plansOf(run), { colors: ctx.out }));
-    const approval = await compareWithApproved(run, args, ctx);
-    const ready = gateAccounts(run, args.force === true, ctx);
-    const refused = accountsError(failedAccounts(run), run.accounts.length, (n) => `${file} would be refused in ${n}; a saved plan is applied whole, so nothing was written`);
-    if (refused) throw refused;
-    if (ready.length === 0) {
+  return {
+    run,
+    ask: false,
+    plan: () => {
+      ctx.stderr.write(`Checking that ${file} (made ${saved.saved.saved.created_at}) still matches the service and ${run.shown}…\n`);
+      return verifySavedRun(saved, file, ctx);
+    },
+    refused: async (ready) => {
+      const refused = accountsError(failedAccounts(run), run.accounts.length, (n) => `${file} would be refused in ${n}; a saved plan is applied whole, so nothing was written`);
+      if (refused) throw refused;
+      if (ready.length) return undefined;
       ctx.stdout.write('Nothing to apply.\n');
       return 0;
-    }
-    return await execute(run, ready, args, ctx, approval);
-  } finally {
-    reportRequests(run, ctx);
-    await run.close();
-  }
+    },
+  };
 }
 
 /**
@@ -135,7 +157,7 @@ async function applySaved(args: ApplyArgs, file: string, ctx: Context): Promise<
  * `--require-approved`, a plan that is not refuses every account before any write (the report says so).
  */
 async function compareWithApproved(run: Run, args: ApplyArgs, ctx: Context): Promise<ApprovalCheck | undefined> {
-  const approval = await checkApproved(args.approved, run, ctx);
+  const approval = await checkApproved(args.approved, plansOf(run), run.workspace.sha256, ctx);
   if (!approval) return undefined;
   ctx.stdout.write(renderApprovalText(approval, ctx.out));
   const refusal = args.requireApproved ? approvalRefusal(approval) : undefined;
@@ -148,7 +170,7 @@ async function compareWithApproved(run: Run, args: ApplyArgs, ctx: Context): Pro
 }
 
 /** Applies the ready accounts with one progress line, a line per change that stays, and the summary. */
-async function execute(run: Run, ready: RunAccount[], args: ApplyArgs, ctx: Context, approval?: ApprovalCheck): Promise<number> {
+async function execute(run: Run, ready: RunAccount[], held: Held[], args: ApplyArgs, ctx: Context, approval?: ApprovalCheck): Promise<number> {
   const progress = new ProgressLine(ctx.stderr, 'Applying');
   const total = ready.reduce((n, a) => n + a.plan!.changes.length, 0);
   let shown = { done: 0, total, failed: 0 };
@@ -162,6 +184,7 @@ async function execute(run: Run, ready: RunAccount[], args: ApplyArgs, ctx: Cont
         parallelism: args.parallelism,
         signal: ctx.signal,
         cwd: ctx.cwd,
+        held,
         onResult: (a, result, counts) => {
           // A line per change, on stdout: it stays in the scrollback and in `apply > apply.log`.
           progress.log(`${a.name ? `${ctx.out.dim(`[${printable(a.name)}]`)} ` : ''}${resultLine(result, ctx.out)}`, ctx.stdout);

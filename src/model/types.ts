@@ -195,6 +195,16 @@ export interface PasswordSource {
   clear: boolean;
 }
 
+/**
+ * A domain that leaves one account and joins another of the same installation (which stores a
+ * domain once): the delete in `from` goes before the create in `to`, and the history stays with
+ * `from`, destroyed there. Both changes carry it.
+ */
+export interface Move {
+  from: string;
+  to: string;
+}
+
 /** A website the file lists and the service lacks: stored with every enforced field. */
 export interface CreateChange extends ChangeCommon {
   action: 'create';
@@ -203,6 +213,8 @@ export interface CreateChange extends ChangeCommon {
   after: WebsiteView;
   /** Where the password in `after` comes from, when the file sets one. */
   password_from?: PasswordSource;
+  /** It moves here from another account of the installation: created once that account's delete went through. */
+  move?: Move;
 }
 
 /** A website both have, with fields that differ or write-only fields sent. */
@@ -234,11 +246,8 @@ export interface DeleteChange extends ChangeCommon {
   retired?: true;
   /** Its history is archived in this folder (as the file or flag writes it) before the delete is sent. */
   archive?: string;
-  /**
-   * Why it is not sent: its traffic read again holds less than an earlier read of the run found
-   * (a saved plan's recorded traffic). History only grows: the service's error. Never saved.
-   */
-  history_shrunk?: string;
+  /** It moves to another account of the installation: deleted here (with every rule of a delete) before the create there. */
+  move?: Move;
 }
 
 /** What a website's statistics hold: a delete destroys them with it, and there is no undo. */

@@ -66,21 +66,19 @@ export function readingOfTraffic(traffic: Traffic, by: string): HistoryReading {
 }
 
 /**
- * A plan made again (a saved plan applied) with each delete whose traffic, read now, holds less
- * than the earlier plan recorded marked `history_shrunk` (why, in words): apply sends no such
- * delete, and the rest goes on. A recorded traffic that holds no numbers (the plan file is data)
- * is not compared.
+ * The deletes of a plan made again (a saved plan applied) whose traffic, read now, holds less than
+ * the earlier plan recorded, each with why in words: apply sends no such delete, and the rest goes
+ * on. A recorded traffic that holds no numbers (the plan file is data) is not compared.
  */
-export function withEarlierHistory(plan: Plan, earlier: readonly Change[], by: string): Plan {
+export function shrunkSince(earlier: readonly Change[], plan: Plan, by: string): { domain: string; reason: string }[] {
   const recorded = new Map(earlier.flatMap((c) => (c.action === 'delete' && c.traffic && isReading(c.traffic) ? [[c.id, c.traffic] as const] : [])));
-  const changes = plan.changes.map((change) => {
+  return plan.changes.flatMap((change) => {
     const then = change.action === 'delete' ? recorded.get(change.id) : undefined;
-    if (change.action !== 'delete' || !change.traffic || !then) return change;
-    const [before, now] = [readingOfTraffic(then, by), readingOfTraffic(change.traffic, 'a plan made now')];
+    if (change.action !== 'delete' || !change.traffic || !then) return [];
+    const [before, now] = [readingOfTraffic(then, by), readingOfTraffic(change.traffic, 'the service now')];
     const shrunk = historyShrunk(before, now);
-    return shrunk.length ? { ...change, history_shrunk: shrunkMessage(change.domain, before, now, shrunk) } : change;
+    return shrunk.length ? [{ domain: change.domain, reason: shrunkMessage(change.domain, before, now, shrunk) }] : [];
   });
-  return { ...plan, changes };
 }
 
 function isReading(traffic: Traffic): boolean {

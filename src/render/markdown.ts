@@ -5,6 +5,7 @@
  */
 import type { AccountPlan, Change, DeleteChange, Plan } from '../model/types.js';
 import { approvedPlan } from '../planner/digest.js';
+import { moveNote } from '../planner/moves.js';
 import { archiveNote, count, GONE, sparkline } from '../planner/traffic-words.js';
 import { listDelta } from '../planner/values.js';
 import { jsonUnicodeEscapes, markdownCode, markdownText } from '../messages/escape.js';
@@ -153,7 +154,8 @@ export function renderMarkdown(plan: Plan, limit = MAX_MARKDOWN, options: Markdo
 }
 
 function tableRow(change: Change): string {
-  const what = change.action === 'delete' ? deleteCell(change) : change.fields.join(', ');
+  const fields = change.action === 'delete' ? deleteCell(change) : change.fields.join(', ');
+  const what = change.action !== 'update' && change.move ? `${moveNote(change.move)}; ${fields}` : fields;
   return `| ${ICON[change.action]} | ${markdownCode(change.domain)} | ${markdownText(what)} |`;
 }
 

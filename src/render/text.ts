@@ -5,6 +5,7 @@ import type { Change, FieldChange, Plan } from '../model/types.js';
 import type { Colors } from '../io/terminal.js';
 import { listDelta } from '../planner/values.js';
 import { printable } from '../messages/escape.js';
+import { moveNote } from '../planner/moves.js';
 import { archiveNote, count, describeTraffic, sparkline } from '../planner/traffic-words.js';
 import {
   accountLabel,
@@ -46,6 +47,11 @@ export function renderText(plan: Plan, colors: Colors = pc.createColors(false)):
 }
 
 function changeBody(change: Change, c: Colors): string[] {
+  const move = change.action !== 'update' && change.move ? [c.cyan(printable(moveNote(change.move)))] : [];
+  return [...move, ...fieldsBody(change, c)];
+}
+
+function fieldsBody(change: Change, c: Colors): string[] {
   if (change.action === 'delete') {
     const spark = sparkline(change.traffic);
     return [

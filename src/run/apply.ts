@@ -2,45 +2,32 @@
  * The "apply" step of a run: each account's own safety gate, then the accounts applied side by
  * side. An account refused by its gate is listed and not applied; the others go on.
  */
-import { assertNoKeyAsPassword, executePlan, passwordsFrom } from './execute.js';
-import type { AccountOutcome, ChangeResult, Config, DeleteChange, Plan } from '../model/types.js';
+import { adviseTruly, executePlan, wentThrough } from './execute.js';
+import { passwordsFrom, refusals, type Consents } from '../planner/gate.js';
+import type { AccountOutcome, ChangeResult, DeleteChange, Move } from '../model/types.js';
+import { goesFirst } from '../planner/moves.js';
 import { archiverFor } from './archive.js';
-import { assertSafe } from '../planner/safety.js';
 import type { Context } from '../io/terminal.js';
 import { eachAccount } from './each.js';
 import type { FailedAccount } from './failures.js';
 import { fail, failureOf, type Run, type RunAccount } from './open.js';
 
-/**
- * Why apply refuses a plan before any write: the thresholds (unless `force`), the website limit,
- * recent history that the file does not retire, a key sent as a password. The CLI and the library
- * alike.
- */
-export function assertApplicable(plan: Plan, config: Config, shownConfig: string, usesKey: (value: string) => boolean, force: boolean): void {
-  // retire: is read at the top of a single-account file, and in an account of a file with accounts.
-  assertSafe(plan, force, `${shownConfig}${config.account ? ` under accounts.${config.account.name}` : ''}`);
-  assertNoKeyAsPassword(plan, usesKey, passwordsFrom(plan, config, shownConfig));
-}
-
-function assertReady(a: RunAccount, run: Run, force: boolean): void {
-  // No account's key, not only its own: each account's variable is another's secret.
-  assertApplicable(a.plan!, a.config, run.shown, (value) => run.accounts.some((o) => o.client.usesKey(value)), force);
+/** The gate's consents for an account of the run: no account's key, not only its own (each account's variable is another's secret). */
+function consentsOf(run: Run, force: boolean): Consents {
+  return { force, shownConfig: run.shown, isKey: (value) => run.accounts.some((o) => o.client.usesKey(value)) };
 }
 
 /**
- * Before any write: every planned account with changes must pass its own checks. One that does
- * not is failed with the reason. Returns the accounts that may be applied.
+ * Before any write: every planned account with changes must pass the gate (planner/gate.ts). One
+ * that does not is failed with the reason. Returns the accounts that may be applied.
  */
 export function gateAccounts(run: Run, force: boolean, ctx: Pick<Context, 'secrets'>): RunAccount[] {
   const ready: RunAccount[] = [];
   for (const a of run.accounts) {
     if (!a.plan || a.failure || a.plan.changes.length === 0) continue;
-    try {
-      assertReady(a, run, force);
-      ready.push(a);
-    } catch (error) {
-      fail(a, error, ctx);
-    }
+    const [refusal] = refusals(a.plan, a.config, consentsOf(run, force));
+    if (refusal) fail(a, refusal, ctx);
+    else ready.push(a);
   }
   return ready;
 }
@@ -49,12 +36,8 @@ export function gateAccounts(run: Run, force: boolean, ctx: Pick<Context, 'secre
 export function refusedAccounts(run: Run, ctx: Pick<Context, 'secrets'>): FailedAccount[] {
   return run.accounts.flatMap((a) => {
     if (!a.plan || a.failure) return [];
-    try {
-      assertReady(a, run, false);
-      return [];
-    } catch (error) {
-      return [{ name: a.name, failure: failureOf(error, ctx), error }];
-    }
+    const [refusal] = refusals(a.plan, a.config, consentsOf(run, false));
+    return refusal ? [{ name: a.name, failure: failureOf(refusal, ctx), error: refusal }] : [];
   });
 }
 
@@ -65,21 +48,27 @@ export interface ApplyOptions {
   cwd: string;
   /** Each change's result as it completes, with the counts across every account. */
   onResult?: (account: RunAccount, result: ChangeResult, counts: { done: number; failed: number; total: number }) => void;
+  /** Changes not sent, and why (a saved plan's delete whose history shrank since: run/saved.ts). */
+  held?: readonly { account: string; domain: string; reason: string }[];
   /** An archive before a delete, as it is read: pages read of the pages known. */
   onArchiveProgress?: (account: RunAccount, change: DeleteChange, read: number, estimate: number) => void;
 }
 
 /**
  * Applies the plans of `ready` (installations side by side); one outcome per account of the run,
- * in the file's order: applied, failed (and why), or with nothing to apply (neither).
+ * in the file's order: applied, failed (and why), or with nothing to apply (neither). Writes go
+ * in the order the product counts them, per installation across accounts: first the deletes that
+ * make room (planner/moves.ts) in every account, then the rest; a move's create is sent only once
+ * its delete in the other account went through.
  */
 export async function applyAccounts(run: Run, ready: RunAccount[], options: ApplyOptions, ctx: Pick<Context, 'secrets'>): Promise<AccountOutcome[]> {
   const counts = { done: 0, failed: 0, total: ready.reduce((n, a) => n + a.plan!.changes.length, 0) };
-  const applied = await eachAccount(
-    ready,
-    (a) => a.connection.installation,
-    (a) =>
-      executePlan(a.plan!, a.client, {
+  const deleted = new Map<string, ChangeResult>();
+  const installationOf = (a: RunAccount) => a.connection.installation;
+  const round = (first: boolean) =>
+    eachAccount(ready, installationOf, (a) => {
+      const plan = { ...a.plan!, changes: a.plan!.changes.filter((c) => goesFirst(a.plan!, c) === first) };
+      return executePlan(plan, a.client, {
         parallelism: options.parallelism,
         passwordFor: passwordsFrom(a.plan!, a.config, run.shown),
         signal: options.signal,
@@ -92,18 +81,43 @@ export async function applyAccounts(run: Run, ready: RunAccount[], options: Appl
           cwd: options.cwd,
           onProgress: (change, read, estimate) => options.onArchiveProgress?.(a, change, read, estimate),
         }),
+        hold: (change) =>
+          options.held?.find((h) => h.account === a.name && h.domain === change.domain)?.reason ??
+          (change.action === 'create' && change.move ? heldMove(change.move, deleted.get(moveKey(installationOf(a), change.move.from, change.domain))) : undefined),
         onResult: (result) => {
           if (result.status === 'failed') counts.failed++;
           else counts.done++;
+          if (result.change.action === 'delete') deleted.set(moveKey(installationOf(a), a.name, result.change.domain), result);
           options.onResult?.(a, result, counts);
         },
-      }),
-  );
+      });
+    });
+  const firsts = await round(true);
+  const rests = await round(false);
   const outcomes = new Map<RunAccount, AccountOutcome>();
-  for (const o of applied) {
-    outcomes.set(o.item, o.ok ? { name: o.item.name, outcome: o.value } : { name: o.item.name, failure: failureOf(o.error, ctx) });
+  for (const [i, a] of ready.entries()) {
+    const first = firsts[i]!;
+    const rest = rests[i]!;
+    if (!first.ok || !rest.ok) {
+      outcomes.set(a, { name: a.name, failure: failureOf(first.ok ? (rest as { error: unknown }).error : first.error, ctx) });
+      continue;
+    }
+    const byChange = new Map([...first.value.results, ...rest.value.results].map((r) => [r.change, r]));
+    const results = adviseTruly(a.plan!, a.plan!.changes.map((c) => byChange.get(c)!));
+    outcomes.set(a, { name: a.name, outcome: { results, interrupted: first.value.interrupted || rest.value.interrupted } });
   }
   return outcomesOf(run, outcomes);
+}
+
+function moveKey(installation: string, account: string, domain: string): string {
+  return JSON.stringify([installation, account, domain]);
+}
+
+/** Why a move's create is not sent: its delete in the other account did not go through (the domain is still taken there). */
+function heldMove(move: Move, deleted: ChangeResult | undefined): string | undefined {
+  if (wentThrough(deleted)) return undefined;
+  const why = deleted ? `its delete there failed` : `its delete there was not sent`;
+  return `not sent: it moves from ${move.from}, and ${why}, so the domain is still taken; apply again once ${move.from} deletes it`;
 }
 
 /** Every account of the run as an outcome, in the file's order: `applied`'s, else its failure, else nothing to apply. */

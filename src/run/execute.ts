@@ -5,7 +5,9 @@
  */
 import pLimit from 'p-limit';
 import { HistoryShrunkError, SitesyncError } from '../messages/errors.js';
-import type { Change, ChangeResult, Config, DeleteChange, ExecuteResult, Plan } from '../model/types.js';
+import type { Change, ChangeResult, DeleteChange, ExecuteResult, Plan } from '../model/types.js';
+import { assertNoKeyAsPassword } from '../planner/gate.js';
+import { atLimit, goesFirst } from '../planner/moves.js';
 import type { ServiceClient } from '../service/client.js';
 import { ApiError } from '../service/errors.js';
 
@@ -24,6 +26,8 @@ export interface ExecuteOptions {
    * its message, and nothing is sent for it. Without it, such a delete fails unsent.
    */
   archive?: (change: DeleteChange) => Promise<string>;
+  /** Why a change is not sent at all (a move's create whose delete did not go through); it fails with that reason. */
+  hold?: (change: Change) => string | undefined;
 }
 
 /** Shown when a change sends a password and none resolves: it fails, nothing is sent for it. */
@@ -33,58 +37,59 @@ export async function executePlan(plan: Plan, client: ServiceClient, options: Ex
   assertNoKeyAsPassword(plan, (value) => client.usesKey(value), options.passwordFor);
   const limit = pLimit(Math.max(1, options.parallelism));
   const counts = { done: 0, failed: 0, total: plan.changes.length };
-  const results = await Promise.all(
-    plan.changes.map((change) =>
-      limit(async (): Promise<ChangeResult> => {
-        if (options.signal?.aborted) return { change, status: 'skipped', ms: 0 };
-        const started = Date.now();
-        let result: ChangeResult;
-        const password = change.fields.includes('password') ? options.passwordFor(change.domain) : undefined;
-        if (change.fields.includes('password') && password === undefined) {
-          // Sending the change without it would store the website without the password it was planned with.
-          result = { change, status: 'failed', error: NO_PASSWORD, ms: 0 };
-          counts.failed++;
-          options.onResult?.(result, counts);
-          return result;
-        }
-        try {
-          const outcome = await applyChange(change, client, password, options.archive);
-          // Interrupted while its archive was read: no delete was sent, as if it had not started.
-          if (outcome.status === 'skipped') return { change, status: 'skipped', ms: Date.now() - started };
-          result = { change, status: outcome.status, ms: Date.now() - started, ...(outcome.note ? { note: outcome.note } : {}), ...(outcome.archive ? { archive: outcome.archive } : {}) };
-          counts.done++;
-        } catch (error) {
-          result = { change, status: 'failed', error: messageOf(error), ms: Date.now() - started };
-          if (error instanceof ApiError && error.refused) result.refused = true;
-          counts.failed++;
-        }
+  const run = (change: Change) =>
+    limit(async (): Promise<ChangeResult> => {
+      if (options.signal?.aborted) return { change, status: 'skipped', ms: 0 };
+      const started = Date.now();
+      let result: ChangeResult;
+      const held = options.hold?.(change);
+      const password = change.fields.includes('password') ? options.passwordFor(change.domain) : undefined;
+      if (held !== undefined || (change.fields.includes('password') && password === undefined)) {
+        // Sending the change without it would store the website without the password it was planned with.
+        result = { change, status: 'failed', error: held ?? NO_PASSWORD, ms: 0 };
+        counts.failed++;
         options.onResult?.(result, counts);
         return result;
-      }),
-    ),
-  );
+      }
+      try {
+        const outcome = await applyChange(change, client, password, options.archive);
+        // Interrupted while its archive was read: no delete was sent, as if it had not started.
+        if (outcome.status === 'skipped') return { change, status: 'skipped', ms: Date.now() - started };
+        result = { change, status: outcome.status, ms: Date.now() - started, ...(outcome.note ? { note: outcome.note } : {}), ...(outcome.archive ? { archive: outcome.archive } : {}) };
+        counts.done++;
+      } catch (error) {
+        result = { change, status: 'failed', error: messageOf(error), ms: Date.now() - started };
+        if (error instanceof ApiError && error.refused) result.refused = true;
+        counts.failed++;
+      }
+      options.onResult?.(result, counts);
+      return result;
+    });
+  // The deletes that make room go first (planner/moves.ts): the product counts before it stores.
+  const first = await Promise.all(plan.changes.filter((c) => goesFirst(plan, c)).map(run));
+  const rest = await Promise.all(plan.changes.filter((c) => !goesFirst(plan, c)).map(run));
+  const byChange = new Map([...first, ...rest].map((r) => [r.change, r]));
+  const results = adviseTruly(plan, plan.changes.map((c) => byChange.get(c)!));
   return { results, interrupted: Boolean(options.signal?.aborted) && results.some((r) => r.status === 'skipped') };
 }
 
 /**
- * Refuses, before any write, a website password that is an API key in use (`isKey`: the run's
- * keys, every account's): the service would store the key where others can use it to open the
- * website.
+ * "Applying again as is fails the same way" only where it would: at the website limit, a create
+ * the service refused while a delete that makes room did not go through may go once it does.
  */
-export function assertNoKeyAsPassword(plan: Plan, isKey: (value: string) => boolean, passwordFor: (domain: string) => string | undefined): void {
-  const domains = plan.changes
-    .filter((c) => c.fields.includes('password'))
-    .map((c) => c.domain)
-    .filter((domain) => {
-      const password = passwordFor(domain);
-      return password !== undefined && isKey(password);
-    });
-  if (domains.length === 0) return;
-  const error = new SitesyncError(
-    `the password of ${domains.join(', ')} is the API key: the service would store the key as a website password; nothing was written`,
-  );
-  error.details = ['Give the website a password of its own (password: ${NAME}, NAME set to another value).'];
-  throw error;
+export function adviseTruly(plan: Plan, results: ChangeResult[]): ChangeResult[] {
+  const roomLeft = atLimit(plan) && results.some((r) => r.change.action === 'delete' && !wentThrough(r));
+  if (!roomLeft) return results;
+  return results.map((r) => {
+    if (r.change.action !== 'create' || !r.refused) return r;
+    const { refused: _refused, ...mayGo } = r;
+    return mayGo;
+  });
+}
+
+/** A delete that left the website gone, by this run or another. */
+export function wentThrough(result: ChangeResult | undefined): boolean {
+  return result?.status === 'done' || result?.status === 'gone';
 }
 
 async function applyChange(
@@ -106,7 +111,6 @@ async function applyChange(
       // service that answered 404 for a moment must not get a delete that retire: never allowed;
       // if the website is still there, the next plan lists it and shows the delete again.
       if (change.gone) return { status: 'gone', note: 'already gone when planned (the service answered 404 for it): not deleted again' };
-      if (change.history_shrunk) throw new HistoryShrunkError(change.history_shrunk);
       return deleteArchived(change, client, archive);
   }
 }
@@ -143,23 +147,4 @@ async function deleteArchived(change: DeleteChange, client: ServiceClient, archi
 function messageOf(error: unknown): string {
   if (error instanceof Error) return error.message;
   return String(error);
-}
-
-/**
- * The password each change sends, from the config it was planned from: the website's own
- * `${NAME}` there, resolved when the file was loaded. Never from a name written in a plan.
- * Refuses, before any write, a plan that sends a password the file does not set.
- */
-export function passwordsFrom(plan: Plan, config: Config, shownConfig: string): (domain: string) => string | undefined {
-  const sites = new Map(config.websites.map((w) => [w.domain, w]));
-  const passwordFor = (domain: string) => sites.get(domain)?.password?.value;
-  const missing = plan.changes.filter((c) => c.fields.includes('password') && passwordFor(c.domain) === undefined).map((c) => c.domain);
-  if (missing.length) {
-    const error = new SitesyncError(
-      `the plan sends a password for ${missing.join(', ')}, but ${shownConfig} sets none for ${missing.length === 1 ? 'it' : 'them'}; nothing was written`,
-    );
-    error.details = ['Make the plan again from the file.'];
-    throw error;
-  }
-  return passwordFor;
 }

@@ -7,6 +7,7 @@ import { loadWorkspace, loadWorkspaceAt } from '../config/load.js';
 import { UsageError } from '../messages/errors.js';
 import type { Account, AccountPlan, Config, LiveWebsite, Plan, Workspace } from '../model/types.js';
 import { deletesOf } from '../planner/history.js';
+import { markMoves } from '../planner/moves.js';
 import { assertPatternsMatch, planChanges, type Census, type PlanOptions } from '../planner/plan.js';
 import { renderWarnings } from '../render/diagnostics.js';
 import { readingProgress } from '../render/progress.js';
@@ -91,6 +92,15 @@ export async function planRun(run: Run, options: RunPlanOptions, ctx: Pick<Conte
     if (o.ok) o.item.plan = o.value;
     else fail(o.item, o.error, ctx);
   }
+  markRunMoves(run);
+}
+
+/** Marks the domains that leave one account of the run for another of the same installation (planner/moves.ts). */
+export function markRunMoves(run: Run): void {
+  const plans = markMoves(run.accounts.map((a) => ({ name: a.name, installation: a.connection.installation, plan: a.plan })));
+  run.accounts.forEach((a, i) => {
+    if (plans[i]) a.plan = plans[i];
+  });
 }
 
 /**

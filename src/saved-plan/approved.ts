@@ -9,16 +9,14 @@ import { resolve } from 'node:path';
 import { ConfigError, SitesyncError } from '../messages/errors.js';
 import { readTextFile } from '../config/read.js';
 import type { Context } from '../io/terminal.js';
-import type { Run } from '../run/open.js';
-import { plansOf } from '../run/plan.js';
 import type { AccountPlan, Action, ApprovalCheck, ApprovalDifference, ApprovedAccount, ApprovedPlan, Change } from '../model/types.js';
 import { changeDigest, changesDigest, unarchived } from '../planner/digest.js';
 import { APPROVED_BLOCK } from '../render/markdown.js';
 
 /** `--approved FILE`: the run's plans (as apply will run them) compared with the approved plan FILE holds; undefined without the flag. */
-export async function checkApproved(file: string | undefined, run: Run, ctx: Pick<Context, 'cwd'>): Promise<ApprovalCheck | undefined> {
+export async function checkApproved(file: string | undefined, plans: AccountPlan[], configSha256: string, ctx: Pick<Context, 'cwd'>): Promise<ApprovalCheck | undefined> {
   if (file === undefined) return undefined;
-  return compareApproved(await readApproved(resolve(ctx.cwd, file), file), plansOf(run), run.workspace.sha256, file);
+  return compareApproved(await readApproved(resolve(ctx.cwd, file), file), plans, configSha256, file);
 }
 
 /** The approved plan FILE holds, or why there is none to compare with. */
@@ -111,18 +109,4 @@ function approves(digest: string, change: Change): boolean {
 function missingOf(account: string, was: ApprovedAccount, note: string): ApprovalDifference[] {
   if (!was.changes) return [{ account, kind: 'missing', note: `${was.count} approved changes: ${note}` }];
   return was.changes.map(([action, domain]) => ({ account, kind: 'missing', change: { action, domain }, note }));
-}
-
-/** `--require-approved`: why apply writes nothing — a plan that is not the approved one, or a file with nothing to compare with; undefined when it is as approved. */
-export function approvalRefusal(check: ApprovalCheck): SitesyncError | undefined {
-  if (check.unavailable) {
-    const error = new SitesyncError(`--require-approved: ${check.unavailable}; nothing was written`);
-    error.details = ['Apply what a reviewed plan comment approved: give its text with --approved FILE (sitesync ci approved -o FILE fetches it).'];
-    return error;
-  }
-  if (check.differences.length === 0) return undefined;
-  const n = check.differences.length;
-  const error = new SitesyncError(`--require-approved: the plan differs from the one approved in ${check.file} (${n} ${n === 1 ? 'difference' : 'differences'}, ${check.why}); nothing was written`);
-  error.details = ['Make a new plan in a pull request and have it reviewed, then apply that.'];
-  return error;
 }

@@ -95,7 +95,7 @@ describe('history only grows', () => {
     const r = await s.cli(['apply', 'plan.json']);
     expect(r.code, r.stderr).toBe(1);
     expect(r.stdout).toContain(
-      '✗ delete gone.example.com (id 2): not deleted: the history of gone.example.com shrank between two reads: the saved plan read 5,000 pageviews, a plan made now 0. History only grows, so the service answered wrongly, and what the delete would destroy is not known',
+      '✗ delete gone.example.com (id 2): not deleted: the history of gone.example.com shrank between two reads: the saved plan read 5,000 pageviews, the service now 0. History only grows, so the service answered wrongly, and what the delete would destroy is not known',
     );
     expect(r.stdout).toContain('Applied: 0 created, 0 updated, 1 deleted, 1 failed.');
     expect(writes(s.emu).filter((w) => w.startsWith('DELETE'))).toEqual(['DELETE /api/v1/websites/3 200']);

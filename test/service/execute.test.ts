@@ -4,7 +4,8 @@
  * does not resolve fails loudly without a request.
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { executePlan, NO_PASSWORD, passwordsFrom } from '../../src/run/execute.js';
+import { executePlan, NO_PASSWORD } from '../../src/run/execute.js';
+import { passwordsFrom } from '../../src/planner/gate.js';
 import { parseConfig } from '../../src/config/parse.js';
 import { startEmulator, type Emulator } from '../../src/emulator/index.js';
 import { planChanges } from '../../src/planner/plan.js';

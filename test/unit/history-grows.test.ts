@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { historyShrunk, readingOfTraffic, shrunkMessage, withEarlierHistory, type HistoryReading } from '../../src/planner/history-grows.js';
+import { historyShrunk, readingOfTraffic, shrunkMessage, shrunkSince, type HistoryReading } from '../../src/planner/history-grows.js';
 import type { DeleteChange, Plan, Traffic } from '../../src/model/types.js';
 
 const plan = (pageviews: number, more: Partial<HistoryReading> = {}): HistoryReading => ({ by: 'the plan', pageviews, ...more });
@@ -57,9 +57,8 @@ describe('history only grows', () => {
     const del = (id: number, domain: string, t: Traffic | null): DeleteChange => ({ action: 'delete', id, domain, fields: [], details: [], before: { domain }, after: null, seen: 'x', traffic: t });
     const plan = (changes: DeleteChange[]) => ({ changes }) as unknown as Plan;
     const saved = [del(1, 'a.example', traffic(5000)), del(2, 'b.example', traffic(0, 52)), del(3, 'c.example', traffic(10)), del(4, 'd.example', { pageviews: 'many' } as unknown as Traffic)];
-    const now = withEarlierHistory(plan([del(1, 'a.example', traffic(0, 0)), del(2, 'b.example', traffic(0, 52)), del(3, 'c.example', traffic(12)), del(4, 'd.example', traffic(0))]), saved, 'the saved plan');
-    const marks = (now.changes as DeleteChange[]).map((c) => c.history_shrunk);
-    expect(marks[0]).toContain('the saved plan read 5,000 pageviews, a plan made now 0');
-    expect(marks.slice(1)).toEqual([undefined, undefined, undefined]);
+    const held = shrunkSince(saved, plan([del(1, 'a.example', traffic(0, 0)), del(2, 'b.example', traffic(0, 52)), del(3, 'c.example', traffic(12)), del(4, 'd.example', traffic(0))]), 'the saved plan');
+    expect(held.map((h) => h.domain)).toEqual(['a.example']);
+    expect(held[0]!.reason).toContain('the saved plan read 5,000 pageviews, the service now 0');
   });
 });

@@ -1,5 +1,5 @@
 /**
- * `apply PLANFILE`: the run a saved plan was made for, checked by planning again before any
+ * The pipeline opened on a saved plan (`apply PLANFILE`): the run a saved plan was made for, checked by planning again before any
  * write. Every account of the plan is read (the websites it touches, one by one, or the whole
  * list where that costs fewer requests) and planned again from the unchanged config file; a
  * saved plan is applied whole or not at all, so one account that is stale, differs or cannot be
@@ -8,23 +8,23 @@
 import { resolve } from 'node:path';
 import pLimit from 'p-limit';
 import { ConfigError, SitesyncError, StalePlanError } from '../messages/errors.js';
-import type { Account, LiveWebsite } from '../model/types.js';
-import { withEarlierHistory } from '../planner/history-grows.js';
+import type { Account, LiveWebsite, Plan } from '../model/types.js';
+import { shrunkSince } from '../planner/history-grows.js';
 import { Scope } from '../planner/scope.js';
 import type { ServiceClient } from '../service/client.js';
 import type { ConnectionFlags } from '../service/connection.js';
 import type { Context } from '../io/terminal.js';
-import { eachAccount } from '../run/each.js';
-import { accountsError } from '../run/failures.js';
-import { connectRun, failureOf, type Run, type RunAccount } from '../run/open.js';
-import { planAccount } from '../run/plan.js';
-import { assertDistinctAccounts } from '../run/read.js';
-import { accountName } from '../run/select.js';
-import { checkTrust } from '../run/trust.js';
-import { compareSaved, type Numbered, type Touched } from './compare.js';
-import { loadSavedConfig } from './config.js';
-import { assertConsents, savedReasons, type Consents } from './consents.js';
-import { readSavedPlan, type SavedPlan } from './file.js';
+import { eachAccount } from './each.js';
+import { accountsError } from './failures.js';
+import { connectRun, failureOf, type Run, type RunAccount } from './open.js';
+import { markRunMoves, planAccount } from './plan.js';
+import { assertDistinctAccounts } from './read.js';
+import { accountName } from './select.js';
+import { checkTrust } from './trust.js';
+import { compareSaved, type Numbered, type Touched } from '../saved-plan/compare.js';
+import { loadSavedConfig } from '../saved-plan/config.js';
+import { assertConsents, savedReasons, type Consents } from '../saved-plan/consents.js';
+import { readSavedPlan, type SavedPlan } from '../saved-plan/file.js';
 
 export interface SavedRun {
   run: Run;
@@ -71,7 +71,7 @@ export async function openSavedRun(planfile: string, flags: ConnectionFlags & Co
  * plan made now (what apply shows and runs). Throws, before any write, naming each account and
  * change that differs.
  */
-export async function verifySavedRun({ run, saved }: SavedRun, shownPlan: string, ctx: Pick<Context, 'secrets'>): Promise<void> {
+export async function verifySavedRun({ run, saved }: SavedRun, shownPlan: string, ctx: Pick<Context, 'secrets'>): Promise<Held[]> {
   const named = (a: RunAccount, line: string) => (a.name ? `account ${a.name}: ${line}` : line);
   const outcomes = await eachAccount(run.accounts, (a) => a.connection.installation, (a) => verifyAccount(a, saved, shownPlan, run.shown));
   assertDistinctAccounts(run.accounts);
@@ -88,6 +88,20 @@ export async function verifySavedRun({ run, saved }: SavedRun, shownPlan: string
     error.details = [...stale, 'Make a new plan (sitesync plan --out FILE) and review it.'];
     throw error;
   }
+  markRunMoves(run);
+  return outcomes.flatMap((o) => (o.ok ? o.value.held.map((h) => ({ account: o.item.name, ...h })) : []));
+}
+
+/**
+ * A change apply does not send, and why: what a saved plan recorded of a delete's traffic is a
+ * floor (history only grows), so a re-read that finds less is the service's error for that
+ * website, and its delete is not sent; the rest of the plan goes on.
+ */
+export interface Held {
+  /** '' for the one account of a single-account file. */
+  account: string;
+  domain: string;
+  reason: string;
 }
 
 /**
@@ -124,9 +138,7 @@ async function verifyAccount(a: RunAccount, saved: SavedPlan, shownPlan: string,
       ...(whole ? {} : { census: { total, managed: total, ...(scope.narrowed ? { unmanaged: savedUnmanaged(mineSaved, total) } : {}) } }),
     },
   );
-  // History only grows: a delete whose traffic is less now than the saved plan recorded is not sent.
-  a.plan = withEarlierHistory(a.plan, changes.map((c) => c.change), 'the saved plan');
-  return compareSaved(changes, a.plan, now, { config: a.config, shownConfig, scope, prune });
+  return { ...compareSaved(changes, a.plan, now, { config: a.config, shownConfig, scope, prune }), held: shrunkSince(changes.map((c) => c.change), a.plan, 'the saved plan') };
 }
 
 /** The unmanaged count a saved plan shows for an account, bounded by the account's size (the file is data). */
