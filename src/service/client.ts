@@ -147,6 +147,8 @@ export const HISTORY_FROM = '1970-01-01';
 export const HISTORY_TO = '9999-12-31';
 /** Days a service's clock may be ahead of this one's and its window still be read as one: beyond, the traffic is unknown. */
 const DAYS_AHEAD = 31;
+/** The days of a month and a month past this clock's today (a service whose clock is ahead). */
+const MONTH_ROWS = 31 + DAYS_AHEAD;
 /** A statistic read page by page stops here whatever the service says (a million values). */
 const MAX_STATS_PAGES = 10_000;
 /** The events a delete's traffic read sums, in values (`name:value:unit`): a hundred requests. */
@@ -220,6 +222,11 @@ export class ServiceClient {
   }
 
   private closed = false;
+
+  /** This client's clock, as a date: the day the stats are read against. */
+  today(): Date {
+    return new Date(this.clock.now());
+  }
 
   async getAccount(): Promise<Account> {
     const answer = await this.call({
@@ -350,6 +357,15 @@ export class ServiceClient {
     const recent = since(day(recentDays - 1));
     // Hits that arrived between the two reads: the lifetime holds at least the window.
     return { pageviews: Math.max(lifetime, since(first)), pageviews_30d: since(day(29)), pageviews_recent: recent, recent_days: recentDays, daily_30d: daily };
+  }
+
+  /**
+   * A website's pageviews from `from` (a day) on, as the product sums them against the plan's
+   * month: the daily rows from that day, one request while they fit a page (a month does).
+   */
+  async pageviewsSince(id: number, domain: string, from: string): Promise<number> {
+    const rows = await this.statsRows(id, domain, 'pageviews', from, HISTORY_TO, { maxRows: [MONTH_ROWS, `the days from ${from} to a month past today`] });
+    return rows.reduce((n, r) => (isDay(r.value) && r.value >= from ? n + r.count : n), 0);
   }
 
   /**
