@@ -66,3 +66,28 @@ describe('sitesync account --usage', () => {
     expect(r.stdout.replace(/\s+/g, ' ')).toContain('Costs one stats request per website of the account (managed or not)');
   });
 });
+
+describe('email: true on a plan without e-mail reports', () => {
+  const yaml = ['version: 1', 'websites:', '  - domain: a.example.com', '    email: true', '  - domain: b.example.com', ''].join('\n');
+  const said = 'email: true on 1 website (a.example.com), but the account\'s plan ("Unlimited") has no e-mail reports: none will be sent';
+
+  it('the plan warns, in text, markdown and JSON', async () => {
+    s = await scenario({ emailReports: false });
+    await s.write(yaml);
+    const text = await s.cli(['plan']);
+    expect(text.stderr).toBe('');
+    expect(text.stdout).toContain(`! ${said}`);
+    const md = await s.cli(['plan', '--format', 'markdown']);
+    expect(md.stdout).toContain(`> - email: true on 1 website (a.example.com), but the account's plan ("Unlimited") has no e-mail reports: none will be sent`);
+    const json = JSON.parse((await s.cli(['plan', '--format', 'json'])).stdout);
+    const warnings = JSON.stringify(json);
+    expect(warnings).toContain(said.replace(/"/g, '\\"'));
+  });
+
+  it('a plan with e-mail reports says nothing of it', async () => {
+    s = await scenario();
+    await s.write(yaml);
+    const text = await s.cli(['plan']);
+    expect(text.stdout).not.toContain('none will be sent');
+  });
+});
