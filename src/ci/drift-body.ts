@@ -5,6 +5,7 @@
  */
 import { markdownCode, markdownText } from '../messages/escape.js';
 import type { Failure, Plan } from '../model/types.js';
+import { percentOf, type AccountUsage } from '../model/quota.js';
 import { commentIdFor, renderMarkdown, type CutNote } from '../render/markdown.js';
 import { failureLines } from '../render/run.js';
 import { cutMarkdown } from './cut.js';
@@ -27,8 +28,12 @@ export interface DriftCheck {
   plan?: Plan;
   /** Why the check failed: the plan, or the silent websites' read. */
   failure?: Failure;
-  /** With `--quiet-days N`: N, and the managed websites with no pageview in those days. */
-  quiet?: { days: number; silent: SilentWebsite[] };
+  /**
+   * With `--quiet-days N`: N, the managed websites with no pageview in those days, the account's
+   * month when it is at 80 % or more of the plan's pageviews, and the stats requests it took
+   * beyond one a managed website.
+   */
+  quiet?: { days: number; silent: SilentWebsite[]; quota?: AccountUsage; extra?: number };
   /**
    * Without `--quiet-days`: the silent websites that the issue lists from an earlier run with it
    * (its section, as it was), which this run could not check and so keeps: a daily check does
@@ -42,7 +47,7 @@ export type DriftState = 'clean' | 'drift' | 'failed';
 /** Failed: the check could not finish. Drift: the plan has changes, or a website is silent. */
 export function stateOf(check: DriftCheck): DriftState {
   if (check.failure || !check.plan) return 'failed';
-  return check.plan.changes.length > 0 || (check.quiet?.silent.length ?? 0) > 0 || check.carried !== undefined ? 'drift' : 'clean';
+  return check.plan.changes.length > 0 || (check.quiet?.silent.length ?? 0) > 0 || check.quiet?.quota !== undefined || check.carried !== undefined ? 'drift' : 'clean';
 }
 
 /** Which account's issue: `CONFIG#ACCOUNT`, or `CONFIG` for a single-account file. */
@@ -98,7 +103,13 @@ export function issueBody(check: DriftCheck, options: IssueBodyOptions): string 
   const file = markdownCode(commentIdFor(check.config));
   const changed = (check.plan?.changes.length ?? 0) > 0;
   const title =
-    state === 'failed' ? `Drift check failed: ${who} of ${file}` : changed ? `Drift: ${who} differs from ${file}` : `Drift: silent websites in ${who} of ${file}`;
+    state === 'failed'
+      ? `Drift check failed: ${who} of ${file}`
+      : changed
+        ? `Drift: ${who} differs from ${file}`
+        : check.quiet?.quota && !check.quiet.silent.length
+          ? `Drift: the month's pageviews of ${who} of ${file}`
+          : `Drift: silent websites in ${who} of ${file}`;
   const head = [
     driftMarker(check),
     `## ${title}`,
@@ -118,7 +129,9 @@ export function issueBody(check: DriftCheck, options: IssueBodyOptions): string 
     head.push(
       changed
         ? 'The account no longer equals the file: someone changed it at the service, or an apply failed half way. To converge, apply the file (`sitesync apply`), or change the file to what the account holds in a pull request.'
-        : 'The account equals the file, but websites it manages recorded no pageview lately (below): check that their pages still carry the tracking snippet.',
+        : check.quiet?.quota && !check.quiet.silent.length
+          ? "The account equals the file, but it nears or has passed its plan's pageviews for the month (below): then every website of the account stops recording."
+          : 'The account equals the file, but websites it manages recorded no pageview lately (below): check that their pages still carry the tracking snippet.',
       'This issue is updated while the drift lasts, and closed by the first check that finds none.',
       '',
     );
@@ -142,21 +155,44 @@ export function issueBody(check: DriftCheck, options: IssueBodyOptions): string 
 /** The first line of the silent websites' section: it is the issue's last, and found again by it. */
 const SILENT_MARK = /\n<!-- sitesync-silent: \d+ -->\n/;
 
-/** The websites with no pageview in the window, and their last day of traffic. */
+/**
+ * What `--quiet-days` found, under one marker (a run without it keeps the whole as it was): the
+ * month's pageviews against the plan, and the websites with no pageview in the window.
+ */
 function silentSection(quiet: NonNullable<DriftCheck['quiet']>): string {
-  if (!quiet.silent.length) return '';
+  if (!quiet.silent.length && !quiet.quota) return '';
   const n = quiet.silent.length;
+  const silent = n
+    ? [
+        `### ${n === 1 ? '1 silent website' : `${n} silent websites`}: no pageview in the last ${quiet.days} days`,
+        '',
+        'Managed websites that record nothing: a tracking snippet removed by a rebuild of the site, a domain moved elsewhere?',
+        '',
+        '| website | last pageview |',
+        '|---|---|',
+        ...quiet.silent.map((s) => `| ${markdownCode(s.domain)} | ${s.lastDay ?? 'never'} |`),
+        '',
+      ]
+    : [];
+  return [`<!-- sitesync-silent: ${quiet.days} -->`, ...(quiet.quota ? quotaLines(quiet.quota) : []), ...silent].join('\n');
+}
+
+/** The account's month against its plan, the figures and the day it runs out. */
+export function quotaSummary(u: AccountUsage): string {
+  const n = (x: number) => x.toLocaleString('en-US');
+  const figures = `${n(u.used)} of ${n(u.limit ?? 0)} pageviews (${percentOf(u.share ?? 0)}) since ${u.from}`;
+  if (u.runsOut === 'reached') return `${figures}: the limit is reached, every website of the account has stopped recording until the month ends`;
+  if (u.runsOut) return `${figures}: at this month's pace the limit is reached on ${u.runsOut}, then every website of the account stops recording until the month ends`;
+  return `${figures}: at this month's pace not before the month ends`;
+}
+
+function quotaLines(u: AccountUsage): string[] {
   return [
-    `<!-- sitesync-silent: ${quiet.days} -->`,
-    `### ${n === 1 ? '1 silent website' : `${n} silent websites`}: no pageview in the last ${quiet.days} days`,
+    `### The month's pageviews: ${percentOf(u.share ?? 0)} of the plan's limit`,
     '',
-    'Managed websites that record nothing: a tracking snippet removed by a rebuild of the site, a domain moved elsewhere?',
+    `${quotaSummary(u)} (${u.websites === 1 ? '1 website' : `${u.websites} websites`}, managed or not). Raise the plan's limit, or expect no data until the next month.`,
     '',
-    '| website | last pageview |',
-    '|---|---|',
-    ...quiet.silent.map((s) => `| ${markdownCode(s.domain)} | ${s.lastDay ?? 'never'} |`),
-    '',
-  ].join('\n');
+  ];
 }
 
 /** The silent websites' section of an issue's text, as an earlier run wrote it; undefined when it has none. */

@@ -33,7 +33,7 @@ const options = {
     type: 'number',
     requiresArg: true,
     describe:
-      "Also list the managed websites with no pageview in the last N days (drift too). Costs one stats request per managed website, paced like the rest: at the service's 60 requests a minute, 300 websites add about 5 minutes",
+      "Also list the managed websites with no pageview in the last N days, and an account at 80 % or more of its plan's monthly pageviews (drift too). Costs one stats request per managed website, paced like the rest (at the service's 60 requests a minute, 300 websites add about 5 minutes); on a plan with a monthly limit, also one per website the file does not manage, and rarely one more for a website whose latest 100 days of traffic do not reach back to the month's first day",
   },
 } as const;
 
@@ -68,7 +68,7 @@ async function runCiDrift(args: CommandArgs<typeof options>, ctx: Context): Prom
     const config = relative(ctx.cwd, run.workspace.file).split(sep).join('/');
     const checks = run.accounts.map((a): DriftCheck => {
       const found = silent?.get(a);
-      return { account: a.name, config, plan: a.plan, failure: a.failure, quiet: found && days ? { days, silent: found } : undefined };
+      return { account: a.name, config, plan: a.plan, failure: a.failure, quiet: found && days ? { days, silent: found.silent, extra: found.extra, ...(found.quota ? { quota: found.quota } : {}) } : undefined };
     });
     ctx.stdout.write(renderRunText(plansOf(run), ctx.out));
     let outcomes: IssueOutcome[];
