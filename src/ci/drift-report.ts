@@ -7,6 +7,7 @@ import { howMany } from '../render/counts.js';
 import { failureBlock, failureLines } from '../render/run.js';
 import type { Colors } from '../io/terminal.js';
 import { commentIdFor } from '../render/markdown.js';
+import { findingWords } from '../render/verify.js';
 import { DRIFT_LABEL, quotaSummary, stateOf, type DriftCheck } from './drift-body.js';
 import type { IssueOutcome } from './drift.js';
 
@@ -30,6 +31,12 @@ export function silentText(checks: DriftCheck[], c: Colors): string {
   for (const check of checks) {
     const q = check.quiet?.quota;
     if (q) out.push('', c.bold(c.yellow(`${nameOf(check)}: the month's pageviews near the plan's limit`)), `  ${quotaSummary(q)}`);
+  }
+  for (const check of checks) {
+    const untracked = (check.verify ?? []).filter((f) => f.verdict !== 'tracked');
+    if (untracked.length) {
+      out.push('', c.bold(c.yellow(`${nameOf(check)}: pages without this installation's tracking code`)), ...untracked.map((f) => `  ${printable(f.domain)}: ${findingWords(f, printable)}`));
+    }
   }
   const extra = checks.reduce((n, check) => n + (check.quiet?.extra ?? 0), 0);
   if (extra) {

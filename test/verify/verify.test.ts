@@ -60,7 +60,7 @@ const drip: Page = (_, res) => {
   res.on('close', () => clearInterval(timer));
 };
 
-describe('sitesync verify', () => {
+describe('sitesync verify', { timeout: 120_000 }, () => {
   it('one line a website: tracked, no code, another installation, another host, www., a code a script adds, a huge page, a 500, a redirect loop', async () => {
     sites = await startSites({
       'tracked.example.com': html(code(INSTALL)),
