@@ -4,6 +4,8 @@
  * is the process's. Nothing here reaches the internet.
  */
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { createServer, type IncomingMessage } from 'node:http';
+import { connect, type AddressInfo, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -153,6 +155,37 @@ describe('sitesync verify', { timeout: 120_000 }, () => {
     const r = await verify(['a.example.com'], [], { NODE_EXTRA_CA_CERTS: '' });
     expect(r.code).toBe(2);
     expect(r.stdout).toMatch(/✗ a\.example\.com: unreachable: TLS: /);
+  });
+
+  it('HTTPS_PROXY is honoured: the page is fetched through the proxy (CONNECT), the certificate still checked for the website', async () => {
+    sites = await startSites({ 'a.example.com': html(code(INSTALL)) });
+    const asked: string[] = [];
+    const proxy = createServer().on('connect', (req: IncomingMessage, client: Socket, head: Buffer) => {
+      asked.push(String(req.url));
+      // Every CONNECT goes to the loopback sites, whatever name it asks for.
+      const upstream = connect(sites.port, '127.0.0.1', () => {
+        client.write('HTTP/1.1 200 Connection Established\r\n\r\n');
+        upstream.write(head);
+        upstream.pipe(client);
+        client.pipe(upstream);
+      });
+      upstream.on('error', () => client.destroy());
+      client.on('error', () => upstream.destroy());
+    });
+    await new Promise<void>((done) => proxy.listen(0, '127.0.0.1', done));
+    try {
+      await writeFile(join(dir, 'sitesync.yaml'), 'version: 1\nwebsites:\n  - domain: a.example.com\n');
+      const r = await runCli(['verify'], {
+        cwd: dir,
+        env: { SITESYNC_BASE_URL: INSTALL, SITESYNC_API_KEY: KEY, NODE_EXTRA_CA_CERTS: TEST_CA, HTTPS_PROXY: `http://127.0.0.1:${(proxy.address() as AddressInfo).port}` },
+      });
+      expect(r.stdout).toContain('✓ a.example.com: tracked');
+      expect(r.code).toBe(0);
+      expect(asked).toEqual(['a.example.com:443']);
+    } finally {
+      proxy.closeAllConnections?.();
+      await new Promise<void>((done) => proxy.close(() => done()));
+    }
   });
 
   it('a bad --connect-to is a usage error: exit 1, nothing fetched', async () => {
