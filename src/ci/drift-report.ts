@@ -7,7 +7,8 @@ import { howMany } from '../render/counts.js';
 import { failureBlock, failureLines } from '../render/run.js';
 import type { Colors } from '../io/terminal.js';
 import { commentIdFor } from '../render/markdown.js';
-import { DRIFT_LABEL, stateOf, type DriftCheck } from './drift-body.js';
+import { findingWords } from '../render/verify.js';
+import { DRIFT_LABEL, quotaSummary, stateOf, type DriftCheck } from './drift-body.js';
 import type { IssueOutcome } from './drift.js';
 
 /** The account as the lines name it: its name, or the config file of a single-account file. */
@@ -26,6 +27,20 @@ export function silentText(checks: DriftCheck[], c: Colors): string {
       (check) => `  ${nameOf(check)}: ${check.quiet!.silent.map((s) => `${printable(s.domain)} (${s.lastDay ? `last pageview ${s.lastDay}` : 'never a pageview'})`).join(', ')}`,
     );
     out.push('', c.bold(c.yellow(`Silent websites: no pageview in the last ${days} days`)), ...lines);
+  }
+  for (const check of checks) {
+    const q = check.quiet?.quota;
+    if (q) out.push('', c.bold(c.yellow(`${nameOf(check)}: the month's pageviews near the plan's limit`)), `  ${quotaSummary(q)}`);
+  }
+  for (const check of checks) {
+    const untracked = (check.verify ?? []).filter((f) => f.verdict !== 'tracked');
+    if (untracked.length) {
+      out.push('', c.bold(c.yellow(`${nameOf(check)}: pages without this installation's tracking code`)), ...untracked.map((f) => `  ${printable(f.domain)}: ${findingWords(f, printable)}`));
+    }
+  }
+  const extra = checks.reduce((n, check) => n + (check.quiet?.extra ?? 0), 0);
+  if (extra) {
+    out.push('', c.dim(`--quiet-days: ${extra} stats ${extra === 1 ? 'request' : 'requests'} beyond one a managed website, for the month's pageviews (websites the file does not manage, or a month that reaches before the latest days read)`));
   }
   if (carried.length) {
     out.push(

@@ -6,7 +6,7 @@
  * person's (or another bot's) issue is never edited or closed. Provider-neutral; the requests
  * are a few per run: one listing, then one write per account whose state changed.
  */
-import { closingComment, DRIFT_LABEL, driftId, driftIdOf, issueBody, issueTitle, sameDrift, silentSectionOf, stateOf, type DriftCheck } from './drift-body.js';
+import { closingComment, DRIFT_LABEL, driftId, driftIdOf, issueBody, issueTitle, sameDrift, silentSectionOf, stateOf, verifySectionOf, type DriftCheck } from './drift-body.js';
 import type { Failure } from '../model/types.js';
 import type { Issue, IssueTracker } from './issues.js';
 import { own } from './upsert.js';
@@ -28,9 +28,10 @@ export async function keepDriftIssues(tracker: IssueTracker, checks: DriftCheck[
       const marked = open.filter((issue) => driftIdOf(issue.body) === driftId(check));
       // Who the token is, asked only when some issue carries the marker.
       const existing = marked.length ? own(marked, await (self ??= tracker.whoAmI())) : undefined;
-      // A run without --quiet-days cannot see silent websites: those the issue lists stay in it.
+      // A run without --quiet-days cannot see silent websites, one without --verify untracked ones: those the issue lists stay in it.
       const carried = !check.quiet && existing ? silentSectionOf(existing.body) : undefined;
-      outcomes.push(await keepOne(tracker, carried ? { ...check, carried } : check, existing));
+      const carriedVerify = !check.verify && existing ? verifySectionOf(existing.body) : undefined;
+      outcomes.push(await keepOne(tracker, { ...check, ...(carried ? { carried } : {}), ...(carriedVerify ? { carriedVerify } : {}) }, existing));
     } catch (error) {
       outcomes.push({ check, action: 'failed', failure: describe(error) });
     }

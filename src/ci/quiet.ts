@@ -11,6 +11,8 @@ import { Scope } from '../planner/scope.js';
 import { eachAccount } from '../run/each.js';
 import { fail, type Run, type RunAccount } from '../run/open.js';
 import type { Context } from '../io/terminal.js';
+import { monthStart, monthUsage, QUOTA_WARNING, type AccountUsage } from '../model/quota.js';
+import { monthPageviews } from '../run/usage.js';
 import type { SilentWebsite } from './drift-body.js';
 
 /**
@@ -27,13 +29,21 @@ export interface QuietScope {
   excludes?: readonly string[];
 }
 
-/** The silent websites of every planned account; an account whose reads fail is failed. */
-export async function readSilentWebsites(run: Run, days: number, scope: QuietScope, ctx: Pick<Context, 'secrets'>, now = new Date()): Promise<Map<RunAccount, SilentWebsite[]>> {
+/** What `--quiet-days` found of an account: its silent websites, and its month when at 80 % or more of the plan's pageviews. */
+export interface QuietFindings {
+  silent: SilentWebsite[];
+  quota?: AccountUsage;
+  /** Stats requests beyond one a managed website (the month's first day before the window, unmanaged websites). */
+  extra: number;
+}
+
+/** The silent websites of every planned account, and its month against the plan; an account whose reads fail is failed. */
+export async function readSilentWebsites(run: Run, days: number, scope: QuietScope, ctx: Pick<Context, 'secrets'>, now = new Date()): Promise<Map<RunAccount, QuietFindings>> {
   const since = new Date(now.getTime() - (days - 1) * 86_400_000).toISOString().slice(0, 10);
-  const found = new Map<RunAccount, SilentWebsite[]>();
+  const found = new Map<RunAccount, QuietFindings>();
   const planned = run.accounts.filter((a) => a.plan && !a.failure);
   const outcomes = await eachAccount(planned, (a) => a.connection.installation, async (a) => {
-    found.set(a, await silentOf(a, since, scope));
+    found.set(a, await silentOf(a, since, scope, now));
   });
   for (const o of outcomes) if (!o.ok) fail(o.item, quietFailure(o.error, days), ctx);
   return found;
@@ -46,16 +56,21 @@ export function managedLive(a: Pick<RunAccount, 'config' | 'live'>, options: Qui
   return (a.live ?? []).filter((w) => listed.has(w.domain)).sort((x, y) => (x.domain < y.domain ? -1 : x.domain > y.domain ? 1 : x.id - y.id));
 }
 
-async function silentOf(a: RunAccount, since: string, scope: QuietScope): Promise<SilentWebsite[]> {
+async function silentOf(a: RunAccount, since: string, scope: QuietScope, now: Date): Promise<QuietFindings> {
   const limit = pLimit(READS_AT_ONCE);
   let failed = false;
+  // The month is summed only against a limit: an unlimited plan costs nothing more.
+  const cap = a.account?.pageviewLimit ?? null;
+  const from = monthStart(now);
+  const managed = managedLive(a, scope);
   const last = await Promise.all(
-    managedLive(a, scope).map((w) =>
+    managed.map((w) =>
       limit(async () => {
         // The first failure fails the account: the rest is not read.
         if (failed) return undefined;
         try {
-          return { domain: w.domain, lastDay: await a.client.lastPageviewDay(w.id, w.domain, since) };
+          if (cap === null) return { domain: w.domain, lastDay: await a.client.lastPageviewDay(w.id, w.domain, since), month: 0, extra: 0 };
+          return { domain: w.domain, ...(await a.client.quietDays(w.id, w.domain, since, from)) };
         } catch (error) {
           failed = true;
           throw error;
@@ -63,7 +78,16 @@ async function silentOf(a: RunAccount, since: string, scope: QuietScope): Promis
       }),
     ),
   );
-  return last.filter((s): s is SilentWebsite => s !== undefined && (s.lastDay === null || s.lastDay < since));
+  const read = last.filter((s) => s !== undefined);
+  const silent = read.filter((s) => s.lastDay === null || s.lastDay < since).map((s) => ({ domain: s.domain, lastDay: s.lastDay }));
+  if (cap === null) return { silent, extra: 0 };
+  // The product counts every website of the account against its plan: those the file does not manage too.
+  const ids = new Set(managed.map((w) => w.id));
+  const others = (a.live ?? []).filter((w) => !ids.has(w.id));
+  const month = read.reduce((n, s) => n + s.month, 0) + (await monthPageviews(a.client, others, from));
+  const usage = { ...monthUsage(month, cap, now), websites: managed.length + others.length };
+  const extra = read.reduce((n, s) => n + s.extra, 0) + others.length;
+  return { silent, extra, ...(usage.share !== null && usage.share >= QUOTA_WARNING ? { quota: usage } : {}) };
 }
 
 function quietFailure(error: unknown, days: number): unknown {

@@ -17,6 +17,7 @@ import { importCommand } from '../commands/import.js';
 import { planCommand } from '../commands/plan.js';
 import { showCommand } from '../commands/show.js';
 import { validateCommand } from '../commands/validate.js';
+import { verifyCommand } from '../commands/verify.js';
 
 export { GLOBAL_OPTIONS, type Command, type OptionSpec } from '../commands/define.js';
 
@@ -30,6 +31,7 @@ export const COMMAND_TABLE: readonly Command[] = [
   importCommand,
   accountCommand,
   showCommand,
+  verifyCommand,
   emulatorCommand,
   ciCommentCommand,
   ciSummaryCommand,

@@ -4,7 +4,7 @@
  * 2 drift, 1 any failure (an account not checked, an issue not kept).
  */
 import { relative, sep } from 'node:path';
-import { failureOf, openRun } from '../run/open.js';
+import { failureOf, openRun, type RunAccount } from '../run/open.js';
 import { planAccounts, plansOf } from '../run/plan.js';
 import { reportRequests } from '../run/requests.js';
 import { stateOf, type DriftCheck } from '../ci/drift-body.js';
@@ -20,6 +20,10 @@ import { UsageError } from '../messages/errors.js';
 import { failureBlock, failureLines, renderRunText } from '../render/run.js';
 import type { Context } from '../io/terminal.js';
 import { ciHttp, detectProvider, type Provider } from './ci.js';
+import { pageFetcher } from '../verify/fetch.js';
+import { verifyAccounts } from '../verify/run.js';
+import type { Finding } from '../verify/findings.js';
+import { verifyOptions, verifySettings } from './verify.js';
 import { account, config, defineCommand, planning, type CommandArgs } from './define.js';
 
 const options = {
@@ -33,8 +37,14 @@ const options = {
     type: 'number',
     requiresArg: true,
     describe:
-      "Also list the managed websites with no pageview in the last N days (drift too). Costs one stats request per managed website, paced like the rest: at the service's 60 requests a minute, 300 websites add about 5 minutes",
+      "Also list the managed websites with no pageview in the last N days, and an account at 80 % or more of its plan's monthly pageviews (drift too). Costs one stats request per managed website, paced like the rest (at the service's 60 requests a minute, 300 websites add about 5 minutes); on a plan with a monthly limit, also one per website the file does not manage, and rarely one more for a website whose latest 100 days of traffic do not reach back to the month's first day",
   },
+  verify: {
+    type: 'boolean',
+    describe:
+      "Also check each managed website's page for the account's tracking code, as `sitesync verify` does (drift too). Fetches clients' pages, at most 8 at once: nothing more is asked of the service",
+  },
+  ...verifyOptions,
 } as const;
 
 export const ciDriftCommand = defineCommand({
@@ -47,6 +57,7 @@ export const ciDriftCommand = defineCommand({
     ['$0 ci drift', 'On a schedule, with GITHUB_TOKEN (issues: write) and the keys set'],
     ['$0 ci drift --provider gitlab --quiet-days 14', 'Weekly on GitLab: also the websites silent for two weeks'],
     ['$0 ci drift --account acme', 'In a file with accounts: only acme (its issue alone is touched)'],
+    ['$0 ci drift --quiet-days 7 --verify', 'Weekly: silent websites, the month of the plan, and every page checked for its tracking code'],
   ],
   run: runCiDrift,
 });
@@ -56,6 +67,7 @@ async function runCiDrift(args: CommandArgs<typeof options>, ctx: Context): Prom
   if (days !== undefined && !(Number.isInteger(days) && days >= 1 && days <= MAX_QUIET_DAYS)) {
     throw new UsageError(`--quiet-days must be a whole number of days, 1 or more and at most ${MAX_QUIET_DAYS.toLocaleString('en-US')} (a hundred years), e.g. --quiet-days 14`);
   }
+  const verifying = args.verify ? verifySettings(args) : undefined;
   // Before any request to the service: a job without its token fails at once.
   const tracker = trackerFor(args.provider ?? detectProvider(ctx.env), ctx);
   const run = await openRun(args, ctx);
@@ -65,10 +77,12 @@ async function runCiDrift(args: CommandArgs<typeof options>, ctx: Context): Prom
       if (run.named || !run.accounts[0]?.failure) throw error;
     });
     const silent = days ? await readSilentWebsites(run, days, { targets: args.target, excludes: args.exclude }, ctx) : undefined;
+    const pages = verifying ? await verifyPlanned(run.accounts, args, verifying, ctx) : undefined;
     const config = relative(ctx.cwd, run.workspace.file).split(sep).join('/');
     const checks = run.accounts.map((a): DriftCheck => {
       const found = silent?.get(a);
-      return { account: a.name, config, plan: a.plan, failure: a.failure, quiet: found && days ? { days, silent: found } : undefined };
+      return {
+        ...(pages ? { verify: pages.filter((f) => f.account === a.name) } : {}), account: a.name, config, plan: a.plan, failure: a.failure, quiet: found && days ? { days, silent: found.silent, extra: found.extra, ...(found.quota ? { quota: found.quota } : {}) } : undefined };
     });
     ctx.stdout.write(renderRunText(plansOf(run), ctx.out));
     let outcomes: IssueOutcome[];
@@ -91,6 +105,22 @@ async function runCiDrift(args: CommandArgs<typeof options>, ctx: Context): Prom
   } finally {
     reportRequests(run, ctx);
     await run.close();
+  }
+}
+
+/** The findings of `--verify` for the accounts that were planned (a failed one is failed already). */
+async function verifyPlanned(
+  accounts: readonly RunAccount[],
+  args: { target?: string[]; exclude?: string[] },
+  settings: ReturnType<typeof verifySettings>,
+  ctx: Context,
+): Promise<Finding[]> {
+  const fetcher = pageFetcher(ctx.env, settings.connectTo);
+  try {
+    const planned = accounts.filter((a) => a.plan && !a.failure).map((a) => ({ name: a.name, config: a.config, baseUrl: a.connection.baseUrl }));
+    return await verifyAccounts(planned, fetcher, { targets: args.target, excludes: args.exclude, deadlineMs: settings.deadlineMs });
+  } finally {
+    await fetcher.close();
   }
 }
 

@@ -21,6 +21,13 @@ const options = {
   },
   profile: { choices: ['deployed', 'full'], default: 'deployed', describe: 'deployed: as live installs answer; full: every field' },
   'website-limit': { type: 'number', default: -1, requiresArg: true, describe: "The plan's website limit (-1: unlimited)" },
+  'plan-pageviews': {
+    type: 'number',
+    default: -1,
+    requiresArg: true,
+    describe: "The plan's pageviews a month (-1: unlimited): `sitesync account --usage` measures the month against it",
+  },
+  'email-reports': { type: 'boolean', default: true, describe: 'Whether the plan has e-mail reports (--no-email-reports: a plan warns of email: true)' },
   traffic: {
     type: 'string',
     array: true,
@@ -42,6 +49,7 @@ export const emulatorCommand = defineCommand({
     ['$0 emulator --port 8080', 'Start it; it prints the key and an export line'],
     ['$0 emulator --data state.json --rate-limit 60/60', 'Persistent, throttled like production'],
     ['$0 emulator --traffic "old.example.com=12340/400"', 'A website with history: its delete says what it destroys'],
+    ['$0 emulator --plan-pageviews 10000 --traffic "*.example.com=3000/30"', 'A plan near its month\'s pageviews: see `sitesync account --usage`'],
   ],
   run: runEmulator,
 });
@@ -53,6 +61,9 @@ export async function runEmulator(args: EmulatorArgs, ctx: Context): Promise<num
   if (!Number.isFinite(latency) || latency < 0) throw new UsageError('--latency must be a number of milliseconds, 0 or more');
   const websiteLimit = args.websiteLimit ?? -1;
   if (!Number.isInteger(websiteLimit) || websiteLimit < -1) throw new UsageError('--website-limit must be -1 (unlimited) or a count');
+  const planPageviews = args.planPageviews ?? -1;
+  if (!Number.isInteger(planPageviews) || planPageviews < -1) throw new UsageError('--plan-pageviews must be -1 (unlimited) or a count of pageviews a month');
+  const emailReports = args.emailReports ?? true;
   let rateLimit: { limit: number; windowMs: number } | null = null;
   if (args.rateLimit !== undefined) {
     const parsed = parseRateLimit(args.rateLimit);
@@ -77,6 +88,8 @@ export async function runEmulator(args: EmulatorArgs, ctx: Context): Promise<num
     latencyMs: latency,
     rateLimit,
     websiteLimit,
+    planPageviews,
+    emailReports,
     traffic,
     ...(args.throttleBy === undefined ? {} : { throttleBy: args.throttleBy }),
     ...(dataFile === undefined ? {} : { dataFile }),
@@ -94,7 +107,7 @@ export async function runEmulator(args: EmulatorArgs, ctx: Context): Promise<num
 
   const profile = args.profile ?? 'deployed';
   const throttleBy = args.throttleBy ?? (profile === 'deployed' ? 'address' : 'key');
-  ctx.stdout.write(banner(emulator, { generated: !args.key?.length, dataFile, rateLimit, throttleBy, websiteLimit, host, profile }, ctx));
+  ctx.stdout.write(banner(emulator, { generated: !args.key?.length, dataFile, rateLimit, throttleBy, websiteLimit, planPageviews, emailReports, host, profile }, ctx));
 
   // Ctrl-C (through ctx.signal) or a plain kill: stop, let answers in flight finish, flush the file.
   await new Promise<void>((done) => {
@@ -118,6 +131,8 @@ interface BannerFacts {
   rateLimit: { limit: number; windowMs: number } | null;
   throttleBy: 'address' | 'key';
   websiteLimit: number;
+  planPageviews: number;
+  emailReports: boolean;
   host: string;
   profile: 'deployed' | 'full';
 }
@@ -149,6 +164,8 @@ function banner(emulator: Emulator, facts: BannerFacts, ctx: Context): string {
     }`,
   );
   lines.push(`  Websites   ${facts.websiteLimit === -1 ? 'unlimited per account' : `at most ${facts.websiteLimit} per account`}`);
+  lines.push(`  Pageviews  ${facts.planPageviews === -1 ? 'unlimited a month' : `${facts.planPageviews.toLocaleString('en-US')} a month per account`}`);
+  lines.push(`  Reports    ${facts.emailReports ? 'e-mail reports in the plan' : 'no e-mail reports in the plan'}`);
   if (!['127.0.0.1', 'localhost', '::1'].includes(facts.host)) {
     lines.push(c.yellow(`  Listening on ${facts.host}: other machines can reach it.`));
   }

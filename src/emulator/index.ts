@@ -20,6 +20,7 @@ import type {
   EmulatorOptions,
   EmulatorStats,
   Faults,
+  PlanFeatures,
   Profile,
   StoredWebsite,
   ThrottleBy,
@@ -44,6 +45,7 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
   const seeds: AccountSeed[] = (options.keys ?? []).map((k) => (typeof k === 'string' ? { key: k } : k));
   if (seeds.length === 0) seeds.push({ key: generateKey() });
   const keys: string[] = [];
+  const plans = new Map<number, PlanFeatures>();
   for (const seed of seeds) {
     if (keys.includes(seed.key)) continue;
     keys.push(seed.key);
@@ -52,6 +54,8 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
     if (seed.email !== undefined) account.email = seed.email;
     if (seed.websiteLimit !== undefined) account.websiteLimit = seed.websiteLimit;
     if (seed.apiAccess !== undefined) account.apiAccess = seed.apiAccess;
+    // The plan's other features are the run's (as the seed says), not the data file's.
+    plans.set(account.id, { pageviews: seed.planPageviews ?? settings.planPageviews, emailReports: seed.emailReports ?? settings.emailReports });
   }
 
   const persister = dataFile === undefined ? null : new Persister(dataFile, () => state.toData());
@@ -64,7 +68,9 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
     }
   }
 
-  const emulator = new RunningEmulator(state, persister, keys, settings.profile, settings.websiteLimit, rules);
+  const emulator = new RunningEmulator(state, persister, keys, settings.profile, settings.websiteLimit, rules, (id) =>
+    plans.get(id) ?? { pageviews: settings.planPageviews, emailReports: settings.emailReports },
+  );
   const server = new EmulatorServer({
     app: emulator.app,
     faults: () => emulator.faults,
@@ -87,6 +93,8 @@ interface Settings {
   rateLimit: { limit: number; windowMs: number } | null;
   throttleBy: ThrottleBy;
   websiteLimit: number;
+  planPageviews: number;
+  emailReports: boolean;
   traffic: TrafficRule[];
 }
 
@@ -114,6 +122,9 @@ function checkOptions(options: EmulatorOptions): Settings {
     if (typeof k !== 'string' && k.websiteLimit !== undefined && !(Number.isInteger(k.websiteLimit) && k.websiteLimit >= -1)) {
       throw new UsageError(`the website limit must be -1 (unlimited) or a count, not ${k.websiteLimit}`);
     }
+    if (typeof k !== 'string' && k.planPageviews !== undefined && !(Number.isInteger(k.planPageviews) && k.planPageviews >= -1)) {
+      throw new UsageError(`the plan's pageviews a month must be -1 (unlimited) or a count, not ${k.planPageviews}`);
+    }
   }
   const traffic = options.traffic ?? [];
   if (!Array.isArray(traffic)) throw new UsageError('the traffic rules must be a list');
@@ -121,7 +132,12 @@ function checkOptions(options: EmulatorOptions): Settings {
     const problem = trafficRuleProblem(rule);
     if (problem) throw new UsageError(problem);
   }
-  return { host: options.host ?? '127.0.0.1', port, profile, latencyMs, rateLimit, throttleBy, websiteLimit, traffic };
+  const planPageviews = options.planPageviews ?? -1;
+  if (!Number.isInteger(planPageviews) || planPageviews < -1) {
+    throw new UsageError(`the plan's pageviews a month must be -1 (unlimited) or a count, not ${planPageviews}`);
+  }
+  const emailReports = options.emailReports ?? true;
+  return { host: options.host ?? '127.0.0.1', port, profile, latencyMs, rateLimit, throttleBy, websiteLimit, planPageviews, emailReports, traffic };
 }
 
 class RunningEmulator implements Emulator {
@@ -138,12 +154,14 @@ class RunningEmulator implements Emulator {
     profile: Profile,
     websiteLimit: number,
     private readonly rules: TrafficRules,
+    planOf: (accountId: number) => PlanFeatures,
   ) {
     const self = this;
     this.app = {
       state,
       profile,
       websiteLimit,
+      planOf,
       trafficRules: rules,
       get faults() {
         return self.faults;

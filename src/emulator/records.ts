@@ -6,7 +6,7 @@
 import { createHash } from 'node:crypto';
 import type { Input, InputValue } from './input.js';
 import type { AccountRecord, WebsiteRow } from './store.js';
-import type { Faults, Profile } from './types.js';
+import type { Faults, PlanFeatures, Profile } from './types.js';
 
 export interface Presenter {
   profile: Profile;
@@ -102,7 +102,7 @@ function applyFaults(faults: Faults, record: Record<string, unknown>): Record<st
   return record;
 }
 
-export function accountRecord(account: AccountRecord, websiteLimit: number): Record<string, unknown> {
+export function accountRecord(account: AccountRecord, websiteLimit: number, plan: PlanFeatures): Record<string, unknown> {
   const digest = createHash('md5').update(account.email.trim().toLowerCase()).digest('hex');
   return {
     id: account.id,
@@ -117,7 +117,8 @@ export function accountRecord(account: AccountRecord, websiteLimit: number): Rec
       features: {
         api: account.apiAccess,
         websites: websiteLimit,
-        pageviews: -1,
+        pageviews: plan.pageviews,
+        email_reports: plan.emailReports,
         data_export: true,
       },
     },

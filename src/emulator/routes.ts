@@ -7,7 +7,7 @@ import { paginate, PageUrls, paginatorEnvelope, resourceEnvelope } from './pagin
 import { accountRecord, storeEcho, updateEcho, websiteRecord, withStatus, type Presenter } from './records.js';
 import type { AccountRecord, State, WebsiteRow } from './store.js';
 import { statRows, type TrafficRules } from './traffic.js';
-import type { Profile } from './types.js';
+import type { PlanFeatures, Profile } from './types.js';
 import { readListQuery, readStatsQuery, validateStore, validateUpdate } from './validation.js';
 
 export interface Answer {
@@ -24,6 +24,8 @@ export interface App extends Presenter {
   state: State;
   /** The plan limit of accounts without their own. */
   websiteLimit: number;
+  /** The plan's pageviews a month and e-mail reports of an account. */
+  planOf(accountId: number): PlanFeatures;
   /** Traffic given to the websites a store creates. */
   trafficRules: TrafficRules;
   /** Resolves once every change made so far is durable. */
@@ -207,5 +209,5 @@ function stats({ app, account, origin, query, id }: Call): Answer {
 }
 
 function account({ app, account }: Call): Answer {
-  return ok(app, accountRecord(account, account.websiteLimit ?? app.websiteLimit));
+  return ok(app, accountRecord(account, account.websiteLimit ?? app.websiteLimit, app.planOf(account.id)));
 }

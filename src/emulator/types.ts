@@ -16,6 +16,17 @@ export interface AccountSeed {
   websiteLimit?: number;
   /** false: the plan has no API access, every request of this key answers 403. */
   apiAccess?: boolean;
+  /** The plan's pageviews a month; -1 is unlimited. Unset: `EmulatorOptions.planPageviews`. */
+  planPageviews?: number;
+  /** Whether the plan sends e-mail reports. Unset: `EmulatorOptions.emailReports`. */
+  emailReports?: boolean;
+}
+
+/** What an account's plan allows beyond its website limit, as `GET /account` says it. */
+export interface PlanFeatures {
+  /** Pageviews a month; -1 is unlimited. */
+  pageviews: number;
+  emailReports: boolean;
 }
 
 export interface EmulatorOptions {
@@ -39,6 +50,10 @@ export interface EmulatorOptions {
   throttleBy?: ThrottleBy;
   /** The plan limit of accounts that have none of their own. Default -1 (unlimited). */
   websiteLimit?: number;
+  /** The plan's pageviews a month (`features.pageviews`) of accounts without their own. Default -1 (unlimited). */
+  planPageviews?: number;
+  /** Whether the plan has e-mail reports (`features.email_reports`), for accounts without their own. Default true. */
+  emailReports?: boolean;
   /** Keep the state in this file (atomic writes, answers sent only once written). */
   dataFile?: string;
   /** One line per request (never the key). Default: none. */

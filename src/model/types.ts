@@ -147,6 +147,10 @@ export interface Account {
   plan: string;
   /** `null`: unlimited (the service says -1). */
   websiteLimit: number | null;
+  /** The plan's pageviews a month, after which every website of the account stops recording; `null` or absent: unlimited (-1) or not said. */
+  pageviewLimit?: number | null;
+  /** Whether the plan sends e-mail reports; `null` or absent: the service does not say. */
+  emailReports?: boolean | null;
 }
 
 /** How a website looks in a plan: live values before, enforced values after. */

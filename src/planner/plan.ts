@@ -214,6 +214,10 @@ export function planChanges(input: PlanInput): Plan {
   const safety = checkSafety(summary.delete, managed, config.websites.length === 0, config.safety);
   const limit = checkLimit(account?.websiteLimit ?? null, input.census?.total ?? live.length, summary.create, summary.delete);
   warnings.push(...safetyWarnings(safety, limit));
+  if (account?.emailReports === false) {
+    const reported = config.websites.filter((w) => scope.includes(w.domain) && enforcedValues(w, config.defaults).email === 1);
+    if (reported.length) warnings.push(noReportsWarning(reported.map((w) => w.domain), account.plan));
+  }
   return {
     base_url: baseUrl,
     account: account ? { id: account.id, name: account.name, email: account.email } : null,
@@ -224,6 +228,13 @@ export function planChanges(input: PlanInput): Plan {
     safety,
     limit,
   };
+}
+
+/** `email: true` stored on a plan without e-mail reports: the service keeps it and never acts on it. */
+function noReportsWarning(domains: string[], plan: string): string {
+  const shown = domains.slice(0, 5).join(', ') + (domains.length > 5 ? ` and ${domains.length - 5} more` : '');
+  const whose = plan ? `the account's plan ("${plan}")` : "the account's plan";
+  return `email: true on ${domains.length === 1 ? '1 website' : `${domains.length} websites`} (${shown}), but ${whose} has no e-mail reports: none will be sent`;
 }
 
 /**

@@ -147,6 +147,8 @@ export const HISTORY_FROM = '1970-01-01';
 export const HISTORY_TO = '9999-12-31';
 /** Days a service's clock may be ahead of this one's and its window still be read as one: beyond, the traffic is unknown. */
 const DAYS_AHEAD = 31;
+/** The days of a month and a month past this clock's today (a service whose clock is ahead). */
+const MONTH_ROWS = 31 + DAYS_AHEAD;
 /** A statistic read page by page stops here whatever the service says (a million values). */
 const MAX_STATS_PAGES = 10_000;
 /** The events a delete's traffic read sums, in values (`name:value:unit`): a hundred requests. */
@@ -220,6 +222,11 @@ export class ServiceClient {
   }
 
   private closed = false;
+
+  /** This client's clock, as a date: the day the stats are read against. */
+  today(): Date {
+    return new Date(this.clock.now());
+  }
 
   async getAccount(): Promise<Account> {
     const answer = await this.call({
@@ -360,6 +367,15 @@ export class ServiceClient {
   }
 
   /**
+   * A website's pageviews from `from` (a day) on, as the product sums them against the plan's
+   * month: the daily rows from that day, one request while they fit a page (a month does).
+   */
+  async pageviewsSince(id: number, domain: string, from: string): Promise<number> {
+    const rows = await this.statsRows(id, domain, 'pageviews', from, HISTORY_TO, { maxRows: [MONTH_ROWS, `the days from ${from} to a month past today`] });
+    return rows.reduce((n, r) => (isDay(r.value) && r.value >= from ? n + r.count : n), 0);
+  }
+
+  /**
    * Every row of one statistic of a website over a range, in any number of pages: sorted by
    * value (a total order: the default order by count has ties that two pages may split
    * differently), 100 a page, until a page is short or the last, deduplicated by value (a value
@@ -442,24 +458,47 @@ export class ServiceClient {
    * more. Ranges have no last day, so that a service ahead of this clock still counts its latest.
    */
   async lastPageviewDay(id: number, domain: string, since: string): Promise<string | null> {
+    return (await this.latestDays(id, domain, since)).lastDay;
+  }
+
+  /**
+   * `lastPageviewDay`, and the website's pageviews from `monthFrom` (the month's first day) on,
+   * from the same first page when it holds every day since then (the latest 100 days with a
+   * pageview, latest first, hold a month's), else by one more request (`extra`).
+   */
+  async quietDays(id: number, domain: string, since: string, monthFrom: string): Promise<{ lastDay: string | null; month: number; extra: number }> {
+    const { lastDay, first } = await this.latestDays(id, domain, since);
+    if (!first) return { lastDay, month: 0, extra: 0 };
+    const days = first.rows.filter((r) => isDay(r.value));
+    const descending = days.every((r, i) => i === 0 || r.value < days[i - 1]!.value);
+    const whole = first.rows.length < (first.perPage ?? PER_PAGE) || (first.lastPage ?? 1) <= 1;
+    if (whole || (descending && days.length > 0 && days.at(-1)!.value < monthFrom)) {
+      return { lastDay, month: days.reduce((n, r) => (r.value >= monthFrom ? n + r.count : n), 0), extra: 0 };
+    }
+    return { lastDay, month: await this.pageviewsSince(id, domain, monthFrom), extra: 1 };
+  }
+
+  private async latestDays(id: number, domain: string, since: string): Promise<{ lastDay: string | null; first?: StatsPage }> {
     const until = HISTORY_TO;
     // A round past a full page of days moves past them all: even a service that ignores the order
     // asked is done within the days of the range, a page at a time (some 210 rounds from 1970 to a
     // month ahead of this clock).
     const rounds = Math.ceil((this.clock.now() + DAYS_AHEAD * 86_400_000 - Date.parse(HISTORY_FROM)) / 86_400_000 / PER_PAGE) + 2;
     let found: string | null = null;
+    let first: StatsPage | undefined;
     for (let from = HISTORY_FROM, round = 1; from <= until; round++) {
       const page = await this.statsPage(id, domain, 'pageviews', from, until, 1, { sort_by: 'value', sort: 'desc' });
+      first ??= page;
       // Read liberally: a row may count nothing, a value may not be a day, or lie outside the range asked.
       const best = page.rows.filter((r) => r.count > 0 && isDay(r.value) && r.value >= from && r.value <= until).map((r) => r.value).sort().at(-1);
-      if (!best) return found;
+      if (!best) return { lastDay: found, first };
       found = best;
       const whole = page.rows.length < (page.perPage ?? PER_PAGE) || (page.lastPage ?? 1) <= 1;
-      if (whole || best >= since) return found;
+      if (whole || best >= since) return { lastDay: found, first };
       if (round >= rounds) throw new ApiError('protocol', `read the statistics of ${domain}: the service's answers never settle on a latest day (${round} pages of days)`);
       from = dayBefore(new Date(`${best}T00:00:00Z`), -1);
     }
-    return found;
+    return { lastDay: found, first };
   }
 
   /**

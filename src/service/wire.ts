@@ -37,13 +37,23 @@ export function toAccount(raw: unknown): Account {
   const plan = (r.plan && typeof r.plan === 'object' ? r.plan : {}) as Raw;
   const features = (plan.features && typeof plan.features === 'object' ? plan.features : {}) as Raw;
   const limit = toInt(features.websites);
+  const pageviews = toInt(features.pageviews);
   return {
     id: typeof r.id === 'number' || typeof r.id === 'string' ? r.id : null,
     name: typeof r.name === 'string' ? r.name : '',
     email: typeof r.email === 'string' ? r.email : '',
     plan: typeof plan.name === 'string' ? plan.name : '',
     websiteLimit: limit === undefined || limit < 0 ? null : limit,
+    pageviewLimit: pageviews === undefined || pageviews < 0 ? null : pageviews,
+    emailReports: flagOf(features.email_reports),
   };
+}
+
+/** A plan's yes/no feature as the admin set it (true, 1, "1", …); null when it is not there. */
+function flagOf(value: unknown): boolean | null {
+  if (typeof value === 'boolean') return value;
+  const n = toInt(value);
+  return n === undefined ? null : n !== 0;
 }
 
 export interface Page {

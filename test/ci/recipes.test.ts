@@ -89,7 +89,7 @@ describe('the recipe lint', () => {
     const found = (await Promise.all(invocations.map((i) => surface.lint(i)))).flat().map((p) => p.message);
     expect(found).toEqual([
       'no flag --bogus-flag for "sitesync plan"',
-      'no command "sitesync plna" (there are: validate, fmt, plan, apply, export, archive, import, account, show, emulator, ci, completion)',
+      'no command "sitesync plna" (there are: validate, fmt, plan, apply, export, archive, import, account, show, verify, emulator, ci, completion)',
       '--format html: not one of text, markdown, json',
       '"sitesync apply" takes 1 argument(s), given 2',
       '"sitesync ci" needs a command: comment, summary, drift, approved, plan-open',
@@ -308,8 +308,8 @@ describe('the GitLab pipeline', () => {
     expect(doc['sitesync-drift'].rules).toEqual([{ if: `$CI_PIPELINE_SOURCE == "schedule" && ${DEFAULT_BRANCH} && $SITESYNC_PLAN_OPEN != "true"` }]);
     expect(doc['sitesync-drift'].allow_failure).toEqual({ exit_codes: [2] });
     expect(jobLines('sitesync-drift')).toEqual([
-      'sitesync ci drift --provider gitlab --quiet-days $SITESYNC_QUIET_DAYS',
-      'sitesync ci drift --provider gitlab',
+      'sitesync ci drift --provider gitlab --verify --quiet-days $SITESYNC_QUIET_DAYS',
+      'sitesync ci drift --provider gitlab --verify',
     ]);
   });
 
