@@ -23,6 +23,11 @@ export interface LoadOptions {
   what?: 'config file' | 'baseline file';
   /** Where the files are read from: the work tree (default), or a git revision (git-revision.ts). */
   source?: FileSource;
+  /**
+   * Errors do not throw: the workspace is returned as far as it was read, its errors among its
+   * `warnings`. For checks said beside the file's own problems (the trusted copy's pins), never to run on.
+   */
+  keepErrors?: boolean;
 }
 
 /**
@@ -129,7 +134,7 @@ export async function loadWorkspace(file: string, env: Env, options: LoadOptions
   );
   // Messages name each file as its source does (a revision's: REF:PATH); the data keeps the paths.
   const ordered = sortByFile(problems, files).map((d) => ({ ...d, file: source.shown(d.file) }));
-  if (ordered.some((d) => d.severity === 'error')) throw new ConfigError(ordered);
+  if (!options.keepErrors && ordered.some((d) => d.severity === 'error')) throw new ConfigError(ordered);
   const hash = createHash('sha256');
   for (const part of hashed) hash.update(part);
   return { file, multi: parsed.multi, configs: parsed.configs, warnings: ordered, sha256: hash.digest('hex'), files };
