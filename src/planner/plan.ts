@@ -230,7 +230,8 @@ export function planChanges(input: PlanInput): Plan {
  * Which of the live websites that share a key sitesync manages: the one stored exactly as the
  * file writes it, else the oldest.
  */
-function chooseTwin(group: LiveWebsite[], written: string | undefined): LiveWebsite {
+/** Of live websites sharing one key (a name held twice, or in two spellings), the one sitesync manages: the one spelled as the file writes it, else the oldest. */
+export function chooseTwin(group: LiveWebsite[], written: string | undefined): LiveWebsite {
   const spelled = written?.trim().toLowerCase();
   const exact = group.filter((s) => (s.stored ?? s.domain) === spelled);
   return (exact.length ? exact : group).reduce((a, b) => (b.id < a.id ? b : a));
