@@ -3,7 +3,7 @@ import { createHash } from 'node:crypto';
 import { basename, dirname, relative } from 'node:path';
 import { installationOf } from '../model/address.js';
 import { ConfigError, SitesyncError } from '../messages/errors.js';
-import { GlobSet } from '../model/domain.js';
+import { GlobSet, namesTwinSpelling } from '../model/domain.js';
 import type { Diagnostic } from '../messages/errors.js';
 import { DEFAULT_SAFETY, type Config, type DesiredWebsite, type Workspace } from '../model/types.js';
 import { envValue, interpolate, type Env } from './interpolate.js';
@@ -135,9 +135,23 @@ export async function loadWorkspace(file: string, env: Env, options: LoadOptions
   // Messages name each file as its source does (a revision's: REF:PATH); the data keeps the paths.
   const ordered = sortByFile(problems, files).map((d) => ({ ...d, file: source.shown(d.file) }));
   if (!options.keepErrors && ordered.some((d) => d.severity === 'error')) throw new ConfigError(ordered);
+  for (const config of parsed.configs) separateTwinSpellings(config);
   const hash = createHash('sha256');
   for (const part of hashed) hash.update(part);
   return { file, multi: parsed.multi, configs: parsed.configs, warnings: ordered, sha256: hash.digest('hex'), files };
+}
+
+/** Moves the `ignore:` entries that name another spelling of a listed website to `twinSpellings`: that twin is left alone, the listed website managed. */
+function separateTwinSpellings(config: Config): void {
+  const twin = (glob: string) => {
+    if (glob.includes('*')) return false;
+    const named = new GlobSet([glob]);
+    return config.websites.some((w) => named.matches(w.domain) && namesTwinSpelling(glob, w.written));
+  };
+  const spellings = config.ignore.filter((p) => twin(p.glob));
+  if (!spellings.length) return;
+  config.twinSpellings = spellings;
+  config.ignore = config.ignore.filter((p) => !twin(p.glob));
 }
 
 /**
@@ -198,7 +212,7 @@ function crossFileProblems(configs: Config[], main: string, shown: (path: string
       if (first && (first.file ?? main) !== (site.file ?? main)) error(site, `"${site.written}" is listed twice: at ${where(first)} and at ${where(site)}`);
       if (!first) seen.set(site.domain, site);
       const ignoredBy = site.file ? ignore.indexOf(site.domain) : -1;
-      if (ignoredBy >= 0) {
+      if (ignoredBy >= 0 && !namesTwinSpelling(config.ignore[ignoredBy]!.glob, site.written)) {
         const pattern = config.ignore[ignoredBy]!;
         error(site, `"${site.written}" is listed here but ignored by "${pattern.glob}" at ${shown(main)}:${pattern.pos.line}:${pattern.pos.col}: remove one of them`);
       }
