@@ -6,18 +6,30 @@
 //                                      shared chunks, types/
 //   node scripts/build.mjs --dev       also dist/dev/: the benchmarks and the demo (not packaged)
 //   node scripts/build.mjs --no-types  without tsc (the GitHub Action builds only what it runs)
+//
+// As npm's `prepare` under `npx sitesync` in a clone already built, it does nothing (see below).
 import { execFileSync } from 'node:child_process';
-import { readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join, relative, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { Ajv2020 } from 'ajv/dist/2020.js';
-import standaloneCode from 'ajv/dist/standalone/index.js';
-import { build } from 'esbuild';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const args = process.argv.slice(2);
 const dist = join(root, 'dist');
+
+/**
+ * `prepare` as `npx sitesync` runs it: npm links the clone into its npx cache and runs the
+ * package's `prepare` there, in this folder, which `npm ci` has just built: a second build of
+ * half a minute (tsc the most of it) behind npm's spinner, before the first command of a clone.
+ * Built already, there is nothing to do (before the build tools are even loaded); not built
+ * (`npm ci --ignore-scripts`), it builds.
+ */
+if (process.env.npm_lifecycle_event === 'prepare' && process.env.npm_command === 'exec' && existsSync(join(dist, 'cli.js'))) process.exit(0);
+
+const { Ajv2020 } = await import('ajv/dist/2020.js');
+const { default: standaloneCode } = await import('ajv/dist/standalone/index.js');
+const { build } = await import('esbuild');
 
 /**
  * The schemas compiled into standalone validators (ajv's own feature): each validator module of
@@ -84,11 +96,33 @@ const options = {
   banner: { js: "import { createRequire as __sitesyncCreateRequire } from 'node:module'; const require = __sitesyncCreateRequire(import.meta.url);" },
 };
 
-rmSync(dist, { recursive: true, force: true });
-await build({ ...options, entryPoints: { cli: 'src/cli.ts', api: 'src/api.ts' }, outdir: dist });
+/**
+ * Writes a build's files into `outdir` without ever emptying it: a test suite may be running the
+ * files there (dist/cli.js, dist/dev/demo.js). Each file is written beside and renamed into place
+ * (a reader sees the old file or the new one, never half of one), the chunks before the entries
+ * that import them; then the chunks no entry imports any more are removed. Nothing imports
+ * dynamically, so a process that started has every module it needs already loaded.
+ */
+async function buildInto(entryPoints, outdir) {
+  const { outputFiles } = await build({ ...options, entryPoints, outdir, write: false });
+  mkdirSync(outdir, { recursive: true });
+  const entries = new Set(Object.keys(entryPoints).map((name) => join(outdir, `${name}.js`)));
+  const ordered = [...outputFiles.filter((f) => !entries.has(f.path)), ...outputFiles.filter((f) => entries.has(f.path))];
+  for (const file of ordered) {
+    const next = `${file.path}.${process.pid}.tmp`;
+    writeFileSync(next, file.contents);
+    renameSync(next, file.path);
+  }
+  const written = new Set(outputFiles.map((f) => f.path));
+  for (const name of readdirSync(outdir)) {
+    if (/^chunk-[A-Z0-9]+\.js$/.test(name) && !written.has(join(outdir, name))) rmSync(join(outdir, name), { force: true });
+  }
+}
+
+await buildInto({ cli: 'src/cli.ts', api: 'src/api.ts' }, dist);
 
 if (args.includes('--dev')) {
-  await build({ ...options, entryPoints: { bench: 'bench/run.ts', demo: 'src/demo/run.ts' }, outdir: join(dist, 'dev') });
+  await buildInto({ bench: 'bench/run.ts', demo: 'src/demo/run.ts' }, join(dist, 'dev'));
 }
 
 if (!args.includes('--no-types')) {

@@ -26,8 +26,8 @@ import { resolveConnection } from './service/connection.js';
 
 export type { Account, AccountSource, Change, ChangeResult, Config, Workspace, CreateChange, DeleteChange, FieldChange, LimitCheck, LiveWebsite, Plan, SafetyCheck, Settings, Summary, UpdateChange } from './model/types.js';
 export type { Diagnostic } from './messages/errors.js';
-export { ConfigError, SafetyError, SitesyncError } from './messages/errors.js';
-import { SitesyncError } from './messages/errors.js';
+export { ConfigError, NotApprovedError, SafetyError, SitesyncError } from './messages/errors.js';
+import { NotApprovedError, SitesyncError } from './messages/errors.js';
 
 export interface LoadOptions {
   /** Where `${NAME}` references are read from; default `process.env`. */
@@ -124,6 +124,15 @@ export interface ApplyOptions extends ConnectionOptions {
   parallelism?: number;
   /** Override the delete thresholds, as `--force` (never recent history: only `retire:` in the file lets it go). */
   force?: boolean;
+  /**
+   * The caller's word, one of the two required, as `sitesync apply` asks for it: `confirm` is
+   * asked, once the plan passed the safety gate and before any write, the question in words
+   * ("Apply to account … at …: 1 to create, 0 to update, 2 to delete? (yes/no)"), and applies
+   * only on `true`; `autoApprove: true` applies without asking, as `--auto-approve` (a script
+   * that showed the plan and decided itself). Without either, nothing is written.
+   */
+  confirm?: (question: string, plan: Plan) => boolean | Promise<boolean>;
+  autoApprove?: boolean;
 }
 
 export interface ApplyResult {
@@ -146,6 +155,11 @@ export interface ApplyResult {
  * come from `config`, the file the plan was made from, never from the plan.
  */
 export async function applyPlan(plan: Plan, config: Config, options: ApplyOptions = {}): Promise<ApplyResult> {
+  if (options.autoApprove !== true && typeof options.confirm !== 'function') {
+    throw new NotApprovedError(
+      'applyPlan writes only with the caller\'s word: pass { confirm: (question) => … } to ask (the question says what it will do, in words), or { autoApprove: true } as `sitesync apply --auto-approve`; nothing was written',
+    );
+  }
   // A refusal may echo the form it was sent: its message is cleaned of the passwords before it is a result.
   const secrets = new SecretValues();
   secrets.addPasswordsOf(config);
@@ -153,6 +167,7 @@ export async function applyPlan(plan: Plan, config: Config, options: ApplyOption
     const checked = deletesOf(plan).length ? await planWithHistory(plan, config, client) : plan;
     const [refusal] = refusals(checked, config, { force: options.force === true, shownConfig: config.file, isKey: (value) => client.usesKey(value) });
     if (refusal) throw refusal;
+    if (!options.autoApprove && !(await options.confirm!(applyQuestion(checked), checked))) throw new NotApprovedError('applyPlan: the confirm answered no; nothing was written');
     const passwordFor = passwordsFrom(checked, config, config.file);
     // A delete the plan archives first (the file's archive:) is sent once its archive is written, as in the CLI.
     const archive = archiverFor(client, { config, baseUrl: checked.base_url, account: checked.account, configAccount: config.account?.name ?? null, cwd: process.cwd() });
@@ -167,6 +182,13 @@ export async function applyPlan(plan: Plan, config: Config, options: ApplyOption
       results,
     };
   });
+}
+
+/** What applyPlan asks its caller, in words: where, and what it will do. */
+function applyQuestion(plan: Plan): string {
+  const who = plan.account ? `account ${plan.account.name}${plan.account.email ? ` (${plan.account.email})` : ''}` : 'the account';
+  const s = plan.summary;
+  return `Apply to ${who} at ${plan.base_url}: ${s.create} to create, ${s.update} to update, ${s.delete} to delete? (yes/no)`;
 }
 
 async function withClient<T>(

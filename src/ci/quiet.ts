@@ -7,7 +7,9 @@
  */
 import pLimit from 'p-limit';
 import { SitesyncError } from '../messages/errors.js';
+import { chooseTwin } from '../planner/plan.js';
 import { Scope } from '../planner/scope.js';
+import type { LiveWebsite } from '../model/types.js';
 import { eachAccount } from '../run/each.js';
 import { fail, type Run, type RunAccount } from '../run/open.js';
 import type { Context } from '../io/terminal.js';
@@ -49,11 +51,19 @@ export async function readSilentWebsites(run: Run, days: number, scope: QuietSco
   return found;
 }
 
-/** The live websites the file lists that the plan manages (the one scope rule: --target, --exclude, ignore). */
+/**
+ * The live websites the file lists that the plan manages (the one scope rule: --target, --exclude,
+ * ignore), each named as the file writes it: of a name the service holds twice, the one the plan
+ * manages (the other is left alone, not watched).
+ */
 export function managedLive(a: Pick<RunAccount, 'config' | 'live'>, options: QuietScope): { id: number; domain: string }[] {
   const scope = new Scope(a.config, options);
-  const listed = new Set(a.config.websites.map((w) => w.domain).filter((d) => scope.includes(d)));
-  return (a.live ?? []).filter((w) => listed.has(w.domain)).sort((x, y) => (x.domain < y.domain ? -1 : x.domain > y.domain ? 1 : x.id - y.id));
+  const written = new Map(a.config.websites.filter((w) => scope.includes(w.domain)).map((w) => [w.domain, w.written.trim()]));
+  const byKey = new Map<string, LiveWebsite[]>();
+  for (const w of a.live ?? []) if (written.has(w.domain)) byKey.set(w.domain, [...(byKey.get(w.domain) ?? []), w]);
+  return [...byKey]
+    .map(([key, group]) => ({ id: chooseTwin(group, written.get(key)).id, domain: written.get(key)! }))
+    .sort((x, y) => (x.domain < y.domain ? -1 : x.domain > y.domain ? 1 : x.id - y.id));
 }
 
 async function silentOf(a: RunAccount, since: string, scope: QuietScope, now: Date): Promise<QuietFindings> {

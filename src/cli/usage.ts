@@ -130,6 +130,8 @@ function explainFlag(name: string, facts: CommandLineFacts, where: string): stri
   const no = !isTypedFlag(name, facts.argv, false) && isTypedFlag(name, facts.argv) ? 'no-' : '';
   const typed = name.length === 1 ? `-${name}` : `--${no}${name}`;
   if (KEY_FLAGS.has(name.toLowerCase())) return `there is no ${typed} option: ${KEY_REASON}`;
+  // A dry run of apply is a plan: said so, not just refused.
+  if (name === 'dry-run' && facts.command[0] === 'apply') return `there is no --dry-run option for ${where}: \`sitesync plan\` (same options) shows what apply would do, and writes nothing`;
   const long = facts.flags.filter((f) => f.length > 1);
   const close = suggest(name, long) ?? long.find((f) => f.startsWith(name) && name.length >= 3);
   if (close) return `unknown option ${typed} for ${where}: did you mean --${no}${close}?`;
@@ -172,6 +174,8 @@ function explainPositional(word: string, facts: CommandLineFacts, where: string)
       ? `unknown command "${word}" for ${where}: did you mean "${close}"?`
       : `unknown command "${word}" for ${where}; the commands are: ${list}`;
   }
+  // A config file given as an argument, where the command takes it with -c.
+  if (facts.flags.includes('c') && /\.ya?ml$/i.test(word)) return `${where} takes no argument "${word}": name the config file with -c (${where} -c ${word})`;
   return `${where} takes no argument "${word}"`;
 }
 

@@ -10,9 +10,11 @@ import { printable } from '../messages/escape.js';
 import type { Context } from '../io/terminal.js';
 import { renderWarnings } from '../render/diagnostics.js';
 import { writeFailure } from '../io/files.js';
-import { defineCommand, type CommandArgs } from './define.js';
+import { config, defineCommand, type CommandArgs } from './define.js';
 
 const options = {
+  // As every other command takes its file: `fmt -c FILE` is `fmt FILE`.
+  config: { ...config, default: undefined, describe: 'The config file to format (as `fmt FILE`; default: sitesync.yaml)' },
   check: { type: 'boolean', describe: 'Write nothing; show the changes as a diff and exit 1 when a file is not formatted' },
   sort: { type: 'boolean', describe: 'Also sort the websites by domain' },
 } as const;
@@ -29,12 +31,14 @@ export const fmtCommand = defineCommand({
     ['$0 fmt', 'Format sitesync.yaml and the files it includes'],
     ['$0 fmt --check', 'In CI: fail, with a diff, when a file is not formatted'],
     ['$0 fmt --sort sites/*.yaml', 'Format these files, websites in domain order'],
+    ['$0 fmt -c clients/acme/websites.yaml', 'Format one file, named as every command names it'],
   ],
   run: runFmt,
 });
 
 async function runFmt(args: CommandArgs<typeof options, typeof positionals>, ctx: Context): Promise<number> {
-  const named = args.files?.length ? args.files : ['sitesync.yaml'];
+  const given = [...(args.config !== undefined ? [args.config] : []), ...(args.files ?? [])];
+  const named = given.length ? given : ['sitesync.yaml'];
   const sort = args.sort === true;
   // Every file is read and formatted before any is written: a YAML error anywhere writes nothing.
   const run = await formatFiles(

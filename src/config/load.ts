@@ -3,7 +3,7 @@ import { createHash } from 'node:crypto';
 import { basename, dirname, relative } from 'node:path';
 import { installationOf } from '../model/address.js';
 import { ConfigError, SitesyncError } from '../messages/errors.js';
-import { GlobSet } from '../model/domain.js';
+import { GlobSet, namesTwinSpelling } from '../model/domain.js';
 import type { Diagnostic } from '../messages/errors.js';
 import { DEFAULT_SAFETY, type Config, type DesiredWebsite, type Workspace } from '../model/types.js';
 import { envValue, interpolate, type Env } from './interpolate.js';
@@ -23,6 +23,11 @@ export interface LoadOptions {
   what?: 'config file' | 'baseline file';
   /** Where the files are read from: the work tree (default), or a git revision (git-revision.ts). */
   source?: FileSource;
+  /**
+   * Errors do not throw: the workspace is returned as far as it was read, its errors among its
+   * `warnings`. For checks said beside the file's own problems (the trusted copy's pins), never to run on.
+   */
+  keepErrors?: boolean;
 }
 
 /**
@@ -129,10 +134,24 @@ export async function loadWorkspace(file: string, env: Env, options: LoadOptions
   );
   // Messages name each file as its source does (a revision's: REF:PATH); the data keeps the paths.
   const ordered = sortByFile(problems, files).map((d) => ({ ...d, file: source.shown(d.file) }));
-  if (ordered.some((d) => d.severity === 'error')) throw new ConfigError(ordered);
+  if (!options.keepErrors && ordered.some((d) => d.severity === 'error')) throw new ConfigError(ordered);
+  for (const config of parsed.configs) separateTwinSpellings(config);
   const hash = createHash('sha256');
   for (const part of hashed) hash.update(part);
   return { file, multi: parsed.multi, configs: parsed.configs, warnings: ordered, sha256: hash.digest('hex'), files };
+}
+
+/** Moves the `ignore:` entries that name another spelling of a listed website to `twinSpellings`: that twin is left alone, the listed website managed. */
+function separateTwinSpellings(config: Config): void {
+  const twin = (glob: string) => {
+    if (glob.includes('*')) return false;
+    const named = new GlobSet([glob]);
+    return config.websites.some((w) => named.matches(w.domain) && namesTwinSpelling(glob, w.written));
+  };
+  const spellings = config.ignore.filter((p) => twin(p.glob));
+  if (!spellings.length) return;
+  config.twinSpellings = spellings;
+  config.ignore = config.ignore.filter((p) => !twin(p.glob));
 }
 
 /**
@@ -193,7 +212,7 @@ function crossFileProblems(configs: Config[], main: string, shown: (path: string
       if (first && (first.file ?? main) !== (site.file ?? main)) error(site, `"${site.written}" is listed twice: at ${where(first)} and at ${where(site)}`);
       if (!first) seen.set(site.domain, site);
       const ignoredBy = site.file ? ignore.indexOf(site.domain) : -1;
-      if (ignoredBy >= 0) {
+      if (ignoredBy >= 0 && !namesTwinSpelling(config.ignore[ignoredBy]!.glob, site.written)) {
         const pattern = config.ignore[ignoredBy]!;
         error(site, `"${site.written}" is listed here but ignored by "${pattern.glob}" at ${shown(main)}:${pattern.pos.line}:${pattern.pos.col}: remove one of them`);
       }

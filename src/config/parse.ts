@@ -5,7 +5,7 @@
 import { dirname, isAbsolute, resolve } from 'node:path';
 import { isMap, isSeq, type Document } from 'yaml';
 import { ConfigError, type Diagnostic } from '../messages/errors.js';
-import { globProblem, GlobSet, MAX_WILDCARD_GLOBS, parseDomainInput } from '../model/domain.js';
+import { globProblem, GlobSet, MAX_WILDCARD_GLOBS, namesTwinSpelling, parseDomainInput } from '../model/domain.js';
 import { FIELDS, type Field } from '../model/fields.js';
 import { addressProblem, BASE_URL_RULE } from '../model/address.js';
 import {
@@ -440,7 +440,7 @@ function normalize(
       return;
     }
     const ignoredBy = ignore.indexOf(parsed.domain);
-    if (ignoredBy >= 0) {
+    if (ignoredBy >= 0 && !namesTwinSpelling(config.ignore[ignoredBy]!.glob, entry.domain)) {
       const pattern = config.ignore[ignoredBy]!;
       error(
         pos,

@@ -6,7 +6,8 @@
  * are read like any other, and the size cap holds while reading (a pipe has no size to stat).
  */
 import { isUtf8 } from 'node:buffer';
-import { closeSync, createReadStream, fstatSync, openSync, readSync, statSync } from 'node:fs';
+import { closeSync, createReadStream, existsSync, fstatSync, openSync, readSync, statSync } from 'node:fs';
+import { basename, dirname, join, relative } from 'node:path';
 import { ConfigError, type Diagnostic } from '../messages/errors.js';
 import { namesDescriptor } from '../io/files.js';
 
@@ -28,6 +29,27 @@ const MISSING: Record<string, string> = {
     'no such file (a baseline is the config as it was before your change: --baseline-ref origin/main reads it and its includes from git)',
 };
 
+/**
+ * A config file not found where it was looked for, run from a subfolder (`clients/harbor/`): the
+ * one of that name in a parent folder, looked for as git finds its repository (up to the folder
+ * holding `.git`, or the root), named as a path from the folder looked in. Said, not used: which
+ * file a run reads is the user's to say (-c).
+ */
+function configUpward(file: string): string | undefined {
+  const name = basename(file);
+  const start = dirname(file);
+  if (existsSync(join(start, '.git'))) return undefined;
+  for (let dir = dirname(start); ; dir = dirname(dir)) {
+    const candidate = join(dir, name);
+    if (existsSync(candidate)) {
+      const path = relative(start, candidate);
+      return `no such file in ${start}; a parent folder holds ${path}: pass -c ${path}, or run from ${relative(start, dir) || '.'}`;
+    }
+    if (existsSync(join(dir, '.git'))) return `${MISSING['config file']}; looked in ${start} and each parent folder up to the repository's top, ${dir}`;
+    if (dirname(dir) === dir) return undefined;
+  }
+}
+
 export async function readTextFile(file: string, what = 'config file'): Promise<string> {
   const fail = (message: string, line = 0, col = 0): never => {
     const d: Diagnostic = { file, line, col, message, severity: 'error' };
@@ -48,7 +70,7 @@ export async function readTextFile(file: string, what = 'config file'): Promise<
       if (!bytes) return tooBig(`more than ${MAX_FILE_BYTES / 1048576}`);
       return decodeText(bytes, file, what);
     }
-    if (code === 'ENOENT') return fail(MISSING[what] ?? 'no such file');
+    if (code === 'ENOENT') return fail(what === 'config file' ? (configUpward(file) ?? MISSING[what]!) : (MISSING[what] ?? 'no such file'));
     if (code === 'EISDIR') return fail(`this is a folder, not a ${what}`);
     return fail(`cannot read the file (${code ?? String(err)})`);
   }

@@ -5,7 +5,7 @@
  */
 import { createInterface } from 'node:readline/promises';
 import pc from 'picocolors';
-import { NotApprovedError } from '../messages/errors.js';
+import { InterruptedError, NotApprovedError } from '../messages/errors.js';
 import type { SecretValues } from '../secrets/values.js';
 
 /** The environment a command reads: variables by name, as `process.env` holds them. */
@@ -69,9 +69,14 @@ export function inCi(env: Env): boolean {
   return (ci !== undefined && ci !== '' && ci !== 'false' && ci !== '0') || env.GITHUB_ACTIONS === 'true' || env.GITLAB_CI === 'true';
 }
 
-/** `--no-color` and NO_COLOR always win; FORCE_COLOR turns colour on without a terminal. */
+/**
+ * The flag first, as typed for this run: `--no-color` never colours, `--color` always does (into a
+ * pipe: `sitesync plan --color | less -R`). Without it, NO_COLOR turns colour off, FORCE_COLOR on
+ * without a terminal, and a terminal has it.
+ */
 export function colorsFor(stream: Stream, env: Env, flag: boolean | undefined): Colors {
-  if (flag === false || (env.NO_COLOR !== undefined && env.NO_COLOR !== '')) return pc.createColors(false);
+  if (flag !== undefined) return pc.createColors(flag);
+  if (env.NO_COLOR !== undefined && env.NO_COLOR !== '') return pc.createColors(false);
   const force = env.FORCE_COLOR;
   if (force !== undefined && force !== '' && force !== '0' && force !== 'false') return pc.createColors(true);
   return pc.createColors(Boolean(stream.isTTY) && env.TERM !== 'dumb');
@@ -91,13 +96,18 @@ export async function confirmApply(ctx: Context): Promise<void> {
   let onAbort = () => undefined as void;
   try {
     const answer = await new Promise<string>((resolveAnswer, reject) => {
-      onAbort = () => reject(new NotApprovedError('apply was cancelled; nothing was written'));
+      // Ctrl-C at the question is an interruption like any other: exit 130, as the shell expects.
+      onAbort = () => reject(new InterruptedError('interrupted at the question; nothing was written'));
       ctx.signal.addEventListener('abort', onAbort, { once: true });
       rl.question(`\n${ctx.out.bold('Apply?')} Only "yes" applies these changes. (yes/no) `).then(resolveAnswer, reject);
       // The input ended (Ctrl-D) without an answer.
       rl.once('close', () => resolveAnswer(''));
     });
-    if (answer.trim() !== 'yes') throw new NotApprovedError('apply was cancelled; nothing was written');
+    if (answer.trim() !== 'yes') {
+      // "y" is no "yes": said, so that the next run is answered as asked.
+      const why = /^y(es)?$/i.test(answer.trim()) ? ` (only "yes", in full, applies: you typed "${answer.trim()}")` : '';
+      throw new NotApprovedError(`apply was cancelled; nothing was written${why}`);
+    }
   } finally {
     ctx.signal.removeEventListener('abort', onAbort);
     rl.close();

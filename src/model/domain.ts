@@ -311,6 +311,15 @@ export function globProblem(glob: string): string | undefined {
 }
 
 /**
+ * Whether an `ignore:` glob names another spelling of the website a file lists as `written`
+ * (same key, written otherwise: `lumen-dental.com.` beside `lumen-dental.com`): the service's twin
+ * of that spelling, not the listed website.
+ */
+export function namesTwinSpelling(glob: string, written: string): boolean {
+  return !glob.includes('*') && glob.trim().toLowerCase() !== written.trim().toLowerCase();
+}
+
+/**
  * The `protect`, `ignore` and `--target` patterns. Only a pattern is a pattern: the globs come
  * from the file and the command line (checked by `globProblem`), and the domain tested is
  * always plain text, character for character. A live website may be named `*.example.com`

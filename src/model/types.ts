@@ -80,6 +80,12 @@ export interface Config {
   prune: boolean;
   protect: Pattern[];
   ignore: Pattern[];
+  /**
+   * `ignore:` entries that name another spelling of a listed website (`x.org.` beside a listed
+   * `x.org`, a punycode form beside unicode): the service's twin stored so is left alone, knowingly,
+   * without the warning of a name held twice. Not in `ignore` (the listed website stays managed).
+   */
+  twinSpellings?: Pattern[];
   /** Websites to delete with their history, active or not (`retire:`). */
   retire: Pattern[];
   safety: Safety;

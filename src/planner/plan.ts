@@ -114,7 +114,11 @@ export function planChanges(input: PlanInput): Plan {
   let writtenByDomain: Map<string, string> | undefined; // only where the service holds a name twice
   const liveTwins = new Map<string, LiveWebsite>();
   const twins: [string, string][] = [];
-  for (const [domain, group] of liveByDomain) {
+  // The spellings the file's ignore: names (`ignore: ["x.org."]`): those twins are left alone knowingly, unwarned.
+  const named = new Set((config.twinSpellings ?? []).map((p) => p.glob));
+  for (const [domain, all] of liveByDomain) {
+    const unnamed = all.length > 1 && named.size ? all.filter((s) => !named.has(s.stored ?? s.domain)) : all;
+    const group = unnamed.length ? unnamed : all;
     const chosen = group.length === 1 ? group[0]! : chooseTwin(group, (writtenByDomain ??= new Map(config.websites.map((w) => [w.domain, w.written]))).get(domain));
     liveTwins.set(domain, chosen);
     if (group.length > 1) twins.push([domain, twinWarning(domain, group, chosen)]);
@@ -186,7 +190,8 @@ export function planChanges(input: PlanInput): Plan {
   if (!options.targets?.length && !only) {
     for (const pattern of config.retire) {
       if (!live.some((w) => new GlobSet([pattern.glob]).matches(w.domain))) {
-        warnings.push(`retire: "${pattern.glob}" (line ${pattern.pos.line}) matches no live website: a typo?`);
+        // Said so that it can be acted on: it stops with the line (a retired website, once deleted, needs it no more).
+        warnings.push(`retire: "${pattern.glob}" (line ${pattern.pos.line}) matches no live website: a typo? If its website is deleted, the line has done its work: remove it`);
       }
     }
   }
@@ -241,7 +246,8 @@ function noReportsWarning(domains: string[], plan: string): string {
  * Which of the live websites that share a key sitesync manages: the one stored exactly as the
  * file writes it, else the oldest.
  */
-function chooseTwin(group: LiveWebsite[], written: string | undefined): LiveWebsite {
+/** Of live websites sharing one key (a name held twice, or in two spellings), the one sitesync manages: the one spelled as the file writes it, else the oldest. */
+export function chooseTwin(group: LiveWebsite[], written: string | undefined): LiveWebsite {
   const spelled = written?.trim().toLowerCase();
   const exact = group.filter((s) => (s.stored ?? s.domain) === spelled);
   return (exact.length ? exact : group).reduce((a, b) => (b.id < a.id ? b : a));

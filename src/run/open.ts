@@ -9,7 +9,7 @@ import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { emptyConfig, loadWorkspace } from '../config/load.js';
 import type { FileSource } from '../config/source.js';
-import { ConfigError, SitesyncError } from '../messages/errors.js';
+import { ConfigError, SitesyncError, type Diagnostic } from '../messages/errors.js';
 import { printable } from '../messages/escape.js';
 import { type Account, type Config, type Failure, type LiveWebsite, type Plan, type Workspace } from '../model/types.js';
 import { ServiceClient } from '../service/client.js';
@@ -146,12 +146,25 @@ async function loadAll(file: string, args: RunArgs, ctx: Context, options: RunOp
   try {
     return await loadWorkspace(file, ctx.env, { lenientEnv: options.lenientEnv, source: args.source });
   } catch (error) {
-    if (!(error instanceof ConfigError) || options.lenientEnv) throw error;
-    const lenient = await loadWorkspace(file, ctx.env, { lenientEnv: true, source: args.source }).catch(() => undefined);
-    if (!lenient) throw error;
-    const configs = selectAccounts(lenient, args.account, args.config ?? 'sitesync.yaml');
-    const keys = missingKeys(lenient, configs, args, ctx.env);
-    throw keys.length ? new ConfigError([...error.diagnostics, ...keys]) : error;
+    if (!(error instanceof ConfigError)) throw error;
+    const lenient = options.lenientEnv ? undefined : await loadWorkspace(file, ctx.env, { lenientEnv: true, source: args.source }).catch(() => undefined);
+    const configs = lenient && selectAccounts(lenient, args.account, args.config ?? 'sitesync.yaml');
+    const keys = lenient && configs ? missingKeys(lenient, configs, args, ctx.env) : [];
+    // The trusted copy's pins are checks of the file too: said with its other problems, not in a later run.
+    const pins = args.trustedConfig ? await trustProblems(file, args, args.trustedConfig, ctx) : [];
+    throw keys.length || pins.length ? new ConfigError([...error.diagnostics, ...pins, ...keys]) : error;
+  }
+}
+
+/** The problems `checkTrust` finds in a file that has others: none when it passes, or when the trusted copy itself cannot be read (said once the file is fixed). */
+async function trustProblems(file: string, args: RunArgs, trustedFile: string, ctx: Context): Promise<Diagnostic[]> {
+  const shown = args.config ?? 'sitesync.yaml';
+  try {
+    const workspace = await loadWorkspace(file, ctx.env, { lenientEnv: true, source: args.source, keepErrors: true });
+    await checkTrust(workspace, selectAccounts(workspace, args.account, shown), trustedFile, ctx.cwd, shown);
+    return [];
+  } catch (error) {
+    return error instanceof ConfigError ? error.diagnostics.filter((d) => d.severity === 'error') : [];
   }
 }
 

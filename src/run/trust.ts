@@ -48,6 +48,7 @@ export async function checkTrust(workspace: Workspace, configs: Config[], truste
     );
   }
   const same = (a: string | undefined, b: string | undefined) => (a === undefined || b === undefined ? a === b : safeInstallation(a) === safeInstallation(b));
+  // A changed connection has no one line of its own: it is said of the file (or the account), beside the located problems.
   const problems: string[] = [];
   // A password may not read any variable the trusted copy holds a key in: an account the pull
   // request removed still has its key in the CI's environment.
@@ -61,25 +62,23 @@ export async function checkTrust(workspace: Workspace, configs: Config[], truste
       untrusted.add(config);
       continue;
     }
-    const where = name ? `account ${name}` : shown;
+    const where = name ? `account ${name}: ` : '';
     if (!same(config.baseUrl, base.baseUrl)) {
-      problems.push(`${where}: ${name ? 'base_url' : 'api.base_url'} differs from the trusted config's (${trustedFile}): a change of where the key is sent must be on the base branch first`);
+      problems.push(`${where}${name ? 'base_url' : 'api.base_url'} differs from the trusted config's (${trustedFile}): a change of where the key is sent must be on the base branch first`);
     }
     // Where deletes are archived is the base branch's say too: a pull request may add an archive:, not move or remove one.
     if (base.archive && archiveKey(config) !== archiveKey(base)) {
-      problems.push(`${where}: archive differs from the trusted config's (${trustedFile} archives to "${base.archive.shown}"): moving or removing where deleted websites' histories go must be on the base branch first`);
+      problems.push(`${where}archive differs from the trusted config's (${trustedFile} archives to "${base.archive.shown}"): moving or removing where deleted websites' histories go must be on the base branch first`);
     }
     if (config.account?.apiKeyEnv !== base.account?.apiKeyEnv) {
-      problems.push(`${where}: api_key_env differs from the trusted config's (${trustedFile}): a change of which key an account uses must be on the base branch first`);
+      problems.push(`${where}api_key_env differs from the trusted config's (${trustedFile}): a change of which key an account uses must be on the base branch first`);
     }
     located.push(...looserSafety(config, base, workspace.file, trustedFile), ...unlistedPasswords(config, base, reads, workspace.file, trustedFile));
   }
-  if (located.length) throw new ConfigError(located.sort((a, b) => (a.file === b.file ? a.line - b.line || a.col - b.col : a.file === workspace.file ? -1 : 1)));
-  if (problems.length) {
-    const error = new SitesyncError(problems.length === 1 ? `${problems[0]}; nothing was read or written` : `${problems.length} connections differ from the trusted config; nothing was read or written`);
-    if (problems.length > 1) error.details = problems;
-    throw error;
-  }
+  // Every problem at once, as every other check of the file: a pull request breaking three pins learns of all three in one run.
+  located.sort((a, b) => (a.file === b.file ? a.line - b.line || a.col - b.col : a.file === workspace.file ? -1 : 1));
+  const all = [...problems.map((message): Diagnostic => ({ file: shown, line: 0, col: 0, severity: 'error', message })), ...located];
+  if (all.length) throw new ConfigError(all);
   return { untrusted };
 }
 

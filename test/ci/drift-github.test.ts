@@ -264,6 +264,28 @@ describe('sitesync ci drift on GitHub', () => {
     expect(github.comments(issues()[0]!.number)[0]!.body).toContain('each of its managed websites recorded a pageview in the last 14 days');
   });
 
+  it('--quiet-days watches the website the plan manages, not the left-alone twin, and names each as the file writes it (issue 39, item 7)', async () => {
+    const ago = (n: number) => new Date(Date.now() - n * 86_400_000).toISOString().slice(0, 10);
+    emu.seed(KEY, [
+      { domain: 'lumen-dental.com', traffic: { [ago(1)]: 40 } },
+      // The second of a live pair, left alone by the plan: never a pageview, and none of the file's business.
+      { domain: 'lumen-dental.com.', traffic: {} },
+      { domain: 'bäckerei-harbor.de', traffic: { [ago(60)]: 9 } },
+    ]);
+    await writeFile(join(dir, 'sitesync.yaml'), singleAccount(['lumen-dental.com', 'Bäckerei-Harbor.de']));
+    const r = await drift(['--quiet-days', '14']);
+    expect(r.code).toBe(2);
+    expect(r.stdout).toContain(`Silent websites: no pageview in the last 14 days\n  sitesync.yaml: Bäckerei-Harbor.de (last pageview ${ago(60)})\n`);
+    expect(r.stdout).not.toContain('xn--');
+    const body = issues()[0]!.body;
+    expect(body).toContain('### 1 silent website: no pageview in the last 14 days');
+    expect(body).toContain(`| <code>Bäckerei-Harbor.de</code> | ${ago(60)} |`);
+    expect(body).not.toContain('xn--');
+    expect(body).not.toMatch(/\| `lumen-dental\.com\.?` \|/);
+    // One stats request per managed website: the twin is not read.
+    expect(emu.stats.log.filter((l) => l.path.startsWith('/api/v1/stats/'))).toHaveLength(2);
+  });
+
   it('--quiet-days must be a whole number of days', async () => {
     await writeFile(join(dir, 'sitesync.yaml'), singleAccount([]));
     const r = await drift(['--quiet-days', '0']);

@@ -216,7 +216,7 @@ describe('the library reads a revision as the CLI does', () => {
   it('loadConfig(file, { ref }) is the baseline that sends a rotated password; a file added since lists nothing', async () => {
     sc = await repository({ 'clients/shop.yaml': shop('PW_NEW', ['utm_source']) });
     const file = join(sc.dir, 'sitesync.yaml');
-    const options = { baseUrl: sc.emu.url, apiKey: KEY, env: { PW_NEW: ENV.PW_NEW } };
+    const options = { baseUrl: sc.emu.url, apiKey: KEY, env: { PW_NEW: ENV.PW_NEW }, autoApprove: true };
     const config = await loadConfig(file, { env: options.env });
     // PW_OLD is not set: a baseline's passwords compare as written.
     const baseline = await loadConfig(file, { ref: 'HEAD~1', env: options.env });

@@ -24,7 +24,7 @@ async function setUp(yaml: string) {
     { domain: 'busy.example.com', traffic: { [ago(300)]: 9_000, [ago(3)]: 120 } },
     { domain: 'old.example.com', traffic: { [ago(400)]: 500 } },
   ]);
-  const options = { baseUrl: s.emu.url, apiKey: KEY, env: {} };
+  const options = { baseUrl: s.emu.url, apiKey: KEY, env: {}, autoApprove: true };
   const config = await loadConfig(await s.write(yaml), options);
   return { options, config, live: await readLiveState(config, options) };
 }

@@ -132,7 +132,7 @@ describe('what the service says back', () => {
     s = await scenario();
     s.emu.seed(KEY, [{ domain: 'lab.example.com', privacy: 0, email: 0, exclude_bots: 1 }]);
     const file = await s.write(CONFIG);
-    const options = { baseUrl: s.emu.url, apiKey: KEY, env: { PW: password } };
+    const options = { baseUrl: s.emu.url, apiKey: KEY, env: { PW: password }, autoApprove: true };
     const config = await loadConfig(file, options);
     const live = await readLiveState(config, options);
     s.emu.faults.before = echoing;

@@ -168,3 +168,63 @@ accounts:
     expect(bad.stderr).toContain('password_env[1] must be a string');
   });
 });
+
+describe("the trusted copy's problems come all at once (issue 39, item 5)", () => {
+  it('a pull request breaking three pins, with a mistake of its own too, learns of all four in one run, before any request', async () => {
+    sc = await setUp();
+    const accounts = (acme: { url: string; safety: string; pwEnv: string; site: string }) => `version: 1
+accounts:
+  acme:
+    base_url: ${acme.url}
+    api_key_env: ACME_KEY
+${acme.pwEnv}${acme.safety}    websites:
+${acme.site}
+  globex:
+    base_url: ${sc!.emu.url}
+    api_key_env: GLOBEX_KEY
+    websites:
+      - domain: globex.example.com
+        password: \${GLOBEX_SHOP_PW}
+`;
+    await sc.write(
+      accounts({ url: sc.emu.url, safety: '    safety: {max_delete_percent: 10}\n', pwEnv: '    password_env: ["ACME_*"]\n', site: '      - domain: shop.example.com' }),
+      'base.yaml',
+    );
+    // Another account's variable, a looser max_delete_percent, another base_url, and a typo of a key.
+    await sc.write(
+      accounts({
+        url: 'http://127.0.0.1:9/',
+        safety: '    safety: {max_delete_percent: 50}\n',
+        pwEnv: '',
+        site: '      - domain: shop.example.com\n        privacy: password\n        password: ${GLOBEX_SHOP_PW}\n        titel: Shop',
+      }),
+    );
+    const env = { ...PW, ACME_KEY: KEY, GLOBEX_KEY: 'sk-test-GLOBEX-0123456789' };
+    const r = await sc.cli(['plan', '--trusted-config', 'base.yaml'], { env });
+    expect(r.code).toBe(1);
+    const file = join(sc.dir, 'sitesync.yaml');
+    expect(r.stderr).toContain('titel');
+    expect(r.stderr).toContain("account acme: base_url differs from the trusted config's (base.yaml)");
+    expect(r.stderr).toContain(`${file}:6:34: accounts.acme.safety.max_delete_percent is 50, looser than the trusted config's 10 (base.yaml)`);
+    expect(r.stderr).toContain('reads ${GLOBEX_SHOP_PW}, which account acme may not read: the trusted config (base.yaml)');
+    expect(r.stderr).toContain('4 problems found; nothing was changed on the service.');
+    for (const value of Object.values(PW)) expect(r.stdout + r.stderr).not.toContain(value);
+    expect(sc.emu.stats.log).toEqual([]);
+
+    // Without the typo, the three pins still come together.
+    await sc.write(
+      accounts({
+        url: 'http://127.0.0.1:9/',
+        safety: '    safety: {max_delete_percent: 50}\n',
+        pwEnv: '',
+        site: '      - domain: shop.example.com\n        privacy: password\n        password: ${GLOBEX_SHOP_PW}',
+      }),
+    );
+    const again = await sc.cli(['plan', '--trusted-config', 'base.yaml'], { env });
+    expect(again.stderr).toContain("account acme: base_url differs from the trusted config's (base.yaml)");
+    expect(again.stderr).toContain('accounts.acme.safety.max_delete_percent is 50');
+    expect(again.stderr).toContain('which account acme may not read');
+    expect(again.stderr).toContain('3 problems found; nothing was changed on the service.');
+    expect(sc.emu.stats.log).toEqual([]);
+  });
+});
