@@ -1,13 +1,13 @@
 /** `sitesync export`: the live accounts as a valid config file. */
 import { fstat, type Stats } from 'node:fs';
 import { stat } from 'node:fs/promises';
-import { dirname, isAbsolute, relative, resolve, sep } from 'node:path';
+import { dirname, resolve } from 'node:path';
 import { SitesyncError } from '../messages/errors.js';
 import { readEvery } from '../run/read.js';
 import { openRun } from '../run/open.js';
 import { reportRequests } from '../run/requests.js';
 import { assertOutputFile, namesDescriptor, writeAtomic, writeFailure } from '../io/files.js';
-import { packageVersion, schemaPath } from '../io/paths.js';
+import { packageVersion, schemaReference } from '../io/paths.js';
 import { renderAccountsExport, renderExport } from '../render/export.js';
 import { readingProgress } from '../render/progress.js';
 import type { Context } from '../io/terminal.js';
@@ -98,14 +98,4 @@ async function emptiedConfig(args: CommandArgs<typeof options>, ctx: Context): P
     `Then write the export to a file with -o, which replaces it only when the export is complete: sitesync export -o ${isOutput ? 'websites.yaml' : 'FILE'}`,
   ];
   throw error;
-}
-
-/**
- * The schema of this sitesync, relative to the folder of the exported file, as the
- * yaml-language-server comment wants it. Installed in the config repository, that is
- * `./node_modules/sitesync/schemas/sitesync.schema.json`, the same for every clone.
- */
-function schemaReference(folder: string): string {
-  const path = relative(folder, schemaPath()).split(sep).join('/');
-  return path.startsWith('.') || isAbsolute(path) ? path : `./${path}`;
 }

@@ -74,6 +74,19 @@ export async function replaceIfUnchanged(path: string, expected: string, text: s
   });
 }
 
+/** The code of the error writeNew throws when the file exists. */
+export const FILE_EXISTS = 'SITESYNC_FILE_EXISTS';
+
+/**
+ * writeAtomic of a file that must not exist yet (init's files): a file that appeared since it was
+ * looked for (a person's, another run's) is never replaced; the error has code FILE_EXISTS.
+ */
+export async function writeNew(path: string, text: string): Promise<void> {
+  await writeThenRename(path, text, 0o644, async (file) => {
+    if (await lstat(file).then(() => true, () => false)) throw Object.assign(new Error(`${path} exists`), { code: FILE_EXISTS });
+  });
+}
+
 /** A temporary file beside the target (`target` finds it from `path`), fsynced, checked by `beforeRename`, then renamed over it. */
 async function writeThenRename(path: string, text: string, mode: number, beforeRename: (file: string) => Promise<void>, target = writeTarget): Promise<void> {
   const file = await target(path);
