@@ -211,11 +211,14 @@ function sortOut(live: LiveWebsite[]): {
   return { listed, leftAlone, twins };
 }
 
+/** The note above a name listed under `ignore` because no file entry can hold it (export, init, import --unmanaged). */
+export function ignoredNote(site: LiveWebsite): string {
+  return `${printable(stored(site))} (id ${site.id}) is no host name a file entry can hold: left alone, never updated or deleted`;
+}
+
 function leftAloneNote(alone: LeftAlone): string {
   const name = printable(stored(alone.site));
-  if (alone.list === 'ignore') {
-    return ` ${name} (id ${alone.site.id}) is no host name a file entry can hold: left alone, never updated or deleted`;
-  }
+  if (alone.list === 'ignore') return ` ${ignoredNote(alone.site)}`;
   return [
     ` ${name} (id ${alone.site.id}) is no host name a file entry can hold, and as an ignore pattern`,
     ` its "*" would also match listed websites: protected instead, so never deleted (nor is what else it matches)`,
