@@ -3,7 +3,7 @@
  * file then plans clean for them. The CLI as users run it, against the emulator (deployed
  * profile: the service returns no exclude_params).
  */
-import { readFile } from 'node:fs/promises';
+import { mkdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { KEY, scenario, writes, type Scenario } from '../helpers/scenario.js';
@@ -192,5 +192,24 @@ describe('import --unmanaged and the names no file entry can hold', () => {
     expect((await s.cli(['fmt', '--check'])).code).toBe(0);
     const pruned = await s.cli(['plan', '--prune', '--detailed-exitcode'], { env: { ACME_KEY: KEY } });
     expect(pruned.code, pruned.stdout).toBe(0);
+  });
+});
+
+describe('import into the layout an include names before its file exists', () => {
+  it('the error says how to enter it; following it, import --unmanaged fills the file', async () => {
+    s = await scenario();
+    s.emu.seed(KEY, [{ domain: 'quarry.example' }]);
+    await s.write(`version: 1\naccounts:\n  quarry:\n    base_url: ${s.emu.url}\n    api_key_env: QUARRY_KEY\n    include:\n      - "clients/quarry/*.yaml"\n`);
+    const env = { env: { QUARRY_KEY: KEY } };
+    const r = await s.cli(['import', '--unmanaged'], env);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain('include "clients/quarry/*.yaml" matches no file');
+    expect(r.stderr).toContain('create the file (websites: [] is enough, and import --unmanaged fills it), or leave include: out');
+    expect(r.stderr).toContain('sitesync init');
+    await mkdir(join(s.dir, 'clients/quarry'), { recursive: true });
+    await s.write('websites: []\n', 'clients/quarry/websites.yaml');
+    const filled = await s.cli(['import', '--unmanaged'], env);
+    expect(filled.code, filled.stderr).toBe(0);
+    expect(await readFile(join(s.dir, 'clients/quarry/websites.yaml'), 'utf8')).toContain('- domain: quarry.example');
   });
 });
