@@ -89,7 +89,7 @@ describe('the recipe lint', () => {
     const found = (await Promise.all(invocations.map((i) => surface.lint(i)))).flat().map((p) => p.message);
     expect(found).toEqual([
       'no flag --bogus-flag for "sitesync plan"',
-      'no command "sitesync plna" (there are: validate, fmt, plan, apply, export, archive, import, account, show, emulator, ci, completion)',
+      'no command "sitesync plna" (there are: validate, fmt, plan, apply, init, export, archive, import, account, show, emulator, ci, completion)',
       '--format html: not one of text, markdown, json',
       '"sitesync apply" takes 1 argument(s), given 2',
       '"sitesync ci" needs a command: comment, summary, drift, approved, plan-open',
