@@ -61,6 +61,23 @@ const schemaValidators = {
 };
 
 /**
+ * The CI recipes of examples/ inlined as text (src/ci/recipe-texts.ts reads them from the
+ * checkout when tests run the sources): the package ships no examples/, and `init --ci` writes them.
+ */
+const recipeTexts = {
+  name: 'recipe-texts',
+  setup(b) {
+    b.onLoad({ filter: /[\\/]src[\\/]ci[\\/]recipe-texts\.ts$/ }, (a) => {
+      const source = readFileSync(a.path, 'utf8');
+      const names = JSON.parse(/RECIPE_NAMES = (\[[^\]]*\])/.exec(source)[1].replaceAll("'", '"'));
+      const texts = Object.fromEntries(names.map((name) => [name, readFileSync(join(root, 'examples', name), 'utf8')]));
+      const contents = `export const RECIPE_NAMES = ${JSON.stringify(names)};\nconst TEXTS = ${JSON.stringify(texts)};\nexport function recipeText(name) { return TEXTS[name]; }\n`;
+      return { contents, loader: 'js', resolveDir: dirname(a.path) };
+    });
+  },
+};
+
+/**
  * yargs looks for its program's package.json (for a version it is then told anyway) from the
  * folder its shim names: node_modules' parent, or — bundled, with no node_modules in the path —
  * the working directory. There, in CI, are a pull request's files: a package.json it commits as a
@@ -92,7 +109,7 @@ const options = {
   legalComments: 'none',
   logLevel: 'warning',
   absWorkingDir: root,
-  plugins: [schemaValidators, yargsHome],
+  plugins: [schemaValidators, recipeTexts, yargsHome],
   banner: { js: "import { createRequire as __sitesyncCreateRequire } from 'node:module'; const require = __sitesyncCreateRequire(import.meta.url);" },
 };
 

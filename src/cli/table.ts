@@ -14,6 +14,7 @@ import { emulatorCommand } from '../commands/emulator.js';
 import { exportCommand } from '../commands/export.js';
 import { fmtCommand } from '../commands/fmt.js';
 import { importCommand } from '../commands/import.js';
+import { initCommand } from '../commands/init.js';
 import { planCommand } from '../commands/plan.js';
 import { showCommand } from '../commands/show.js';
 import { validateCommand } from '../commands/validate.js';
@@ -26,6 +27,7 @@ export const COMMAND_TABLE: readonly Command[] = [
   fmtCommand,
   planCommand,
   applyCommand,
+  initCommand,
   exportCommand,
   archiveCommand,
   importCommand,

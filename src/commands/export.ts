@@ -1,10 +1,13 @@
 /** `sitesync export`: the live accounts as a valid config file. */
-import { dirname, isAbsolute, relative, resolve, sep } from 'node:path';
+import { fstat, type Stats } from 'node:fs';
+import { stat } from 'node:fs/promises';
+import { dirname, resolve } from 'node:path';
+import { SitesyncError } from '../messages/errors.js';
 import { readEvery } from '../run/read.js';
 import { openRun } from '../run/open.js';
 import { reportRequests } from '../run/requests.js';
-import { assertOutputFile, writeAtomic, writeFailure } from '../io/files.js';
-import { packageVersion, schemaPath } from '../io/paths.js';
+import { assertOutputFile, namesDescriptor, writeAtomic, writeFailure } from '../io/files.js';
+import { packageVersion, schemaReference } from '../io/paths.js';
 import { renderAccountsExport, renderExport } from '../render/export.js';
 import { readingProgress } from '../render/progress.js';
 import type { Context } from '../io/terminal.js';
@@ -34,7 +37,8 @@ async function runExport(args: CommandArgs<typeof options>, ctx: Context): Promi
   const file = args.output === undefined ? undefined : resolve(ctx.cwd, args.output);
   // Before reading the accounts: a run that cannot write its file should fail at once.
   if (file) await assertOutputFile(file, args.output!, '--output', args.force === true);
-  const run = await openRun(args, ctx, { lenientEnv: true, optionalConfig: true });
+  const emptied = await emptiedConfig(args, ctx);
+  const run = await openRun(args, ctx, { lenientEnv: true, optionalConfig: true, noConfig: emptied });
   let text: string;
   let count: number;
   try {
@@ -69,11 +73,29 @@ async function runExport(args: CommandArgs<typeof options>, ctx: Context): Promi
 }
 
 /**
- * The schema of this sitesync, relative to the folder of the exported file, as the
- * yaml-language-server comment wants it. Installed in the config repository, that is
- * `./node_modules/sitesync/schemas/sitesync.schema.json`, the same for every clone.
+ * `export > sitesync.yaml`: the shell empties the file before sitesync starts, and an empty file
+ * that is this run's own standard output is its output, not a config: the one account then
+ * comes from the flags and SITESYNC_* (true). Where they name none, or the file is empty
+ * without being the output (an earlier `>` emptied it), what it held is lost here: the error
+ * says so, and how to get it back.
  */
-function schemaReference(folder: string): string {
-  const path = relative(folder, schemaPath()).split(sep).join('/');
-  return path.startsWith('.') || isAbsolute(path) ? path : `./${path}`;
+async function emptiedConfig(args: CommandArgs<typeof options>, ctx: Context): Promise<boolean> {
+  const shown = args.config ?? 'sitesync.yaml';
+  const path = resolve(ctx.cwd, shown);
+  if (namesDescriptor(path)) return false;
+  const file = await stat(path).catch(() => undefined);
+  if (!file?.isFile() || file.size !== 0) return false;
+  const output = ctx.stdout.fd === undefined ? undefined : await new Promise<Stats | undefined>((done) => fstat(ctx.stdout.fd!, (error, s) => done(error ? undefined : s)));
+  const isOutput = output !== undefined && output.dev === file.dev && output.ino === file.ino;
+  if (isOutput && args.config === undefined && !args.account?.length && (args.baseUrl !== undefined || ctx.env.SITESYNC_BASE_URL)) return true;
+  const error = new SitesyncError(
+    isOutput
+      ? `${shown} is empty: the shell emptied it for "> ${shown}" before sitesync started, so there was no config left to read`
+      : `${shown} is empty: an earlier "sitesync export > ${shown}" (or another ">") may have emptied it`,
+  );
+  error.details = [
+    `If it held your config, get it back with: git checkout -- ${shown}`,
+    `Then write the export to a file with -o, which replaces it only when the export is complete: sitesync export -o ${isOutput ? 'websites.yaml' : 'FILE'}`,
+  ];
+  throw error;
 }

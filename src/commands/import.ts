@@ -23,10 +23,12 @@ import { websitesCount } from '../render/counts.js';
 import { readingProgress } from '../render/progress.js';
 import type { Context } from '../io/terminal.js';
 import { renderWarnings } from '../render/diagnostics.js';
+import { ignoredNote } from '../render/export.js';
+import { literal } from '../config/interpolate.js';
 import { account, config, defineCommand, type CommandArgs } from './define.js';
 
-/** One file's edit: the accounts whose entries go into it, and where in it. */
-type FileEdit = PlacedEdit<AccountImport>;
+/** One file's edit: the accounts whose entries go into it, and where in it; in the config file, also the names each account lists under `ignore`. */
+type FileEdit = PlacedEdit<AccountImport> & { ignore?: { account?: string; sites: LiveWebsite[] }[] };
 
 const options = {
   config,
@@ -85,7 +87,14 @@ async function runImport(args: ImportArgs, ctx: Context): Promise<number> {
   const choose = async (workspace: Workspace) => {
     const accounts = selectAccounts(workspace, args.account, args.config).map((config) => ({ config, live: live.get(accountName(config)) ?? [] }));
     const selection = selectImports(accounts, request, args.config, shownOf);
-    return { ...selection, edits: await placeImports(workspace, selection.imports, into, args.into, shownOf) };
+    const edits: FileEdit[] = await placeImports(workspace, selection.imports, into, args.into, shownOf);
+    // What no entry can name goes under the account's ignore, as export writes it: else prune would delete it later.
+    for (const { config, sites } of selection.ignored ?? []) {
+      let main = edits.find((e) => e.path === workspace.file);
+      if (!main) edits.push((main = { path: workspace.file, shown: shownOf(workspace.file), role: 'main', imports: [] }));
+      (main.ignore ??= []).push({ account: config.account?.name, sites });
+    }
+    return { ...selection, edits };
   };
 
   // Chosen first against the files as they were read, to know which files to lock.
@@ -170,6 +179,9 @@ function editedText(edit: FileEdit, read: FileText, ctx: Context): string {
   try {
     for (const { account, target } of edit.imports) {
       after = insertWebsites(after, target, newEntries(account.sites, account.config));
+    }
+    for (const { account, sites } of edit.ignore ?? []) {
+      after = insertWebsites(after, { account }, sites.map((site) => ({ entry: literal(storedName(site)), notes: [ignoredNote(site)] })), 'ignore');
     }
   } catch (error) {
     if (error instanceof SitesyncError) error.message = `${edit.shown}: ${error.message}`;

@@ -17,6 +17,8 @@ export interface FileEntryOptions {
    * A field they do not set defaults to the service's own, so `{}` leaves out service defaults.
    */
   defaults?: DefaultSettings;
+  /** The variable a password-protected website's password would read: its note names it (init writes a commented `password:` line). */
+  passwordVariable?: string;
 }
 
 export interface FileEntry {
@@ -63,7 +65,13 @@ export function fileEntry(site: LiveWebsite, traits: DomainTraits, options: File
     }
   }
   const needsPassword = site.privacy === 2;
-  if (needsPassword) notes.push('password-protected: add password: ${NAME} to manage its password');
+  if (needsPassword) {
+    notes.push(
+      options.passwordVariable
+        ? `password-protected: to manage its password, set ${options.passwordVariable} and add this line to the entry:`
+        : 'password-protected: add password: ${NAME} to manage its password',
+    );
+  }
   return { entry, notes, unknown, needsPassword };
 }
 

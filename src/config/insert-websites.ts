@@ -17,8 +17,8 @@ import { yamlWithControlsEscaped } from './file-entry.js';
 import { lineEnding } from './format.js';
 
 export interface NewWebsiteEntry {
-  /** The entry as the file writes it (`domain` first). */
-  entry: Record<string, unknown>;
+  /** The entry as the file writes it (`domain` first); a name, in a list of names (`ignore`). */
+  entry: Record<string, unknown> | string;
   /** Comment lines written above the entry. */
   notes: string[];
 }
@@ -42,8 +42,11 @@ export interface ListStyle {
   flowPadding: boolean;
 }
 
-export function insertWebsites(text: string, target: WebsitesTarget, entries: NewWebsiteEntry[]): string {
-  const path = target.account === undefined ? ['websites'] : ['accounts', target.account, 'websites'];
+/** The lists entries are added to: the websites, or the names left alone (`import --unmanaged`'s names no entry can hold). */
+export type ListKey = 'websites' | 'ignore';
+
+export function insertWebsites(text: string, target: WebsitesTarget, entries: NewWebsiteEntry[], key: ListKey = 'websites'): string {
+  const path = target.account === undefined ? [key] : ['accounts', target.account, key];
   const doc = parseDocument(text);
   if (doc.errors.length) throw new SitesyncError(`the file does not parse as YAML (${doc.errors[0]!.message.split('\n')[0]})`);
   const before = doc.toJS() as unknown;
@@ -61,16 +64,20 @@ export function insertWebsites(text: string, target: WebsitesTarget, entries: Ne
 /** The new entries as text after the list's last item, indented as its items are. */
 function insertAfterLastItem(text: string, doc: Document.Parsed, list: YAMLSeq, path: string[], entries: NewWebsiteEntry[], eol: string): string {
   const style = listStyle(text, doc, list, path);
-  const placed = spaced(entries.map((e) => placeEntry(entryText(e, style), style)), eol);
+  const placed = spaced(entries.map((e) => placeEntry(entryText(e, style), style)), eol, path);
   const last = list.items.at(-1) as Node;
   const at = lineStartAfter(text, endOfItem(text, last.range![0], last.range![2], style.dashCol));
   // A blank line before each new entry, as `sitesync fmt` writes websites: the result passes `fmt --check`.
-  return `${withFinalNewline(text.slice(0, at), eol)}${eol}${placed}${eol}${text.slice(at)}`;
+  return `${withFinalNewline(text.slice(0, at), eol)}${blankBetween(path) ? eol : ''}${placed}${eol}${text.slice(at)}`;
 }
 
-/** Items' lines, a blank line between two items (fmt's layout). */
-function spaced(items: string[][], eol: string): string {
-  return items.map((lines) => lines.join(eol)).join(`${eol}${eol}`);
+/** Items' lines, a blank line between two websites (fmt's layout; a list of names has none). */
+function spaced(items: string[][], eol: string, path: string[]): string {
+  return items.map((lines) => lines.join(eol)).join(blankBetween(path) ? `${eol}${eol}` : eol);
+}
+
+function blankBetween(path: string[]): boolean {
+  return path.at(-1) === 'websites';
 }
 
 /** Where the line that holds `at` ends (after its newline): `at` itself when it starts a line. */
@@ -135,7 +142,7 @@ export function listStyle(text: string, doc: Document.Parsed, list: YAMLSeq, pat
   const indent = indentStep(text, doc);
   // With no list inside any entry yet: as the websites list sits under its own key.
   const parent = doc.getIn(path.slice(0, -1), true) as YAMLMap | undefined;
-  const key = (isMap(parent) ? parent.items.find((p) => isScalar(p.key) && p.key.value === 'websites') : undefined)?.key as Node | undefined;
+  const key = (isMap(parent) ? parent.items.find((p) => isScalar(p.key) && p.key.value === path.at(-1)) : undefined)?.key as Node | undefined;
   const own = key?.range ? (dashCol > column(text, key.range[0]) ? indent : 0) : indent;
   return { dashCol, contentOffset, nestedOffset: nested?.offset ?? own, flowLists: flowLists ?? false, indent, flowPadding: flowPadding(text) };
 }
@@ -170,7 +177,7 @@ function entryText(e: NewWebsiteEntry, style: ListStyle): string {
   const doc = new Document(e.entry);
   const map = doc.contents as YAMLMap;
   withNotes(map, e.notes);
-  if (style.flowLists) for (const pair of map.items) if (isSeq(pair.value)) pair.value.flow = true;
+  if (style.flowLists && isMap(map)) for (const pair of map.items) if (isSeq(pair.value)) pair.value.flow = true;
   return yamlWithControlsEscaped(doc, {
     // (An entry nests nothing but lists; yaml puts an unindented list at `indent - 2`.)
     indent: style.nestedOffset > 0 ? style.nestedOffset : 2,
@@ -209,20 +216,22 @@ function writeNewList(text: string, doc: Document.Parsed, path: string[], list: 
   if (list !== undefined && !isSeq(list) && !(isScalar(list) && list.value === null)) {
     throw new SitesyncError(`the websites of ${whose} are not a list; nothing was written`);
   }
-  const pair = owner.items.find((p) => isScalar(p.key) && p.key.value === 'websites');
+  const listKey = path.at(-1)!;
+  const pair = owner.items.find((p) => isScalar(p.key) && p.key.value === listKey);
   const keyCol = column(text, ((pair ?? owner.items[0]!).key as Node).range![0]);
   const style = newListStyle(text, doc, keyCol);
   const old = isSeq(list) ? list.items.map((item) => nodeText(item as Node, style)) : [];
-  const lines = spaced([...old, ...entries.map((e) => entryText(e, style))].map((item) => placeEntry(item, style)), eol);
+  const lines = spaced([...old, ...entries.map((e) => entryText(e, style))].map((item) => placeEntry(item, style)), eol, path);
   let result: string;
   if (pair && list?.range) {
     const lineEnd = text.indexOf('\n', list.range[1]);
     result = `${withoutValue(text, list.range[0], list.range[1], lineEnd)}${eol}${lines}${eol}${lineEnd < 0 ? '' : text.slice(lineEnd + 1)}`;
   } else {
+    const before = listKey === 'ignore' ? lineOfFirstKey(text, owner, AFTER_IGNORE) : undefined;
     const last = owner.items.at(-1) as Pair;
     const node = (last.value ?? last.key) as Node;
-    const at = lineStartAfter(text, endOfItem(text, node.range![0], node.range![2], keyCol));
-    result = `${withFinalNewline(text.slice(0, at), eol)}${' '.repeat(keyCol)}websites:${eol}${lines}${eol}${text.slice(at)}`;
+    const at = before ?? lineStartAfter(text, endOfItem(text, node.range![0], node.range![2], keyCol));
+    result = `${withFinalNewline(text.slice(0, at), eol)}${' '.repeat(keyCol)}${listKey}:${eol}${lines}${eol}${text.slice(at)}`;
   }
   const lost = missingComments(text, result);
   if (lost.length) {
@@ -231,6 +240,23 @@ function writeNewList(text: string, doc: Document.Parsed, path: string[], list: 
     throw error;
   }
   return result;
+}
+
+/** The keys a new `ignore:` goes above, as fmt orders a file's (and an account's) keys. */
+const AFTER_IGNORE = ['retire', 'safety', 'archive', 'include', 'websites', 'accounts'];
+
+/** Where the first of `keys` the mapping holds starts: its line, above the comment lines right over it; undefined when it holds none. */
+function lineOfFirstKey(text: string, owner: YAMLMap, keys: string[]): number | undefined {
+  const pair = owner.items.find((p) => isScalar(p.key) && keys.includes(String(p.key.value)));
+  const key = pair?.key as Node | undefined;
+  if (!key?.range) return undefined;
+  let at = text.lastIndexOf('\n', key.range[0] - 1) + 1;
+  while (at > 0) {
+    const previous = text.lastIndexOf('\n', at - 2) + 1;
+    if (!text.slice(previous, at).trimStart().startsWith('#')) break;
+    at = previous;
+  }
+  return at;
 }
 
 /**
@@ -300,7 +326,8 @@ function assertOnlyAdded(result: string, before: unknown, path: string[], entrie
   const expected = structuredClone(before) as Record<string, unknown>;
   let holder = expected;
   for (const key of path.slice(0, -1)) holder = holder[key] as Record<string, unknown>;
-  const list = Array.isArray(holder.websites) ? holder.websites : (holder.websites = []);
+  const key = path.at(-1)!;
+  const list = Array.isArray(holder[key]) ? (holder[key] as unknown[]) : (holder[key] = []);
   list.push(...entries.map((e) => e.entry));
   if (after.errors.length || !isDeepStrictEqual(after.toJS(), expected)) {
     throw new SitesyncError('the edited file would not read as the old one with the new websites added (a bug in sitesync); nothing was written');

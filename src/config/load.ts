@@ -15,6 +15,10 @@ import { WORK_TREE, type FileSource } from './source.js';
 import { ownPasswordEnvProblems } from './password-env.js';
 import { openRevision } from './git-revision.js';
 
+
+/** What to do about an include that matches no file: the layout is entered by a file to fill, or by init. */
+const NO_FILE_HINT = ': create the file (websites: [] is enough, and import --unmanaged fills it), or leave include: out of an account that lists no websites yet and let sitesync init write its folder';
+
 export interface LoadOptions {
   lenientEnv?: boolean;
   /** An unset variable is a warning (validate without secrets), not an error. */
@@ -89,7 +93,7 @@ export async function loadWorkspace(file: string, env: Env, options: LoadOptions
     const { inside: matches, outside } = await source.include(glob, dirname(file), root);
     if (outside) problems.push({ file, ...pos, severity: 'error', message: outsideMessage(glob, outside, root) });
     else if (matches.length === 0) {
-      problems.push({ file, ...pos, severity: 'error', message: `include "${glob}" matches no file (globs are relative to ${source.shown(dirname(file))})` });
+      problems.push({ file, ...pos, severity: 'error', message: `include "${glob}" matches no file (globs are relative to ${source.shown(dirname(file))})${NO_FILE_HINT}` });
     }
     for (const match of matches) {
       if (match === file) {

@@ -87,6 +87,21 @@ export async function replaceIfUnchanged(path: string, expected: string, text: s
   });
 }
 
+/** The code of the error writeNew throws when the file exists. */
+export const FILE_EXISTS = 'SITESYNC_FILE_EXISTS';
+
+/**
+ * A file that must not exist yet (init's files), taken exclusively as writeNewChecked takes it: a
+ * file that appeared since it was looked for (a person's, another run's, a link) is never
+ * replaced; the error has code FILE_EXISTS.
+ */
+export async function writeNew(path: string, text: string): Promise<void> {
+  await writeNewChecked(path, text).catch((error: NodeJS.ErrnoException) => {
+    if (error.code === 'EEXIST' || error.code === IS_A_LINK) throw Object.assign(new Error(`${path} exists`), { code: FILE_EXISTS });
+    throw error;
+  });
+}
+
 /** A temporary file beside the target (writeTarget finds it from `path`), fsynced, checked by `beforeRename`, then renamed over it. */
 async function writeThenRename(path: string, text: string, mode: number, beforeRename: (file: string) => Promise<void>): Promise<void> {
   const file = await writeTarget(path);

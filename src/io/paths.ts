@@ -3,7 +3,7 @@
  * how a user's file is named to them.
  */
 import { existsSync, readFileSync } from 'node:fs';
-import { dirname, isAbsolute, join, relative } from 'node:path';
+import { dirname, isAbsolute, join, relative, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 let root: string | undefined;
@@ -42,4 +42,14 @@ export function shownPath(path: string, cwd: string): string {
 
 export function packageVersion(): string {
   return JSON.parse(readFileSync(join(packageRoot(), 'package.json'), 'utf8')).version as string;
+}
+
+/**
+ * The schema of this sitesync, relative to the folder of the exported file, as the
+ * yaml-language-server comment wants it. Installed in the config repository, that is
+ * `./node_modules/sitesync/schemas/sitesync.schema.json`, the same for every clone.
+ */
+export function schemaReference(folder: string): string {
+  const path = relative(folder, schemaPath()).split(sep).join('/');
+  return path.startsWith('.') || isAbsolute(path) ? path : `./${path}`;
 }

@@ -31,6 +31,8 @@ export interface Stream {
   write(text: string): unknown;
   isTTY?: boolean;
   columns?: number;
+  /** The process's descriptor behind the stream (process.stdout's 1), to tell which file a shell redirected it to. */
+  fd?: number;
 }
 
 export interface Io {

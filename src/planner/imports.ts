@@ -25,6 +25,8 @@ export interface AccountImport {
 
 export interface ImportSelection {
   imports: AccountImport[];
+  /** `--unmanaged`: the live websites no file entry can name, per account, to list under `ignore` (as export does). */
+  ignored?: AccountImport[];
   /** Said to the user, nothing fails for them (websites `--unmanaged` leaves out). */
   notes: string[];
 }
@@ -157,14 +159,21 @@ function whyNotImportable(view: AccountView, site: LiveWebsite, shown: string, s
 function selectUnmanaged(views: AccountView[]): ImportSelection {
   const notes: string[] = [];
   const imports: AccountImport[] = [];
+  const ignored: AccountImport[] = [];
   const problems: string[] = [];
   for (const view of views) {
     const sites: LiveWebsite[] = [];
+    const odd: LiveWebsite[] = [];
     const unread = new Map<string, LiveWebsite[]>();
     for (const site of view.byKey.values()) {
       if (view.listed.has(site.domain) || view.ignore.matches(site.domain)) continue;
       if (!manageableTraits(storedName(site))) {
-        notes.push(`left out ${quoted(storedName(site))} (id ${site.id})${inAccount(view.config)}: no file entry can name it; list it under ignore to leave it alone`);
+        // A name with "*" would, as an ignore pattern, match other websites too: said, not written.
+        if (storedName(site).includes('*')) notes.push(`left out ${quoted(storedName(site))} (id ${site.id})${inAccount(view.config)}: no file entry can name it; list it under protect to keep it`);
+        else {
+          notes.push(`left out ${quoted(storedName(site))} (id ${site.id})${inAccount(view.config)}: no file entry can name it; listed under ignore to leave it alone`);
+          odd.push(site);
+        }
         continue;
       }
       const fields = unreadDefaults(view.config, site);
@@ -174,13 +183,14 @@ function selectUnmanaged(views: AccountView[]): ImportSelection {
     sites.sort((a, b) => (storedName(a) < storedName(b) ? -1 : storedName(a) > storedName(b) ? 1 : 0));
     for (const [fields, held] of unread) problems.push(unreadDefaultProblem(view.config, fields.split(',') as FieldName[], { sites: held }));
     if (sites.length) imports.push({ config: view.config, sites });
+    if (odd.length) ignored.push({ config: view.config, sites: odd.sort((a, b) => (storedName(a) < storedName(b) ? -1 : 1)) });
   }
   if (problems.length) {
     const error = new SitesyncError(problems.length === 1 ? `${problems[0]}; nothing was imported` : `websites of ${problems.length} accounts cannot be imported; nothing was imported`);
     error.details = [...(problems.length > 1 ? problems : []), UNREAD_DEFAULT_HINT];
     throw error;
   }
-  return { imports, notes };
+  return { imports, ignored, notes };
 }
 
 /** Live text in a message, quoted so that odd white space shows; escaped where it is shown. */

@@ -9,7 +9,7 @@ import { Document, type Scalar, type YAMLMap, type YAMLSeq } from 'yaml';
 import { compileGlob, manageableTraits } from '../model/domain.js';
 import { fileEntry, printable, storedName as stored, yamlWithControlsEscaped } from '../config/file-entry.js';
 import { literal } from '../config/interpolate.js';
-import type { Account, LiveWebsite } from '../model/types.js';
+import type { Account, DefaultSettings, LiveWebsite } from '../model/types.js';
 
 /** Where editors find the schema when sitesync is installed in the config repository. */
 export const INSTALLED_SCHEMA = './node_modules/sitesync/schemas/sitesync.schema.json';
@@ -21,12 +21,21 @@ export interface ExportOptions {
   generatedBy?: string;
   /** The `$schema` path, relative to the exported file. Default: `INSTALLED_SCHEMA`. */
   schema?: string;
+  /**
+   * The variable each password-protected website's password would read (init): its entry gets
+   * a commented `password: ${NAME}` to uncomment. Without it, a note says how to add one.
+   */
+  passwordVariable?: (domain: string) => string;
+  /** The defaults the entries get where they go (init: the account's, from the config file): a value equal to one is left out. */
+  defaults?: DefaultSettings;
 }
 
 interface Listed {
   site: LiveWebsite;
   entry: Record<string, unknown>;
   notes: string[];
+  /** The variable of the `password:` line a password-protected website's note shows (init). */
+  placeholder?: string;
 }
 
 interface LeftAlone {
@@ -71,16 +80,43 @@ export function renderAccountsExport(accounts: ExportedAccount[], options: Omit<
   return yamlWithControlsEscaped(doc);
 }
 
+/**
+ * One account's websites as a file the account includes (`websites:` only, as `include:` wants
+ * it), and what the account itself must say in the config file: the names no entry can hold,
+ * under `ignore` or `protect`, each with its note.
+ */
+export interface IncludedExport {
+  text: string;
+  leftAlone: { list: 'ignore' | 'protect'; name: string; note: string }[];
+}
+
+export function renderIncludedExport(live: LiveWebsite[], account: Account | null, options: ExportOptions): IncludedExport {
+  const doc = exportDocument(live, account, options);
+  const leftAlone: IncludedExport['leftAlone'] = [];
+  for (const list of ['protect', 'ignore'] as const) {
+    const seq = doc.get(list, true) as YAMLSeq<Scalar> | undefined;
+    for (const item of seq?.items ?? []) leftAlone.push({ list, name: String(item.value), note: item.commentBefore ?? '' });
+    doc.delete(list);
+  }
+  doc.delete('api');
+  return { text: yamlWithControlsEscaped(doc), leftAlone };
+}
+
 function exportDocument(live: LiveWebsite[], account: Account | null, options: ExportOptions): Document {
   const { listed, leftAlone, twins } = sortOut(live);
   const websites: Listed[] = [];
   const needPassword: string[] = [];
   const unreadable = new Set<string>();
   for (const site of listed) {
-    const { entry, notes, unknown, needsPassword } = fileEntry(site, manageableTraits(stored(site))!, { includeFavorite: options.includeFavorite });
+    const variable = site.privacy === 2 ? options.passwordVariable?.(site.domain) : undefined;
+    const { entry, notes, unknown, needsPassword } = fileEntry(site, manageableTraits(stored(site))!, {
+      includeFavorite: options.includeFavorite,
+      defaults: options.defaults,
+      passwordVariable: variable,
+    });
     for (const name of unknown) unreadable.add(name);
     if (needsPassword) needPassword.push(stored(site));
-    websites.push({ site, entry, notes });
+    websites.push({ site, entry, notes, placeholder: needsPassword ? variable : undefined });
   }
 
   const body: Record<string, unknown> = { version: 1, api: { base_url: literal(options.baseUrl) } };
@@ -97,8 +133,12 @@ function exportDocument(live: LiveWebsite[], account: Account | null, options: E
   if (needPassword.length) {
     header.push(
       ` Passwords are never exported. These websites are password-protected; to manage their`,
-      ` password, add "password: \${NAME}" and set NAME in the environment:`,
+      options.passwordVariable
+        ? ` password, set the variable its entry's note names and add the "password:" line it shows:`
+        : ` password, add "password: \${NAME}" and set NAME in the environment:`,
       ...needPassword.map((d) => `   - ${printable(d, false)}`),
+      ` Checked with --trusted-config (as CI plans a pull request), NAME must match password_env on the`,
+      ` base branch first: ${options.passwordVariable ? 'the password_env this file was written with lets these names through' : 'list it there (e.g. ACME_*) in a pull request of its own, merged before the one that adds the password'}.`,
     );
   }
   if (unreadable.size) {
@@ -126,7 +166,9 @@ function exportDocument(live: LiveWebsite[], account: Account | null, options: E
   }
   const seq = doc.get('websites', true) as YAMLSeq<YAMLMap> | undefined;
   seq?.items.forEach((item, i) => {
-    const notes = websites[i]!.notes;
+    const placeholder = websites[i]!.placeholder;
+    // Above the entry, as every note is (a comment after its last line would be fmt's to move).
+    const notes = placeholder ? [...websites[i]!.notes, `  password: \${${placeholder}}`] : websites[i]!.notes;
     if (notes.length) item.commentBefore = notes.map((n) => ` ${n}`).join('\n');
     // A blank line between websites, as `sitesync fmt` lays them out: an export passes `fmt --check`.
     item.spaceBefore = i > 0;
@@ -169,11 +211,14 @@ function sortOut(live: LiveWebsite[]): {
   return { listed, leftAlone, twins };
 }
 
+/** The note above a name listed under `ignore` because no file entry can hold it (export, init, import --unmanaged). */
+export function ignoredNote(site: LiveWebsite): string {
+  return `${printable(stored(site))} (id ${site.id}) is no host name a file entry can hold: left alone, never updated or deleted`;
+}
+
 function leftAloneNote(alone: LeftAlone): string {
   const name = printable(stored(alone.site));
-  if (alone.list === 'ignore') {
-    return ` ${name} (id ${alone.site.id}) is no host name a file entry can hold: left alone, never updated or deleted`;
-  }
+  if (alone.list === 'ignore') return ` ${ignoredNote(alone.site)}`;
   return [
     ` ${name} (id ${alone.site.id}) is no host name a file entry can hold, and as an ignore pattern`,
     ` its "*" would also match listed websites: protected instead, so never deleted (nor is what else it matches)`,

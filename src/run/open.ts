@@ -38,6 +38,8 @@ export interface RunOptions {
    * sitesync.yaml in the folder, its one account comes from the flags and SITESYNC_* alone.
    */
   optionalConfig?: boolean;
+  /** The config file is not read (export's own output, emptied by the shell): the one account comes from the flags and SITESYNC_* alone. */
+  noConfig?: boolean;
 }
 
 /** One account of a run, with what each step found. */
@@ -83,7 +85,7 @@ export async function openRun(args: RunArgs, ctx: Context, options: RunOptions =
   const shown = args.config ?? 'sitesync.yaml';
   const file = resolve(ctx.cwd, shown);
   const workspace =
-    options.optionalConfig && args.config === undefined && !args.account?.length && !existsSync(file)
+    options.noConfig || (options.optionalConfig && args.config === undefined && !args.account?.length && !existsSync(file))
       ? flagsOnly(file)
       : await loadAll(file, args, ctx, options);
   const selected = selectAccounts(workspace, args.account, shown);

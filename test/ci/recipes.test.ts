@@ -89,7 +89,7 @@ describe('the recipe lint', () => {
     const found = (await Promise.all(invocations.map((i) => surface.lint(i)))).flat().map((p) => p.message);
     expect(found).toEqual([
       'no flag --bogus-flag for "sitesync plan"',
-      'no command "sitesync plna" (there are: validate, fmt, plan, apply, export, archive, import, account, show, verify, emulator, ci, completion)',
+      'no command "sitesync plna" (there are: validate, fmt, plan, apply, init, export, archive, import, account, show, verify, emulator, ci, completion)',
       '--format html: not one of text, markdown, json',
       '"sitesync apply" takes 1 argument(s), given 2',
       '"sitesync ci" needs a command: comment, summary, drift, approved, plan-open',
@@ -203,9 +203,21 @@ describe('the GitHub workflows', () => {
     expect(upload.with).toMatchObject({ path: '${{ steps.plan.outputs.plan-json }}' });
   });
 
+  it("the path filters cover the agency layout: a change to a client's included file plans and applies", () => {
+    const included = ['clients/acme/websites.yaml', 'clients/globex/websites.yaml'];
+    for (const [name, paths] of [
+      ['github/sitesync-plan.yml', load('github/sitesync-plan.yml').doc.on.pull_request_target.paths],
+      ['github/sitesync-apply.yml', load('github/sitesync-apply.yml').doc.on.push.paths],
+    ] as const) {
+      // A name, or a folder's `DIR/**` (GitHub's filter patterns): all the recipes use.
+      const matches = (file: string) => (paths as string[]).some((p) => p === file || (p.endsWith('/**') && file.startsWith(p.slice(0, -2))));
+      for (const file of ['sitesync.yaml', ...included]) expect(matches(file), `${name}: ${file}`).toBe(true);
+    }
+  });
+
   it('the apply workflow: pushes to main touching the config, one at a time, the baseline the push before, the result on the merged pull request', () => {
     const { doc } = load('github/sitesync-apply.yml');
-    expect(doc.on.push).toEqual({ branches: ['main'], paths: ['sitesync.yaml'] });
+    expect(doc.on.push).toEqual({ branches: ['main'], paths: ['sitesync.yaml', 'clients/**'] });
     expect(doc.on.workflow_dispatch.inputs).toHaveProperty('baseline-ref');
     expect(doc.permissions).toEqual({ contents: 'read', 'pull-requests': 'write' });
     expect(doc.concurrency).toEqual({ group: '${{ github.workflow }}', 'cancel-in-progress': false });
@@ -275,7 +287,7 @@ describe('the GitLab pipeline', () => {
   });
 
   it('validates every merge request, from this project or a fork, without any key', () => {
-    expect(doc['sitesync-validate'].rules).toEqual([{ if: '$CI_PIPELINE_SOURCE == "merge_request_event"', changes: ['sitesync.yaml'] }]);
+    expect(doc['sitesync-validate'].rules).toEqual([{ if: '$CI_PIPELINE_SOURCE == "merge_request_event"', changes: ['sitesync.yaml', 'clients/**/*'] }]);
     expect(jobLines('sitesync-validate')).toEqual(['sitesync validate']);
     expect(JSON.stringify(doc['sitesync-validate'])).not.toMatch(/SITESYNC_API_KEY|GITLAB_TOKEN/);
   });
@@ -292,7 +304,7 @@ describe('the GitLab pipeline', () => {
   });
 
   it('applies on pushes to the default branch only, one at a time, with the baseline the push before and the approved plan, its result on the merge request', () => {
-    expect(doc['sitesync-apply'].rules).toEqual([{ if: `${DEFAULT_BRANCH} && $CI_PIPELINE_SOURCE == "push"`, changes: ['sitesync.yaml'] }]);
+    expect(doc['sitesync-apply'].rules).toEqual([{ if: `${DEFAULT_BRANCH} && $CI_PIPELINE_SOURCE == "push"`, changes: ['sitesync.yaml', 'clients/**/*'] }]);
     expect(doc['sitesync-apply'].resource_group).toBe('sitesync-apply');
     expect(jobLines('sitesync-apply')).toEqual([
       'sitesync ci approved --provider gitlab -o approved.md',
@@ -311,6 +323,14 @@ describe('the GitLab pipeline', () => {
       'sitesync ci drift --provider gitlab --verify --quiet-days $SITESYNC_QUIET_DAYS',
       'sitesync ci drift --provider gitlab --verify',
     ]);
+  });
+
+  it("the rules cover the agency layout: a change to a client's included file validates and applies", () => {
+    for (const job of ['sitesync-validate', 'sitesync-apply']) expect(doc[job].rules[0].changes, job).toContain('clients/**/*');
+  });
+
+  it("keeps the folder archive: names as the apply job's artifact, also when the job fails", () => {
+    expect(doc['sitesync-apply'].artifacts).toEqual({ name: 'sitesync-archive', when: 'always', expire_in: 'never', paths: ['archives/'] });
   });
 
   it('uses Node 20 and npm ci', () => {

@@ -165,3 +165,15 @@ describe('export writes live text that looks like a reference as text', () => {
     expect(writes(s.emu)).toEqual([]);
   });
 });
+
+describe('export and the first pull request that sets a password', () => {
+  it('the header says the variable must be in password_env on the base branch first, in a pull request of its own', async () => {
+    s = await scenario();
+    s.emu.seed(KEY, [{ domain: 'members.example.com', privacy: 2, password: 'pw-members-0001' }]);
+    const r = await s.cli(['export']);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout).toContain('# Checked with --trusted-config (as CI plans a pull request), NAME must match password_env on the');
+    expect(r.stdout).toContain('# base branch first: list it there (e.g. ACME_*) in a pull request of its own, merged before the one that adds the password.');
+    expect(r.stdout).not.toContain('pw-members-0001');
+  });
+});

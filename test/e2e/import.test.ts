@@ -3,7 +3,7 @@
  * file then plans clean for them. The CLI as users run it, against the emulator (deployed
  * profile: the service returns no exclude_params).
  */
-import { readFile } from 'node:fs/promises';
+import { mkdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { KEY, scenario, writes, type Scenario } from '../helpers/scenario.js';
@@ -156,5 +156,60 @@ describe('sitesync import', () => {
     const r = await s.cli(['import']);
     expect(r.stderr).toContain('Error: say what to import: one or more DOMAINs, or --unmanaged');
     expect(r.code).toBe(1);
+  });
+});
+
+describe('import --unmanaged and the names no file entry can hold', () => {
+  it('lists them under ignore, as export does, so that prune never deletes them; a second import adds nothing', async () => {
+    s = await scenario();
+    s.emu.seed(KEY, [{ domain: 'harborfoods.com' }, { domain: 'test site.harborfoods.com' }, { domain: 'shop.harborfoods.com' }]);
+    const file = await s.write('# ours\nversion: 1\nwebsites:\n  - domain: harborfoods.com\n');
+    const r = await s.cli(['import', '--unmanaged']);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stderr).toMatch(/Note: left out "test site\.harborfoods\.com" \(id \d+\): no file entry can name it; listed under ignore/);
+    const text = await readFile(file, 'utf8');
+    // Above websites:, where fmt puts it; the rest of the file as it was.
+    expect(text).toMatch(
+      /^# ours\nversion: 1\nignore:\n {2}# "test site\.harborfoods\.com" \(id \d+\) is no host name a file entry can hold: left alone, never updated or deleted\n {2}- test site\.harborfoods\.com\nwebsites:\n {2}- domain: harborfoods\.com\n\n(?: {2}#.*\n)? {2}- domain: shop\.harborfoods\.com\n$/,
+    );
+    const pruned = await s.cli(['plan', '--prune', '--detailed-exitcode']);
+    expect(pruned.code, pruned.stdout).toBe(0);
+    expect((await s.cli(['fmt', '--check'])).code).toBe(0);
+    const again = await s.cli(['import', '--unmanaged']);
+    expect(again.stdout).toContain('Nothing to import');
+    expect(await readFile(file, 'utf8')).toBe(text);
+  });
+
+  it("in a file with accounts: under that account's ignore, beside its include", async () => {
+    s = await scenario();
+    s.emu.seed(KEY, [{ domain: 'acme.example' }, { domain: 'odd name.acme.example' }]);
+    await s.write('websites: []\n', 'acme.yaml');
+    const file = await s.write(`version: 1\naccounts:\n  acme:\n    base_url: ${s.emu.url}\n    api_key_env: ACME_KEY\n    include:\n      - acme.yaml\n`);
+    const r = await s.cli(['import', '--unmanaged'], { env: { ACME_KEY: KEY } });
+    expect(r.code, r.stderr).toBe(0);
+    expect(await readFile(join(s.dir, 'acme.yaml'), 'utf8')).toMatch(/^websites:\n(?: {2}#.*\n)? {2}- domain: acme\.example\n$/);
+    expect(await readFile(file, 'utf8')).toMatch(/ {4}ignore:\n {6}# "odd name\.acme\.example" \(id \d+\) is no host name .*\n {6}- odd name\.acme\.example\n {4}include:\n {6}- acme\.yaml\n$/);
+    expect((await s.cli(['fmt', '--check'])).code).toBe(0);
+    const pruned = await s.cli(['plan', '--prune', '--detailed-exitcode'], { env: { ACME_KEY: KEY } });
+    expect(pruned.code, pruned.stdout).toBe(0);
+  });
+});
+
+describe('import into the layout an include names before its file exists', () => {
+  it('the error says how to enter it; following it, import --unmanaged fills the file', async () => {
+    s = await scenario();
+    s.emu.seed(KEY, [{ domain: 'quarry.example' }]);
+    await s.write(`version: 1\naccounts:\n  quarry:\n    base_url: ${s.emu.url}\n    api_key_env: QUARRY_KEY\n    include:\n      - "clients/quarry/*.yaml"\n`);
+    const env = { env: { QUARRY_KEY: KEY } };
+    const r = await s.cli(['import', '--unmanaged'], env);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain('include "clients/quarry/*.yaml" matches no file');
+    expect(r.stderr).toContain('create the file (websites: [] is enough, and import --unmanaged fills it), or leave include: out');
+    expect(r.stderr).toContain('sitesync init');
+    await mkdir(join(s.dir, 'clients/quarry'), { recursive: true });
+    await s.write('websites: []\n', 'clients/quarry/websites.yaml');
+    const filled = await s.cli(['import', '--unmanaged'], env);
+    expect(filled.code, filled.stderr).toBe(0);
+    expect(await readFile(join(s.dir, 'clients/quarry/websites.yaml'), 'utf8')).toContain('- domain: quarry.example');
   });
 });

@@ -13,7 +13,7 @@ function newest(dir: string): number {
   for (const entry of readdirSync(dir, { withFileTypes: true })) {
     const path = join(dir, entry.name);
     if (entry.isDirectory()) latest = Math.max(latest, newest(path));
-    else if (/\.(ts|json|mjs)$/.test(entry.name)) latest = Math.max(latest, statSync(path).mtimeMs);
+    else if (/\.(ts|json|mjs|ya?ml)$/.test(entry.name)) latest = Math.max(latest, statSync(path).mtimeMs);
   }
   return latest;
 }
@@ -25,6 +25,6 @@ export default function setup(): void {
   } catch {
     built = 0;
   }
-  const sources = Math.max(...['src', 'schemas', 'scripts'].map((d) => newest(join(root, d))), statSync(join(root, 'package.json')).mtimeMs);
+  const sources = Math.max(...['src', 'schemas', 'scripts', 'examples'].map((d) => newest(join(root, d))), statSync(join(root, 'package.json')).mtimeMs);
   if (built < sources) execFileSync(process.execPath, [join(root, 'scripts/build.mjs'), '--dev'], { stdio: 'inherit' });
 }

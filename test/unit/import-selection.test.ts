@@ -69,9 +69,10 @@ describe('selectImports in a single-account file', () => {
   it('--unmanaged leaves out ignored websites, and notes names no entry can hold', () => {
     const config = account(undefined, [], ['*.test.example']);
     const sites = [...live('a.test.example', 'b.example'), { id: 99, domain: 'a b.example', privacy: 0 as const }];
-    const { imports, notes } = selectImports([{ config, live: sites }], { unmanaged: true }, 'sitesync.yaml');
+    const { imports, notes, ignored } = selectImports([{ config, live: sites }], { unmanaged: true }, 'sitesync.yaml');
     expect(imports[0]!.sites.map((s) => s.domain)).toEqual(['b.example']);
-    expect(notes).toEqual(['left out "a b.example" (id 99): no file entry can name it; list it under ignore to leave it alone']);
+    expect(ignored!.map((i) => i.sites.map((s) => s.domain))).toEqual([['a b.example']]);
+    expect(notes).toEqual(['left out "a b.example" (id 99): no file entry can name it; listed under ignore to leave it alone']);
   });
 
   it('of two live websites with one key (x.org and x.org.), the oldest is the one imported', () => {
@@ -119,7 +120,7 @@ describe('selectImports: live text stays raw in messages (escaped once, where sh
   it('a name with an ESC is left out with a note that holds it raw, and a DOMAIN holding one is named raw', () => {
     const config = account(undefined);
     const { notes } = selectImports([{ config, live: [{ id: 5, domain: 'a\x1b[2j.example', privacy: 0 }] }], { unmanaged: true }, 'sitesync.yaml');
-    expect(notes).toEqual(['left out "a\x1b[2j.example" (id 5): no file entry can name it; list it under ignore to leave it alone']);
+    expect(notes).toEqual(['left out "a\x1b[2j.example" (id 5): no file entry can name it; listed under ignore to leave it alone']);
     expect(() => selectImports([{ config, live: [] }], { domains: ['b\x1b.example'] }, 'sitesync.yaml')).toThrow(/^b\x1b\.example: /);
   });
 });

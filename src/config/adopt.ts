@@ -1,0 +1,105 @@
+/**
+ * What `sitesync init` adds to a config file that names its accounts only (name, `base_url`,
+ * `api_key_env`: what only the agency knows): for each such account, the `include:` of its
+ * folder, the names no file entry can hold (`ignore`/`protect`, each with its note) and the
+ * `password_env` its passwords' variables match. Edited through yaml's Document, so that the
+ * person's comments, order and values stay; then laid out as `fmt` lays a file out.
+ */
+import { isMap, isScalar, isSeq, parseDocument, type Document, type Scalar, type YAMLMap, type YAMLSeq } from 'yaml';
+import { yamlWithControlsEscaped } from './file-entry.js';
+import { formatConfigText } from './format.js';
+
+/** A live website no file entry can name, left alone by the account (export's note with it). */
+export interface LeftAloneName {
+  list: 'ignore' | 'protect';
+  /** As the file writes it (a `${` already written `$${`). */
+  name: string;
+  note: string;
+}
+
+/** What one account gets. */
+export interface Adoption {
+  account: string;
+  include: string;
+  passwordEnv: string;
+  leftAlone: LeftAloneName[];
+}
+
+/** The folder of an account's websites, relative to the config file: `clients/NAME`. */
+export function accountFolder(name: string): string {
+  // A name is letters, digits, ".", "-", "_": only "." and ".." could leave clients/.
+  return `clients/${/^\.+$/.test(name) ? name.replaceAll('.', '_') : name}`;
+}
+
+/**
+ * The start of the names of an account's password variables: its name in capitals (`acme` →
+ * `ACME`); `SITE` for the one account of a single-account file. Its `password_env` is
+ * `PREFIX_*`: the names init proposes all match it, so the first pull request that sets a
+ * password passes the trusted copy's check (the key's own variable stays refused by its own rule).
+ */
+export function passwordPrefix(account: string | undefined): string {
+  if (account === undefined) return 'SITE';
+  const upper = account.toUpperCase().replace(/[^A-Z0-9_]/g, '_');
+  return /^[0-9]/.test(upper) ? `_${upper}` : upper;
+}
+
+/** The variable init proposes for a website's password: `ACME_MEMBERS_ACME_EXAMPLE_PASSWORD`. */
+export function passwordVariable(prefix: string, domain: string): string {
+  const words = domain.toUpperCase().replace(/[^A-Z0-9]+/g, '_').replace(/^_+|_+$/g, '');
+  return `${prefix}_${words}_PASSWORD`;
+}
+
+/** The accounts of an `accounts:` file that hold neither `websites:` nor `include:`: those init fills. */
+export function accountsToFill(text: string): string[] {
+  const accounts = parseDocument(text).get('accounts', true);
+  if (!isMap(accounts)) return [];
+  return accounts.items.flatMap((pair) => {
+    const body = pair.value;
+    const name = isScalar(pair.key) ? String(pair.key.value) : undefined;
+    return name !== undefined && isMap(body) && !body.has('websites') && !body.has('include') ? [name] : [];
+  });
+}
+
+/** The text with `websites: []` in each account init fills: how the loader reads it before the included files exist. */
+export function withEmptyWebsites(text: string, accounts: string[]): string {
+  const doc = parseDocument(text);
+  for (const name of accounts) doc.setIn(['accounts', name, 'websites'], doc.createNode([]));
+  return doc.toString();
+}
+
+/** The file with each account's include, left-alone names and password_env added; the rest as it was. */
+export function adoptAccounts(text: string, file: string, adoptions: Adoption[]): string {
+  const doc = parseDocument(text);
+  for (const adoption of adoptions) {
+    const body = doc.getIn(['accounts', adoption.account], true);
+    if (!isMap(body)) continue;
+    body.set('include', doc.createNode([adoption.include]));
+    if (!body.has('password_env')) body.set('password_env', doc.createNode([adoption.passwordEnv]));
+    addLeftAlone(doc, body, adoption.leftAlone);
+  }
+  return formatConfigText(yamlWithControlsEscaped(doc), { file }).text;
+}
+
+/** A single-account file (export's) with the password_env its placeholders match. */
+export function withPasswordEnv(text: string, file: string, passwordEnv: string): string {
+  const doc = parseDocument(text);
+  if (!doc.has('password_env')) doc.set('password_env', doc.createNode([passwordEnv]));
+  return formatConfigText(yamlWithControlsEscaped(doc), { file }).text;
+}
+
+function addLeftAlone(doc: Document, body: YAMLMap, names: LeftAloneName[]): void {
+  for (const list of ['protect', 'ignore'] as const) {
+    const mine = names.filter((n) => n.list === list);
+    if (!mine.length) continue;
+    const had: unknown = body.get(list, true);
+    const seq = isSeq(had) ? had : (doc.createNode([]) as YAMLSeq);
+    if (seq !== had) body.set(list, seq);
+    const written = new Set(seq.items.map((i) => (isScalar(i) ? String(i.value) : '')));
+    for (const name of mine) {
+      if (written.has(name.name)) continue;
+      const item = doc.createNode(name.name) as Scalar;
+      item.commentBefore = name.note;
+      seq.items.push(item);
+    }
+  }
+}
