@@ -22,6 +22,7 @@ const RUNNERS: Array<{ page: string; heading: string; by: string }> = [
   { page: 'README.md', heading: 'Install in your config repository', by: 'test/package/package.test.ts' },
   { page: 'README.md', heading: 'Quick start (5 minutes, against the bundled emulator)', by: 'test/e2e/quick-start.test.ts' },
   { page: 'docs/commands.md', heading: 'Examples', by: 'test/docs/commands.test.ts' },
+  { page: 'docs/adopting.md', heading: 'With sitesync init', by: 'test/e2e/init.test.ts' },
 ];
 
 const SHELL = new Set(['sh', 'bash', 'shell', 'console']);
@@ -56,7 +57,6 @@ function shellBlocks(p: Page): Block[] {
 const NOT_RUN: Record<string, string> = {
   'sitesync --verbos plan': 'the misspelling that sitesync corrects',
   'sitesync plan --format': 'the flag, named',
-  'sitesync init': "added by issue 39's init branch, merged beside these docs",
 };
 
 /** Inline `sitesync …` command lines: a synopsis with […], alternatives, placeholders or titles (`sitesync drift: x`) left out. */
@@ -64,7 +64,7 @@ function inlineCommands(p: Page): string[] {
   return [...walk(p.tokens)]
     .filter((t): t is Tokens.Codespan => t.type === 'codespan')
     .map((t) => t.text)
-    .filter((text) => /^(npx )?sitesync [a-z-]/.test(text) && !/[[\]…|<>]|^sitesync [a-z-]+:/.test(text) && !(text in NOT_RUN) && !text.startsWith('sitesync init '));
+    .filter((text) => /^(npx )?sitesync [a-z-]/.test(text) && !/[[\]…|<>]|^sitesync [a-z-]+:/.test(text) && !(text in NOT_RUN));
 }
 
 const pages = docPages();

@@ -12,6 +12,13 @@ import { parse } from 'yaml';
 import { startEmulator, type Emulator } from '../../src/emulator/index.js';
 import { root, runCliHere, type CliResult } from '../helpers/cli.js';
 import { CliSurface, invocationsIn } from '../ci/recipe-lint.js';
+import { sectionBlock } from '../helpers/docs.js';
+
+/** The walkthrough of docs/adopting.md, section "With sitesync init": its sitesync command lines, as arguments. */
+const walkthrough = sectionBlock('docs/adopting.md', 'With sitesync init', 'sh')
+  .split('\n')
+  .filter((line) => line.startsWith('npx sitesync '))
+  .map((line) => line.replace(/#.*/, '').trim().split(/\s+/).slice(2));
 
 const KEYS = { ACME_STATS_KEY: 'demo-key-0123456789', BETA_STATS_KEY: 'beta-key-0123456789', GLOBEX_STATS_KEY: 'globex-key-0123456789' };
 const PASSWORD = 'members-secret-4711';
@@ -117,6 +124,13 @@ describe('sitesync init', () => {
     expectNoSecret([...Object.values(files), init.stdout, init.stderr], [...Object.values(KEYS), PASSWORD]);
 
     await expectClean(cli);
+    // The docs' walkthrough (docs/adopting.md): init (its --ci github is the recipes test's below), then each check exits 0, then init again.
+    expect(walkthrough[0]).toEqual(['init', '--ci', 'github']);
+    for (const args of walkthrough.slice(1, -1)) {
+      const r = await cli(args);
+      expect(r.code, `${args.join(' ')}: ${r.stdout}${r.stderr}`).toBe(0);
+    }
+    expect(walkthrough.at(-1)).toEqual(['init']);
 
     const again = await cli(['init']);
     expect(again.code, again.stderr).toBe(0);
