@@ -16,6 +16,7 @@ import { bin, cleanEnv, root } from '../helpers/cli.js';
 import { GITLAB_TOKEN, PROJECT_ID, startFakeGitLab, type FakeGitLab } from './fake-gitlab.js';
 import { startElsewhere } from './fake-github.js';
 import { git, INCLUDED_PASSWORD_CHANGE } from './pull-request-repo.js';
+import { code, html, startProxy, startSites, TEST_CA } from '../verify/sites.js';
 
 const KEY = 'gitlab-job-test-key-0123456789';
 const pipeline = parse(await readFile(join(root, 'examples/gitlab/.gitlab-ci.yml'), 'utf8')) as Record<string, { script: string[]; after_script?: string[] }>;
@@ -340,8 +341,13 @@ describe('the GitLab apply job after a merge', () => {
 });
 
 describe('the GitLab drift job', () => {
-  const run = (env: Record<string, string> = {}) =>
-    runLines(pipeline['sitesync-drift']!.script, {
+  // The recipe verifies the managed websites' pages (--verify): quiet.example.com is served on
+  // loopback with the installation's tracking code, reached through a proxy as behind a runner's.
+  const run = async (env: Record<string, string> = {}) => {
+    const sites = await startSites({ 'quiet.example.com': html(code(emu.url)) });
+    const proxy = await startProxy(sites);
+    try {
+      return await runLines(pipeline['sitesync-drift']!.script, {
       GITLAB_CI: 'true',
       CI_API_V4_URL: gitlab.api,
       CI_PROJECT_ID: PROJECT_ID,
@@ -351,8 +357,15 @@ describe('the GitLab drift job', () => {
       SITESYNC_BASE_URL: emu.url,
       SITESYNC_API_KEY: KEY,
       NO_COLOR: '1',
+      NODE_EXTRA_CA_CERTS: TEST_CA,
+      HTTPS_PROXY: proxy.url,
       ...env,
     });
+    } finally {
+      await proxy.close();
+      await sites.close();
+    }
+  };
 
   it('opens the drift issue with exit 2 (allowed: a warning); the weekly schedule also names the silent websites, which the daily one keeps', async () => {
     emu.seed(KEY, [{ domain: 'quiet.example.com', traffic: {} }]);

@@ -28,7 +28,7 @@ let clone: string;
 beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), 'sitesync-npx-'));
   clone = join(dir, 'sitesync');
-  for (const name of ['package.json', 'package-lock.json', 'tsconfig.json', 'tsconfig.types.json', 'bin', 'scripts', 'schemas', 'src', 'bench']) {
+  for (const name of ['package.json', 'package-lock.json', 'tsconfig.json', 'tsconfig.types.json', 'bin', 'scripts', 'schemas', 'src', 'bench', 'examples']) {
     await cp(join(root, name), join(clone, name), { recursive: true });
   }
   // What `npm ci` built (this tree's build, the same sources), and a test suite's file beside it.

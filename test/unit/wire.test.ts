@@ -50,7 +50,7 @@ describe('records are read liberally', () => {
 
   it('the account: plan limit -1 is unlimited', () => {
     const body = { data: { id: 1, name: 'Jane', email: 'j@example.com', plan: { id: 2, name: 'Pro', features: { api: true, websites: -1 } } }, status: 200 };
-    expect(toAccount(body)).toEqual({ id: 1, name: 'Jane', email: 'j@example.com', plan: 'Pro', websiteLimit: null });
+    expect(toAccount(body)).toEqual({ id: 1, name: 'Jane', email: 'j@example.com', plan: 'Pro', websiteLimit: null, pageviewLimit: null, emailReports: null });
     expect(toAccount({ data: { name: 'B', plan: { name: 'S', features: { websites: '25' } } } }).websiteLimit).toBe(25);
   });
 });

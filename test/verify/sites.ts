@@ -2,7 +2,8 @@
 import { readFileSync } from 'node:fs';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { createServer } from 'node:https';
-import type { AddressInfo } from 'node:net';
+import { connect, type AddressInfo, type Socket } from 'node:net';
+import { createServer as createHttpServer } from 'node:http';
 import { join } from 'node:path';
 import { root } from '../helpers/cli.js';
 
@@ -65,6 +66,39 @@ export async function startSites(pages: Record<string, Page>): Promise<Sites> {
     async close() {
       for (const s of open) s.destroy();
       await new Promise<void>((done) => server.close(() => done()));
+    },
+  };
+}
+
+export interface Proxy {
+  /** For HTTPS_PROXY. */
+  url: string;
+  /** What each CONNECT asked for (`host:port`). */
+  asked: string[];
+  close(): Promise<void>;
+}
+
+/** An HTTP proxy on loopback that tunnels every CONNECT to the loopback sites, whatever name it asks for. */
+export async function startProxy(sites: Sites): Promise<Proxy> {
+  const asked: string[] = [];
+  const proxy = createHttpServer().on('connect', (req: IncomingMessage, client: Socket, head: Buffer) => {
+    asked.push(String(req.url));
+    const upstream = connect(sites.port, '127.0.0.1', () => {
+      client.write('HTTP/1.1 200 Connection Established\r\n\r\n');
+      upstream.write(head);
+      upstream.pipe(client);
+      client.pipe(upstream);
+    });
+    upstream.on('error', () => client.destroy());
+    client.on('error', () => upstream.destroy());
+  });
+  await new Promise<void>((done) => proxy.listen(0, '127.0.0.1', done));
+  return {
+    url: `http://127.0.0.1:${(proxy.address() as AddressInfo).port}`,
+    asked,
+    async close() {
+      proxy.closeAllConnections?.();
+      await new Promise<void>((done) => proxy.close(() => done()));
     },
   };
 }

@@ -4,15 +4,13 @@
  * is the process's. Nothing here reaches the internet.
  */
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { createServer, type IncomingMessage } from 'node:http';
-import { connect, type AddressInfo, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { parseConnectTo } from '../../src/verify/fetch.js';
 import { findTrackingCode, trackedHost } from '../../src/verify/findings.js';
 import { runCli, type CliResult } from '../helpers/cli.js';
-import { code, html, redirect, startSites, TEST_CA, type Page, type Sites } from './sites.js';
+import { code, html, redirect, startProxy, startSites, TEST_CA, type Page, type Sites } from './sites.js';
 
 const INSTALL = 'https://analytics.example.net';
 const KEY = 'sk-verify-KEY-0123456789';
@@ -159,32 +157,18 @@ describe('sitesync verify', { timeout: 120_000 }, () => {
 
   it('HTTPS_PROXY is honoured: the page is fetched through the proxy (CONNECT), the certificate still checked for the website', async () => {
     sites = await startSites({ 'a.example.com': html(code(INSTALL)) });
-    const asked: string[] = [];
-    const proxy = createServer().on('connect', (req: IncomingMessage, client: Socket, head: Buffer) => {
-      asked.push(String(req.url));
-      // Every CONNECT goes to the loopback sites, whatever name it asks for.
-      const upstream = connect(sites.port, '127.0.0.1', () => {
-        client.write('HTTP/1.1 200 Connection Established\r\n\r\n');
-        upstream.write(head);
-        upstream.pipe(client);
-        client.pipe(upstream);
-      });
-      upstream.on('error', () => client.destroy());
-      client.on('error', () => upstream.destroy());
-    });
-    await new Promise<void>((done) => proxy.listen(0, '127.0.0.1', done));
+    const proxy = await startProxy(sites);
     try {
       await writeFile(join(dir, 'sitesync.yaml'), 'version: 1\nwebsites:\n  - domain: a.example.com\n');
       const r = await runCli(['verify'], {
         cwd: dir,
-        env: { SITESYNC_BASE_URL: INSTALL, SITESYNC_API_KEY: KEY, NODE_EXTRA_CA_CERTS: TEST_CA, HTTPS_PROXY: `http://127.0.0.1:${(proxy.address() as AddressInfo).port}` },
+        env: { SITESYNC_BASE_URL: INSTALL, SITESYNC_API_KEY: KEY, NODE_EXTRA_CA_CERTS: TEST_CA, HTTPS_PROXY: proxy.url },
       });
       expect(r.stdout).toContain('✓ a.example.com: tracked');
       expect(r.code).toBe(0);
-      expect(asked).toEqual(['a.example.com:443']);
+      expect(proxy.asked).toEqual(['a.example.com:443']);
     } finally {
-      proxy.closeAllConnections?.();
-      await new Promise<void>((done) => proxy.close(() => done()));
+      await proxy.close();
     }
   });
 
