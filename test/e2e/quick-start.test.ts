@@ -94,6 +94,8 @@ describe('the README quick start', () => {
     const exported = await readFile(join(dir, 'sitesync.yaml'), 'utf8');
     expect(exported).toContain('version: 1');
     expect(out).toMatch(/Total for 3 accounts: \d+ changes applied, 0 failed\./);
+    // Step 4: the month's pageviews against the plan's limit (the emulator's --plan-pageviews).
+    expect(out).toMatch(/Month\s+[\d,]+ of 10,000 pageviews \(/);
     // Step 6: a delete says what it destroys (the emulator's --traffic gave the website a history).
     expect(out).toMatch(/- delete blog\.example\.com \(id \d+\)\r?\n\s+! destroys 12,340 pageviews recorded, [\d,]+ in the last 30 days/);
     // Step 7: its archive, by hand and by apply before the delete.
