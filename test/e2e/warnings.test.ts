@@ -1,0 +1,45 @@
+/**
+ * Warnings an agency reads every run (issue 39, items 6 and 11): a warned account without changes
+ * keeps its one line, the warning said once beneath it; a file's warnings name the file as the
+ * user gave it (relative to the folder), with the account it belongs to, once, and only for the
+ * accounts asked for; `validate -c` on an included file says which file includes it.
+ */
+import { mkdir, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import type { CliOptions } from '../helpers/cli.js';
+import { scenario, type Scenario } from '../helpers/scenario.js';
+
+let s: Scenario | undefined;
+afterEach(async () => {
+  await s?.close();
+  s = undefined;
+});
+
+const KEYS = { ACME_KEY: 'sk-test-ACME-0123456789abcdef', BETA_KEY: 'sk-test-BETA-0123456789abcdef' };
+
+/** Two accounts on one emulator, each with its websites in `clients/<name>/websites.yaml`. */
+async function agency(files: { acme: string; beta: string }, acmeExtra = '') {
+  s = await scenario({ keys: Object.values(KEYS) });
+  for (const [name, text] of Object.entries(files)) {
+    await mkdir(join(s.dir, 'clients', name), { recursive: true });
+    await writeFile(join(s.dir, 'clients', name, 'websites.yaml'), text);
+  }
+  const account = (name: string, extra = '') => `  ${name}:\n    base_url: ${s!.emu.url}\n    api_key_env: ${name.toUpperCase()}_KEY\n    include: [clients/${name}/*.yaml]\n${extra}`;
+  await s.write(`version: 1\naccounts:\n${account('acme', acmeExtra)}${account('beta')}`);
+  const sc = s;
+  return (args: string[], options: CliOptions = {}) => sc.cli(args, { ...options, env: { ...KEYS, SITESYNC_API_KEY: undefined, SITESYNC_BASE_URL: undefined, ...options.env } });
+}
+
+describe('a warning does not expand an account (item 6)', () => {
+  it('an account with no changes and a retire: warning keeps its one line, the warning once beneath it', async () => {
+    const cli = await agency({ acme: 'websites:\n  - domain: acme.example.com\n', beta: 'websites:\n  - domain: beta.example.com\n' }, '    retire: [typo.example.com]\n');
+    expect((await cli(['apply', '--auto-approve'])).code).toBe(0);
+    const r = await cli(['plan']);
+    expect(r.code).toBe(0);
+    expect(r.stdout).not.toContain('━━ account');
+    const warning = 'retire: "typo.example.com" (line 7) matches no live website: a typo? If its website is deleted, the line has done its work: remove it';
+    expect(r.stdout).toContain(`acme: no changes (1 website)\n  ! ${warning}\nbeta: no changes (1 website)\n`);
+    expect(r.stdout.split(warning)).toHaveLength(2);
+  });
+});
