@@ -45,7 +45,7 @@ async function runValidate(args: CommandArgs<typeof options>, ctx: Context): Pro
   const warnings = [...workspace.warnings, ...keyWarnings(workspace, ctx.env, args.strictEnv === true)];
   if (format !== 'text') return report(warnings, format, ctx, { keys: keyVariables(workspace, ctx.env, args.apiKeyFile) });
   if (warnings.some((w) => w.severity === 'error')) throw new ConfigError(warnings);
-  ctx.stderr.write(renderWarnings(warnings, ctx.err));
+  ctx.stderr.write(renderWarnings(warnings, ctx.err, ctx.cwd));
   const n = workspace.configs.reduce((sum, c) => sum + c.websites.length, 0);
   const parts = [`${n} website${n === 1 ? '' : 's'}`];
   if (workspace.multi) parts.unshift(`${workspace.configs.length} account${workspace.configs.length === 1 ? '' : 's'}`);

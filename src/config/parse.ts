@@ -177,6 +177,15 @@ function build(
     if (problem) error(at.value(path), `${pathName(path)}: the value read from ${names} ${passwordRuleWords(problem)}`);
   };
   if (references) substitute(raw, [], (path, text, holder) => {
+    // What is said of a value in an account's block belongs to that account.
+    const said = diagnostics.length;
+    try {
+      return substituted(path, text, holder);
+    } finally {
+      if (path[0] === 'accounts' && typeof path[1] === 'string') for (const d of diagnostics.slice(said)) d.account ??= path[1];
+    }
+  });
+  function substituted(path: Path, text: string, holder: object): string {
     const r = interpolate(text, options.env);
     for (const bad of r.malformed) {
       error(at.value(path), `${pathName(path)}: "${bad}" is not a valid reference (use \${NAME}; write $\${ for a literal "\${")`);
@@ -201,7 +210,7 @@ function build(
     refused.set(holder, keys.add(path[path.length - 1]!));
     error(at.value(path), referenceOutsidePassword(path));
     return text;
-  });
+  }
 
   for (const issue of checkShape(raw)) {
     // A value from a variable that is not set is not known: its type cannot be wrong yet.
@@ -238,6 +247,7 @@ function build(
   const topArchive = archiveFolder(raw, at, file, error);
   for (const [name, data] of accounts) {
     const base = ['accounts', name];
+    const said = diagnostics.length;
     const here = prefixed(at, base);
     const config = normalize({ ...data, api: undefined }, passwords, file, here, error, warn, unknownValue);
     config.defaults = { ...topDefaults, ...config.defaults };
@@ -255,6 +265,7 @@ function build(
     }
     includesOf(data, base, parsed.configs.length, at, parsed);
     parsed.configs.push(config);
+    for (const d of diagnostics.slice(said)) d.account ??= name;
   }
   return { parsed, diagnostics };
 }

@@ -43,3 +43,38 @@ describe('a warning does not expand an account (item 6)', () => {
     expect(r.stdout.split(warning)).toHaveLength(2);
   });
 });
+
+describe("a file's warnings: named as the user gave the file, with their account, once, only for the accounts asked for (item 11)", () => {
+  const files = { acme: 'websites:\n  - domain: WWW.Acme.example.com\n', beta: 'websites:\n  - domain: www.beta.example.com\n' };
+  const acmeWarning = 'clients/acme/websites.yaml:2:13: warning (account acme): "WWW.Acme.example.com": the service stores this website as "acme.example.com"; write the bare form\n';
+  const betaWarning = 'clients/beta/websites.yaml:2:13: warning (account beta): "www.beta.example.com": the service stores this website as "beta.example.com"; write the bare form\n';
+
+  it('plan: each included file relative to the folder, with its account, once; no absolute path', async () => {
+    const cli = await agency(files);
+    const r = await cli(['plan']);
+    expect(r.code).toBe(0);
+    expect(r.stderr).toContain(acmeWarning);
+    expect(r.stderr).toContain(betaWarning);
+    expect(r.stderr.split(acmeWarning)).toHaveLength(2);
+    expect(r.stderr).not.toContain(s!.dir);
+    const v = await cli(['validate']);
+    expect(v.stderr).toBe(`${acmeWarning}${betaWarning}`);
+  });
+
+  it('plan --account acme says nothing of beta', async () => {
+    const cli = await agency(files);
+    const r = await cli(['plan', '--account', 'acme']);
+    expect(r.code).toBe(0);
+    expect(r.stderr).toContain(acmeWarning);
+    expect(r.stderr).not.toContain('beta');
+  });
+
+  it("a warning in the main file's account block names its account too, and is left out for another --account", async () => {
+    const cli = await agency({ acme: 'websites: []\n', beta: 'websites: []\n' }, '    websites:\n      - domain: WWW.Shop.Acme.example.com\n');
+    const r = await cli(['validate']);
+    expect(r.stderr).toBe('sitesync.yaml:8:17: warning (account acme): "WWW.Shop.Acme.example.com": the service stores this website as "shop.acme.example.com"; write the bare form\n');
+    const p = await cli(['plan', '--account', 'beta']);
+    expect(p.code).toBe(0);
+    expect(p.stderr).not.toContain('warning');
+  });
+});
