@@ -139,6 +139,10 @@ function fromDocument(read: ReadDocument, file: string, options: ParseOptions, r
 }
 
 /** Top-level keys of a single-account file that belong in an account when the file has accounts. */
+/** A main config file's two required keys, missing: validate tells an included file by the first (commands/validate.ts). */
+export const NO_VERSION = 'the file has no "version", which is required';
+export const NO_WEBSITES = 'the file has no "websites", which is required';
+
 const ACCOUNT_LEVEL = ['api', 'password_env', 'prune', 'protect', 'ignore', 'retire', 'safety', 'include', 'websites'];
 
 /** From the parsed data to the model: `${NAME}`, the schema, then every rule of the contract. */
@@ -229,9 +233,9 @@ function build(
     return { parsed, diagnostics };
   }
 
-  if (!('version' in raw)) error(at.key([]), 'the file has no "version", which is required');
+  if (!('version' in raw)) error(at.key([]), NO_VERSION);
   if (!('accounts' in raw)) {
-    if (!('websites' in raw)) error(at.key([]), 'the file has no "websites", which is required');
+    if (!('websites' in raw)) error(at.key([]), NO_WEBSITES);
     parsed.configs.push(normalize(raw, passwords, file, at, error, warn, unknownValue));
     includesOf(raw, [], 0, at, parsed);
     return { parsed, diagnostics };

@@ -78,3 +78,39 @@ describe("a file's warnings: named as the user gave the file, with their account
     expect(p.stderr).not.toContain('warning');
   });
 });
+
+describe('validate -c on an included file (item 11)', () => {
+  const files = { acme: 'websites:\n  - domain: acme.example.com\n  - domain: shop.acme.example.com\n', beta: 'websites: []\n' };
+
+  it('says it is an included file, names the file including it and its account, and checks it as that file does', async () => {
+    const cli = await agency(files);
+    const r = await cli(['validate', '-c', 'clients/acme/websites.yaml']);
+    expect(r.stderr).not.toContain('version');
+    expect(r.stdout).toBe('✓ clients/acme/websites.yaml is a valid included file: 2 websites. sitesync.yaml includes it for account acme (check the whole config: sitesync validate -c sitesync.yaml).\n');
+    expect(r.code).toBe(0);
+  });
+
+  it('from its own folder, the including file named as a path from there', async () => {
+    const cli = await agency(files);
+    const r = await cli(['validate', '-c', 'websites.yaml'], { cwd: join(s!.dir, 'clients/acme') });
+    expect(r.stdout).toContain('✓ websites.yaml is a valid included file: 2 websites. ../../sitesync.yaml includes it for account acme (check the whole config: sitesync validate -c ../../sitesync.yaml).');
+    expect(r.code).toBe(0);
+  });
+
+  it("an included file's own problems, with the note of what includes it, exit 1", async () => {
+    const cli = await agency({ ...files, acme: 'websites:\n  - domain: acme.example.com\n    email: maybe\n' });
+    const r = await cli(['validate', '-c', 'clients/acme/websites.yaml']);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain('clients/acme/websites.yaml is an included file (no "version" of its own): sitesync.yaml includes it for account acme (check the whole config: sitesync validate -c sitesync.yaml)\n');
+    expect(r.stderr).toContain('websites.yaml:3:12: websites[0].email must be');
+    expect(r.stderr).not.toContain('"version", which is required');
+  });
+
+  it('a file no sitesync.yaml above includes is still asked for its version', async () => {
+    const cli = await agency(files);
+    await writeFile(join(s!.dir, 'clients/stray.yaml'), 'websites: []\n');
+    const r = await cli(['validate', '-c', 'clients/stray.yaml']);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain('stray.yaml:1:1: the file has no "version", which is required');
+  });
+});
