@@ -17,6 +17,7 @@ import {
   type StopSignal,
 } from './messages/errors.js';
 import { printable } from './messages/escape.js';
+import { formatWarning } from './render/diagnostics.js';
 import { SecretValues } from './secrets/values.js';
 import { colorsFor, type Context, type Io } from './io/terminal.js';
 
@@ -65,7 +66,7 @@ export function report(error: unknown, ctx: Context, command?: Pick<Command, 'on
   const { stderr, err: c } = ctx;
   if (error instanceof ConfigError) {
     for (const d of error.diagnostics) {
-      const line = printable(formatDiagnostic(d));
+      const line = printable(d.severity === 'error' ? formatDiagnostic(d) : formatWarning(d, ctx.cwd));
       stderr.write(`${d.severity === 'error' ? c.red(line) : c.yellow(line)}\n`);
     }
     const count = error.diagnostics.filter((d) => d.severity === 'error').length;

@@ -45,7 +45,7 @@ async function runFmt(args: CommandArgs<typeof options, typeof positionals>, ctx
     named.map((shown) => ({ path: resolve(ctx.cwd, shown), shown })),
     { cwd: ctx.cwd, sort },
   );
-  ctx.stderr.write(renderWarnings(run.warnings, ctx.err));
+  ctx.stderr.write(renderWarnings(run.warnings, ctx.err, ctx.cwd));
   // A password written in clear is in the file already, but a diff must not carry it into a CI log.
   for (const f of run.files) for (const password of f.passwords) ctx.secrets.add(password);
   for (const f of run.files) {

@@ -16,7 +16,7 @@ import { selectImports, type AccountImport, type ImportRequest } from '../planne
 import { printable } from '../messages/escape.js';
 import { fileEntry, storedName } from '../config/file-entry.js';
 import { readEvery } from '../run/read.js';
-import { openRun } from '../run/open.js';
+import { openRun, runWarnings } from '../run/open.js';
 import { reportRequests } from '../run/requests.js';
 import { accountName, selectAccounts } from '../run/select.js';
 import { websitesCount } from '../render/counts.js';
@@ -73,7 +73,7 @@ async function runImport(args: ImportArgs, ctx: Context): Promise<number> {
   // Passwords are not sent: an unset ${NAME} does not stop an import.
   const run = await openRun(args, ctx, { lenientEnv: true });
   try {
-    ctx.stderr.write(renderWarnings(run.workspace.warnings, ctx.err));
+    ctx.stderr.write(renderWarnings(runWarnings(run), ctx.err, ctx.cwd));
     const progress = readingProgress(ctx);
     // Named domains are read by a search each (as plan --target reads them), not the whole account.
     await readEvery(run, ctx, 'imported', progress.update, 'domains' in request ? request.domains : []).finally(progress.done);

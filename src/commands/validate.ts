@@ -1,7 +1,9 @@
 /** `sitesync validate`: offline; parse and check the file and every file it includes, report every problem. */
-import { resolve } from 'node:path';
+import { relative, resolve, sep } from 'node:path';
 import { envValue } from '../config/interpolate.js';
+import { includerOf, type Includer } from '../config/includer.js';
 import { loadWorkspace, unsetKeyVariable } from '../config/load.js';
+import { NO_VERSION, NO_WEBSITES } from '../config/parse.js';
 import { ConfigError, type Diagnostic } from '../messages/errors.js';
 import type { Workspace } from '../model/types.js';
 import { renderDiagnosticsJson, renderGithubAnnotations } from '../render/diagnostics.js';
@@ -38,6 +40,10 @@ async function runValidate(args: CommandArgs<typeof options>, ctx: Context): Pro
   try {
     workspace = await loadWorkspace(resolve(ctx.cwd, args.config), ctx.env, { missingEnvAsWarning: !args.strictEnv });
   } catch (error) {
+    const file = resolve(ctx.cwd, args.config);
+    // A file with no version of its own may be an included one: checked as the config that includes it checks it.
+    const includer = error instanceof ConfigError && lacksVersion(error, file) ? await includerOf(file, ctx.env) : undefined;
+    if (includer) return validateIncluded(file, includer, args.config, format, ctx);
     // text: the CLI prints a ConfigError as FILE:LINE:COL lines; the others print it as data.
     if (format === 'text' || !(error instanceof ConfigError)) throw error;
     return report(error.diagnostics, format, ctx);
@@ -45,7 +51,7 @@ async function runValidate(args: CommandArgs<typeof options>, ctx: Context): Pro
   const warnings = [...workspace.warnings, ...keyWarnings(workspace, ctx.env, args.strictEnv === true)];
   if (format !== 'text') return report(warnings, format, ctx, { keys: keyVariables(workspace, ctx.env, args.apiKeyFile) });
   if (warnings.some((w) => w.severity === 'error')) throw new ConfigError(warnings);
-  ctx.stderr.write(renderWarnings(warnings, ctx.err));
+  ctx.stderr.write(renderWarnings(warnings, ctx.err, ctx.cwd));
   const n = workspace.configs.reduce((sum, c) => sum + c.websites.length, 0);
   const parts = [`${n} website${n === 1 ? '' : 's'}`];
   if (workspace.multi) parts.unshift(`${workspace.configs.length} account${workspace.configs.length === 1 ? '' : 's'}`);
@@ -53,6 +59,34 @@ async function runValidate(args: CommandArgs<typeof options>, ctx: Context): Pro
   if (included) parts.push(`${included} included file${included === 1 ? '' : 's'}`);
   const warned = warnings.length ? `, ${warnings.length} warning${warnings.length === 1 ? '' : 's'}` : '';
   ctx.stdout.write(`${ctx.out.green('✓')} ${args.config} is valid: ${parts.join(', ')}${warned}.\n`);
+  return 0;
+}
+
+/** The file was refused for having no `version`, and holds no `accounts:` (which only a main file has). */
+function lacksVersion(error: ConfigError, file: string): boolean {
+  const own = error.diagnostics.filter((d) => d.file === file && d.severity === 'error');
+  return own.some((d) => d.message === NO_VERSION) && !own.some((d) => d.message.startsWith('"accounts"') || d.message === NO_WEBSITES);
+}
+
+/**
+ * `validate -c clients/acme/websites.yaml`: an included file has no version of its own. It is
+ * checked as the config that includes it checks it (its own problems only), and said so.
+ */
+function validateIncluded(file: string, includer: Includer, given: string, format: 'text' | 'github' | 'json', ctx: Context): number {
+  const problems = includer.workspace.warnings.filter((d) => d.file === file);
+  // Named from the working folder, a parent's too (../../sitesync.yaml), as the user would type it.
+  const config = relative(ctx.cwd, includer.config).split(sep).join('/');
+  const account = includer.account ? ` for account ${includer.account}` : '';
+  const whole = `${config} includes it${account} (check the whole config: sitesync validate -c ${config})`;
+  if (format !== 'text') return report(problems, format, ctx, { included_by: config, account: includer.account || null });
+  if (problems.some((d) => d.severity === 'error')) {
+    ctx.stderr.write(`${given} is an included file (no "version" of its own): ${whole}\n`);
+    throw new ConfigError(problems);
+  }
+  ctx.stderr.write(renderWarnings(problems, ctx.err, ctx.cwd));
+  const n = includer.workspace.configs.reduce((sum, c) => sum + c.websites.filter((w) => w.file === file).length, 0);
+  const warned = problems.length ? `, ${problems.length} warning${problems.length === 1 ? '' : 's'}` : '';
+  ctx.stdout.write(`${ctx.out.green('✓')} ${given} is a valid included file: ${n} website${n === 1 ? '' : 's'}${warned}. ${whole}.\n`);
   return 0;
 }
 

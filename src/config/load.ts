@@ -120,11 +120,11 @@ export async function loadWorkspace(file: string, env: Env, options: LoadOptions
         }
         hashed.push(`${relative(dirname(file), match)}\0${included}\0`);
         const one = parseFile(included, match, parseOptions, 'include');
-        problems.push(...one.warnings);
+        problems.push(...one.warnings.map((d) => ofAccount(d, parsed.configs[config]!)));
         for (const site of one.configs[0]!.websites) parsed.configs[config]!.websites.push({ ...site, file: match });
       } catch (error) {
         if (!(error instanceof ConfigError)) throw error;
-        problems.push(...error.diagnostics);
+        problems.push(...error.diagnostics.map((d) => ofAccount(d, parsed.configs[config]!)));
         // Refused for its tokens: the budget is spent.
         over ||= tokens.left <= 0;
       }
@@ -142,7 +142,13 @@ export async function loadWorkspace(file: string, env: Env, options: LoadOptions
   for (const config of parsed.configs) separateTwinSpellings(config);
   const hash = createHash('sha256');
   for (const part of hashed) hash.update(part);
-  return { file, multi: parsed.multi, configs: parsed.configs, warnings: ordered, sha256: hash.digest('hex'), files };
+  const byFile = Object.fromEntries([...includedBy].map(([match, config]) => [match, parsed.configs[config]!.account?.name ?? '']));
+  return { file, multi: parsed.multi, configs: parsed.configs, warnings: ordered, sha256: hash.digest('hex'), files, includedBy: byFile };
+}
+
+/** A problem of a file included by an account: it names the account (the file itself cannot). */
+function ofAccount(d: Diagnostic, config: Config): Diagnostic {
+  return config.account ? { ...d, account: config.account.name } : d;
 }
 
 /** Moves the `ignore:` entries that name another spelling of a listed website to `twinSpellings`: that twin is left alone, the listed website managed. */

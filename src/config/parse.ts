@@ -139,6 +139,10 @@ function fromDocument(read: ReadDocument, file: string, options: ParseOptions, r
 }
 
 /** Top-level keys of a single-account file that belong in an account when the file has accounts. */
+/** A main config file's two required keys, missing: validate tells an included file by the first (commands/validate.ts). */
+export const NO_VERSION = 'the file has no "version", which is required';
+export const NO_WEBSITES = 'the file has no "websites", which is required';
+
 const ACCOUNT_LEVEL = ['api', 'password_env', 'prune', 'protect', 'ignore', 'retire', 'safety', 'include', 'websites'];
 
 /** From the parsed data to the model: `${NAME}`, the schema, then every rule of the contract. */
@@ -177,6 +181,15 @@ function build(
     if (problem) error(at.value(path), `${pathName(path)}: the value read from ${names} ${passwordRuleWords(problem)}`);
   };
   if (references) substitute(raw, [], (path, text, holder) => {
+    // What is said of a value in an account's block belongs to that account.
+    const said = diagnostics.length;
+    try {
+      return substituted(path, text, holder);
+    } finally {
+      if (path[0] === 'accounts' && typeof path[1] === 'string') for (const d of diagnostics.slice(said)) d.account ??= path[1];
+    }
+  });
+  function substituted(path: Path, text: string, holder: object): string {
     const r = interpolate(text, options.env);
     for (const bad of r.malformed) {
       error(at.value(path), `${pathName(path)}: "${bad}" is not a valid reference (use \${NAME}; write $\${ for a literal "\${")`);
@@ -201,7 +214,7 @@ function build(
     refused.set(holder, keys.add(path[path.length - 1]!));
     error(at.value(path), referenceOutsidePassword(path));
     return text;
-  });
+  }
 
   for (const issue of checkShape(raw)) {
     // A value from a variable that is not set is not known: its type cannot be wrong yet.
@@ -220,9 +233,9 @@ function build(
     return { parsed, diagnostics };
   }
 
-  if (!('version' in raw)) error(at.key([]), 'the file has no "version", which is required');
+  if (!('version' in raw)) error(at.key([]), NO_VERSION);
   if (!('accounts' in raw)) {
-    if (!('websites' in raw)) error(at.key([]), 'the file has no "websites", which is required');
+    if (!('websites' in raw)) error(at.key([]), NO_WEBSITES);
     parsed.configs.push(normalize(raw, passwords, file, at, error, warn, unknownValue));
     includesOf(raw, [], 0, at, parsed);
     return { parsed, diagnostics };
@@ -238,6 +251,7 @@ function build(
   const topArchive = archiveFolder(raw, at, file, error);
   for (const [name, data] of accounts) {
     const base = ['accounts', name];
+    const said = diagnostics.length;
     const here = prefixed(at, base);
     const config = normalize({ ...data, api: undefined }, passwords, file, here, error, warn, unknownValue);
     config.defaults = { ...topDefaults, ...config.defaults };
@@ -255,6 +269,7 @@ function build(
     }
     includesOf(data, base, parsed.configs.length, at, parsed);
     parsed.configs.push(config);
+    for (const d of diagnostics.slice(said)) d.account ??= name;
   }
   return { parsed, diagnostics };
 }

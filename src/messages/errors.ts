@@ -9,6 +9,8 @@ export interface Diagnostic {
   col: number;
   message: string;
   severity: 'error' | 'warning';
+  /** The account of an `accounts:` file the problem belongs to, when the file itself does not say (an included file). */
+  account?: string;
 }
 
 export function formatDiagnostic(d: Diagnostic): string {

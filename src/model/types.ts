@@ -127,6 +127,8 @@ export interface Workspace {
   sha256: string;
   /** Every file read (absolute): the main file first, then included files in the order read. */
   files: string[];
+  /** Each included file (absolute) and the account that includes it ('' for a single-account file). */
+  includedBy?: Record<string, string>;
 }
 
 /**

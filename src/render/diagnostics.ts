@@ -2,7 +2,7 @@
  * A config's problems for machines: GitHub's workflow commands, which put each one on the pull
  * request's line, or JSON. Pure: problems in, text out.
  */
-import { relative, sep } from 'node:path';
+import { isAbsolute, relative, sep } from 'node:path';
 import { formatDiagnostic, type Diagnostic } from '../messages/errors.js';
 import { jsonUnicodeEscapes, printable } from '../messages/escape.js';
 import type { Colors } from '../io/terminal.js';
@@ -42,7 +42,23 @@ export function renderDiagnosticsJson(problems: Diagnostic[], cwd: string, extra
   return `${jsonUnicodeEscapes(JSON.stringify(out, null, 2))}\n`;
 }
 
-/** Warnings (and errors) for a person, one `FILE:LINE:COL: message` line each. */
-export function renderWarnings(problems: Diagnostic[], c: Colors): string {
-  return problems.map((d) => `${(d.severity === 'error' ? c.red : c.yellow)(printable(formatDiagnostic(d)))}\n`).join('');
+/**
+ * A warning as a person reads it: its file as they gave it (relative to the working folder `cwd`
+ * when inside it), and the account it belongs to when the message does not say
+ * (`clients/acme/websites.yaml:2:13: warning (account acme): …`).
+ */
+export function formatWarning(d: Diagnostic, cwd: string): string {
+  const file = isAbsolute(d.file) ? shownFile(d.file, cwd) : d.file;
+  const where = d.line > 0 ? `${file}:${d.line}:${d.col}` : file;
+  const named = d.account === undefined || d.message.startsWith(`accounts.${d.account}.`) || d.message.startsWith(`accounts.${d.account}:`);
+  return `${where}: warning${named ? '' : ` (account ${d.account})`}: ${d.message}`;
+}
+
+/**
+ * Warnings (and errors) for a person, one `FILE:LINE:COL: message` line each, each said once;
+ * warnings as formatWarning names them.
+ */
+export function renderWarnings(problems: Diagnostic[], c: Colors, cwd: string): string {
+  const lines = problems.map((d) => (d.severity === 'error' ? c.red : c.yellow)(printable(d.severity === 'error' ? formatDiagnostic(d) : formatWarning(d, cwd))));
+  return [...new Set(lines)].map((line) => `${line}\n`).join('');
 }

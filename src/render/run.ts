@@ -36,16 +36,17 @@ export function totalLine(total: Total): string {
 }
 
 /**
- * How an account of a run is shown: in full (its changes, warnings, or failure); as one line when
- * its plan changes nothing and says nothing (`acme: no changes (120 websites)`); or, holding no
- * website the plan covers (out of a `--target`'s reach), named in one line with the others like
- * it. An agency's plan of thirty accounts shows what changes, not thirty headers. A run of one
- * account shows it in full.
+ * How an account of a run is shown: in full (its changes or failure); as one line when its plan
+ * changes nothing (`acme: no changes (120 websites)`), its warnings, if any, said beneath that
+ * line (a warning is no reason to list a quiet account's plan); or, holding no website the plan
+ * covers (out of a `--target`'s reach) and with nothing to say, named in one line with the others
+ * like it. An agency's plan of thirty accounts shows what changes, not thirty headers. A run of
+ * one account shows it in full.
  */
 function accountShape(a: AccountPlan, accounts: readonly AccountPlan[]): 'full' | 'quiet' | 'untouched' {
   const p = a.plan;
-  if (accounts.length < 2 || !p || p.changes.length > 0 || p.warnings.length > 0) return 'full';
-  return p.summary.unchanged + p.summary.unmanaged > 0 ? 'quiet' : 'untouched';
+  if (accounts.length < 2 || !p || p.changes.length > 0) return 'full';
+  return p.summary.unchanged + p.summary.unmanaged > 0 || p.warnings.length > 0 ? 'quiet' : 'untouched';
 }
 
 /** `acme: no changes (120 websites, 2 unmanaged)`: a quiet account's one line, not yet escaped. */
@@ -78,7 +79,7 @@ export function renderRunText(accounts: AccountPlan[], colors: Colors = pc.creat
       continue;
     }
     const shape = accountShape(a, accounts);
-    if (shape === 'quiet') quiet.push(printable(quietLine(a)));
+    if (shape === 'quiet') quiet.push([printable(quietLine(a)), ...a.plan!.warnings.map((w) => c.yellow(`  ! ${printable(w)}`))].join('\n'));
     if (shape !== 'full') continue;
     flushQuiet();
     out.push(sectionHeader(a.name, c), '');
@@ -152,6 +153,13 @@ function runMarkdown(accounts: AccountPlan[], options: RunMarkdownOptions & { co
     head.push(`| ${markdownCode(a.name)} | ${markdownCode(a.baseUrl)} | ${cells} |`);
   }
   if (rows.length) head.push('');
+  // A quiet account's warnings, beneath the table: its plan is not shown, what it says is.
+  const warned = rows.filter((a) => accountShape(a, accounts) === 'quiet' && a.plan!.warnings.length > 0);
+  if (warned.length) {
+    head.push('> [!WARNING]');
+    for (const a of warned) for (const w of a.plan!.warnings) head.push(`> - ${markdownCode(a.name)}: ${markdownText(w)}`);
+    head.push('');
+  }
   const untouched = untouchedLine(accounts, (a) => markdownCode(a.name));
   if (untouched) head.push(untouched, '');
   const full = accounts.filter((a) => accountShape(a, accounts) === 'full');

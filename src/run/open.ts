@@ -182,6 +182,15 @@ export function failureOf(error: unknown, ctx: Pick<Context, 'secrets'>): Failur
   return { message: `internal error: ${ctx.secrets.clean(e.message)} (a bug in sitesync; run with --verbose and report it)`, details: [] };
 }
 
+/**
+ * The file's warnings a run says: those of the accounts it works on (`--account acme` is not told
+ * of beta's), and those of no account.
+ */
+export function runWarnings(run: Run): Diagnostic[] {
+  const names = new Set([...run.accounts.map((a) => a.name), ...run.skipped.map((a) => a.name)]);
+  return run.workspace.warnings.filter((d) => d.account === undefined || names.has(d.account));
+}
+
 /** Records a failure on an account. */
 export function fail(account: RunAccount, error: unknown, ctx: Pick<Context, 'secrets'>): void {
   account.error = error;

@@ -16,7 +16,7 @@ import type { Context } from '../io/terminal.js';
 import { eachAccount } from './each.js';
 import { throwIfLoneFailed } from './failures.js';
 import { planWithHistory } from './history.js';
-import { fail, type Run } from './open.js';
+import { fail, runWarnings, type Run } from './open.js';
 import { readAccounts, type ReadProgress } from './read.js';
 
 /** What planning one account needs: its file, what was read of it, and its client (for the deletes' traffic). */
@@ -110,7 +110,7 @@ export function markRunMoves(run: Run): void {
  */
 export async function planAccounts(run: Run, options: Omit<RunPlanOptions, 'baseline'> & { baseline?: Baseline }, ctx: Context): Promise<void> {
   const baseline = await loadBaseline(options.baseline ?? {}, run, ctx);
-  ctx.stderr.write(renderWarnings(run.workspace.warnings, ctx.err));
+  ctx.stderr.write(renderWarnings(runWarnings(run), ctx.err, ctx.cwd));
   const progress = readingProgress(ctx);
   try {
     await planRun(run, { ...options, baseline }, ctx, progress.update);

@@ -90,9 +90,21 @@ describe('many accounts: one line for an account without changes, one for those 
     expect(md.match(/^### Account `[a-z]+`/gm)).toEqual(['### Account `beta`', '### Account `globex`']);
   });
 
-  it('an account with warnings is shown in full; a run of one account too', () => {
-    const warned = { ...quiet(2, 'w'), warnings: ['retire: "typo.example.com" (line 4) matches no live website: a typo?'] };
-    expect(renderRunText([{ name: 'w', baseUrl: 'https://w.example.net', plan: warned }, accounts[0]!])).toContain('━━ account w ━━');
+  it('an account with warnings and no changes keeps its one line, its warnings said once beneath it; a run of one account is shown in full', () => {
+    const warning = 'retire: "typo.example.com" (line 4) matches no live website: a typo?';
+    const warned = { ...quiet(2, 'w'), warnings: [warning] };
+    const text = renderRunText([{ name: 'w', baseUrl: 'https://w.example.net', plan: warned }, accounts[0]!]);
+    expect(text).not.toContain('━━ account w ━━');
+    expect(text).toMatch(/^w: no changes \(2 websites\)\n {2}! retire: "typo\.example\.com" \(line 4\) matches no live website: a typo\?\nacme: no changes \(120 websites\)\n/);
+    expect(text.split(warning)).toHaveLength(2);
+    // An account holding no website, with a warning: its line too, not the line of untouched accounts.
+    const none = renderRunText([{ name: 'w', baseUrl: 'https://w.example.net', plan: { ...quiet(0, 'w'), warnings: [warning] } }, accounts[0]!]);
+    expect(none).toMatch(/^w: no changes \(0 websites\)\n {2}! retire/);
+    expect(none).not.toContain('with no website in this plan');
+    const md = renderRunMarkdown([{ name: 'w', baseUrl: 'https://w.example.net', plan: warned }, accounts[0]!]);
+    expect(md).toContain('| `w` | `https://w.example.net` | 0 | 0 | 0 | 2 | 0 |');
+    expect(md).toContain('> [!WARNING]\n> - `w`: retire: "typo.example.com" (line 4) matches no live website: a typo?');
+    expect(md).not.toContain('### Account `w`');
     expect(renderRunText([accounts[0]!])).toContain('━━ account acme ━━');
   });
 });
