@@ -48,7 +48,7 @@ let packing: { stdout: string; stderr: string };
 let installed: { stdout: string; stderr: string };
 
 /** What a clone holds that the build and the pack read; its node_modules are this tree's (what `npm ci` installs). */
-const CLONE = ['package.json', 'package-lock.json', 'README.md', 'docs', 'tsconfig.json', 'tsconfig.types.json', 'bin', 'scripts', 'schemas', 'src'];
+const CLONE = ['package.json', 'package-lock.json', 'README.md', 'docs', 'tsconfig.json', 'tsconfig.types.json', 'bin', 'scripts', 'schemas', 'src', 'examples'];
 
 beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), 'sitesync-package-'));
