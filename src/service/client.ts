@@ -471,8 +471,7 @@ export class ServiceClient {
     if (!first) return { lastDay, month: 0, extra: 0 };
     const days = first.rows.filter((r) => isDay(r.value));
     const descending = days.every((r, i) => i === 0 || r.value < days[i - 1]!.value);
-    const whole = first.rows.length < (first.perPage ?? PER_PAGE) || (first.lastPage ?? 1) <= 1;
-    if (whole || (descending && days.length > 0 && days.at(-1)!.value < monthFrom)) {
+    if (holdsAll(first) || (descending && days.length > 0 && days.at(-1)!.value < monthFrom)) {
       return { lastDay, month: days.reduce((n, r) => (r.value >= monthFrom ? n + r.count : n), 0), extra: 0 };
     }
     return { lastDay, month: await this.pageviewsSince(id, domain, monthFrom), extra: 1 };
@@ -493,8 +492,7 @@ export class ServiceClient {
       const best = page.rows.filter((r) => r.count > 0 && isDay(r.value) && r.value >= from && r.value <= until).map((r) => r.value).sort().at(-1);
       if (!best) return { lastDay: found, first };
       found = best;
-      const whole = page.rows.length < (page.perPage ?? PER_PAGE) || (page.lastPage ?? 1) <= 1;
-      if (whole || best >= since) return { lastDay: found, first };
+      if (holdsAll(page) || best >= since) return { lastDay: found, first };
       if (round >= rounds) throw new ApiError('protocol', `read the statistics of ${domain}: the service's answers never settle on a latest day (${round} pages of days)`);
       from = dayBefore(new Date(`${best}T00:00:00Z`), -1);
     }
@@ -892,4 +890,9 @@ function transportError(error: unknown, baseUrl: string, what: string, secrets: 
     default:
       return new ApiError('network', `${what}: cannot reach ${origin} (${secrets.clean(code ?? 'network error')})`);
   }
+}
+
+/** A first page of statistics that is the whole answer: shorter than its page, or the last one. */
+function holdsAll(page: StatsPage): boolean {
+  return page.rows.length < (page.perPage ?? PER_PAGE) || (page.lastPage ?? 1) <= 1;
 }

@@ -11,7 +11,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { startEmulator, type Emulator } from '../../src/emulator/index.js';
 import { runCliHere, type CliResult } from '../helpers/cli.js';
 import { BETA_KEY, callsPerRun, KEY, singleAccount, twoAccounts, writesSince } from './drift-accounts.js';
-import { GITHUB_TOKEN, PERSON, REPO, startFakeGitHub, type FakeGitHub } from './fake-github.js';
+import { actionsEnv, GITHUB_TOKEN, PERSON, REPO, startFakeGitHub, type FakeGitHub } from './fake-github.js';
 
 const PASSWORD = 'pw-of-the-shop-0123';
 const RUN = (id: string) => `https://github.com/${REPO}/actions/runs/${id}`;
@@ -40,12 +40,7 @@ async function drift(args: string[] = [], env: Record<string, string> = {}): Pro
       ACME_KEY: KEY,
       BETA_KEY,
       SHOP_PW: PASSWORD,
-      GITHUB_ACTIONS: 'true',
-      GITHUB_API_URL: github.url,
-      GITHUB_TOKEN,
-      GITHUB_REPOSITORY: REPO,
-      GITHUB_SERVER_URL: 'https://github.com',
-      GITHUB_RUN_ID: '99',
+      ...actionsEnv(github),
       ...env,
     },
   });

@@ -11,7 +11,7 @@ import { startEmulator, type Emulator, type EmulatorOptions } from '../../src/em
 import { monthStart, monthUsage } from '../../src/model/quota.js';
 import { runCliHere, type CliResult } from '../helpers/cli.js';
 import { KEY, singleAccount } from './drift-accounts.js';
-import { GITHUB_TOKEN, REPO, startFakeGitHub, type FakeGitHub } from './fake-github.js';
+import { actionsEnv, GITHUB_TOKEN, startFakeGitHub, type FakeGitHub } from './fake-github.js';
 
 let emu: Emulator;
 let github: FakeGitHub;
@@ -34,12 +34,7 @@ async function drift(args: string[] = []): Promise<CliResult> {
     env: {
       SITESYNC_BASE_URL: emu.url,
       SITESYNC_API_KEY: KEY,
-      GITHUB_ACTIONS: 'true',
-      GITHUB_API_URL: github.url,
-      GITHUB_TOKEN,
-      GITHUB_REPOSITORY: REPO,
-      GITHUB_SERVER_URL: 'https://github.com',
-      GITHUB_RUN_ID: '99',
+      ...actionsEnv(github),
     },
   });
   for (const secret of [KEY, GITHUB_TOKEN]) expect(r.stdout + r.stderr).not.toContain(secret);

@@ -9,6 +9,11 @@ import type { AddressInfo } from 'node:net';
 export const GITHUB_TOKEN = 'ghs_fakeActionsToken0123456789abcdef';
 export const REPO = 'octo/config';
 
+/** What GitHub Actions sets for a job that talks to this fake GitHub with its token. */
+export function actionsEnv(github: { url: string }, runId = '99'): Record<string, string> {
+  return { GITHUB_ACTIONS: 'true', GITHUB_API_URL: github.url, GITHUB_TOKEN, GITHUB_REPOSITORY: REPO, GITHUB_SERVER_URL: 'https://github.com', GITHUB_RUN_ID: runId };
+}
+
 export interface FakeComment {
   id: number;
   body: string;

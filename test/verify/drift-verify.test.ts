@@ -10,7 +10,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { startEmulator, type Emulator } from '../../src/emulator/index.js';
 import { runCli, type CliResult } from '../helpers/cli.js';
 import { KEY, singleAccount } from '../ci/drift-accounts.js';
-import { GITHUB_TOKEN, REPO, startFakeGitHub, type FakeGitHub } from '../ci/fake-github.js';
+import { actionsEnv, GITHUB_TOKEN, startFakeGitHub, type FakeGitHub } from '../ci/fake-github.js';
 import { code, html, startSites, TEST_CA, type Page, type Sites } from './sites.js';
 
 let emu: Emulator;
@@ -37,12 +37,7 @@ async function drift(args: string[]): Promise<CliResult> {
       SITESYNC_BASE_URL: emu.url,
       SITESYNC_API_KEY: KEY,
       NODE_EXTRA_CA_CERTS: TEST_CA,
-      GITHUB_ACTIONS: 'true',
-      GITHUB_API_URL: github.url,
-      GITHUB_TOKEN,
-      GITHUB_REPOSITORY: REPO,
-      GITHUB_SERVER_URL: 'https://github.com',
-      GITHUB_RUN_ID: '7',
+      ...actionsEnv(github, '7'),
     },
   });
   for (const secret of [KEY, GITHUB_TOKEN]) expect(r.stdout + r.stderr).not.toContain(secret);
