@@ -79,8 +79,7 @@ async function silentOf(a: RunAccount, since: string, scope: QuietScope, now: Da
         // The first failure fails the account: the rest is not read.
         if (failed) return undefined;
         try {
-          if (cap === null) return { domain: w.domain, lastDay: await a.client.lastPageviewDay(w.id, w.domain, since), month: 0, extra: 0 };
-          return { domain: w.domain, ...(await a.client.quietDays(w.id, w.domain, since, from)) };
+          return { domain: w.domain, ...(await a.client.quietDays(w.id, w.domain, since, cap === null ? undefined : from)) };
         } catch (error) {
           failed = true;
           throw error;

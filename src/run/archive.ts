@@ -16,7 +16,7 @@ import { historyShrunk, readingOfTraffic, shrunkMessage, type HistoryReading } f
 import type { Account, Config, DeleteChange, LiveWebsite, WebsiteView } from '../model/types.js';
 import type { ServiceClient } from '../service/client.js';
 import type { StatsRow } from '../service/wire.js';
-import { readHistory } from '../service/history.js';
+import { readWholeHistory } from '../service/stats.js';
 
 export interface ArchiveTarget {
   website: LiveWebsite;
@@ -46,7 +46,7 @@ export async function archiveWebsite(
   onProgress?: (read: number, estimate: number) => void,
 ): Promise<WrittenArchive> {
   const { website } = target;
-  const history = await readHistory(client, website.id, website.domain, ARCHIVE_NAMES, { onProgress });
+  const history = await readWholeHistory(client, website.id, website.domain, ARCHIVE_NAMES, { onProgress });
   const redacted = withoutSecrets(history.rows, (text) => client.cleaned(text));
   const readAt = new Date();
   let archive: Archive;

@@ -56,8 +56,9 @@ function flagOf(value: unknown): boolean | null {
   return n === undefined ? null : n !== 0;
 }
 
-export interface Page {
-  items: unknown[];
+/** A page of a list as the service answered it: its items, and what its paginator says of the whole. */
+export interface Page<T = unknown> {
+  items: T[];
   currentPage?: number;
   lastPage?: number;
   hasNext: boolean;
@@ -99,25 +100,13 @@ export interface StatsRow {
   count: number;
 }
 
-/** A page of the stats API as read: its rows, and what its paginator says of the whole. */
-export interface StatsPage {
-  rows: StatsRow[];
-  /** The page the service says it answered. */
-  currentPage?: number;
-  lastPage?: number;
-  /** How many rows (values) the range holds in all. */
-  total?: number;
-  /** The page size the service used (it falls back to 10 for a size it does not allow). */
-  perPage?: number;
-}
-
 /**
  * A page of the stats API, a bare paginator of `{value, count}` rows. `count` is an integer on
  * SQLite and may come as a string through MySQL (a SUM): read liberally.
  */
-export function readStatsRows(body: unknown): StatsPage {
+export function readStatsRows(body: unknown): Page<StatsRow> {
   const page = readPage(body, 1);
-  const rows = page.items.map((item) => {
+  const items = page.items.map((item) => {
     const r = (item && typeof item === 'object' ? item : {}) as Record<string, unknown>;
     const count = typeof r.count === 'number' ? r.count : typeof r.count === 'string' && r.count.trim() !== '' ? Number(r.count) : NaN;
     if ((typeof r.value !== 'string' && typeof r.value !== 'number') || r.count === undefined || r.count === null) throw new ApiError('protocol', 'the service sent statistics that are not rows of a value and a count');
@@ -125,8 +114,8 @@ export function readStatsRows(body: unknown): StatsPage {
     if (!Number.isSafeInteger(count) || count < 0) throw new ApiError('protocol', `the service sent a count that is not a number of hits: ${JSON.stringify(r.count)?.slice(0, 40)}`);
     return { value: String(r.value), count };
   });
-  const meta = body as Record<string, unknown>;
-  return { rows, currentPage: toInt(meta.current_page), lastPage: page.lastPage, total: page.total, perPage: toInt(meta.per_page) };
+  // The page it says it is, or none (not the page asked, which readPage assumes).
+  return { ...page, items, currentPage: toInt((body as Record<string, unknown>).current_page) };
 }
 
 export type Form = Record<string, string>;

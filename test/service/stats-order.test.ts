@@ -129,9 +129,9 @@ describe('reads of a whole window or a last day, in any order', () => {
     ]);
     reverseStatsOrder(emu);
     const since = ago(6);
-    expect(await client.lastPageviewDay(busy!.id, 'busy.example.com', since)).toBe(ago(3));
-    expect(await client.lastPageviewDay(silent!.id, 'silent.example.com', since)).toBe(ago(50));
-    expect(await client.lastPageviewDay(never!.id, 'never.example.com', since)).toBeNull();
+    expect((await client.quietDays(busy!.id, 'busy.example.com', since)).lastDay).toBe(ago(3));
+    expect((await client.quietDays(silent!.id, 'silent.example.com', since)).lastDay).toBe(ago(50));
+    expect((await client.quietDays(never!.id, 'never.example.com', since)).lastDay).toBeNull();
   });
 
   it('ci drift --quiet-days: a service whose latest day creeps one day a page is cut within the pages the days since 1970 take, not 10,000', async () => {
@@ -141,7 +141,7 @@ describe('reads of a whole window or a last day, in any order', () => {
       req.path.startsWith('/api/v1/stats/')
         ? { status: 200, body: { current_page: 1, data: Array.from({ length: 100 }, () => ({ value: req.query.get('from'), count: 1 })), last_page: 9, per_page: '100', total: 900 } }
         : undefined;
-    const error = await failure(client.lastPageviewDay(site!.id, 'creep.example.com', ago(6)));
+    const error = await failure(client.quietDays(site!.id, 'creep.example.com', ago(6)));
     expect(error.message).toMatch(/^read the statistics of creep\.example\.com: the service's answers never settle on a latest day \(2\d\d pages of days\)$/);
     expect(client.stats.byKind.statistics).toBeLessThan(220);
   });

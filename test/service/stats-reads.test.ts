@@ -12,7 +12,7 @@ import { planChanges } from '../../src/planner/plan.js';
 import { ServiceClient } from '../../src/service/client.js';
 import { trickleServer } from '../helpers/hostile-server.js';
 import { failure } from '../helpers/api-failure.js';
-import { readHistory } from '../../src/service/history.js';
+import { readWholeHistory } from '../../src/service/stats.js';
 
 const KEY = 'test-key-0123456789abcdef';
 let emu: Emulator;
@@ -95,7 +95,7 @@ describe("a delete's traffic when the stats API is slow or missing", () => {
     const slow = new ServiceClient({ baseUrl: trickle.url, apiKey: KEY, statsTimeoutMs: 1_000, statsDeadlineMs: 600, deadlineMs: 60_000 });
     try {
       const started = performance.now();
-      const error = await failure(readHistory(slow, 1, 'gone.example.com', ['page']));
+      const error = await failure(readWholeHistory(slow, 1, 'gone.example.com', ['page']));
       expect(error.message).toBe(`read the page statistics of gone.example.com: ${trickle.host} did not send its whole answer within 0.6 s`);
       expect(performance.now() - started).toBeLessThan(10_000);
     } finally {

@@ -1,0 +1,420 @@
+/**
+ * HTTP to the service, for the websites and the statistics alike: every request pinned to the
+ * base URL's origin, paced from the service's throttle headers, retried where that is safe, its
+ * answer's size and time bounded, and its failure said in words. What the service says is
+ * cleaned of the run's secrets here, before it is anything else (`cleaned`).
+ */
+import { Pool } from 'undici';
+import { InterruptedError } from '../messages/errors.js';
+import { packageVersion } from '../io/paths.js';
+import { SecretValues } from '../secrets/values.js';
+import { ApiError, errorForStatus, serviceMessage } from './errors.js';
+import { Pacer, realClock, ThrottleTooLong, type PacerClock } from './pacer.js';
+import { ANSWER_DEADLINE_MS, AnswerTooLarge, certificateProblem, checkServerIdentity, classifyTransportError, deadline, MAX_ANSWER_BYTES, readCapped, type AnswerBody } from './transport.js';
+import type { Form } from './wire.js';
+
+export interface RetryPolicy {
+  /** Attempts for a request that fails with 5xx or a network error (the first one included). */
+  attempts: number;
+  baseDelayMs: number;
+  maxDelayMs: number;
+  /** Give up retrying once this much time has passed since the first attempt. */
+  budgetMs: number;
+  /** 429 answers tolerated for one request before giving up. */
+  max429: number;
+}
+
+export const DEFAULT_RETRY: RetryPolicy = { attempts: 5, baseDelayMs: 300, maxDelayMs: 8000, budgetMs: 60_000, max429: 30 };
+
+export interface ClientOptions {
+  baseUrl: string;
+  apiKey: string;
+  /** Where the key came from, for the advice when the service refuses it (a variable's name, never the key). */
+  keyFrom?: string;
+  /**
+   * Values that what the service says is cleaned of before it becomes a message (the key is
+   * always added). Shared with the caller, so that passwords registered later count too.
+   */
+  secrets?: SecretValues;
+  /** Pages fetched at once while listing. */
+  listConcurrency?: number;
+  connectTimeoutMs?: number;
+  /** Time allowed for the answer's headers, and then between body chunks. */
+  readTimeoutMs?: number;
+  /**
+   * The same for a read of a website's statistics (default 15 s, at most readTimeoutMs), which is
+   * not sent again after a timeout: a service that takes that long over one website's history is
+   * not made faster by asking again, and the plan does not wait on it.
+   */
+  statsTimeoutMs?: number;
+  /**
+   * The whole time one answer may take, headers and body, on top of the timeouts between chunks
+   * (default ANSWER_DEADLINE_MS): a service trickling a few bytes at a time is cut off.
+   */
+  deadlineMs?: number;
+  /**
+   * The same for a read of statistics (default STATS_DEADLINE_MS): past it, the traffic is unknown,
+   * which counts as recent.
+   */
+  statsDeadlineMs?: number;
+  retry?: Partial<RetryPolicy>;
+  /** One line per request (`--verbose`). Never receives the key or a body. */
+  log?: (line: string) => void;
+  clock?: PacerClock;
+  /**
+   * The pacer to share: one per installation (origin), since its throttle may count every key
+   * from this address in one budget (service-behaviour.md). Default: the client's own.
+   */
+  pacer?: Pacer;
+  /** Aborts reads in progress (Ctrl-C during plan). Writes are never cut off half way. */
+  signal?: AbortSignal;
+  /** The largest answer read (default MAX_ANSWER_BYTES). */
+  maxAnswerBytes?: number;
+}
+
+export interface ClientStats {
+  requests: number;
+  retries: number;
+  throttled: number;
+  byStatus: Record<number, number>;
+  /** Requests by what they were for (each attempt counts): what a run's requests went to. */
+  byKind: Partial<Record<RequestKind, number>>;
+}
+
+/** What a request is for, for the count `--verbose` gives. */
+export type RequestKind = 'account' | 'listing' | 'search' | 'count' | 'show' | 'statistics' | 'archive' | 'write';
+
+export type Method = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
+
+export interface RequestSpec {
+  method: Method;
+  kind: RequestKind;
+  /** Below the API root, e.g. `/websites?page=2`. */
+  path: string;
+  form?: Form;
+  /** For messages: "update example.com". */
+  what: string;
+  /** Safe to send again after a 5xx or a lost answer. */
+  idempotent: boolean;
+  /** Called before a retry after a 5xx; may throw to stop retrying. */
+  beforeRetry?: (error: ApiError) => Promise<void>;
+  /** Whether reads may be aborted by the client's signal. */
+  abortable?: boolean;
+  /** A route every version has (the account, the list): a 404 there means a wrong base URL. */
+  fixedRoute?: boolean;
+  /** Time allowed for this answer (else the client's readTimeoutMs); a timeout then is not retried. */
+  timeoutMs?: number;
+}
+
+export interface Answer {
+  status: number;
+  headers: Record<string, string | string[] | undefined>;
+  body: unknown;
+}
+
+/** The page size of every list read (the most the product allows). */
+export const PER_PAGE = 100;
+/** Pages read at once: quick on a large account, still gentle on a small PHP service. */
+export const LIST_CONCURRENCY = 12;
+/** A read of statistics, which the plan does not wait on for long (its between-chunks timeout is 15 s). */
+export const STATS_DEADLINE_MS = 30_000;
+
+export class ServiceHttp {
+  readonly stats: ClientStats = { requests: 0, retries: 0, throttled: 0, byStatus: {}, byKind: {} };
+  private readonly pool: Pool;
+  private readonly apiRoot: string;
+  private readonly pacer: Pacer;
+  readonly retry: RetryPolicy;
+  readonly clock: PacerClock;
+  private readonly headers: Record<string, string>;
+  private readonly secrets: SecretValues;
+
+  /** Time allowed for a page of statistics' headers, and then between its chunks (not sent again after a timeout). */
+  readonly statsTimeoutMs: number;
+  /** Pages of a listing read at once. */
+  readonly listConcurrency: number;
+
+  constructor(private readonly options: ClientOptions) {
+    this.secrets = options.secrets ?? new SecretValues();
+    this.secrets.add(options.apiKey);
+    const url = new URL(options.baseUrl);
+    this.apiRoot = `${url.pathname.replace(/\/+$/, '')}/api/v1`;
+    this.pool = new Pool(url.origin, {
+      connections: 16,
+      connectTimeout: options.connectTimeoutMs ?? 10_000,
+      headersTimeout: options.readTimeoutMs ?? 30_000,
+      bodyTimeout: options.readTimeoutMs ?? 30_000,
+      keepAliveTimeout: 10_000,
+      connect: { checkServerIdentity },
+    });
+    this.clock = options.clock ?? realClock;
+    this.pacer = options.pacer ?? new Pacer(this.clock);
+    this.retry = { ...DEFAULT_RETRY, ...options.retry };
+    this.listConcurrency = options.listConcurrency ?? LIST_CONCURRENCY;
+    this.statsTimeoutMs = Math.min(options.statsTimeoutMs ?? 15_000, options.readTimeoutMs ?? 30_000);
+    this.headers = {
+      authorization: `Bearer ${options.apiKey}`,
+      accept: 'application/json',
+      'user-agent': `sitesync/${packageVersion()}`,
+    };
+  }
+
+  /**
+   * Text the service holds (a statistic's value, a setting, the account's name), cleaned of the
+   * run's secrets (those long enough not to occur in it by chance: SecretValues.cleanData): the
+   * service may hold or echo the key or a password, and what sitesync shows or writes of it must not.
+   */
+  cleaned(text: string): string {
+    return this.secrets.cleanData(text);
+  }
+
+  /** Whether `value` is this client's API key (compared here, so the key stays inside). */
+  usesKey(value: string): boolean {
+    return value === this.options.apiKey;
+  }
+
+  async close(): Promise<void> {
+    // A request still in flight (a sibling of one that failed the run) ends when the pool does: not news.
+    this.closed = true;
+    // Its own pacer's wait ends with it; a shared one is closed by whoever shares it (the run).
+    if (!this.options.pacer) this.pacer.close();
+    await this.pool.close();
+  }
+
+  private closed = false;
+
+  /** This client's clock, as a date: the day the stats are read against. */
+  today(): Date {
+    return new Date(this.clock.now());
+  }
+  /** One request with retries: 429 waits as the service says; 5xx and network errors back off. */
+  async call(spec: RequestSpec): Promise<Answer> {
+    const started = this.clock.now();
+    let failures = 0;
+    let throttled = 0;
+    for (;;) {
+      let error: ApiError;
+      try {
+        const answer = await this.send(spec, failures + throttled);
+        if (answer.status >= 200 && answer.status < 300) return answer;
+        if (answer.status === 429) {
+          this.stats.throttled++;
+          if (++throttled > this.retry.max429) throw errorForStatus(429, this.secrets.cleanDeep(answer.body), spec.what, this.options.keyFrom);
+          continue; // the pacer holds every request until the window ends
+        }
+        // The service's words may echo the form, password included: cleaned before they are a message.
+        error = this.errorFor(spec, { ...answer, body: this.secrets.cleanDeep(answer.body) });
+      } catch (e) {
+        if (!(e instanceof ApiError)) throw e;
+        error = e;
+      }
+      failures++;
+      const retryable = error.transient && spec.idempotent && !(spec.timeoutMs !== undefined && error.kind === 'timeout');
+      if (!retryable || failures >= this.retry.attempts || this.clock.now() - started > this.retry.budgetMs) throw error;
+      await spec.beforeRetry?.(error);
+      this.stats.retries++;
+      await this.backoff(failures);
+    }
+  }
+
+  /**
+   * The error for an answer that is not a success. A 404 of a route that always exists, or a
+   * 404 without the service's own "not found" message (the web server's bare `{"message": ""}`),
+   * means the request never reached the API: the base URL is wrong. A 405 means the same, or a
+   * version without the route. Both say what was requested (the key is never in the URL).
+   */
+  private errorFor(spec: RequestSpec, answer: Answer): ApiError {
+    const requested = `${spec.method} ${new URL(this.options.baseUrl).origin}${this.apiRoot}${spec.path.split('?')[0]}`;
+    if (answer.status === 404 && (spec.fixedRoute || serviceMessage(answer.body) === undefined)) {
+      return new ApiError('protocol', `${spec.what}: ${requested} answered 404 (no such route): ${baseUrlAdvice(this.options.baseUrl)}`, 404);
+    }
+    if (answer.status === 405) {
+      return new ApiError(
+        'protocol',
+        `${spec.what}: ${requested} answered 405 (the service has no such route for ${spec.method}): ${baseUrlAdvice(this.options.baseUrl)}`,
+        405,
+      );
+    }
+    return errorForStatus(answer.status, answer.body, spec.what, this.options.keyFrom);
+  }
+
+  /** Exponential backoff with full jitter. */
+  backoff(failures: number): Promise<void> {
+    const cap = Math.min(this.retry.maxDelayMs, this.retry.baseDelayMs * 2 ** (failures - 1));
+    return this.clock.sleep(cap / 2 + Math.random() * (cap / 2));
+  }
+
+  private async send(spec: RequestSpec, attempt: number): Promise<Answer> {
+    const signal = spec.abortable ? this.options.signal : undefined;
+    let limit: ReturnType<typeof deadline> | undefined;
+    try {
+      signal?.throwIfAborted();
+      const ticket = await this.pacer.acquire(signal);
+      // From the moment it is sent (not while it waits for the pacer).
+      limit = deadline(this.deadlineOf(spec), signal);
+      const headers: Record<string, string> = { ...this.headers };
+      let body: string | undefined;
+      if (spec.form) {
+        headers['content-type'] = 'application/x-www-form-urlencoded';
+        body = new URLSearchParams(spec.form).toString();
+      }
+      const path = `${this.apiRoot}${spec.path}`;
+      let status: number | undefined;
+      let responseHeaders: Answer['headers'] = {};
+      try {
+        const timeouts = spec.timeoutMs === undefined ? {} : { headersTimeout: spec.timeoutMs, bodyTimeout: spec.timeoutMs };
+        const res = await this.pool.request({ method: spec.method, path, headers, body, signal: limit.signal, ...timeouts });
+        status = res.statusCode;
+        responseHeaders = res.headers;
+        const text = await this.readBody(res, spec.what);
+        this.stats.requests++;
+        this.stats.byKind[spec.kind] = (this.stats.byKind[spec.kind] ?? 0) + 1;
+        this.stats.byStatus[status] = (this.stats.byStatus[status] ?? 0) + 1;
+        this.log(`${spec.method} ${path} ${status} ${this.clock.now() - ticket.sentAt}ms${attempt ? ` (retry ${attempt})` : ''}`);
+        if (status >= 300 && status < 400) throw redirectError(responseHeaders.location, this.secrets);
+        return { status, headers: responseHeaders, body: parseBody(text, status, spec.what) };
+      } catch (error) {
+        if (status === undefined && !this.closed) {
+          this.stats.requests++;
+          this.stats.byKind[spec.kind] = (this.stats.byKind[spec.kind] ?? 0) + 1;
+          this.log(`${spec.method} ${path} failed: ${this.secrets.clean(describeTransportError(error))} after ${this.clock.now() - ticket.sentAt}ms`);
+        }
+        throw error;
+      } finally {
+        this.pacer.release(ticket, status, responseHeaders);
+      }
+    } catch (error) {
+      if (error instanceof ApiError) throw error;
+      if (signal?.aborted) throw new InterruptedError('interrupted');
+      if (error instanceof ThrottleTooLong) {
+        throw new ApiError(
+          'rate-limit',
+          `${spec.what}: the service asks to wait ${formatWait(error.waitMs)} before its next request (its 429's Retry-After or X-RateLimit-Reset), longer than sitesync waits (${formatWait(error.maxMs)}): nothing more was sent; try again later`,
+        );
+      }
+      if (limit?.expired()) {
+        const seconds = Math.round(this.deadlineOf(spec) / 100) / 10;
+        throw new ApiError('timeout', `${spec.what}: ${new URL(this.options.baseUrl).host} did not send its whole answer within ${seconds} s`);
+      }
+      throw transportError(error, this.options.baseUrl, spec.what, this.secrets);
+    }
+  }
+
+  /** The answer's text, refused past the cap before it is all in memory. */
+  private async readBody(res: AnswerBody, what: string): Promise<string> {
+    try {
+      return await readCapped(res, this.options.maxAnswerBytes ?? MAX_ANSWER_BYTES);
+    } catch (error) {
+      if (!(error instanceof AnswerTooLarge)) throw error;
+      throw new ApiError('protocol', `${what}: the service answered ${error.message}, which no answer of the service is; nothing more was read (is the base URL the service's address?)`);
+    }
+  }
+
+  /** The whole time an answer to `spec` may take. */
+  private deadlineOf(spec: RequestSpec): number {
+    // A page of statistics, for a delete's traffic or an archive: 100 short rows.
+    if (spec.kind === 'statistics' || spec.kind === 'archive') return this.options.statsDeadlineMs ?? STATS_DEADLINE_MS;
+    return this.options.deadlineMs ?? ANSWER_DEADLINE_MS;
+  }
+
+  log(line: string): void {
+    this.options.log?.(line);
+  }
+}
+/** "3 minutes", "1 day": how long the throttle asks to wait, as people say it. */
+function formatWait(ms: number): string {
+  const [n, unit] = ms >= 2 * 86_400_000 ? [ms / 86_400_000, 'day'] : ms >= 2 * 3_600_000 ? [ms / 3_600_000, 'hour'] : ms >= 120_000 ? [ms / 60_000, 'minute'] : [ms / 1000, 'second'];
+  const whole = Math.round(n);
+  return `${whole} ${unit}${whole === 1 ? '' : 's'}`;
+}
+
+/** What to do about a base URL that reaches no API route. */
+function baseUrlAdvice(baseUrl: string): string {
+  const url = new URL(baseUrl);
+  const path = url.pathname.replace(/\/+$/, '');
+  const base = 'the base URL looks wrong: it should be the service\'s own address, the part before /api/v1';
+  if (/\/api$/.test(path)) return `${base} (sitesync adds /api/v1 itself): try ${url.origin}${path.slice(0, -4)}`;
+  if (path !== '') return `${base}; is the service really served under ${path}? (try ${url.origin})`;
+  return base;
+}
+
+function parseBody(text: string, status: number, what: string): unknown {
+  if (text.trim() === '') return undefined;
+  try {
+    return JSON.parse(text);
+  } catch {
+    if (status >= 200 && status < 300) {
+      throw new ApiError(
+        'protocol',
+        `${what}: the service answered with something that is not JSON: is the base URL the service's address (without /api/v1)?`,
+        status,
+      );
+    }
+    return undefined;
+  }
+}
+
+function redirectError(location: string | string[] | undefined, secrets: SecretValues): ApiError {
+  const to = Array.isArray(location) ? location[0] : location;
+  let where = '';
+  if (to) {
+    try {
+      // Cleaned as the service wrote it, then as a path (percent-encoded its own way), then decoded:
+      // a password echoed in the Location, however it is spelt there, is shown as (redacted).
+      const path = secrets.clean(new URL(secrets.clean(to), 'http://x').pathname);
+      where = ` to ${secrets.clean(decodedPath(path))}`;
+    } catch {
+      where = '';
+    }
+  }
+  return new ApiError(
+    'auth',
+    `the service redirected${where} instead of answering (a login page): the base URL or the API key is wrong`,
+  );
+}
+
+/** A URL's path decoded for reading (`%20` as a space), or as it is where it cannot be. */
+function decodedPath(path: string): string {
+  try {
+    return decodeURIComponent(path);
+  } catch {
+    return path;
+  }
+}
+
+function describeTransportError(error: unknown): string {
+  if (error instanceof ApiError) return error.message;
+  // (A DOMException, as a deadline's abort is, has a number for a code.)
+  const e = error as { code?: unknown; message?: string };
+  return typeof e.code === 'string' ? e.code : (e.message ?? String(error));
+}
+
+function transportError(error: unknown, baseUrl: string, what: string, secrets: SecretValues): ApiError {
+  const origin = new URL(baseUrl).host;
+  const { failure, code } = classifyTransportError(error);
+  switch (failure) {
+    case 'connect-timeout':
+      return new ApiError('timeout', `${what}: could not connect to ${origin} in time`);
+    case 'read-timeout':
+      return new ApiError('timeout', `${what}: ${origin} did not answer in time`);
+    case 'refused':
+      return new ApiError('network', `${what}: cannot connect to ${origin} (connection refused): is the base URL right and the service up?`);
+    case 'dns':
+      // Not retried: a wrong host name stays wrong, and a run should not spin on it.
+      return new ApiError(
+        'dns',
+        `${what}: cannot find the host ${new URL(baseUrl).hostname} (DNS ${code}): check the base URL (--base-url, SITESYNC_BASE_URL or api.base_url in the file)`,
+      );
+    case 'lost':
+      return new ApiError('network', `${what}: the connection to ${origin} was lost`);
+    case 'certificate': {
+      // Not retried ('protocol' is not transient): the same certificate comes back.
+      const { problem, check } = certificateProblem(error, code!);
+      return new ApiError('protocol', `${what}: the TLS certificate of ${origin} ${secrets.clean(problem)}: ${check} (${code})`);
+    }
+    case 'not-tls':
+      return new ApiError('protocol', `${what}: ${origin} does not answer in TLS (${code}): is it an http:// address, or the wrong port?`);
+    default:
+      return new ApiError('network', `${what}: cannot reach ${origin} (${secrets.clean(code ?? 'network error')})`);
+  }
+}

@@ -1,0 +1,137 @@
+/**
+ * The one walker of pages the client does not trust: a listing of websites, a search, and every
+ * statistic read page by page. The page count decides how many requests sitesync sends, so it is
+ * checked before it is followed: a paginator is Laravel's, whose `last_page` is
+ * `max(1, ceil(total / per_page))`; a listing grows while it is read only by what is added
+ * meanwhile; no listing holds more than a million items; an item counts once, by its key; a page
+ * that brings nothing new yet says there is more goes in a circle. Anything else is the service's
+ * error, said with what it said and what was expected, rather than a run that sends fifty million
+ * requests or never ends.
+ */
+import { ApiError } from './errors.js';
+import type { Page } from './wire.js';
+
+/** Ten times the largest account sitesync is used with (100,000 websites), and a million values of one statistic: more is no listing. */
+export const MAX_LISTED = 1_000_000;
+/** Pages that may be added while a walk runs, beyond as many as it started with (a thousand websites). */
+const ADDED_PAGES = 10;
+
+/** What a walk's errors say: its own words where its tests and users know them. */
+export interface PageWords {
+  /** The error around a problem: "list websites: … (problem); stopped listing". */
+  wrap(problem: string): string;
+  /** What the pages hold: "websites", "values"; and one of them. */
+  noun: string;
+  one: string;
+  /** "more websites than any account holds": past MAX_LISTED. */
+  most: string;
+  /** `last_page` is not Laravel's for `total` at `size` a page (`inferred`: the page says no per_page). */
+  disagrees(n: number, page: Page<unknown>, size: number, inferred: boolean, expected: number): string;
+  /** Page `n` says more pages than were added while walking, or the walk reached its last allowed page with more to come. */
+  endless(n: number, page: Page<unknown>, first: Page<unknown>, firstPages: number | undefined): string;
+  /** Page `n` brings nothing new, yet says there is more. */
+  circles(n: number): string;
+  /** When set, items never go away while they are read (statistics: hits only add): fewer than the first page counted means some were skipped. */
+  fewer?(total: number, held: number): string;
+}
+
+export interface Walk<R, T> {
+  /** Page `n` as the service answered it. */
+  fetch(n: number): Promise<Page<R>>;
+  /** An item as kept (called once its page can be a page). */
+  read(raw: R): T;
+  key(item: T): string | number;
+  /** Of two readings of one item, the one kept (default: the later). */
+  merge?(before: T, after: T): T;
+  /** The page size asked for. */
+  perPage: number;
+  words: PageWords;
+  /** Pages read at once once the first says how many there are (default 1: in order). */
+  readers?: number;
+  /** The items read by every walk that shares it (the searches of one plan): MAX_LISTED counts them all. */
+  shared?: { count: number };
+  /** After each page: pages read, the pages the service says there are, the page's items and its new ones, every item so far. May throw to stop. */
+  onPage?(read: number, of: number | undefined, page: { items: T[]; added: T[]; all: number }): void;
+}
+
+/** The last page of a Laravel paginator of `total` rows at `perPage` a page (one, empty, when there are none). */
+export function lastPageOf(total: number, perPage: number): number {
+  return Math.max(1, Math.ceil(total / perPage));
+}
+
+/** Every item of every page, each once (by key), in the order first read. */
+export async function walkPages<R, T>(walk: Walk<R, T>): Promise<T[]> {
+  const { words } = walk;
+  const found = new Map<string | number, T>();
+  const fail = (problem: string): never => {
+    throw new ApiError('protocol', words.wrap(problem));
+  };
+  let first: Page<R> | undefined;
+  let firstPages: number | undefined;
+  /** The last page as the pages say it (the largest yet), and the last page the walk goes to. */
+  let lastPage: number | undefined;
+  let bound = Math.ceil(MAX_LISTED / walk.perPage);
+  let pagesRead = 0;
+
+  /** Checks page `n`, takes its items; whether there is a page after it. */
+  const take = (page: Page<R>, n: number): boolean => {
+    const said = `page ${n} says`;
+    if (page.currentPage !== undefined && page.currentPage !== n) fail(`asked for page ${n}, the service answered page ${page.currentPage}`);
+    // Checked first: the items of a page are read only once it can be a page.
+    if (page.perPage !== undefined && page.perPage > 0 && page.items.length > page.perPage) fail(`${said} per_page ${page.perPage}, but holds ${page.items.length} ${words.noun}`);
+    // A page before the last is full: its items are the page size where the answer does not say it.
+    const full = page.lastPage !== undefined && n < page.lastPage && page.items.length > 0;
+    const perPage = page.perPage !== undefined && page.perPage > 0 ? page.perPage : full ? page.items.length : undefined;
+    if (page.lastPage !== undefined && page.total !== undefined && perPage !== undefined && page.lastPage !== lastPageOf(page.total, perPage)) {
+      fail(words.disagrees(n, page, perPage, page.perPage !== perPage, lastPageOf(page.total, perPage)));
+    }
+    const most = `${words.most} (sitesync reads at most ${MAX_LISTED})`;
+    if (page.total !== undefined && page.total > MAX_LISTED) fail(`${said} ${page.total} ${words.noun} in all: ${most}`);
+    if (page.lastPage !== undefined && page.lastPage > Math.ceil(MAX_LISTED / (perPage ?? 1))) fail(`${said} last_page ${page.lastPage}${perPage ? ` at ${perPage} a page` : ''}: ${most}`);
+    const pages = page.lastPage ?? (page.total === undefined ? undefined : lastPageOf(page.total, perPage ?? walk.perPage));
+    if (n > 1 && page.items.length === 0 && page.lastPage !== undefined && n <= page.lastPage) fail(`${said} last_page ${page.lastPage}, but holds no ${words.one}`);
+    if (n === 1) {
+      first = page;
+      // What is added while walking may add as many pages again, and a few.
+      if ((firstPages = pages) !== undefined) bound = Math.min(bound, firstPages * 2 + ADDED_PAGES);
+    }
+    if (pages !== undefined && pages > bound) fail(words.endless(n, page, first!, firstPages));
+    if (pages !== undefined && (lastPage === undefined || pages > lastPage)) lastPage = pages;
+
+    const items = page.items.map((raw) => walk.read(raw));
+    const added: T[] = [];
+    for (const item of items) {
+      const key = walk.key(item);
+      const before = found.get(key);
+      if (before === undefined) added.push(item);
+      found.set(key, before === undefined || !walk.merge ? item : walk.merge(before, item));
+    }
+    if (walk.shared) walk.shared.count += added.length;
+    if ((walk.shared?.count ?? found.size) > MAX_LISTED) fail(`the listing went past ${MAX_LISTED} ${words.noun}, more than any account holds`);
+    pagesRead++;
+    walk.onPage?.(pagesRead, lastPage, { items, added, all: found.size });
+    const more = page.items.length > 0 && (lastPage !== undefined ? n < lastPage : page.hasNext);
+    if (more && added.length === 0) fail(words.circles(n));
+    if (more && n >= bound) fail(words.endless(n, page, first!, firstPages));
+    return more;
+  };
+
+  let more = take(await walk.fetch(1), 1);
+  // Readers take the next page number while there is one: several once the page count is known, else one, in order.
+  let next = 2;
+  let stopped = false;
+  const reader = async () => {
+    try {
+      while (!stopped && (lastPage !== undefined ? next <= lastPage : more && next === pagesRead + 1)) {
+        const n = next++;
+        more = take(await walk.fetch(n), n);
+      }
+    } catch (error) {
+      stopped = true; // the other readers take no further page
+      throw error;
+    }
+  };
+  await Promise.all(Array.from({ length: lastPage !== undefined ? (walk.readers ?? 1) : 1 }, reader));
+  if (words.fewer && first?.total !== undefined && found.size < first.total) fail(words.fewer(first.total, found.size));
+  return [...found.values()];
+}

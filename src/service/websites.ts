@@ -1,0 +1,229 @@
+/**
+ * The account's websites at the service: listing, search, count, lookup, and the writes. Every
+ * record read has its settings' text cleaned of the run's secrets; a write is never sent twice
+ * where the first may have been done.
+ */
+import { domainKey } from '../model/domain.js';
+import { FIELD, FIELDS } from '../model/fields.js';
+import type { FieldName, LiveWebsite, WebsiteView } from '../model/types.js';
+import { ApiError } from './errors.js';
+import { PER_PAGE, type ServiceHttp } from './http.js';
+import { walkPages, type PageWords } from './pages.js';
+import { readPage, toForm, toLiveWebsite, unwrap, type Form, type Page } from './wire.js';
+
+/**
+ * The websites the listings of one account read in all: a listing, or every search of a plan
+ * with --target (each of which a service could answer with a million websites of its own).
+ */
+export class WebsitesRead {
+  count = 0;
+}
+
+/** A website record as read, its settings' text cleaned; its id and domain, which name it, as they are. */
+function websiteOf(http: ServiceHttp, raw: unknown): LiveWebsite {
+  const site = toLiveWebsite(raw);
+  const fields = site as unknown as Record<string, unknown>;
+  for (const { name } of FIELDS) {
+    const value = fields[name];
+    if (typeof value === 'string') fields[name] = http.cleaned(value);
+    else if (Array.isArray(value)) fields[name] = value.map((v: unknown) => (typeof v === 'string' ? http.cleaned(v) : v));
+  }
+  return site;
+}
+
+/** What a listing's errors say. */
+function listingWords(what: string): PageWords {
+  return {
+    wrap: (problem) => `${what}: the service's pagination cannot be right (${problem}); stopped listing`,
+    noun: 'websites',
+    one: 'website',
+    most: 'more websites than any account holds',
+    disagrees: (n, page, size, inferred, expected) =>
+      `page ${n} says last_page ${page.lastPage}, but total ${page.total} at ${size} a page${inferred ? ' (the websites it holds; it says no per_page)' : ''} makes ${expected}`,
+    endless: (n, page, first) =>
+      first.total !== undefined && page.total !== undefined
+        ? `page ${n} says the account holds ${page.total} websites where page 1 said ${first.total}: more than could be added while sitesync lists them`
+        : `page ${n} says last_page ${page.lastPage ?? 'nothing'} where page 1 said ${first.lastPage ?? 'nothing'}: more than websites added while sitesync lists them explain`,
+    circles: (n) => `page ${n} holds only websites of earlier pages, yet says there is a next page`,
+  };
+}
+
+/**
+ * Every website of the account, id ascending. Pages are built from the base URL (never from the
+ * links the service sends, which may name another host) and read by a few readers at once once
+ * the first page says how many there are, up to the last page as the latest answer says (websites
+ * added while listing push it further); the page count is checked before it is followed (pages.ts).
+ */
+export async function listWebsites(
+  http: ServiceHttp,
+  query: Record<string, string> = {},
+  onProgress?: (pages: number, of: number | undefined) => void,
+  /** Shared by the listings of one account (the searches of a plan with --target): a million websites in all. */
+  read?: WebsitesRead,
+): Promise<LiveWebsite[]> {
+  const search = query.search === undefined ? undefined : `search websites for "${query.search}"`;
+  const sites = await walkPages({
+    fetch: async (n): Promise<Page> => {
+      const params = new URLSearchParams({ ...query, per_page: String(PER_PAGE), sort_by: 'id', sort: 'asc', page: String(n) });
+      const what = `${search ?? 'list websites'} (page ${n})`;
+      const answer = await http.call({ method: 'GET', path: `/websites?${params}`, kind: search ? 'search' : 'listing', what, idempotent: true, abortable: true, fixedRoute: true });
+      return readPage(answer.body, n);
+    },
+    read: (raw) => websiteOf(http, raw),
+    key: (site) => site.id,
+    perPage: PER_PAGE,
+    words: listingWords(search ?? 'list websites'),
+    readers: http.listConcurrency,
+    shared: read,
+    onPage: (pages, of) => onProgress?.(pages, of),
+  });
+  return sites.sort((a, b) => a.id - b.id);
+}
+
+/** The website with this domain, if the account has it (a search, then an exact match). */
+export async function findWebsite(http: ServiceHttp, domain: string): Promise<LiveWebsite | undefined> {
+  const key = domainKey(domain);
+  const matches = await listWebsites(http, { search: key, search_by: 'domain' });
+  return matches.find((w) => w.domain === key);
+}
+
+/** How many websites the account holds (one small request when the service says its total). */
+export async function countWebsites(http: ServiceHttp): Promise<number> {
+  const params = new URLSearchParams({ per_page: '10', page: '1' });
+  const answer = await http.call({ method: 'GET', path: `/websites?${params}`, kind: 'count', what: 'count websites', idempotent: true, abortable: true, fixedRoute: true });
+  const page = readPage(answer.body, 1);
+  if (page.total !== undefined) return page.total;
+  return (await listWebsites(http)).length;
+}
+
+/** How many pages reading the whole list takes for an account of `total` websites. */
+export function pagesFor(total: number): number {
+  return Math.ceil(Math.max(total, 1) / PER_PAGE);
+}
+
+export async function getWebsite(http: ServiceHttp, id: number): Promise<LiveWebsite> {
+  const answer = await http.call({ method: 'GET', path: `/websites/${id}`, kind: 'show', what: `read website ${id}`, idempotent: true, abortable: true });
+  return websiteOf(http, unwrap(answer.body));
+}
+
+/** The website with this id; undefined when the service has none (404). */
+export async function lookupWebsite(http: ServiceHttp, id: number): Promise<LiveWebsite | undefined> {
+  try {
+    return await getWebsite(http, id);
+  } catch (error) {
+    if (error instanceof ApiError && error.kind === 'not-found') return undefined;
+    throw error;
+  }
+}
+
+/**
+ * Stores a website with the `fields` of `values` (a password from `password`, never from a
+ * view). The service ignores favorite on create: it is stored first, then set by an update.
+ */
+export async function storeWebsite(
+  http: ServiceHttp,
+  domain: string,
+  values: WebsiteView,
+  fields: readonly FieldName[],
+  password?: string,
+): Promise<{ website: LiveWebsite; recovered: boolean }> {
+  const stored = await createWebsite(http, domain, toForm(values, fields.filter((f) => FIELD[f].onCreate), password));
+  const afterwards = fields.filter((f) => !FIELD[f].onCreate);
+  if (afterwards.length) {
+    try {
+      await updateWebsite(http, stored.website.id, domain, toForm(values, afterwards));
+    } catch (error) {
+      const message = error instanceof Error ? error.message : String(error);
+      throw new ApiError('server', `created (id ${stored.website.id}), but marking it favorite failed: ${message}`);
+    }
+  }
+  return stored;
+}
+
+/** Sends the `fields` of `values` to a stored website (a password from `password`). */
+export async function changeWebsite(http: ServiceHttp, id: number, domain: string, values: WebsiteView, fields: readonly FieldName[], password?: string): Promise<void> {
+  await updateWebsite(http, id, domain, toForm(values, fields, password));
+}
+
+/**
+ * Stores a website. A store is never blindly sent twice: when its answer is lost (5xx,
+ * network, timeout), the domain is looked up first, and stored again only if truly absent.
+ */
+export async function createWebsite(http: ServiceHttp, domain: string, form: Form): Promise<{ website: LiveWebsite; recovered: boolean }> {
+  const started = http.clock.now();
+  for (let attempt = 1; ; attempt++) {
+    try {
+      const answer = await http.call({ method: 'POST', path: '/websites', form: { domain, ...form }, kind: 'write', what: `create ${domain}`, idempotent: false });
+      try {
+        return { website: websiteOf(http, unwrap(answer.body)), recovered: false };
+      } catch {
+        // Stored, but the answer is unreadable: find what was stored.
+        const stored = await findWebsite(http, domain);
+        if (stored) return { website: stored, recovered: true };
+        throw new ApiError('protocol', `create ${domain}: the service answered ${answer.status} but the website cannot be found`);
+      }
+    } catch (error) {
+      if (!(error instanceof ApiError) || !error.transient) throw error;
+      const stored = await findWebsite(http, domain);
+      if (stored) {
+        http.log(`  ${domain}: the store's answer was lost, but the website exists (id ${stored.id}): not stored again`);
+        return { website: stored, recovered: true };
+      }
+      if (attempt >= http.retry.attempts || http.clock.now() - started > http.retry.budgetMs) throw error;
+      http.stats.retries++;
+      await http.backoff(attempt);
+    }
+  }
+}
+
+export async function updateWebsite(http: ServiceHttp, id: number, domain: string, form: Form): Promise<LiveWebsite | undefined> {
+  let checked = false;
+  const answer = await http.call({
+    method: 'PATCH',
+    path: `/websites/${id}`,
+    form,
+    kind: 'write',
+    what: `update ${domain}`,
+    idempotent: true,
+    // Some versions answer 500, not 404, for an id that no longer exists: look before retrying.
+    beforeRetry: async (error) => {
+      if (checked || error.kind !== 'server') return;
+      checked = true;
+      try {
+        await getWebsite(http, id);
+      } catch (e) {
+        if (e instanceof ApiError && e.kind === 'not-found') {
+          throw new ApiError('not-found', `update ${domain}: the website no longer exists at the service (id ${id})`, 404);
+        }
+        throw e;
+      }
+    },
+  });
+  try {
+    return websiteOf(http, unwrap(answer.body));
+  } catch {
+    return undefined;
+  }
+}
+
+/** Deletes a website; `false` when it was already gone. */
+export async function deleteWebsite(http: ServiceHttp, id: number, domain: string): Promise<boolean> {
+  let sentBefore = false;
+  try {
+    await http.call({
+      method: 'DELETE',
+      path: `/websites/${id}`,
+      kind: 'write',
+      what: `delete ${domain}`,
+      idempotent: true,
+      beforeRetry: async () => {
+        sentBefore = true;
+      },
+    });
+    return true;
+  } catch (error) {
+    // A retry that finds it gone: the lost first attempt deleted it; a first attempt that finds it gone: it was already.
+    if (error instanceof ApiError && error.kind === 'not-found') return sentBefore;
+    throw error;
+  }
+}
