@@ -234,6 +234,13 @@ describe('a paginator that cannot be right is the service\'s error, in words', (
     expect(await client().listWebsites()).toHaveLength(230);
     expect(listing()).toBe(3);
   });
+
+  it('a listing answered with another page than asked is the service\'s error (as a statistic\'s read says it), not a listing that misses a page', async () => {
+    // Page 2 answers page 1 again, saying so.
+    emu.faults.before = (req) => (req.path === '/api/v1/websites' ? page(1, Array.from({ length: 100 }, (_, i) => i + 1), { last_page: 2, per_page: '100', total: 200 }) : undefined);
+    const error = await failure(client().listWebsites());
+    expect(error.message).toBe("list websites: the service's pagination cannot be right (asked for page 2, the service answered page 1); stopped listing");
+  });
 });
 
 describe('writes', () => {

@@ -1,55 +1,11 @@
 /**
- * One walker of pages the client does not trust (src/service/pages.ts), for the listings of
- * websites and the statistics alike: a rule written once holds for both, each in its own words.
+ * The one walker of pages the client does not trust (src/service/pages.ts), without a network:
+ * the listings of websites and the statistics walk through it (their cases, in their own words,
+ * are in client.test.ts and stats-order.test.ts).
  */
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { startEmulator, type Emulator } from '../../src/emulator/index.js';
-import { ServiceClient } from '../../src/service/client.js';
+import { describe, expect, it } from 'vitest';
 import { walkPages, type PageWords } from '../../src/service/pages.js';
 import type { Page } from '../../src/service/wire.js';
-import { failure } from '../helpers/api-failure.js';
-
-const KEY = 'test-key-0123456789abcdef';
-let emu: Emulator;
-let client: ServiceClient;
-
-beforeEach(async () => {
-  emu = await startEmulator({ keys: [KEY] });
-  client = new ServiceClient({ baseUrl: emu.url, apiKey: KEY, retry: { baseDelayMs: 5, maxDelayMs: 20 } });
-});
-
-afterEach(async () => {
-  await client.close();
-  await emu.close();
-});
-
-const site = (id: number) => ({ id, domain: `h${id}.example.com`, privacy: 0, email: 0, exclude_bots: 1, password: false });
-const ids = (from: number, n: number) => Array.from({ length: n }, (_, i) => from + i);
-
-describe('the rules of one walker hold for websites and statistics alike', () => {
-  it('a listing answered with another page than asked is the service\'s error (the statistics said so already), not a listing that misses a page', async () => {
-    // Page 2 answers page 1 again, saying so.
-    emu.faults.before = (req) =>
-      req.path === '/api/v1/websites'
-        ? { status: 200, body: { data: ids(1, 100).map(site), meta: { current_page: 1, last_page: 2, per_page: '100', total: 200 } } }
-        : undefined;
-    const error = await failure(client.listWebsites());
-    expect(error.message).toBe("list websites: the service's pagination cannot be right (asked for page 2, the service answered page 1); stopped listing");
-  });
-
-  it('a statistic whose page before the last holds nothing is the service\'s error at that page (as a listing of websites says it)', async () => {
-    const [one] = emu.seed(KEY, [{ domain: 'x.example.com' }]);
-    emu.faults.before = (req) => {
-      if (!req.path.startsWith('/api/v1/stats/')) return undefined;
-      const n = Number(req.query.get('page'));
-      const data = n === 1 ? ids(0, 100).map((i) => ({ value: `/p${String(i).padStart(3, '0')}`, count: 1 })) : [];
-      return { status: 200, body: { current_page: n, data, last_page: 3, per_page: '100', total: 300 } };
-    };
-    const error = await failure(client.statsRows(one!.id, 'x.example.com', 'page', '1970-01-01', '9999-12-31'));
-    expect(error.message).toBe('read the page statistics of x.example.com: page 2 says last_page 3, but holds no value');
-    expect(emu.stats.log.filter((l) => l.path.startsWith('/api/v1/stats/'))).toHaveLength(2);
-  });
-});
 
 describe('walkPages', () => {
   const words: PageWords = {

@@ -194,6 +194,31 @@ describe('reads of a whole window or a last day, in any order', () => {
     const error = await failure(client.statsRows(site!.id, 'x.example.com', 'page', '1970-01-01', ago(-1)));
     expect(error.message).toContain('page 2 repeats the rows of the pages before it');
   });
+
+  it('a statistic whose page before the last holds nothing is the service\'s error at that page (as a listing of websites says it)', async () => {
+    const [site] = emu.seed(KEY, [{ domain: 'x.example.com' }]);
+    emu.faults.before = (req) => {
+      if (!req.path.startsWith('/api/v1/stats/')) return undefined;
+      const n = Number(req.query.get('page'));
+      const data = n === 1 ? Array.from({ length: 100 }, (_, i) => ({ value: `/p${String(i).padStart(3, '0')}`, count: 1 })) : [];
+      return { status: 200, body: { current_page: n, data, last_page: 3, per_page: '100', total: 300 } };
+    };
+    const error = await failure(client.statsRows(site!.id, 'x.example.com', 'page', '1970-01-01', ago(-1)));
+    expect(error.message).toBe('read the page statistics of x.example.com: page 2 says last_page 3, but holds no value');
+    expect(client.stats.byKind.statistics).toBe(2);
+  });
+
+  it('ci drift --quiet-days without a month to sum (an unlimited plan): the last day, from one request, and nothing more is read', async () => {
+    const [busy] = emu.seed(KEY, [{ domain: 'busy.example.com', traffic: everyDay(300, 3, 1) }]);
+    expect(await client.quietDays(busy!.id, 'busy.example.com', ago(6))).toEqual({ lastDay: ago(3), month: 0, extra: 0 });
+    expect(client.stats.byKind.statistics).toBe(1);
+  });
+
+  it('ci drift --quiet-days with a month to sum: the same last day, and the month from the same first page', async () => {
+    const [busy] = emu.seed(KEY, [{ domain: 'busy.example.com', traffic: everyDay(300, 3, 1) }]);
+    expect(await client.quietDays(busy!.id, 'busy.example.com', ago(6), ago(10))).toEqual({ lastDay: ago(3), month: 8, extra: 0 });
+    expect(client.stats.byKind.statistics).toBe(1);
+  });
 });
 
 describe('answers the product never gives make the traffic unknown, which counts as recent: never quiet', () => {
