@@ -10,7 +10,8 @@ import { packageVersion } from '../io/paths.js';
 import { SecretValues } from '../secrets/values.js';
 import { ApiError, errorForStatus, serviceMessage } from './errors.js';
 import { Pacer, realClock, ThrottleTooLong, type PacerClock } from './pacer.js';
-import { ANSWER_DEADLINE_MS, AnswerTooLarge, certificateProblem, checkServerIdentity, classifyTransportError, deadline, MAX_ANSWER_BYTES, readCapped, type AnswerBody } from './transport.js';
+import { ANSWER_DEADLINE_MS, AnswerTooLarge, certificateProblem, checkServerIdentity, classifyTransportError, deadline, readCapped, type AnswerBody } from './transport.js';
+import { MAX_ANSWER_BYTES } from '../caps.js';
 import type { Form } from './wire.js';
 
 export interface RetryPolicy {

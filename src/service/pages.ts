@@ -8,13 +8,9 @@
  * error, said with what it said and what was expected, rather than a run that sends fifty million
  * requests or never ends.
  */
+import { MAX_ADDED_WHILE_LISTING, MAX_LISTED_ITEMS } from '../caps.js';
 import { ApiError } from './errors.js';
 import type { Page } from './wire.js';
-
-/** Ten times the largest account sitesync is used with (100,000 websites), and a million values of one statistic: more is no listing. */
-export const MAX_LISTED = 1_000_000;
-/** Pages that may be added while a walk runs, beyond as many as it started with (a thousand websites). */
-const ADDED_PAGES = 10;
 
 /** What a walk's errors say: its own words where its tests and users know them. */
 export interface PageWords {
@@ -23,7 +19,7 @@ export interface PageWords {
   /** What the pages hold: "websites", "values"; and one of them. */
   noun: string;
   one: string;
-  /** "more websites than any account holds": past MAX_LISTED. */
+  /** "more websites than any account holds": past MAX_LISTED_ITEMS. */
   most: string;
   /** `last_page` is not Laravel's for `total` at `size` a page (`inferred`: the page says no per_page). */
   disagrees(n: number, page: Page<unknown>, size: number, inferred: boolean, expected: number): string;
@@ -48,7 +44,7 @@ export interface Walk<R, T> {
   words: PageWords;
   /** Pages read at once once the first says how many there are (default 1: in order). */
   readers?: number;
-  /** The items read by every walk that shares it (the searches of one plan): MAX_LISTED counts them all. */
+  /** The items read by every walk that shares it (the searches of one plan): MAX_LISTED_ITEMS counts them all. */
   shared?: { count: number };
   /** After each page: pages read, the pages the service says there are, the page's items and its new ones, every item so far. May throw to stop. */
   onPage?(read: number, of: number | undefined, page: { items: T[]; added: T[]; all: number }): void;
@@ -70,7 +66,7 @@ export async function walkPages<R, T>(walk: Walk<R, T>): Promise<T[]> {
   let firstPages: number | undefined;
   /** The last page as the pages say it (the largest yet), and the last page the walk goes to. */
   let lastPage: number | undefined;
-  let bound = Math.ceil(MAX_LISTED / walk.perPage);
+  let bound = Math.ceil(MAX_LISTED_ITEMS / walk.perPage);
   let pagesRead = 0;
 
   /** Checks page `n`, takes its items; whether there is a page after it. */
@@ -85,15 +81,15 @@ export async function walkPages<R, T>(walk: Walk<R, T>): Promise<T[]> {
     if (page.lastPage !== undefined && page.total !== undefined && perPage !== undefined && page.lastPage !== lastPageOf(page.total, perPage)) {
       fail(words.disagrees(n, page, perPage, page.perPage !== perPage, lastPageOf(page.total, perPage)));
     }
-    const most = `${words.most} (sitesync reads at most ${MAX_LISTED})`;
-    if (page.total !== undefined && page.total > MAX_LISTED) fail(`${said} ${page.total} ${words.noun} in all: ${most}`);
-    if (page.lastPage !== undefined && page.lastPage > Math.ceil(MAX_LISTED / (perPage ?? 1))) fail(`${said} last_page ${page.lastPage}${perPage ? ` at ${perPage} a page` : ''}: ${most}`);
+    const most = `${words.most} (sitesync reads at most ${MAX_LISTED_ITEMS})`;
+    if (page.total !== undefined && page.total > MAX_LISTED_ITEMS) fail(`${said} ${page.total} ${words.noun} in all: ${most}`);
+    if (page.lastPage !== undefined && page.lastPage > Math.ceil(MAX_LISTED_ITEMS / (perPage ?? 1))) fail(`${said} last_page ${page.lastPage}${perPage ? ` at ${perPage} a page` : ''}: ${most}`);
     const pages = page.lastPage ?? (page.total === undefined ? undefined : lastPageOf(page.total, perPage ?? walk.perPage));
     if (n > 1 && page.items.length === 0 && page.lastPage !== undefined && n <= page.lastPage) fail(`${said} last_page ${page.lastPage}, but holds no ${words.one}`);
     if (n === 1) {
       first = page;
       // What is added while walking may add as many pages again, and a few.
-      if ((firstPages = pages) !== undefined) bound = Math.min(bound, firstPages * 2 + ADDED_PAGES);
+      if ((firstPages = pages) !== undefined) bound = Math.min(bound, firstPages * 2 + Math.ceil(MAX_ADDED_WHILE_LISTING / walk.perPage));
     }
     if (pages !== undefined && pages > bound) fail(words.endless(n, page, first!, firstPages));
     if (pages !== undefined && (lastPage === undefined || pages > lastPage)) lastPage = pages;
@@ -107,7 +103,7 @@ export async function walkPages<R, T>(walk: Walk<R, T>): Promise<T[]> {
       found.set(key, before === undefined || !walk.merge ? item : walk.merge(before, item));
     }
     if (walk.shared) walk.shared.count += added.length;
-    if ((walk.shared?.count ?? found.size) > MAX_LISTED) fail(`the listing went past ${MAX_LISTED} ${words.noun}, more than any account holds`);
+    if ((walk.shared?.count ?? found.size) > MAX_LISTED_ITEMS) fail(`the listing went past ${MAX_LISTED_ITEMS} ${words.noun}, more than any account holds`);
     pagesRead++;
     walk.onPage?.(pagesRead, lastPage, { items, added, all: found.size });
     const more = page.items.length > 0 && (lastPage !== undefined ? n < lastPage : page.hasNext);

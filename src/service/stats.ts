@@ -6,6 +6,7 @@
  * whose clock is ahead of this one still counts its latest days.
  */
 import pLimit from 'p-limit';
+import { MAX_EVENT_VALUES, MAX_HISTORY_CHARACTERS, MAX_HISTORY_VALUES } from '../caps.js';
 import type { Traffic } from '../model/types.js';
 import { ApiError } from './errors.js';
 import { PER_PAGE, type RequestKind, type ServiceHttp } from './http.js';
@@ -27,17 +28,8 @@ export const HISTORY_TO = '9999-12-31';
 const DAYS_AHEAD = 31;
 /** The days of a month and a month past this clock's today (a service whose clock is ahead). */
 const MONTH_ROWS = 31 + DAYS_AHEAD;
-/** The events a delete's traffic read sums, in values (`name:value:unit`): a hundred requests. */
-const MAX_EVENT_VALUES = 10_000;
 /** Names of a whole history read at once: the pacer spaces them anyway; a few hide the answers' latency. */
 const NAMES_AT_ONCE = 4;
-/**
- * What one whole history may hold, all names together: far above any website's (3 years of
- * traffic and 3,000 pages are some 5,000 values and 100 KB), and within what one process can
- * assemble, write and read back. A service that sends more is not archived: its read stops there.
- */
-export const MAX_HISTORY_VALUES = 1_000_000;
-export const MAX_HISTORY_CHARACTERS = 64 * 1024 * 1024;
 
 export interface StatsReadOptions {
   /** What the requests are counted as (default 'statistics'). */
