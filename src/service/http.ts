@@ -99,6 +99,11 @@ export interface RequestSpec {
   idempotent: boolean;
   /** Called before a retry after a 5xx; may throw to stop retrying. */
   beforeRetry?: (error: ApiError) => Promise<void>;
+  /**
+   * For a request that is not idempotent: after its answer is lost (5xx, network, timeout), what
+   * the lost attempt did, when it was done (then that is the answer); else it is sent again.
+   */
+  ifDone?: () => Promise<Answer | undefined>;
   /** Whether reads may be aborted by the client's signal. */
   abortable?: boolean;
   /** A route every version has (the account, the list): a 404 there means a wrong base URL. */
@@ -125,7 +130,7 @@ export class ServiceHttp {
   private readonly pool: Pool;
   private readonly apiRoot: string;
   private readonly pacer: Pacer;
-  readonly retry: RetryPolicy;
+  private readonly retry: RetryPolicy;
   readonly clock: PacerClock;
   private readonly headers: Record<string, string>;
   private readonly secrets: SecretValues;
@@ -210,7 +215,9 @@ export class ServiceHttp {
         error = e;
       }
       failures++;
-      const retryable = error.transient && spec.idempotent && !(spec.timeoutMs !== undefined && error.kind === 'timeout');
+      const done = error.transient ? await spec.ifDone?.() : undefined;
+      if (done) return done;
+      const retryable = error.transient && (spec.idempotent || spec.ifDone !== undefined) && !(spec.timeoutMs !== undefined && error.kind === 'timeout');
       if (!retryable || failures >= this.retry.attempts || this.clock.now() - started > this.retry.budgetMs) throw error;
       await spec.beforeRetry?.(error);
       this.stats.retries++;
@@ -240,7 +247,7 @@ export class ServiceHttp {
   }
 
   /** Exponential backoff with full jitter. */
-  backoff(failures: number): Promise<void> {
+  private backoff(failures: number): Promise<void> {
     const cap = Math.min(this.retry.maxDelayMs, this.retry.baseDelayMs * 2 ** (failures - 1));
     return this.clock.sleep(cap / 2 + Math.random() * (cap / 2));
   }

@@ -150,29 +150,22 @@ export async function changeWebsite(http: ServiceHttp, id: number, domain: strin
  * network, timeout), the domain is looked up first, and stored again only if truly absent.
  */
 export async function createWebsite(http: ServiceHttp, domain: string, form: Form): Promise<{ website: LiveWebsite; recovered: boolean }> {
-  const started = http.clock.now();
-  for (let attempt = 1; ; attempt++) {
-    try {
-      const answer = await http.call({ method: 'POST', path: '/websites', form: { domain, ...form }, kind: 'write', what: `create ${domain}`, idempotent: false });
-      try {
-        return { website: websiteOf(http, unwrap(answer.body)), recovered: false };
-      } catch {
-        // Stored, but the answer is unreadable: find what was stored.
-        const stored = await findWebsite(http, domain);
-        if (stored) return { website: stored, recovered: true };
-        throw new ApiError('protocol', `create ${domain}: the service answered ${answer.status} but the website cannot be found`);
-      }
-    } catch (error) {
-      if (!(error instanceof ApiError) || !error.transient) throw error;
-      const stored = await findWebsite(http, domain);
-      if (stored) {
-        http.log(`  ${domain}: the store's answer was lost, but the website exists (id ${stored.id}): not stored again`);
-        return { website: stored, recovered: true };
-      }
-      if (attempt >= http.retry.attempts || http.clock.now() - started > http.retry.budgetMs) throw error;
-      http.stats.retries++;
-      await http.backoff(attempt);
-    }
+  let stored: LiveWebsite | undefined;
+  const ifDone = async () => {
+    stored = await findWebsite(http, domain);
+    if (!stored) return undefined;
+    http.log(`  ${domain}: the store's answer was lost, but the website exists (id ${stored.id}): not stored again`);
+    return { status: 200, headers: {}, body: undefined };
+  };
+  const answer = await http.call({ method: 'POST', path: '/websites', form: { domain, ...form }, kind: 'write', what: `create ${domain}`, idempotent: false, ifDone });
+  if (stored) return { website: stored, recovered: true };
+  try {
+    return { website: websiteOf(http, unwrap(answer.body)), recovered: false };
+  } catch {
+    // Stored, but the answer is unreadable: find what was stored.
+    const found = await findWebsite(http, domain);
+    if (found) return { website: found, recovered: true };
+    throw new ApiError('protocol', `create ${domain}: the service answered ${answer.status} but the website cannot be found`);
   }
 }
 
