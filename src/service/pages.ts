@@ -64,8 +64,9 @@ export async function walkPages<R, T>(walk: Walk<R, T>): Promise<T[]> {
   };
   let first: Page<R> | undefined;
   let firstPages: number | undefined;
-  /** The last page as the pages say it (the largest yet), and the last page the walk goes to. */
+  /** The last page as the pages say it (the largest yet). */
   let lastPage: number | undefined;
+  /** The last page the walk may go to: a million items, or as many pages again as the first said and what is added meanwhile. */
   let bound = Math.ceil(MAX_LISTED_ITEMS / walk.perPage);
   let pagesRead = 0;
 
