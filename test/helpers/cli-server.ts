@@ -96,6 +96,14 @@ async function serve(socket: Socket, request: Request): Promise<void> {
   const send = (message: object) => {
     if (!socket.destroyed) socket.write(`${JSON.stringify(message)}\n`);
   };
+  // Node reads these as it starts; a run in this process would silently not honour them.
+  const startUp = ['NODE_EXTRA_CA_CERTS', 'NODE_OPTIONS'].filter((name) => (request.env[name] ?? '') !== (process.env[name] ?? ''));
+  if (startUp.length) {
+    send({ err: `${startUp.join(', ')}: Node reads it as it starts; run this CLI call as a process (the built bin/sitesync.cjs)\n` });
+    send({ code: 70 });
+    socket.end();
+    return;
+  }
   let code: number;
   try {
     code = await main(request.argv, {
