@@ -3,7 +3,7 @@ import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { mkdir, mkdtemp, readdir, readFile, rm, utimes, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it, onTestFinished } from 'vitest';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, onTestFinished } from 'vitest';
 import { startEmulator, type Emulator } from '../../src/emulator/index.js';
 import { MARKER } from '../../src/render/markdown.js';
 import { parse } from 'yaml';
@@ -11,13 +11,22 @@ import { root } from '../helpers/cli.js';
 import { writes } from '../helpers/scenario.js';
 import { BOT, GITHUB_TOKEN, REPO, startElsewhere, startFakeGitHub, type FakeGitHub } from './fake-github.js';
 import { git, INCLUDED_PASSWORD_CHANGE, pullRequestCheckout } from './pull-request-repo.js';
-import { action, runAction as run, runStep, UPLOADS, type ActionRun } from './run-action.js';
+import { action, runAction as run, runStep, UPLOADS, type ActionRun, type Runner } from './run-action.js';
+import { startCliServer, type CliServer } from '../helpers/cli-server.js';
 
 const KEY = 'action-test-key-0123456789';
 const SHA = 'a'.repeat(40);
 let emu: Emulator;
 let github: FakeGitHub;
 let dir: string;
+// The action's `node $GITHUB_ACTION_PATH/bin/sitesync.cjs` runs the CLI in this process (cli-server.ts); one test runs the built bundle.
+let cli: CliServer;
+beforeAll(async () => {
+  cli = await startCliServer();
+});
+afterAll(() => cli.close());
+/** The runner: the workspace (`dir` unless given), the fake GitHub, and the action's CLI in this process. */
+const runner = (workspace: string = dir): Runner => ({ dir: workspace, githubApi: github.url, actionPath: cli.dir });
 
 beforeEach(async () => {
   emu = await startEmulator({ keys: [{ key: KEY, websiteLimit: 3 }] });
@@ -34,8 +43,8 @@ afterEach(async () => {
 
 const config = (domains: string[]) => `version: 1\nwebsites:\n${domains.map((d) => `  - domain: ${d}\n`).join('')}`;
 
-function runAction(given: Record<string, string>, event: 'pr-event.json' | 'push-event.json', extraEnv: Record<string, string | undefined> = {}): Promise<ActionRun> {
-  return run({ dir, githubApi: github.url }, given, event, { SITESYNC_BASE_URL: emu.url, SITESYNC_API_KEY: KEY, ...extraEnv });
+function runAction(given: Record<string, string>, event: 'pr-event.json' | 'push-event.json', extraEnv: Record<string, string | undefined> = {}, actionPath = cli.dir): Promise<ActionRun> {
+  return run({ ...runner(), actionPath }, given, event, { SITESYNC_BASE_URL: emu.url, SITESYNC_API_KEY: KEY, ...extraEnv });
 }
 
 describe('the GitHub Action', () => {
@@ -58,7 +67,8 @@ describe('the GitHub Action', () => {
 
   it('plan posts the plan comment, then updates the same comment on the next push', async () => {
     await writeFile(join(dir, 'sitesync.yaml'), config(['a.example.com']));
-    const first = await runAction({ command: 'plan', comment: 'true' }, 'pr-event.json');
+    // The first run with the action as checked out: its bundle built, the CLI a process of its own.
+    const first = await runAction({ command: 'plan', comment: 'true' }, 'pr-event.json', {}, root);
     expect(first.code).toBe(0);
     expect(first.outputs).toMatchObject({ exitcode: '2', has_changes: 'true' });
     const saved = JSON.parse(await readFile(first.outputs['plan-json']!, 'utf8'));
@@ -364,7 +374,7 @@ describe('the plan recipe: pull_request_target for every pull request, its files
     }
     const plan = steps.find((s) => s.uses?.startsWith('OWNER/sitesync@'))!;
     const inputs = Object.fromEntries(Object.entries(plan.with!).map(([k, v]) => [k, String(v).replace('${{ github.workspace }}', workspace)]));
-    return run({ dir: workspace, githubApi: github.url }, inputs, 'event.json', { SITESYNC_BASE_URL: emu.url, SITESYNC_API_KEY: KEY, GITHUB_BASE_REF: 'main', ...env });
+    return run(runner(workspace), inputs, 'event.json', { SITESYNC_BASE_URL: emu.url, SITESYNC_API_KEY: KEY, GITHUB_BASE_REF: 'main', ...env });
   }
 
   it.each([
@@ -438,7 +448,7 @@ describe('the apply recipe after a merge: what the pull request showed is what i
     await writeFile(join(dir, 'merge-event.json'), JSON.stringify({ after: merge, before }));
     const inputs = { ...Object.fromEntries(Object.entries(apply.with!).map(([k, v]) => [k, String(v)])), comment: 'true', ...extra };
     delete (inputs as Record<string, string>)['baseline-ref']; // the action's default: the push's before
-    return run({ dir, githubApi: github.url }, inputs, 'merge-event.json', { SITESYNC_BASE_URL: emu.url, SITESYNC_API_KEY: KEY, ...PASSWORDS });
+    return run(runner(), inputs, 'merge-event.json', { SITESYNC_BASE_URL: emu.url, SITESYNC_API_KEY: KEY, ...PASSWORDS });
   }
 
   const applyComment = () => github.comments(7).find((c) => c.body.includes('sitesync apply'))!.body;
@@ -504,7 +514,7 @@ describe('the apply run by hand (workflow_dispatch): its baseline-ref input is a
     onTestFinished(() => rm(origin, { recursive: true, force: true }));
     git(dir, 'checkout', '-q', 'main');
     await writeFile(join(dir, 'dispatch-event.json'), JSON.stringify({ inputs: { 'baseline-ref': '--upload-pack=touch PWNED;true' } }));
-    const r = await run({ dir, githubApi: github.url }, { command: 'apply', 'baseline-ref': '--upload-pack=touch PWNED;true' }, 'dispatch-event.json', {
+    const r = await run(runner(), { command: 'apply', 'baseline-ref': '--upload-pack=touch PWNED;true' }, 'dispatch-event.json', {
       SITESYNC_BASE_URL: emu.url,
       SITESYNC_API_KEY: KEY,
       GITHUB_EVENT_NAME: 'workflow_dispatch',

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { startEmulator } from '../../src/emulator/index.js';
 import { MARKER, markerFor } from '../../src/render/markdown.js';
-import { runCli } from '../helpers/cli.js';
+import { runCli, runCliHere } from '../helpers/cli.js';
 import { runInProcess } from './context.js';
 import { BOT, GITHUB_TOKEN, PERSON, REPO, startElsewhere, startFakeGitHub, type FakeGitHub } from './fake-github.js';
 
@@ -335,9 +335,9 @@ describe('two configs in one repository', () => {
     const emu = await startEmulator({ keys: ['k-0123456789abcdef'] });
     try {
       const base = { SITESYNC_BASE_URL: emu.url, SITESYNC_API_KEY: 'k-0123456789abcdef' };
-      const plain = await runCli(['plan', '--format', 'markdown'], { cwd: dir, env: base });
+      const plain = await runCliHere(['plan', '--format', 'markdown'], { cwd: dir, env: base });
       expect(plain.stdout.split('\n')[0]).toBe(MARKER);
-      const eu = await runCli(['plan', '-c', './sites/eu.yaml', '--format', 'markdown'], { cwd: dir, env: base });
+      const eu = await runCliHere(['plan', '-c', './sites/eu.yaml', '--format', 'markdown'], { cwd: dir, env: base });
       expect(eu.stdout.split('\n')[0]).toBe('<!-- sitesync-plan: sites/eu.yaml -->');
     } finally {
       await emu.close();

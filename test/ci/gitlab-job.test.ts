@@ -9,10 +9,11 @@ import { existsSync } from 'node:fs';
 import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { startEmulator, type Emulator } from '../../src/emulator/index.js';
 import { bin, cleanEnv, root } from '../helpers/cli.js';
+import { startCliServer, type CliServer } from '../helpers/cli-server.js';
 import { GITLAB_TOKEN, PROJECT_ID, startFakeGitLab, type FakeGitLab } from './fake-gitlab.js';
 import { startElsewhere } from './fake-github.js';
 import { git, INCLUDED_PASSWORD_CHANGE } from './pull-request-repo.js';
@@ -24,6 +25,12 @@ const pipeline = parse(await readFile(join(root, 'examples/gitlab/.gitlab-ci.yml
 let emu: Emulator;
 let gitlab: FakeGitLab;
 let dir: string;
+// `npx sitesync` runs the CLI in this process (cli-server.ts); one test runs the built bundle.
+let cli: CliServer;
+beforeAll(async () => {
+  cli = await startCliServer();
+});
+afterAll(() => cli.close());
 
 beforeEach(async () => {
   emu = await startEmulator({ keys: [KEY] });
@@ -37,9 +44,9 @@ afterEach(async () => {
 });
 
 /** Runs `lines` as the runner does: one bash script, stopping at the first failing line. */
-function runLines(lines: string[], env: Record<string, string>, cwd = dir): Promise<{ code: number | null; log: string }> {
+function runLines(lines: string[], env: Record<string, string>, cwd = dir, sitesync = cli.bin): Promise<{ code: number | null; log: string }> {
   // `npx sitesync …` is this build's CLI, as npx finds it in an installed config repository.
-  const npx = `npx() { if [ "$1" = sitesync ]; then shift; node ${JSON.stringify(bin)} "$@"; else command npx "$@"; fi; }`;
+  const npx = `npx() { if [ "$1" = sitesync ]; then shift; node ${JSON.stringify(sitesync)} "$@"; else command npx "$@"; fi; }`;
   const script = [npx, ...lines.map((line) => `${line}\n`)].join('\n');
   return new Promise((resolve, reject) => {
     const child = spawn('bash', ['--noprofile', '--norc', '-eo', 'pipefail', '-c', script], { cwd, env: cleanEnv(env) });
@@ -105,7 +112,14 @@ async function jobCheckout(origin: string): Promise<string> {
   return job;
 }
 
-describe("the GitLab merge requests' plans (sitesync-plan-open, on the default branch)", () => {
+/**
+ * A job's run is real git work as the runner's: a repository and a bare origin built, a clone per
+ * job, a fetch per merge request (and a git bomb's trees written), a dozen git processes or more
+ * a test, 3 to 10 s of CPU quiet. Beside a second suite on two cores, that is minutes.
+ */
+const GIT_JOBS = { timeout: 180_000 };
+
+describe("the GitLab merge requests' plans (sitesync-plan-open, on the default branch)", GIT_JOBS, () => {
   const job = () => pipeline['sitesync-plan-open']!;
 
   it("plans each open merge request's files as data against the default branch's copy, keeps each one's note, and says why one cannot be planned", async () => {
@@ -275,7 +289,8 @@ describe("the GitLab merge requests' plans (sitesync-plan-open, on the default b
 
   it('refuses to run anywhere but the default branch, whose config is the trusted copy', async () => {
     await writeFile(join(dir, 'sitesync.yaml'), site(['a.example.com']));
-    const r = await runLines(job().script, defaultBranchVars({ CI_COMMIT_BRANCH: 'feature' }));
+    // The built bundle, as npx runs it.
+    const r = await runLines(job().script, defaultBranchVars({ CI_COMMIT_BRANCH: 'feature' }), dir, bin);
     expect(r.code).toBe(1);
     expect(r.log).toContain('ci plan-open runs on the default branch (main), whose config is the trusted copy; this pipeline is on feature');
     expect(gitlab.requests).toEqual([]);
@@ -283,7 +298,7 @@ describe("the GitLab merge requests' plans (sitesync-plan-open, on the default b
   });
 });
 
-describe('the GitLab apply job after a merge', () => {
+describe('the GitLab apply job after a merge', GIT_JOBS, () => {
   /** Runs a job as the runner does: its script, then its after_script with the job's status. */
   async function runJob(name: string, vars: Record<string, string>, cwd: string) {
     const job = pipeline[name]!;
@@ -347,6 +362,7 @@ describe('the GitLab drift job', () => {
     const sites = await startSites({ 'quiet.example.com': html(code(emu.url)) });
     const proxy = await startProxy(sites);
     try {
+      // The built bundle as a process: the test CA is trusted through NODE_EXTRA_CA_CERTS, which Node reads as it starts.
       return await runLines(pipeline['sitesync-drift']!.script, {
       GITLAB_CI: 'true',
       CI_API_V4_URL: gitlab.api,
@@ -360,7 +376,7 @@ describe('the GitLab drift job', () => {
       NODE_EXTRA_CA_CERTS: TEST_CA,
       HTTPS_PROXY: proxy.url,
       ...env,
-    });
+    }, dir, bin);
     } finally {
       await proxy.close();
       await sites.close();

@@ -12,9 +12,10 @@ import { readFile, rm, symlink, writeFile, mkdir } from 'node:fs/promises';
 import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { startEmulator, type Emulator } from '../../src/emulator/index.js';
-import { runCli } from '../helpers/cli.js';
+import { runCli, runCliHere } from '../helpers/cli.js';
+import { startCliServer, type CliServer } from '../helpers/cli-server.js';
 import { GITHUB_TOKEN, startElsewhere, startFakeGitHub, type FakeGitHub } from './fake-github.js';
 import { pullRequestCheckout } from './pull-request-repo.js';
 import { runAction } from './run-action.js';
@@ -33,6 +34,12 @@ let dir: string;
 let origin: string | undefined;
 /** Every request the trusted service got: method, path with query, body. */
 let seen: string[];
+// The action's CLI runs in this process (cli-server.ts): what it prints and sends is the same.
+let cli: CliServer;
+beforeAll(async () => {
+  cli = await startCliServer();
+});
+afterAll(() => cli.close());
 
 beforeEach(async () => {
   emu = await startEmulator({ keys: [KEY, ACME] });
@@ -83,7 +90,7 @@ function expectNoSecret(text: string): void {
 /** The pull request's file planned as the action plans it, the base branch's copy trusted. */
 async function planPullRequest(change: Record<string, string>, base: Record<string, string> = { 'sitesync.yaml': single(shop()) }) {
   origin = await pullRequestCheckout(dir, withUrl(base), withUrl(change));
-  const r = await runAction({ dir, githubApi: github.url }, { command: 'plan', comment: 'true' }, 'pr-event.json', ENV());
+  const r = await runAction({ dir, githubApi: github.url, actionPath: cli.dir }, { command: 'plan', comment: 'true' }, 'pr-event.json', ENV());
   const planJson = r.outputs['plan-json'] ? await readFile(r.outputs['plan-json'], 'utf8') : '';
   return { ...r, all: `${await everything(r.log)}\n${planJson}` };
 }
@@ -176,7 +183,7 @@ describe('a hostile file through every output of the CLI', () => {
   it.each(REFUSED.filter(([, change]) => Object.keys(change).length === 1))('%s', async (_name, change) => {
     await writeFile(join(dir, 'sitesync.yaml'), withUrl(change)['sitesync.yaml']!);
     for (const args of outputs) {
-      const r = await runCli(args, { cwd: dir, env: { ...ENV(), GITHUB_BASE_REF: undefined } });
+      const r = await runCliHere(args, { cwd: dir, env: { ...ENV(), GITHUB_BASE_REF: undefined } });
       expect(r.code, args.join(' ')).toBe(1);
       expectNoSecret(r.stdout + r.stderr);
     }
@@ -190,7 +197,7 @@ describe('a hostile file through every output of the CLI', () => {
       file.push(`  ${name}:`, `    base_url: ${base}`, '    api_key_env: ACME_STATS_KEY', '    prune: true', '    websites: []');
     }
     await writeFile(join(dir, 'sitesync.yaml'), `${file.join('\n')}\n`);
-    const r = await runCli(['apply', '--auto-approve', '--force'], { cwd: dir, env: { ACME_STATS_KEY: ACME } });
+    const r = await runCliHere(['apply', '--auto-approve', '--force'], { cwd: dir, env: { ACME_STATS_KEY: ACME } });
     expect(r.code).toBe(1);
     expect(r.stderr).toContain('accounts one and two use the same API key (ACME_STATS_KEY and ACME_STATS_KEY): they are one account; keep one entry for it');
     expect(seen).toEqual([]);

@@ -1,13 +1,15 @@
 /**
  * The recipe lint: every `sitesync` invocation in the CI examples, checked against the CLI's
- * own help (the built CLI's `<command> --help`, which yargs writes from the same definitions it
- * parses with), so a renamed command or flag fails a test instead of a user's pipeline.
+ * own help (`<command> --help`, which yargs writes from the same definitions it parses with), so
+ * a renamed command or flag fails a test instead of a user's pipeline. The help is asked of the
+ * CLI's parser in this process (byte for byte what the built CLI prints: recipes.test.ts checks
+ * it), not of a child process each: some twenty Node start-ups a file.
  *
  * Shell is read just well enough for CI scripts: quotes, `\` line continuations, `$(…)`,
  * `${{ … }}` expressions, redirections, `&&`/`||`/`;`/`|`, `if … then` and `npx`.
  */
 import { parse } from 'yaml';
-import { runCli } from '../helpers/cli.js';
+import { buildParser } from '../../src/cli/parser.js';
 
 export interface Invocation {
   file: string;
@@ -284,7 +286,18 @@ export function parseHelp(help: string, path: string[]): CommandInfo {
   return info;
 }
 
-/** The built CLI's help per command path, asked once each. */
+/**
+ * What `sitesync PATH --help` prints, from the CLI's own parser in this process: yargs gives a
+ * parse callback the output it would have printed (without its final line break).
+ */
+export function helpOf(path: string[]): Promise<string> {
+  const argv = [...path, '--help'];
+  return new Promise((resolve, reject) => {
+    buildParser(argv, async () => {}).parse(argv, {}, (error: unknown, _args: unknown, output: string) => (error ? reject(error) : resolve(`${output}\n`)));
+  });
+}
+
+/** The CLI's help per command path, asked once each. */
 export class CliSurface {
   private readonly cache = new Map<string, Promise<CommandInfo>>();
 
@@ -292,10 +305,7 @@ export class CliSurface {
     const key = path.join(' ');
     let info = this.cache.get(key);
     if (!info) {
-      info = runCli([...path, '--help']).then((r) => {
-        if (r.code !== 0) throw new Error(`sitesync ${key} --help exited with ${r.code}: ${r.stderr}`);
-        return parseHelp(r.stdout, path);
-      });
+      info = helpOf(path).then((help) => parseHelp(help, path));
       this.cache.set(key, info);
     }
     return info;

@@ -7,7 +7,7 @@ import { join, relative } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { root, runCli } from '../helpers/cli.js';
-import { CliSurface, invocationsIn, sitesyncCalls, tokenize, type Invocation } from './recipe-lint.js';
+import { CliSurface, helpOf, invocationsIn, sitesyncCalls, tokenize, type Invocation } from './recipe-lint.js';
 
 const examples = join(root, 'examples');
 
@@ -66,6 +66,14 @@ describe('the recipe lint', () => {
     expect(lines(calls)).toEqual(expect.arrayContaining(['sitesync ci approved -o $out/approved.md --id $INPUT_CONFIG']));
     const problems = (await Promise.all(calls.map((i) => surface.lint(i)))).flat();
     expect(problems.map((p) => `${p.where}: ${p.message}`)).toEqual([]);
+  });
+
+  it("reads the help the built CLI prints: the top level's, a command's and a sub-command's, byte for byte", async () => {
+    for (const path of [[], ['plan'], ['ci', 'drift']]) {
+      const built = await runCli([...path, '--help']);
+      expect(built.code).toBe(0);
+      expect(await helpOf(path), path.join(' ')).toBe(built.stdout);
+    }
   });
 
   it('reports a bogus flag, an unknown command, a wrong choice and a stray argument', async () => {

@@ -57,6 +57,8 @@ export interface Runner {
   dir: string;
   /** The GitHub API's address (the fake's). */
   githubApi: string;
+  /** Where the action is checked out (GITHUB_ACTION_PATH): this repository, built, unless a test runs the CLI in its process (cli-server.ts). */
+  actionPath?: string;
 }
 
 /** Runs the action's steps with `given` inputs for an event payload written in `dir`, with `env` as the step's environment. */
@@ -82,7 +84,7 @@ export async function runAction(runner: Runner, given: Record<string, string>, e
     }
     const stepEnv = cleanEnv({
       GITHUB_ACTIONS: 'true',
-      GITHUB_ACTION_PATH: root,
+      GITHUB_ACTION_PATH: runner.actionPath ?? root,
       GITHUB_OUTPUT: output,
       GITHUB_STEP_SUMMARY: join(dir, 'summary.md'),
       GITHUB_WORKSPACE: dir,

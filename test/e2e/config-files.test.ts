@@ -86,11 +86,11 @@ describe('-c and --baseline read pipes, as plan --help shows', () => {
     const dir = await mkdtemp(join(tmpdir(), 'sitesync-own-folder-'));
     try {
       await writeFile(join(dir, 'sitesync.yaml'), `version: 1\ninclude: ["${dir}", "${dir}/."]\nwebsites: []\n`);
-      const validate = await runCli(['validate'], { cwd: dir });
+      const validate = await runCliHere(['validate'], { cwd: dir });
       expect(validate.stderr).toContain(`sitesync.yaml:2:11: include "${dir}" matches no file (globs are relative to ${dir})`);
       expect(validate.stderr).toContain(`include "${dir}/." matches no file`);
       expect(validate.code).toBe(1);
-      const fmt = await runCli(['fmt', '--check'], { cwd: dir });
+      const fmt = await runCliHere(['fmt', '--check'], { cwd: dir });
       expect(fmt.stderr).toContain(`sitesync.yaml: warning: include "${dir}" matches no file`);
       expect(`${validate.stderr}${fmt.stderr}`).not.toContain('Internal error');
     } finally {
@@ -114,7 +114,7 @@ describe('-c and --baseline read pipes, as plan --help shows', () => {
 
   it('an endless device is cut off at 16 MiB while reading, not read to the end', async () => {
     const started = Date.now();
-    const r = await runCli(['validate', '-c', '/dev/zero']);
+    const r = await runCliHere(['validate', '-c', '/dev/zero']);
     expect(r.code).toBe(1);
     expect(r.stderr).toContain('/dev/zero: the file is more than 16 MiB; a config file may be at most 16 MiB');
     expect(Date.now() - started).toBeLessThan(20_000);
@@ -132,7 +132,7 @@ describe('a missing file says what it should be', () => {
   });
 
   it('a missing -c file still suggests starting from export', async () => {
-    const r = await runCli(['validate', '-c', 'nope.yaml']);
+    const r = await runCliHere(['validate', '-c', 'nope.yaml']);
     expect(r.stderr).toContain('nope.yaml: no such file (write one, or start from the live account: sitesync export -o FILE)');
   });
 });
@@ -143,7 +143,7 @@ describe('a hostile file gets a FILE:LINE:COL message, never an internal error',
     try {
       const file = join(dir, 'deep.yaml');
       await writeFile(file, `version: 1\nwebsites:\n  - domain: a.example.com\n    exclude_params: ${'['.repeat(3500)}${']'.repeat(3500)}\n`);
-      const r = await runCli(['validate', '-c', file]);
+      const r = await runCliHere(['validate', '-c', file]);
       expect(r.code).toBe(1);
       expect(r.stderr).toContain(`${file}:4:82: the file nests more than 64 levels deep here; a config file needs 4`);
       expect(r.stderr).not.toMatch(/Internal error|call stack/);
@@ -163,13 +163,20 @@ async function inNewFolder(fn: (dir: string) => Promise<void>): Promise<void> {
   }
 }
 
+/**
+ * A test that reads 4,000,000 YAML tokens, the cap, to see it refused: 2 to 7 s of CPU on a quiet
+ * machine (yaml's lexer takes about 1 µs a token, its parser as much again), by nature. A machine
+ * running two suites side by side gives it a fraction of a core: it may take minutes there.
+ */
+const READS_THE_TOKEN_CAP = { timeout: 240_000 };
+
 describe('a file under the size cap that would take gigabytes to read', () => {
-  it('16 MiB of `x: [1,1,1,…]` is refused at the token past the limit, by validate and fmt, without reading it into memory', () =>
+  it('16 MiB of `x: [1,1,1,…]` is refused at the token past the limit, by validate and fmt, without reading it into memory', READS_THE_TOKEN_CAP, () =>
     inNewFolder(async (dir) => {
       const file = join(dir, 'many.yaml');
       await writeFile(file, `x: [${'1,'.repeat(8 * 1024 * 1024 - 4)}1]\n`);
       for (const args of [['validate', '-c', file], ['fmt', '--check', file]]) {
-        const r = await runCli(args);
+        const r = await runCliHere(args);
         expect(r.code, r.stderr).toBe(1);
         // 4,000,000 tokens: `x`, `:`, ` `, `[`, then a value and a comma each (two lexer tokens a value).
         expect(r.stderr).toContain(`${file}:1:2666667: the file holds more than 4,000,000 YAML tokens`);
@@ -177,11 +184,11 @@ describe('a file under the size cap that would take gigabytes to read', () => {
       }
     }));
 
-  it('a flood of line breaks is refused the same way, at its line', () =>
+  it('a flood of line breaks is refused the same way, at its line', READS_THE_TOKEN_CAP, () =>
     inNewFolder(async (dir) => {
       const file = join(dir, 'blank.yaml');
       await writeFile(file, `version: 1\nwebsites: []\n${'\n'.repeat(4_100_000)}`);
-      const r = await runCli(['validate', '-c', file]);
+      const r = await runCliHere(['validate', '-c', file]);
       expect(r.code, r.stderr).toBe(1);
       expect(r.stderr).toMatch(new RegExp(`${file.replace(/[.]/g, '\\.')}:\\d+:1: the file holds more than 4,000,000 YAML tokens`));
     }));
@@ -192,10 +199,10 @@ describe('a config and the files it includes hold at most what one file may, tog
     await writeFile(join(dir, 'sitesync.yaml'), 'version: 1\ninclude: ["sites/*.yaml"]\nwebsites: []\n');
     await mkdir(join(dir, 'sites'));
     for (const [i, text] of files.entries()) await writeFile(join(dir, 'sites', `s${i}.yaml`), text);
-    return runCli(['validate'], { cwd: dir });
+    return runCliHere(['validate'], { cwd: dir });
   };
 
-  it('in YAML tokens: three files of 1.5 million each are refused at the third, where the 4,000,000 run out; nothing after it is read', () =>
+  it('in YAML tokens: three files of 1.5 million each are refused at the third, where the 4,000,000 run out; nothing after it is read', READS_THE_TOKEN_CAP, () =>
     inNewFolder(async (dir) => {
       // Each file alone is under the cap; a thousand of them would take a thousand times as long.
       const r = await workspace(dir, Array.from({ length: 4 }, (_, i) => `websites:\n  - domain: s${i}.example.com\n${'\n'.repeat(1_500_000)}`));
@@ -220,14 +227,14 @@ describe('patterns: every website is tested against every pattern with "*"', () 
       const list = (key: string, n: number, glob: (i: number) => string) => [`${key}:`, ...Array.from({ length: n }, (_, i) => `  - "${glob(i)}"`)];
       const file = (lines: string[]) => ['version: 1', ...lines, 'websites:', ...Array.from({ length: 2000 }, (_, i) => `  - domain: site-${i}.example.com`), ''].join('\n');
       await writeFile(join(dir, 'sitesync.yaml'), file([...list('ignore', 1001, (i) => `*a*${i}.example.org`), ...list('password_env', 1001, (i) => `X_*${i}`)]));
-      const r = await runCli(['validate'], { cwd: dir });
+      const r = await runCliHere(['validate'], { cwd: dir });
       expect(r.code).toBe(1);
       expect(r.stderr).toContain('sitesync.yaml:1003:5: ignore[1000]: more than 1,000 patterns with "*" in one list (names written out in full, any number): each website is tested against each of them');
       expect(r.stderr).toContain('password_env[1000]: more than 1,000 patterns with "*" in one list');
       expect(r.stderr).toContain('2 problems found.');
       // Names written out are found by a lookup: as many as a file holds.
       await writeFile(join(dir, 'sitesync.yaml'), file([...list('retire', 20_000, (i) => `gone-${i}.example.org`), ...list('ignore', 1000, (i) => `*a*${i}.example.org`)]));
-      expect((await runCli(['validate'], { cwd: dir })).code).toBe(0);
+      expect((await runCliHere(['validate'], { cwd: dir })).code).toBe(0);
     }));
 });
 
@@ -286,7 +293,7 @@ describe('include: stays inside the repository holding the config', () => {
       for (const include of ['linked/*.yaml', '../outside/*.yaml', join(top, 'outside/*.yaml')]) {
         await writeFile(join(repo, 'sitesync.yaml'), `version: 1\ninclude: ["${include}"]\nwebsites: []\n`);
         for (const args of [['validate'], ['fmt'], ['fmt', '--check']]) {
-          const r = await runCli(args, { cwd: repo });
+          const r = await runCliHere(args, { cwd: repo });
           expect(r.code, `${include}: ${args.join(' ')}`).toBe(1);
           expect(r.stdout + r.stderr).toContain('outside the repository');
           expect(r.stdout + r.stderr).not.toContain(secret);
@@ -297,7 +304,7 @@ describe('include: stays inside the repository holding the config', () => {
       await mkdir(join(repo, 'clients'));
       await writeFile(join(repo, 'clients/a.yaml'), 'websites:\n  - domain: a.example.com\n');
       await writeFile(join(repo, 'sitesync.yaml'), `version: 1\ninclude: ["${join(repo, 'clients/*.yaml')}"]\nwebsites: []\n`);
-      const ok = await runCli(['validate'], { cwd: repo });
+      const ok = await runCliHere(['validate'], { cwd: repo });
       expect(ok.stdout).toContain('1 website, 1 included file');
       expect(ok.code).toBe(0);
     } finally {
@@ -334,7 +341,7 @@ describe('include: stays inside the repository holding the config', () => {
       await writeFile(join(top, 'outside.yaml'), 'websites:\n  - domain: OUTSIDE_TEXT\n');
       await symlink(join(top, 'outside.yaml'), join(repo, 'clients/deep/linked.yaml'));
       await writeFile(join(repo, 'sitesync.yaml'), 'version: 1\ninclude: [".git/*.yaml"]\nwebsites: []\n');
-      const git = await runCli(['validate'], { cwd: repo });
+      const git = await runCliHere(['validate'], { cwd: repo });
       expect(git.code).toBe(1);
       expect(git.stderr).toContain('.git folder');
       expect(git.stderr).not.toContain('git.example.com');
@@ -342,21 +349,21 @@ describe('include: stays inside the repository holding the config', () => {
       // under a ** (which would walk the machine) is read.
       await symlink('/', join(repo, 'clients/deep/root'));
       await writeFile(join(repo, 'sitesync.yaml'), 'version: 1\ninclude: ["clients/**/*.yaml"]\nwebsites: []\n');
-      const ok = await runCli(['validate'], { cwd: repo });
+      const ok = await runCliHere(['validate'], { cwd: repo });
       expect(ok.stdout).toContain('1 website, 1 included file');
       expect(ok.stdout + ok.stderr).not.toContain('OUTSIDE_TEXT');
       // The config file itself a link to a file outside: refused before it is read.
       await writeFile(join(top, 'secret.yaml'), 'version: 1\nwebsites:\n  - domain: OUTSIDE_TEXT\n');
       await rm(join(repo, 'sitesync.yaml'));
       await symlink(join(top, 'secret.yaml'), join(repo, 'sitesync.yaml'));
-      const linked = await runCli(['validate'], { cwd: repo });
+      const linked = await runCliHere(['validate'], { cwd: repo });
       expect(linked.code).toBe(1);
       expect(linked.stderr).toContain('symbolic link');
       expect(linked.stderr).not.toContain('OUTSIDE_TEXT');
       // fmt neither shows it (--check's diff) nor writes it, nor leaves a lock out there.
       const before = await readFile(join(top, 'secret.yaml'), 'utf8');
       for (const args of [['fmt', '--check', 'sitesync.yaml'], ['fmt', 'sitesync.yaml']]) {
-        const r = await runCli(args, { cwd: repo });
+        const r = await runCliHere(args, { cwd: repo });
         expect(r.code, args.join(' ')).toBe(1);
         expect(r.stdout + r.stderr).toContain('symbolic link');
         expect(r.stdout + r.stderr).not.toContain('OUTSIDE_TEXT');

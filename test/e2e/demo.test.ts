@@ -5,7 +5,9 @@ import { describe, expect, it } from 'vitest';
 import { cleanEnv, root } from '../helpers/cli.js';
 
 describe('npm run demo', () => {
-  it('plans, applies and plans again against the bundled emulator, and exits 0', async () => {
+  // The demo as the README runs it: its own process, which starts the CLI as a process for each
+  // step; by nature some Node start-ups, past 30 s beside a second suite (the lead's baseline run).
+  it('plans, applies and plans again against the bundled emulator, and exits 0', { timeout: 120_000 }, async () => {
     const child = spawn(process.execPath, [join(root, 'dist/dev/demo.js')], { cwd: root, env: cleanEnv() });
     let out = '';
     child.stdout.on('data', (d: Buffer) => (out += d.toString()));
