@@ -6,6 +6,7 @@
 //                                      shared chunks, types/
 //   node scripts/build.mjs --dev       also dist/dev/: the benchmarks and the demo (not packaged)
 //   node scripts/build.mjs --no-types  without tsc (the GitHub Action builds only what it runs)
+//   node scripts/build.mjs --schemas   only the schema files' fields, from the table (npm run schemas)
 //
 // As npm's `prepare` under `npx sitesync` in a clone already built, it does nothing (see below).
 import { execFileSync } from 'node:child_process';
@@ -27,9 +28,35 @@ const dist = join(root, 'dist');
  */
 if (process.env.npm_lifecycle_event === 'prepare' && process.env.npm_command === 'exec' && existsSync(join(dist, 'cli.js'))) process.exit(0);
 
+const { build } = await import('esbuild');
+
+/**
+ * The fields' part of schemas/sitesync.schema.json and schemas/plan.schema.json, written from
+ * src/model/fields.ts by src/model/field-schemas.ts (bundled here, run once); the rest of each
+ * file is written by hand. The files stay committed: editors point at them. A build writes them
+ * (a file only when it changes); the --dev build of `npm test` leaves them as committed, so that
+ * test/schema/field-schemas.test.ts sees a file the table no longer matches.
+ */
+async function writeFieldSchemas() {
+  const { outputFiles } = await build({ entryPoints: [join(root, 'src/model/field-schemas.ts')], bundle: true, platform: 'node', format: 'esm', write: false, logLevel: 'warning' });
+  const generator = await import(`data:text/javascript;base64,${Buffer.from(outputFiles[0].text).toString('base64')}`);
+  for (const name of Object.keys(generator.FIELD_SCHEMA_FILES)) {
+    const file = join(root, 'schemas', name);
+    const text = readFileSync(file, 'utf8');
+    const next = generator.schemaFileText(name, text);
+    if (next !== text) {
+      writeFileSync(`${file}.${process.pid}.tmp`, next);
+      renameSync(`${file}.${process.pid}.tmp`, file);
+      console.log(`schemas/${name}: its fields written from src/model/fields.ts`);
+    }
+  }
+}
+
+if (!args.includes('--dev')) await writeFieldSchemas();
+if (args.includes('--schemas')) process.exit(0);
+
 const { Ajv2020 } = await import('ajv/dist/2020.js');
 const { default: standaloneCode } = await import('ajv/dist/standalone/index.js');
-const { build } = await import('esbuild');
 
 /**
  * The schemas compiled into standalone validators (ajv's own feature): each validator module of
