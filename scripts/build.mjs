@@ -12,7 +12,7 @@
 import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { dirname, join, relative, sep } from 'node:path';
+import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
@@ -59,30 +59,26 @@ const { Ajv2020 } = await import('ajv/dist/2020.js');
 const { default: standaloneCode } = await import('ajv/dist/standalone/index.js');
 
 /**
- * The schemas compiled into standalone validators (ajv's own feature): each validator module of
- * the sources, which compiles its schema with ajv on first use as tests run them, is replaced in
- * the bundle by the code ajv generates from the same schema with the same options.
+ * The schemas compiled into standalone validators (ajv's own feature): src/schema/validators.ts,
+ * which compiles a schema with ajv on first use as tests run it, is replaced in the bundle by the
+ * code ajv generates from the same schemas with the same options, one export per schema.
  */
-const VALIDATORS = {
-  'src/config/schema-validator.ts': { schema: 'schemas/sitesync.schema.json', exported: 'configValidator' },
-  'src/saved-plan/schema-validator.ts': { schema: 'schemas/plan.schema.json', exported: 'planValidator' },
-  'src/archive/schema-validator.ts': { schema: 'schemas/archive.schema.json', exported: 'archiveValidator' },
-};
-
-function validatorSource({ schema: file, exported }) {
-  const schema = JSON.parse(readFileSync(join(root, file), 'utf8'));
-  // The options of src/schema-compile.ts, which the sources (tests) compile with.
-  const ajv = new Ajv2020({ allErrors: true, verbose: true, strict: true, allowUnionTypes: true, code: { source: true, esm: true } });
-  const code = standaloneCode.default(ajv, ajv.compile(schema)).replace(/^"use strict";/, '');
-  return `${code}\nexport function ${exported}() { return validate; }\n`;
-}
-
 const schemaValidators = {
   name: 'schema-validators',
   setup(b) {
-    b.onLoad({ filter: /[\\/]src[\\/](config|saved-plan|archive)[\\/]schema-validator\.ts$/ }, (a) => {
-      const key = relative(root, a.path).split(sep).join('/');
-      return { contents: validatorSource(VALIDATORS[key]), loader: 'js', resolveDir: dirname(a.path) };
+    b.onLoad({ filter: /[\\/]src[\\/]schema[\\/]validators\.ts$/ }, (a) => {
+      const files = JSON.parse(/SCHEMA_FILES = (\{[^}]*\})/.exec(readFileSync(a.path, 'utf8'))[1].replace(/(\w+):/g, '"$1":').replaceAll("'", '"'));
+      const ajv = new Ajv2020({ allErrors: true, verbose: true, strict: true, allowUnionTypes: true, code: { source: true, esm: true } });
+      const ids = {};
+      for (const [name, file] of Object.entries(files)) {
+        const schema = JSON.parse(readFileSync(join(root, 'schemas', file), 'utf8'));
+        ajv.addSchema(schema);
+        ids[name] = schema.$id;
+      }
+      const code = standaloneCode.default(ajv, ids).replace(/^"use strict";/, '');
+      const names = Object.keys(files);
+      const contents = `${code}\nexport const SCHEMA_FILES = ${JSON.stringify(files)};\nconst VALIDATORS = { ${names.join(', ')} };\nexport function schemaValidator(name) { return VALIDATORS[name]; }\n`;
+      return { contents, loader: 'js', resolveDir: dirname(a.path) };
     });
   },
 };
