@@ -96,7 +96,7 @@ export function assertDistinctAccounts(accounts: readonly RunAccount[]): void {
     byIdentity.set(identity, [...others, a]);
   }
   if (lines.length === 0) return;
-  const error = new SitesyncError(`${lines[0]}; nothing was written`);
+  const error = new SitesyncError(`${lines[0]}`, { nothingWritten: true });
   error.details = lines.slice(1);
   throw error;
 }
