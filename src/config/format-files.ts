@@ -11,7 +11,8 @@ import { namesDescriptor } from '../io/files.js';
 import { shownPath } from '../io/paths.js';
 import { formatConfigText, type NotSorted } from './format.js';
 import { includedFiles, linkedOutside, outsideMessage, repositoryOf } from './include-glob.js';
-import { decodeText, hasNoFolder, MAX_FILE_BYTES, noFolderMessage, readTextFile } from './read.js';
+import { decodeText, hasNoFolder, noFolderMessage, readTextFile } from './read.js';
+import { MAX_CONFIG_FILE_BYTES } from '../caps.js';
 
 export interface FormattedFile {
   /** The file on disk (symbolic links followed: the file written is the one the link names). */
@@ -53,7 +54,7 @@ export async function readFileText(path: string, what = 'config file'): Promise<
   };
   if (hasNoFolder(path)) return viaReader();
   const bytes = await readFile(path).catch(() => undefined);
-  if (!bytes || bytes.length > MAX_FILE_BYTES) return viaReader();
+  if (!bytes || bytes.length > MAX_CONFIG_FILE_BYTES) return viaReader();
   const text = decodeText(bytes, path, what);
   const bom = bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf;
   return { text, bom, raw: bom ? `${BOM}${text}` : text };
