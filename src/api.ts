@@ -15,7 +15,7 @@ import { executePlan } from './run/execute.js';
 import { passwordsFrom, refusals } from './planner/gate.js';
 import { planWithHistory } from './run/history.js';
 import { planAccount } from './run/plan.js';
-import { deletesOf } from './planner/history.js';
+import { deletesOf } from './planner/retire.js';
 import { renderPlanAs, type PlanFormat } from './render/formats.js';
 import type { Env } from './config/interpolate.js';
 import { emptyConfig, loadWorkspace as loadWorkspaceFile, loadWorkspaceAt } from './config/load.js';

@@ -3,7 +3,7 @@
  * website only after this): valid JSON, the schema's shape, and totals that are the sums of its
  * daily rows.
  */
-import type { Archive } from './format.js';
+import type { Archive } from './file.js';
 import { schemaValidator } from '../schema/validators.js';
 
 /** What is wrong with an archive file's text; undefined when it is a whole archive. */

@@ -3,7 +3,7 @@ import { resolve } from 'node:path';
 import { interruptedExitCode, UsageError } from '../messages/errors.js';
 import { printable } from '../messages/escape.js';
 import { assertOutputFile, writeAtomic, writeFailure } from '../io/files.js';
-import { confirmApply, type Context } from '../io/terminal.js';
+import { confirmApply, type Context } from '../io/context.js';
 import type { AccountOutcome, ApprovalCheck } from '../model/types.js';
 import { renderApplyMarkdown, renderApplyResults, resultLine } from '../render/apply-result.js';
 import { renderApprovalMarkdown, renderApprovalText } from '../render/approved.js';

@@ -21,7 +21,7 @@ import { reportRequests } from '../run/requests.js';
 import { accountName, selectAccounts } from '../run/select.js';
 import { websitesCount } from '../render/counts.js';
 import { readingProgress } from '../render/progress.js';
-import type { Context } from '../io/terminal.js';
+import type { Context } from '../io/context.js';
 import { renderWarnings } from '../render/diagnostics.js';
 import { ignoredNote } from '../render/export.js';
 import { literal } from '../config/interpolate.js';

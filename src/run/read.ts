@@ -5,7 +5,7 @@ import { SitesyncError } from '../messages/errors.js';
 import { eachAccount } from './each.js';
 import { accountsError, failedAccounts } from './failures.js';
 import { fail, type Run, type RunAccount } from './open.js';
-import type { Context } from '../io/terminal.js';
+import type { Context } from '../io/context.js';
 
 /** Pages read so far and pages known, across every account being read. */
 export type ReadProgress = (done: number, total: number) => void;

@@ -13,7 +13,7 @@ import { shrunkSince } from '../planner/history-grows.js';
 import { Scope } from '../planner/scope.js';
 import type { ServiceClient } from '../service/client.js';
 import type { ConnectionFlags } from '../service/connection.js';
-import type { Context } from '../io/terminal.js';
+import type { Context } from '../io/context.js';
 import { eachAccount } from './each.js';
 import { accountsError } from './failures.js';
 import { connectRun, failureOf, type Run, type RunAccount } from './open.js';
