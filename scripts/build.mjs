@@ -6,12 +6,13 @@
 //                                      shared chunks, types/
 //   node scripts/build.mjs --dev       also dist/dev/: the benchmarks and the demo (not packaged)
 //   node scripts/build.mjs --no-types  without tsc (the GitHub Action builds only what it runs)
+//   node scripts/build.mjs --schemas   only the schema files' fields, from the table (npm run schemas)
 //
 // As npm's `prepare` under `npx sitesync` in a clone already built, it does nothing (see below).
 import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { dirname, join, relative, sep } from 'node:path';
+import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
@@ -27,35 +28,57 @@ const dist = join(root, 'dist');
  */
 if (process.env.npm_lifecycle_event === 'prepare' && process.env.npm_command === 'exec' && existsSync(join(dist, 'cli.js'))) process.exit(0);
 
-const { Ajv2020 } = await import('ajv/dist/2020.js');
-const { default: standaloneCode } = await import('ajv/dist/standalone/index.js');
 const { build } = await import('esbuild');
 
 /**
- * The schemas compiled into standalone validators (ajv's own feature): each validator module of
- * the sources, which compiles its schema with ajv on first use as tests run them, is replaced in
- * the bundle by the code ajv generates from the same schema with the same options.
+ * The fields' part of schemas/sitesync.schema.json and schemas/plan.schema.json, written from
+ * src/model/fields.ts by src/model/field-schemas.ts (bundled here, run once); the rest of each
+ * file is written by hand. The files stay committed: editors point at them. A build writes them
+ * (a file only when it changes); the --dev build of `npm test` leaves them as committed, so that
+ * test/schema/field-schemas.test.ts sees a file the table no longer matches.
  */
-const VALIDATORS = {
-  'src/config/schema-validator.ts': { schema: 'schemas/sitesync.schema.json', exported: 'configValidator' },
-  'src/saved-plan/schema-validator.ts': { schema: 'schemas/plan.schema.json', exported: 'planValidator' },
-  'src/archive/schema-validator.ts': { schema: 'schemas/archive.schema.json', exported: 'archiveValidator' },
-};
-
-function validatorSource({ schema: file, exported }) {
-  const schema = JSON.parse(readFileSync(join(root, file), 'utf8'));
-  // The options of src/schema-compile.ts, which the sources (tests) compile with.
-  const ajv = new Ajv2020({ allErrors: true, verbose: true, strict: true, allowUnionTypes: true, code: { source: true, esm: true } });
-  const code = standaloneCode.default(ajv, ajv.compile(schema)).replace(/^"use strict";/, '');
-  return `${code}\nexport function ${exported}() { return validate; }\n`;
+async function writeFieldSchemas() {
+  const { outputFiles } = await build({ entryPoints: [join(root, 'src/model/field-schemas.ts')], bundle: true, platform: 'node', format: 'esm', write: false, logLevel: 'warning' });
+  const generator = await import(`data:text/javascript;base64,${Buffer.from(outputFiles[0].text).toString('base64')}`);
+  for (const name of Object.keys(generator.FIELD_SCHEMA_FILES)) {
+    const file = join(root, 'schemas', name);
+    const text = readFileSync(file, 'utf8');
+    const next = generator.schemaFileText(name, text);
+    if (next !== text) {
+      writeFileSync(`${file}.${process.pid}.tmp`, next);
+      renameSync(`${file}.${process.pid}.tmp`, file);
+      console.log(`schemas/${name}: its fields written from src/model/fields.ts`);
+    }
+  }
 }
 
+if (!args.includes('--dev')) await writeFieldSchemas();
+if (args.includes('--schemas')) process.exit(0);
+
+const { Ajv2020 } = await import('ajv/dist/2020.js');
+const { default: standaloneCode } = await import('ajv/dist/standalone/index.js');
+
+/**
+ * The schemas compiled into standalone validators (ajv's own feature): src/schema/validators.ts,
+ * which compiles a schema with ajv on first use as tests run it, is replaced in the bundle by the
+ * code ajv generates from the same schemas with the same options, one export per schema.
+ */
 const schemaValidators = {
   name: 'schema-validators',
   setup(b) {
-    b.onLoad({ filter: /[\\/]src[\\/](config|saved-plan|archive)[\\/]schema-validator\.ts$/ }, (a) => {
-      const key = relative(root, a.path).split(sep).join('/');
-      return { contents: validatorSource(VALIDATORS[key]), loader: 'js', resolveDir: dirname(a.path) };
+    b.onLoad({ filter: /[\\/]src[\\/]schema[\\/]validators\.ts$/ }, (a) => {
+      const files = JSON.parse(/SCHEMA_FILES = (\{[^}]*\})/.exec(readFileSync(a.path, 'utf8'))[1].replace(/(\w+):/g, '"$1":').replaceAll("'", '"'));
+      const ajv = new Ajv2020({ allErrors: true, verbose: true, strict: true, allowUnionTypes: true, code: { source: true, esm: true } });
+      const ids = {};
+      for (const [name, file] of Object.entries(files)) {
+        const schema = JSON.parse(readFileSync(join(root, 'schemas', file), 'utf8'));
+        ajv.addSchema(schema);
+        ids[name] = schema.$id;
+      }
+      const code = standaloneCode.default(ajv, ids).replace(/^"use strict";/, '');
+      const names = Object.keys(files);
+      const contents = `${code}\nexport const SCHEMA_FILES = ${JSON.stringify(files)};\nconst VALIDATORS = { ${names.join(', ')} };\nexport function schemaValidator(name) { return VALIDATORS[name]; }\n`;
+      return { contents, loader: 'js', resolveDir: dirname(a.path) };
     });
   },
 };

@@ -15,7 +15,7 @@ import { executePlan } from './run/execute.js';
 import { passwordsFrom, refusals } from './planner/gate.js';
 import { planWithHistory } from './run/history.js';
 import { planAccount } from './run/plan.js';
-import { deletesOf } from './planner/history.js';
+import { deletesOf } from './planner/retire.js';
 import { renderPlanAs, type PlanFormat } from './render/formats.js';
 import type { Env } from './config/interpolate.js';
 import { emptyConfig, loadWorkspace as loadWorkspaceFile, loadWorkspaceAt } from './config/load.js';
@@ -157,7 +157,7 @@ export interface ApplyResult {
 export async function applyPlan(plan: Plan, config: Config, options: ApplyOptions = {}): Promise<ApplyResult> {
   if (options.autoApprove !== true && typeof options.confirm !== 'function') {
     throw new NotApprovedError(
-      'applyPlan writes only with the caller\'s word: pass { confirm: (question) => … } to ask (the question says what it will do, in words), or { autoApprove: true } as `sitesync apply --auto-approve`; nothing was written',
+      'applyPlan writes only with the caller\'s word: pass { confirm: (question) => … } to ask (the question says what it will do, in words), or { autoApprove: true } as `sitesync apply --auto-approve`', { nothingWritten: true },
     );
   }
   // A refusal may echo the form it was sent: its message is cleaned of the passwords before it is a result.
@@ -167,7 +167,7 @@ export async function applyPlan(plan: Plan, config: Config, options: ApplyOption
     const checked = deletesOf(plan).length ? await planWithHistory(plan, config, client) : plan;
     const [refusal] = refusals(checked, config, { force: options.force === true, shownConfig: config.file, isKey: (value) => client.usesKey(value) });
     if (refusal) throw refusal;
-    if (!options.autoApprove && !(await options.confirm!(applyQuestion(checked), checked))) throw new NotApprovedError('applyPlan: the confirm answered no; nothing was written');
+    if (!options.autoApprove && !(await options.confirm!(applyQuestion(checked), checked))) throw new NotApprovedError('applyPlan: the confirm answered no', { nothingWritten: true });
     const passwordFor = passwordsFrom(checked, config, config.file);
     // A delete the plan archives first (the file's archive:) is sent once its archive is written, as in the CLI.
     const archive = archiverFor(client, { config, baseUrl: checked.base_url, account: checked.account, configAccount: config.account?.name ?? null, cwd: process.cwd() });

@@ -19,7 +19,7 @@ import {
 import { printable } from './messages/escape.js';
 import { formatWarning } from './render/diagnostics.js';
 import { SecretValues } from './secrets/values.js';
-import { colorsFor, type Context, type Io } from './io/terminal.js';
+import { colorsFor, type Context, type Io } from './io/context.js';
 
 export async function main(argv: string[], io: Io = processIo()): Promise<number> {
   const abort = new AbortController();

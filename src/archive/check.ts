@@ -3,8 +3,8 @@
  * website only after this): valid JSON, the schema's shape, and totals that are the sums of its
  * daily rows.
  */
-import type { Archive } from './format.js';
-import { archiveValidator } from './schema-validator.js';
+import type { Archive } from './file.js';
+import { schemaValidator } from '../schema/validators.js';
 
 /** What is wrong with an archive file's text; undefined when it is a whole archive. */
 export function archiveProblem(text: string): string | undefined {
@@ -14,7 +14,7 @@ export function archiveProblem(text: string): string | undefined {
   } catch {
     return 'it is not JSON';
   }
-  const validate = archiveValidator();
+  const validate = schemaValidator('archive');
   if (!validate(data)) {
     const [error] = validate.errors ?? [];
     return `it does not match schemas/archive.schema.json (${error?.instancePath || '/'} ${error?.message ?? 'is invalid'})`;

@@ -4,7 +4,7 @@
  * outdated plan never stays on the pull request looking current.
  */
 import { commentIdFor, DEFAULT_COMMENT_ID, MARKER, markerFor, splitApproved } from '../render/markdown.js';
-import { cutMarkdown } from './cut.js';
+import { cutMarkdown } from './cut-markdown.js';
 
 export { MARKER };
 

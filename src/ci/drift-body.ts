@@ -10,7 +10,7 @@ import { findingWords } from '../render/verify.js';
 import type { Finding } from '../verify/findings.js';
 import { commentIdFor, renderMarkdown, type CutNote } from '../render/markdown.js';
 import { failureLines } from '../render/run.js';
-import { cutMarkdown } from './cut.js';
+import { cutMarkdown } from './cut-markdown.js';
 
 /** The label every drift issue carries: the issues are listed by it. */
 export const DRIFT_LABEL = 'sitesync-drift';

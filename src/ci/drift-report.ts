@@ -5,7 +5,7 @@
 import { printable } from '../messages/escape.js';
 import { howMany } from '../render/counts.js';
 import { failureBlock, failureLines } from '../render/run.js';
-import type { Colors } from '../io/terminal.js';
+import type { Colors } from '../io/context.js';
 import { commentIdFor } from '../render/markdown.js';
 import { findingWords } from '../render/verify.js';
 import { DRIFT_LABEL, quotaSummary, stateOf, type DriftCheck } from './drift-body.js';

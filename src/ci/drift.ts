@@ -9,7 +9,7 @@
 import { closingComment, DRIFT_LABEL, driftId, driftIdOf, issueBody, issueTitle, sameDrift, silentSectionOf, stateOf, verifySectionOf, type DriftCheck } from './drift-body.js';
 import type { Failure } from '../model/types.js';
 import type { Issue, IssueTracker } from './issues.js';
-import { own } from './upsert.js';
+import { own } from './plan-comment.js';
 
 export type IssueOutcome =
   | { check: DriftCheck; action: 'opened' | 'updated' | 'unchanged' | 'closed'; issue: Issue; unlabelled?: boolean }

@@ -5,7 +5,7 @@
  * reach): its files are read from git's objects (config/git-revision.ts).
  */
 import { runGit } from '../io/git.js';
-import type { Env } from '../io/terminal.js';
+import type { Env } from '../io/context.js';
 import { SitesyncError } from '../messages/errors.js';
 
 /** Where a merge request's head is kept in the job's repository. */

@@ -8,7 +8,7 @@ import type { Env } from '../config/interpolate.js';
 import { SitesyncError } from '../messages/errors.js';
 import { packageVersion } from '../io/paths.js';
 import { apiRoot, ApiThread, JsonApi, wireText, type CiService, type HttpOptions } from './http.js';
-import type { CommentThread, ThreadComment } from './upsert.js';
+import type { CommentThread, ThreadComment } from './plan-comment.js';
 
 /** GitHub refuses longer comment bodies. */
 export const GITHUB_MAX_BODY = 65_536;

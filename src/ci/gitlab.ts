@@ -8,7 +8,7 @@ import type { Env } from '../config/interpolate.js';
 import { SitesyncError } from '../messages/errors.js';
 import { packageVersion } from '../io/paths.js';
 import { apiRoot, ApiThread, header, JsonApi, wireText, type Answer, type CiService, type HttpOptions } from './http.js';
-import type { CommentThread } from './upsert.js';
+import type { CommentThread } from './plan-comment.js';
 
 /** GitLab's own limit is 1,000,000; the plan stays far below either way. */
 export const GITLAB_MAX_BODY = 1_000_000;

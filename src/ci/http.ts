@@ -12,7 +12,7 @@ import { SecretValues } from '../secrets/values.js';
 import { serviceMessage } from '../service/errors.js';
 import { checkedAddress } from '../model/address.js';
 import { ANSWER_DEADLINE_MS, AnswerTooLarge, classifyTransportError, deadline, readCapped } from '../service/transport.js';
-import type { CommentThread, ThreadComment } from './upsert.js';
+import type { CommentThread, ThreadComment } from './plan-comment.js';
 import { MAX_ANSWER_BYTES, MAX_RATE_LIMIT_WAIT_MS } from '../caps.js';
 
 export interface Answer {

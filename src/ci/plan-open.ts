@@ -15,7 +15,7 @@ import { markdownText } from '../messages/escape.js';
 import { splitApproved } from '../render/markdown.js';
 import { commitOf, fetchMergeRequestHeads, headRef, prefixOf } from './git.js';
 import type { OpenMergeRequest } from './gitlab.js';
-import { upsertPlanComment, type CommentThread, type UpsertOutcome } from './upsert.js';
+import { upsertPlanComment, type CommentThread, type UpsertOutcome } from './plan-comment.js';
 
 /** What planning one merge request's files gave. */
 export interface FilesPlan {

@@ -4,7 +4,7 @@
  */
 import { appendFile } from 'node:fs/promises';
 import { SitesyncError } from '../messages/errors.js';
-import { cutMarkdown } from './cut.js';
+import { cutMarkdown } from './cut-markdown.js';
 
 /**
  * GitHub takes at most 1 MiB per step; a UTF-16 unit is at most 3 bytes of UTF-8, so this many

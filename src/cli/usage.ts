@@ -3,7 +3,7 @@
  * and what was probably meant. Pure: the words come from yargs' message, the known flags and
  * commands from the parser. Values given to unknown flags are never repeated (one may be a key).
  */
-import { suggest } from '../config/suggest.js';
+import { suggest } from '../messages/suggest.js';
 
 export { CommandLineError } from '../messages/errors.js';
 

@@ -1,5 +1,5 @@
 /** `sitesync account`: the account behind each key (one, or each account of a file with accounts). */
-import type { Context } from '../io/terminal.js';
+import type { Context } from '../io/context.js';
 import { renderAccountJson, renderAccountText, type AccountView } from '../render/account.js';
 import { eachAccount } from '../run/each.js';
 import { throwIfLoneFailed } from '../run/failures.js';

@@ -3,7 +3,7 @@ import { resolve } from 'node:path';
 import { interruptedExitCode, UsageError } from '../messages/errors.js';
 import { printable } from '../messages/escape.js';
 import { assertOutputFile, writeAtomic, writeFailure } from '../io/files.js';
-import { confirmApply, type Context } from '../io/terminal.js';
+import { confirmApply, type Context } from '../io/context.js';
 import type { AccountOutcome, ApprovalCheck } from '../model/types.js';
 import { renderApplyMarkdown, renderApplyResults, resultLine } from '../render/apply-result.js';
 import { renderApprovalMarkdown, renderApprovalText } from '../render/approved.js';
@@ -143,7 +143,7 @@ async function openSaved(args: ApplyArgs, file: string, ctx: Context): Promise<I
       return verifySavedRun(saved, file, ctx);
     },
     refused: async (ready) => {
-      const refused = accountsError(failedAccounts(run), run.accounts.length, (n) => `${file} would be refused in ${n}; a saved plan is applied whole, so nothing was written`);
+      const refused = accountsError(failedAccounts(run), run.accounts.length, (n) => `${file} would be refused in ${n}`, { nothingWritten: { before: 'a saved plan is applied whole, so ' } });
       if (refused) throw refused;
       if (ready.length) return undefined;
       ctx.stdout.write('Nothing to apply.\n');

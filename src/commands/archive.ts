@@ -4,7 +4,7 @@ import { stat } from 'node:fs/promises';
 import { SitesyncError, UsageError } from '../messages/errors.js';
 import { printable } from '../messages/escape.js';
 import { GlobSet, globProblem } from '../model/domain.js';
-import type { Context } from '../io/terminal.js';
+import type { Context } from '../io/context.js';
 import { assertPatternsMatch } from '../planner/plan.js';
 import { archivedLine } from '../render/archive.js';
 import { ProgressLine, readingProgress } from '../render/progress.js';

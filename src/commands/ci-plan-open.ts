@@ -13,7 +13,7 @@ import { planOpenMergeRequests, type FilesPlan, type MergeRequestOutcome } from 
 import { ConfigError, formatDiagnostic, SitesyncError, UsageError } from '../messages/errors.js';
 import { printable } from '../messages/escape.js';
 import { failureOf } from '../run/open.js';
-import { colorsFor, type Context } from '../io/terminal.js';
+import { colorsFor, type Context } from '../io/context.js';
 import { ciHttp } from './ci.js';
 import { config, defineCommand, type CommandArgs } from './define.js';
 import { planCommand } from './plan.js';

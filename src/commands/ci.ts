@@ -5,13 +5,13 @@ import { assertOutputFile, writeAtomic, writeFailure } from '../io/files.js';
 import { ConfigError, SitesyncError, UsageError } from '../messages/errors.js';
 import { githubTarget, githubThread } from '../ci/github.js';
 import { gitlabTarget, gitlabThread } from '../ci/gitlab.js';
-import { cutMarkdown } from '../ci/cut.js';
+import { cutMarkdown } from '../ci/cut-markdown.js';
 import type { HttpOptions } from '../ci/http.js';
 import { appendJobSummary, summarySection } from '../ci/summary.js';
-import { findApprovedComment, upsertPlanComment, type CommentThread } from '../ci/upsert.js';
+import { findApprovedComment, upsertPlanComment, type CommentThread } from '../ci/plan-comment.js';
 import type { Env } from '../config/interpolate.js';
 import { printable } from '../messages/escape.js';
-import type { Context } from '../io/terminal.js';
+import type { Context } from '../io/context.js';
 import { defineCommand, type CommandArgs } from './define.js';
 
 export type Provider = 'github' | 'gitlab';

@@ -5,7 +5,7 @@
  * the command that reads it no longer compiles. Option entries are yargs option declarations:
  * `type`, `choices`, `alias` (one letter), `array`, `default`, `requiresArg`, `demandOption`.
  */
-import type { Context } from '../io/terminal.js';
+import type { Context } from '../io/context.js';
 
 export interface OptionSpec {
   type?: 'string' | 'boolean' | 'number';

@@ -5,7 +5,7 @@
 import { isAbsolute, resolve } from 'node:path';
 import { UsageError } from '../messages/errors.js';
 import { emulatorTotals, parseRateLimit, parseTrafficRule, startEmulator, type Emulator } from '../emulator/index.js';
-import type { Context } from '../io/terminal.js';
+import type { Context } from '../io/context.js';
 import { defineCommand, type CommandArgs } from './define.js';
 
 const options = {

@@ -10,7 +10,7 @@ import { assertOutputFile, namesDescriptor, writeAtomic, writeFailure } from '..
 import { packageVersion, schemaReference } from '../io/paths.js';
 import { renderAccountsExport, renderExport } from '../render/export.js';
 import { readingProgress } from '../render/progress.js';
-import type { Context } from '../io/terminal.js';
+import type { Context } from '../io/context.js';
 import { accountsFile, defineCommand, type CommandArgs } from './define.js';
 
 const options = {

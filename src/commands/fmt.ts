@@ -7,7 +7,7 @@ import { FILE_CHANGED, namesDescriptor, replaceIfUnchanged, withFileLocks } from
 import { SitesyncError } from '../messages/errors.js';
 import { renderFormatDiff } from '../render/format-diff.js';
 import { printable } from '../messages/escape.js';
-import type { Context } from '../io/terminal.js';
+import type { Context } from '../io/context.js';
 import { renderWarnings } from '../render/diagnostics.js';
 import { writeFailure } from '../io/files.js';
 import { config, defineCommand, type CommandArgs } from './define.js';

@@ -21,7 +21,7 @@ import { reportRequests } from '../run/requests.js';
 import { accountName, selectAccounts } from '../run/select.js';
 import { websitesCount } from '../render/counts.js';
 import { readingProgress } from '../render/progress.js';
-import type { Context } from '../io/terminal.js';
+import type { Context } from '../io/context.js';
 import { renderWarnings } from '../render/diagnostics.js';
 import { ignoredNote } from '../render/export.js';
 import { literal } from '../config/interpolate.js';
@@ -150,7 +150,7 @@ async function writeEdits<T extends { edits: FileEdit[] }>(
       const now = await chooseNow();
       const moved = now.edits.find((e) => !reads.has(e.path));
       if (moved) {
-        throw new SitesyncError(`${moved.shown}: the files changed while the service was read, and the websites now go into this file; nothing was written. Run import again`);
+        throw new SitesyncError(`${moved.shown}: the files changed while the service was read, and the websites now go into this file`, { nothingWritten: { after: '. Run import again' } });
       }
       // Every file edited in memory (and checked) before any is written.
       const texts = now.edits.map((edit) => ({ edit, read: reads.get(edit.path)!, after: editedText(edit, reads.get(edit.path)!, ctx) }));
@@ -191,7 +191,7 @@ function editedText(edit: FileEdit, read: FileText, ctx: Context): string {
     parseFile(after, edit.path, { env: ctx.env, lenientEnv: true }, edit.role);
   } catch (error) {
     if (!(error instanceof ConfigError)) throw error;
-    const wrapped = new SitesyncError(`${edit.shown}: the file with the websites added would not be a valid config (a bug in sitesync); nothing was written`);
+    const wrapped = new SitesyncError(`${edit.shown}: the file with the websites added would not be a valid config (a bug in sitesync)`, { nothingWritten: true });
     wrapped.details = error.diagnostics.map(formatDiagnostic);
     throw wrapped;
   }
@@ -205,7 +205,7 @@ async function writeEdit(edit: FileEdit, read: FileText, after: string, written:
   const mode = await stat(edit.path).then((s) => s.mode & 0o777, () => undefined);
   await replaceIfUnchanged(edit.path, read.raw, after, mode).catch((error: unknown) => {
     if ((error as NodeJS.ErrnoException).code === FILE_CHANGED) {
-      throw new SitesyncError(`${edit.shown}: another program changed the file while the websites were added; nothing was written${also}. Run import again`);
+      throw new SitesyncError(`${edit.shown}: another program changed the file while the websites were added`, { nothingWritten: { after: `${also}. Run import again` } });
     }
     const failure = writeFailure(error, edit.role === 'main' ? '-c' : 'import into', edit.shown);
     if (also) failure.message += also;

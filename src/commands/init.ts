@@ -18,7 +18,7 @@ import { storedName } from '../config/file-entry.js';
 import { recipesFor, type CiProvider } from '../ci/recipes.js';
 import { FILE_CHANGED, FILE_EXISTS, replaceIfUnchanged, withFileLocks, writeFailure, writeNew } from '../io/files.js';
 import { packageVersion, schemaReference, shownPath } from '../io/paths.js';
-import type { Context } from '../io/terminal.js';
+import type { Context } from '../io/context.js';
 import { ConfigError, SitesyncError } from '../messages/errors.js';
 import { printable } from '../messages/escape.js';
 import type { Config, LiveWebsite, Workspace } from '../model/types.js';

@@ -1,7 +1,7 @@
 /** `sitesync plan`: read the live accounts, print the plan; never writes to the service. */
 import { relative, resolve, sep } from 'node:path';
 import { assertOutputFile, writeFailure } from '../io/files.js';
-import { inCi, type Context } from '../io/terminal.js';
+import { inCi, type Context } from '../io/context.js';
 import { accountsCount, howMany } from '../render/counts.js';
 import { failureBlock } from '../render/run.js';
 import { PLAN_FORMAT_NAMES, renderPlanAs } from '../render/formats.js';

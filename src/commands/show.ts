@@ -9,7 +9,7 @@ import { SUMMARY_LIMIT } from '../ci/summary.js';
 import { PLAN_FORMAT_NAMES, renderPlanAs } from '../render/formats.js';
 import { defineCommand, type CommandArgs } from './define.js';
 import { CommandLineError } from '../messages/errors.js';
-import type { Context } from '../io/terminal.js';
+import type { Context } from '../io/context.js';
 
 const options = {
   format: { choices: PLAN_FORMAT_NAMES, default: 'text', describe: "Output format (markdown: the whole plan, up to a job summary's size)" },

@@ -7,7 +7,7 @@ import { NO_VERSION, NO_WEBSITES } from '../config/parse.js';
 import { ConfigError, type Diagnostic } from '../messages/errors.js';
 import type { Workspace } from '../model/types.js';
 import { renderDiagnosticsJson, renderGithubAnnotations } from '../render/diagnostics.js';
-import type { Context } from '../io/terminal.js';
+import type { Context } from '../io/context.js';
 import { renderWarnings } from '../render/diagnostics.js';
 import { config, defineCommand, type CommandArgs } from './define.js';
 

@@ -3,7 +3,7 @@
  * served from the website's own host? Exit 0 every website tracked, 2 some not, 1 a usage or
  * config error. Reads clients' pages only: nothing is sent to the service.
  */
-import type { Context } from '../io/terminal.js';
+import type { Context } from '../io/context.js';
 import { UsageError } from '../messages/errors.js';
 import { renderVerifyJson, renderVerifyMarkdown, renderVerifyText } from '../render/verify.js';
 import { openRun } from '../run/open.js';

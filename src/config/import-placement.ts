@@ -65,7 +65,7 @@ function defaultFile(workspace: Workspace, config: Config, included: string[]): 
 
 function notIncluded(intoShown: string, config: Config, included: string[], shownOf: (path: string) => string): SitesyncError {
   const whose = config.account ? `account ${config.account.name}` : 'the config file';
-  const error = new SitesyncError(`--into ${intoShown}: not the config file, and not a file ${whose} includes; nothing was written`);
+  const error = new SitesyncError(`--into ${intoShown}: not the config file, and not a file ${whose} includes`, { nothingWritten: true });
   error.details = [included.length ? `The files ${whose} includes: ${included.map(shownOf).join(', ')}.` : `It includes no file.`];
   return error;
 }

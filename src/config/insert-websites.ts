@@ -209,12 +209,12 @@ function withNotes(node: Node, notes: string[]): void {
 function writeNewList(text: string, doc: Document.Parsed, path: string[], list: Node | undefined, entries: NewWebsiteEntry[], eol: string): string {
   const owner = path.length === 1 ? doc.contents : doc.getIn(path.slice(0, -1), true);
   const whose = path.length === 1 ? 'the file' : `account ${path[1]}`;
-  if (!isMap(owner) || !owner.items.length) throw new SitesyncError(`${whose} holds no keys to add websites: to; nothing was written`);
+  if (!isMap(owner) || !owner.items.length) throw new SitesyncError(`${whose} holds no keys to add websites: to`, { nothingWritten: true });
   if (owner.flow) {
-    throw new SitesyncError(`${whose} is written as a flow mapping ({…}), where no block list of websites can go; write it in block style (sitesync fmt does), then import again; nothing was written`);
+    throw new SitesyncError(`${whose} is written as a flow mapping ({…}), where no block list of websites can go; write it in block style (sitesync fmt does), then import again`, { nothingWritten: true });
   }
   if (list !== undefined && !isSeq(list) && !(isScalar(list) && list.value === null)) {
-    throw new SitesyncError(`the websites of ${whose} are not a list; nothing was written`);
+    throw new SitesyncError(`the websites of ${whose} are not a list`, { nothingWritten: true });
   }
   const listKey = path.at(-1)!;
   const pair = owner.items.find((p) => isScalar(p.key) && p.key.value === listKey);
@@ -235,7 +235,7 @@ function writeNewList(text: string, doc: Document.Parsed, path: string[], list: 
   }
   const lost = missingComments(text, result);
   if (lost.length) {
-    const error = new SitesyncError(`adding to this websites list would lose ${lost.length === 1 ? 'a comment' : `${lost.length} comments`} of the file; nothing was written`);
+    const error = new SitesyncError(`adding to this websites list would lose ${lost.length === 1 ? 'a comment' : `${lost.length} comments`} of the file`, { nothingWritten: true });
     error.details = [...lost.map((c) => `lost: ${c}`), 'Write websites: as a block list (one "- domain: …" per line), or add the entries by hand.'];
     throw error;
   }
@@ -330,6 +330,6 @@ function assertOnlyAdded(result: string, before: unknown, path: string[], entrie
   const list = Array.isArray(holder[key]) ? (holder[key] as unknown[]) : (holder[key] = []);
   list.push(...entries.map((e) => e.entry));
   if (after.errors.length || !isDeepStrictEqual(after.toJS(), expected)) {
-    throw new SitesyncError('the edited file would not read as the old one with the new websites added (a bug in sitesync); nothing was written');
+    throw new SitesyncError('the edited file would not read as the old one with the new websites added (a bug in sitesync)', { nothingWritten: true });
   }
 }

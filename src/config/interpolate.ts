@@ -2,7 +2,7 @@
  * `${NAME}` takes the environment variable NAME; `$${` writes a literal `${`.
  */
 
-import type { Env } from '../io/terminal.js';
+import type { Env } from '../io/context.js';
 import type { PasswordSource } from '../model/types.js';
 
 export type { Env };

@@ -201,7 +201,8 @@ async function acquire(lock: string, waitMs: number, shown: string): Promise<voi
       const who = holder ? `process ${holder.pid}${holder.host === hostname() ? '' : ` on ${holder.host}`}` : 'another process';
       const waited = waitMs >= 1000 ? `${Math.round(waitMs / 1000)} s` : `${waitMs} ms`;
       throw new SitesyncError(
-        `${shown}: another sitesync (${who}) is editing this file; waited ${waited}, nothing was written. If no sitesync is running, remove ${join(dirname(shown), basename(lock))}`,
+        `${shown}: another sitesync (${who}) is editing this file`,
+        { nothingWritten: { before: `waited ${waited}, `, after: `. If no sitesync is running, remove ${join(dirname(shown), basename(lock))}` } },
       );
     }
     await sleep(pause + Math.random() * pause);
@@ -211,7 +212,7 @@ async function acquire(lock: string, waitMs: number, shown: string): Promise<voi
 function lockFailure(error: unknown, shown: string, lock: string): SitesyncError {
   const code = (error as NodeJS.ErrnoException).code;
   const why = code === 'EACCES' || code === 'EPERM' ? 'permission denied' : code === 'EROFS' ? 'the file system is read-only' : (code ?? (error as Error).message);
-  return new SitesyncError(`${shown}: cannot create the lock ${join(dirname(shown), basename(lock))} beside it (${why}); nothing was written`);
+  return new SitesyncError(`${shown}: cannot create the lock ${join(dirname(shown), basename(lock))} beside it (${why})`, { nothingWritten: true });
 }
 
 function parseOwner(text: string): { pid: number; host: string } | undefined {
@@ -353,5 +354,5 @@ export function writeFailure(error: unknown, flag: string, shown: string): Sites
           : `cannot write it (${code ?? (error as Error).message})`;
   // Written, but not as meant: the file is there, and says what is wrong with it.
   if (code === NOT_AS_WRITTEN) return new SitesyncError(`${flag} ${shown}: ${(error as Error).message.replace(/^.*?: read back, /, 'read back, ')}`);
-  return new SitesyncError(`${flag} ${shown}: ${why}; nothing was written`);
+  return new SitesyncError(`${flag} ${shown}: ${why}`, { nothingWritten: true });
 }

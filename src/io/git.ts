@@ -3,7 +3,7 @@
  * the C locale (what it says is read), in the environment the run was given.
  */
 import { execFile } from 'node:child_process';
-import type { Env } from './terminal.js';
+import type { Env } from './context.js';
 
 /** The environment git runs in: `env`, never prompting, in the C locale. */
 export function gitEnv(env: Env): NodeJS.ProcessEnv {

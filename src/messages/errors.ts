@@ -18,12 +18,39 @@ export function formatDiagnostic(d: Diagnostic): string {
   return `${where}: ${d.severity === 'warning' ? 'warning: ' : ''}${d.message}`;
 }
 
+/**
+ * That an error stopped everything before any write (to the service, or to a file): `true`, or
+ * the words just before and after "nothing was written" where the message says more around them
+ * (`{ before: 'a saved plan is applied whole, so ' }`).
+ */
+export type NothingWritten = true | { before?: string; after?: string };
+
+export interface SitesyncErrorOptions extends ErrorOptions {
+  nothingWritten?: NothingWritten;
+}
+
 /** An expected failure: the message is for the user, no stack trace. Exit code 1. */
 export class SitesyncError extends Error {
   override name = 'SitesyncError';
   /** Extra lines printed under the message (hints, lists). */
   details: string[] = [];
   exitCode = 1;
+  /**
+   * Nothing was written before it stopped. The message ends so, worded here once (the message,
+   * not its printer: the CLI, the library and the accounts' list of failures all show it).
+   */
+  readonly nothingWritten: boolean;
+
+  constructor(message: string, options: SitesyncErrorOptions = {}) {
+    const { nothingWritten, ...rest } = options;
+    super(nothingWritten ? `${message}${nothingWrittenEnding(nothingWritten)}` : message, rest);
+    this.nothingWritten = nothingWritten !== undefined;
+  }
+}
+
+function nothingWrittenEnding(said: NothingWritten): string {
+  const { before = '', after = '' } = said === true ? {} : said;
+  return `; ${before}nothing was written${after}`;
 }
 
 /** Wrong command-line usage (bad flag value, conflicting flags). */

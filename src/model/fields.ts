@@ -2,12 +2,16 @@
  * The website fields sitesync manages, one row each, in the order they are shown: how each is
  * read from a service record, written to the form, compared, shown, whether the service ever
  * returns it, when it may be sent, the service's default, and whether `defaults` may carry it.
- * The planner, the wire translation, the renderers and the saved-plan checks read this table;
- * adding a field is one row here, plus the two schemas (the file's and saved plans') and the emulator.
+ * The planner, the wire translation, the renderers and the saved-plan checks read this table, and
+ * the fields' part of both schemas (the file's and saved plans') is generated from it
+ * (field-schemas.ts): adding a field is one row here, and the emulator's answer.
  */
 import { neverMatchingReason } from './exclude-ips.js';
 import { fileBoolean, fileFlag, filePrivacy, listValue, readBool, readEnum, readList, type Raw } from './field-values.js';
 import { PRIVACY_NAMES, type FieldName, type FieldValue, type Flag, type Privacy } from './types.js';
+
+/** A JSON Schema (draft 2020-12) as data. */
+export type JsonSchema = { readonly [keyword: string]: unknown };
 
 export interface Field {
   name: FieldName;
@@ -45,6 +49,12 @@ export interface Field {
    * default, else the service's). False: enforced only where the website itself sets it.
    */
   inDefaults: boolean;
+  /**
+   * Its JSON Schema, which field-schemas.ts writes into the schema files: as the config file
+   * writes it (a website's key, and `defaults`' when `inDefaults`), and in a saved plan's change
+   * (`before`: as the live website holds it; `after`: as it is sent).
+   */
+  schema: { file: JsonSchema; before: JsonSchema; after: JsonSchema };
 }
 
 /** What most fields share: shown by the service, settable always, enforced everywhere. */
@@ -67,6 +77,7 @@ function flagField(name: FieldName, serviceDefault: Flag): Field {
     compare: 'scalar',
     show,
     serviceDefault,
+    schema: { file: { $ref: '#/$defs/flag' }, before: { enum: [0, 1] }, after: { enum: [0, 1] } },
   };
 }
 
@@ -85,6 +96,11 @@ function listField(name: FieldName, checks: EntryChecks = {}): Field {
     write: (value) => (value as string[]).join('\n'),
     compare: 'set',
     serviceDefault: [],
+    schema: {
+      file: { $ref: '#/$defs/list' },
+      before: { type: 'array', items: { type: 'string' } },
+      after: { type: 'array', items: { $ref: '#/$defs/sentEntry' } },
+    },
   };
 }
 
@@ -99,6 +115,7 @@ export const FIELDS: readonly Field[] = [
     compare: 'scalar',
     show: (value) => (typeof value === 'number' ? (PRIVACY_NAMES[value] ?? String(value)) : undefined),
     serviceDefault: 0,
+    schema: { file: { $ref: '#/$defs/privacy' }, before: { enum: [0, 1, 2] }, after: { enum: [0, 1, 2] } },
   },
   {
     ...SETTING,
@@ -110,6 +127,17 @@ export const FIELDS: readonly Field[] = [
     unset: '(not set)',
     writeOnly: true,
     inDefaults: false,
+    schema: {
+      file: {
+        description: 'Write-only: never printed, never saved in clear. Use ${NAME} to take it from the environment.',
+        type: 'string',
+        minLength: 1,
+        maxLength: 128,
+      },
+      // Whether one is set; sent, it is never written out.
+      before: { type: 'boolean' },
+      after: { const: '(sensitive)' },
+    },
   },
   flagField('email', 0),
   flagField('exclude_bots', 1),
@@ -131,6 +159,7 @@ export const FIELDS: readonly Field[] = [
     onCreate: false,
     serviceDefault: false,
     inDefaults: false,
+    schema: { file: { type: 'boolean' }, before: { type: 'boolean' }, after: { type: 'boolean' } },
   },
 ];
 

@@ -42,13 +42,13 @@ export function refusals(plan: Plan, config: Config, consents: Consents): Sitesy
 /** `--require-approved`: why apply writes nothing — a plan that is not the approved one, or a file with nothing to compare with; undefined when it is as approved. */
 export function approvalRefusal(check: ApprovalCheck): SitesyncError | undefined {
   if (check.unavailable) {
-    const error = new SitesyncError(`--require-approved: ${check.unavailable}; nothing was written`);
+    const error = new SitesyncError(`--require-approved: ${check.unavailable}`, { nothingWritten: true });
     error.details = ['Apply what a reviewed plan comment approved: give its text with --approved FILE (sitesync ci approved -o FILE fetches it).'];
     return error;
   }
   if (check.differences.length === 0) return undefined;
   const n = check.differences.length;
-  const error = new SitesyncError(`--require-approved: the plan differs from the one approved in ${check.file} (${n} ${n === 1 ? 'difference' : 'differences'}, ${check.why}); nothing was written`);
+  const error = new SitesyncError(`--require-approved: the plan differs from the one approved in ${check.file} (${n} ${n === 1 ? 'difference' : 'differences'}, ${check.why})`, { nothingWritten: true });
   error.details = ['Make a new plan in a pull request and have it reviewed, then apply that.'];
   return error;
 }
@@ -68,7 +68,7 @@ export function assertNoKeyAsPassword(plan: Plan, isKey: (value: string) => bool
     });
   if (domains.length === 0) return;
   const error = new SitesyncError(
-    `the password of ${domains.join(', ')} is the API key: the service would store the key as a website password; nothing was written`,
+    `the password of ${domains.join(', ')} is the API key: the service would store the key as a website password`, { nothingWritten: true },
   );
   error.details = ['Give the website a password of its own (password: ${NAME}, NAME set to another value).'];
   throw error;
@@ -85,7 +85,7 @@ export function passwordsFrom(plan: Plan, config: Config, shownConfig: string): 
   const missing = plan.changes.filter((c) => c.fields.includes('password') && passwordFor(c.domain) === undefined).map((c) => c.domain);
   if (missing.length) {
     const error = new SitesyncError(
-      `the plan sends a password for ${missing.join(', ')}, but ${shownConfig} sets none for ${missing.length === 1 ? 'it' : 'them'}; nothing was written`,
+      `the plan sends a password for ${missing.join(', ')}, but ${shownConfig} sets none for ${missing.length === 1 ? 'it' : 'them'}`, { nothingWritten: true },
     );
     error.details = ['Make the plan again from the file.'];
     throw error;

@@ -54,25 +54,25 @@ export function safetyWarnings(safety: SafetyCheck, limit: LimitCheck): string[]
 export function assertSafe(plan: Pick<Plan, 'safety' | 'limit' | 'changes'>, force: boolean, retireIn = 'the file'): void {
   const { safety, limit } = plan;
   if (safety.exceeded && !force) {
-    const error = new SafetyError(`refusing to delete ${describeShare(safety)}; nothing was written`);
+    const error = new SafetyError(`refusing to delete ${describeShare(safety)}`, { nothingWritten: true });
     error.details = ['Check the file and the plan; pass --force if this is intended (safety.max_delete_percent, safety.min_existing).'];
     throw error;
   }
   if (safety.empty_file && !force) {
-    const error = new SafetyError(`the file lists no websites, and the plan would delete ${safety.deletes}; nothing was written`);
+    const error = new SafetyError(`the file lists no websites, and the plan would delete ${safety.deletes}`, { nothingWritten: true });
     error.details = ['An empty file never deletes anything without --force.'];
     throw error;
   }
   if (limit.exceeded) {
     throw new SafetyError(
-      `the account's plan allows ${limit.limit} websites, and after this plan it would hold ${limit.after}; nothing was written`,
+      `the account's plan allows ${limit.limit} websites, and after this plan it would hold ${limit.after}`, { nothingWritten: true },
     );
   }
   const active = plan.changes.filter((c) => c.action === 'delete' && safety.active?.includes(c.domain));
   if (active.length) {
     const one = active.length === 1;
     const error = new SafetyError(
-      `refusing to delete ${one ? 'a website' : `${active.length} websites`} with recent traffic, and ${one ? 'its' : 'their'} history with ${one ? 'it' : 'them'}; nothing was written`,
+      `refusing to delete ${one ? 'a website' : `${active.length} websites`} with recent traffic, and ${one ? 'its' : 'their'} history with ${one ? 'it' : 'them'}`, { nothingWritten: true },
     );
     error.details = [
       ...active.map((c) => `${c.domain}: ${c.action === 'delete' ? describeTraffic(c) : ''}`),

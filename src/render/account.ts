@@ -2,7 +2,7 @@
 import { jsonUnicodeEscapes, printable } from '../messages/escape.js';
 import type { Account, Failure } from '../model/types.js';
 import { percentOf, type AccountUsage } from '../model/quota.js';
-import type { Colors } from '../io/terminal.js';
+import type { Colors } from '../io/context.js';
 import { failureBlock, failureLines, sectionHeader } from './run.js';
 
 /** One account as the service shows it, or why it could not be read. */

@@ -4,7 +4,7 @@
  */
 import { markdownCode, markdownText, printable } from '../messages/escape.js';
 import type { AccountOutcome, Change, ChangeResult, ExecuteResult } from '../model/types.js';
-import type { Colors } from '../io/terminal.js';
+import type { Colors } from '../io/context.js';
 import { accountsCount } from './counts.js';
 import { failureBlock, failureLines, sectionHeader } from './run.js';
 import { changeTitle } from './values.js';

@@ -6,7 +6,7 @@
 import pc from 'picocolors';
 import { markdownCode, markdownText, printable } from '../messages/escape.js';
 import type { ApprovalCheck, ApprovalDifference } from '../model/types.js';
-import type { Colors } from '../io/terminal.js';
+import type { Colors } from '../io/context.js';
 
 const changes = (n: number) => `${n} change${n === 1 ? '' : 's'}`;
 

@@ -1,6 +1,6 @@
 /** What sitesync says about an archive it wrote. Pure. */
 import { printable } from '../messages/escape.js';
-import type { Colors } from '../io/terminal.js';
+import type { Colors } from '../io/context.js';
 import { count } from '../planner/traffic-words.js';
 
 /**
@@ -15,7 +15,7 @@ export function archivedLine(label: string, written: { json: string; archive: Ar
   return `${c.green('✓')} ${printable(label)} (id ${archive.website.id}): ${count(archive.totals.pageviews)} pageviews, ${span}, ${archive.requests} requests → ${printable(written.json)} (and .csv)${check}`;
 }
 
-/** What the line says of an archive (archive/format.ts's Archive has all of it). */
+/** What the line says of an archive (archive/file.ts's Archive has all of it). */
 interface ArchiveSummary {
   website: { id: number };
   totals: { pageviews: number };

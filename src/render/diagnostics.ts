@@ -5,7 +5,7 @@
 import { isAbsolute, relative, sep } from 'node:path';
 import { formatDiagnostic, type Diagnostic } from '../messages/errors.js';
 import { jsonUnicodeEscapes, printable } from '../messages/escape.js';
-import type { Colors } from '../io/terminal.js';
+import type { Colors } from '../io/context.js';
 
 /** The file as the repository names it: relative to the working directory, with `/`. */
 function shownFile(file: string, cwd: string): string {

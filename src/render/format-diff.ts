@@ -1,6 +1,6 @@
 /** What `sitesync fmt --check` shows: a unified diff of a file against its formatted text. */
 import { createTwoFilesPatch } from 'diff';
-import type { Colors } from '../io/terminal.js';
+import type { Colors } from '../io/context.js';
 
 export function renderFormatDiff(shown: string, before: string, after: string, c: Colors): string {
   const patch = createTwoFilesPatch(shown, shown, before, after, undefined, undefined, { context: 3 });

@@ -4,7 +4,7 @@
  */
 import pc from 'picocolors';
 import type { AccountPlan } from '../model/types.js';
-import type { Colors } from '../io/terminal.js';
+import type { Colors } from '../io/context.js';
 import type { CutNote } from './markdown.js';
 import { renderRunJson, renderRunMarkdown, renderRunText } from './run.js';
 

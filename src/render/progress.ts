@@ -2,7 +2,7 @@
  * Progress for long work. On a terminal: one live line, redrawn at most ten times a second and
  * cleared at the end. Elsewhere (CI logs): nothing here; callers print one line per item.
  */
-import type { Stream } from '../io/terminal.js';
+import type { Stream } from '../io/context.js';
 
 export interface ProgressCounts {
   done: number;

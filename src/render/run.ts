@@ -7,7 +7,7 @@
 import pc from 'picocolors';
 import { jsonUnicodeEscapes, markdownCode, markdownText, printable } from '../messages/escape.js';
 import type { AccountPlan, Failure, Summary } from '../model/types.js';
-import type { Colors } from '../io/terminal.js';
+import type { Colors } from '../io/context.js';
 import { accountsCount, websitesCount } from './counts.js';
 import { jsonChange } from './json.js';
 import { approvedBlock, markerFor, renderMarkdown, type CutNote } from './markdown.js';

@@ -2,7 +2,7 @@
 import pc from 'picocolors';
 import { FIELD } from '../model/fields.js';
 import type { Change, FieldChange, Plan } from '../model/types.js';
-import type { Colors } from '../io/terminal.js';
+import type { Colors } from '../io/context.js';
 import { listDelta } from '../planner/values.js';
 import { printable } from '../messages/escape.js';
 import { moveNote } from '../planner/moves.js';

@@ -4,7 +4,7 @@
  * escaped where it lands (terminal, markdown, JSON). Pure.
  */
 import { jsonUnicodeEscapes, markdownCode, printable } from '../messages/escape.js';
-import type { Colors } from '../io/terminal.js';
+import type { Colors } from '../io/context.js';
 import type { Finding } from '../verify/findings.js';
 import { MAX_PAGE_BYTES } from '../caps.js';
 

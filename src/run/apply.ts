@@ -7,7 +7,7 @@ import { passwordsFrom, refusals, type Consents } from '../planner/gate.js';
 import type { AccountOutcome, ChangeResult, DeleteChange, Move } from '../model/types.js';
 import { goesFirst } from '../planner/moves.js';
 import { archiverFor } from './archive.js';
-import type { Context } from '../io/terminal.js';
+import type { Context } from '../io/context.js';
 import { eachAccount } from './each.js';
 import type { FailedAccount } from './failures.js';
 import { fail, failureOf, type Run, type RunAccount } from './open.js';

@@ -8,7 +8,7 @@
 import { mkdir, stat, unlink } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { archiveProblem } from '../archive/check.js';
-import { ARCHIVE_NAMES, ArchiveError, archiveBaseName, archiveCsv, archiveJson, assembleArchive, DIMENSION_NAMES, type Archive, type ArchiveName } from '../archive/format.js';
+import { ARCHIVE_NAMES, ArchiveError, archiveBaseName, archiveCsv, archiveJson, assembleArchive, DIMENSION_NAMES, type Archive, type ArchiveName } from '../archive/file.js';
 import { IS_A_LINK, writeFailure, writeNewChecked } from '../io/files.js';
 import { packageVersion, shownPath } from '../io/paths.js';
 import { HistoryShrunkError, SitesyncError } from '../messages/errors.js';

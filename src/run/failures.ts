@@ -5,7 +5,7 @@
  * read") and whose details name each account and its reason, so that the others' work is still
  * shown or done where the command allows it.
  */
-import { SitesyncError } from '../messages/errors.js';
+import { SitesyncError, type SitesyncErrorOptions } from '../messages/errors.js';
 import type { Failure } from '../model/types.js';
 import { howMany } from '../render/counts.js';
 import type { Run } from './open.js';
@@ -29,13 +29,13 @@ export function failedAccounts(run: Run): FailedAccount[] {
 /**
  * The command's error for `failed` accounts of a run of `of`, or undefined when none failed. A
  * lone unnamed account: its own error. Named: `headline(howMany(…))` ends the first line, each
- * account is a detail with its reason's lines indented.
+ * account is a detail with its reason's lines indented; `options` are the named accounts' error's.
  */
-export function accountsError(failed: readonly FailedAccount[], of: number, headline: (howMany: string) => string): unknown {
+export function accountsError(failed: readonly FailedAccount[], of: number, headline: (howMany: string) => string, options?: SitesyncErrorOptions): unknown {
   if (failed.length === 0) return undefined;
   const lone = failed.length === 1 && failed[0]!.name === '' ? failed[0]! : undefined;
   if (lone) return lone.error ?? Object.assign(new SitesyncError(lone.failure.message), { details: [...lone.failure.details] });
-  const error = new SitesyncError(headline(howMany(failed.length, of)));
+  const error = new SitesyncError(headline(howMany(failed.length, of)), options);
   error.details = failed.flatMap((a) => [`${a.name}: ${a.failure.message}`, ...a.failure.details.map((d) => `  ${d}`)]);
   return error;
 }

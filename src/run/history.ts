@@ -8,7 +8,7 @@ import pLimit from 'p-limit';
 import { SitesyncError } from '../messages/errors.js';
 import { ApiError } from '../service/errors.js';
 import type { Config, Plan } from '../model/types.js';
-import { deletesOf, withHistory, type TrafficRead } from '../planner/history.js';
+import { deletesOf, withHistory, type TrafficRead } from '../planner/retire.js';
 import type { ServiceClient } from '../service/client.js';
 
 /** One account's plan with its deletes' traffic. */

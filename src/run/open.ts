@@ -15,7 +15,7 @@ import { type Account, type Config, type Failure, type LiveWebsite, type Plan, t
 import { ServiceClient } from '../service/client.js';
 import type { ConnectionFlags } from '../service/connection.js';
 import { Pacer } from '../service/pacer.js';
-import type { Context } from '../io/terminal.js';
+import type { Context } from '../io/context.js';
 import { connectionsOf, missingKeys, type Connection } from './connect.js';
 import { checkTrust } from './trust.js';
 import { accountName, selectAccounts } from './select.js';

@@ -5,7 +5,7 @@ import { SitesyncError } from '../messages/errors.js';
 import { eachAccount } from './each.js';
 import { accountsError, failedAccounts } from './failures.js';
 import { fail, type Run, type RunAccount } from './open.js';
-import type { Context } from '../io/terminal.js';
+import type { Context } from '../io/context.js';
 
 /** Pages read so far and pages known, across every account being read. */
 export type ReadProgress = (done: number, total: number) => void;
@@ -96,7 +96,7 @@ export function assertDistinctAccounts(accounts: readonly RunAccount[]): void {
     byIdentity.set(identity, [...others, a]);
   }
   if (lines.length === 0) return;
-  const error = new SitesyncError(`${lines[0]}; nothing was written`);
+  const error = new SitesyncError(`${lines[0]}`, { nothingWritten: true });
   error.details = lines.slice(1);
   throw error;
 }

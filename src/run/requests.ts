@@ -1,5 +1,5 @@
 /** `--verbose`: per account, how many requests the run made, and what for; every online command ends with it. */
-import type { Context } from '../io/terminal.js';
+import type { Context } from '../io/context.js';
 import { requestsLine } from '../render/run.js';
 import type { Run } from './open.js';
 

@@ -13,7 +13,7 @@ import { shrunkSince } from '../planner/history-grows.js';
 import { Scope } from '../planner/scope.js';
 import type { ServiceClient } from '../service/client.js';
 import type { ConnectionFlags } from '../service/connection.js';
-import type { Context } from '../io/terminal.js';
+import type { Context } from '../io/context.js';
 import { eachAccount } from './each.js';
 import { accountsError } from './failures.js';
 import { connectRun, failureOf, type Run, type RunAccount } from './open.js';
@@ -41,18 +41,18 @@ export async function openSavedRun(planfile: string, flags: ConnectionFlags & Co
   const { workspace, shown } = await loadSavedConfig(saved.saved, resolve(ctx.cwd, config), config, planfile, ctx.env);
   const unnamed = saved.accounts.some((a) => a.name === null);
   if (unnamed !== !workspace.multi) {
-    throw new SitesyncError(`${planfile} was made for ${unnamed ? 'one account' : 'a file with accounts'}, and ${shown} ${workspace.multi ? 'holds accounts' : 'holds one account'}; nothing was written`);
+    throw new SitesyncError(`${planfile} was made for ${unnamed ? 'one account' : 'a file with accounts'}, and ${shown} ${workspace.multi ? 'holds accounts' : 'holds one account'}`, { nothingWritten: true });
   }
   const configs = saved.accounts.map(({ name }) => {
     const config = workspace.configs.find((c) => accountName(c) === (name ?? ''));
-    if (!config) throw new SitesyncError(`${planfile} plans the account ${name}, which ${shown} does not hold; nothing was written`);
+    if (!config) throw new SitesyncError(`${planfile} plans the account ${name}, which ${shown} does not hold`, { nothingWritten: true });
     return config;
   });
   assertConsents(saved, configs, planfile, flags);
   if (flags.trustedConfig) {
     const { untrusted } = await checkTrust(workspace, configs, flags.trustedConfig, ctx.cwd, shown);
     if (untrusted.size) {
-      throw new SitesyncError(`${planfile} plans ${[...untrusted].map((c) => `account ${accountName(c)}`).join(', ')}, whose connection the trusted config does not hold; a saved plan is applied whole, so nothing was written`);
+      throw new SitesyncError(`${planfile} plans ${[...untrusted].map((c) => `account ${accountName(c)}`).join(', ')}, whose connection the trusted config does not hold`, { nothingWritten: { before: 'a saved plan is applied whole, so ' } });
     }
   }
   const run = await connectRun(workspace, configs, flags, ctx, shown);
@@ -60,7 +60,7 @@ export async function openSavedRun(planfile: string, flags: ConnectionFlags & Co
     const planned = saved.accounts[i]!.base_url;
     if (a.connection.baseUrl !== planned) {
       await run.close();
-      throw new SitesyncError(`${planfile} was made for ${planned}${a.name ? ` for the account ${a.name}` : ''}, not ${a.connection.baseUrl}; nothing was written`);
+      throw new SitesyncError(`${planfile} was made for ${planned}${a.name ? ` for the account ${a.name}` : ''}, not ${a.connection.baseUrl}`, { nothingWritten: true });
     }
   }
   return { run, saved };
@@ -76,7 +76,7 @@ export async function verifySavedRun({ run, saved }: SavedRun, shownPlan: string
   const outcomes = await eachAccount(run.accounts, (a) => a.connection.installation, (a) => verifyAccount(a, saved, shownPlan, run.shown));
   assertDistinctAccounts(run.accounts);
   const failed = outcomes.flatMap((o) => (o.ok ? [] : [{ name: o.item.name, failure: failureOf(o.error, ctx), error: o.error }]));
-  const error = accountsError(failed, run.accounts.length, (n) => `${shownPlan} could not be checked in ${n}; a saved plan is applied whole, so nothing was written`);
+  const error = accountsError(failed, run.accounts.length, (n) => `${shownPlan} could not be checked in ${n}`, { nothingWritten: { before: 'a saved plan is applied whole, so ' } });
   if (error) throw error;
   const problems = outcomes.flatMap((o) => (o.ok ? o.value.problems.map((p) => named(o.item, p)) : []));
   if (problems.length) {
@@ -84,7 +84,7 @@ export async function verifySavedRun({ run, saved }: SavedRun, shownPlan: string
   }
   const stale = outcomes.flatMap((o) => (o.ok ? o.value.stale.map((p) => named(o.item, p)) : []));
   if (stale.length) {
-    const error = new StalePlanError(`${shownPlan} is stale: ${stale.length} of its ${saved.changes.length} changes no longer match the service; nothing was written`);
+    const error = new StalePlanError(`${shownPlan} is stale: ${stale.length} of its ${saved.changes.length} changes no longer match the service`, { nothingWritten: true });
     error.details = [...stale, 'Make a new plan (sitesync plan --out FILE) and review it.'];
     throw error;
   }
@@ -187,7 +187,7 @@ async function readTouched(changes: Numbered[], client: ServiceClient, total: nu
 function assertSameAccount(planned: SavedPlan['accounts'][number]['account'], live: Account, shownPlan: string): void {
   const same = planned !== null && (planned.id !== null && live.id !== null ? String(planned.id) === String(live.id) : planned.email === live.email);
   if (same) return;
-  const error = new SitesyncError(`${shownPlan} was made for the account ${describe(planned)}, but the key belongs to ${describe(live)}; nothing was written`);
+  const error = new SitesyncError(`${shownPlan} was made for the account ${describe(planned)}, but the key belongs to ${describe(live)}`, { nothingWritten: true });
   error.details = ['Apply it with a key of the account it was made for, or make a new plan with this key.'];
   throw error;
 }

@@ -1,5 +1,5 @@
 /** Which accounts of a workspace a run works on (`--account NAME`…), and their names. */
-import { suggest } from '../config/suggest.js';
+import { suggest } from '../messages/suggest.js';
 import { UsageError } from '../messages/errors.js';
 import type { Config, Workspace } from '../model/types.js';
 

@@ -8,7 +8,7 @@
 import { resolve } from 'node:path';
 import { ConfigError, SitesyncError } from '../messages/errors.js';
 import { readTextFile } from '../config/read.js';
-import type { Context } from '../io/terminal.js';
+import type { Context } from '../io/context.js';
 import type { AccountPlan, Action, ApprovalCheck, ApprovalDifference, ApprovedAccount, ApprovedPlan, Change } from '../model/types.js';
 import { changeDigest, changesDigest, unarchived } from '../planner/digest.js';
 import { APPROVED_BLOCK } from '../render/markdown.js';

@@ -18,7 +18,7 @@ import { repositoryPath, type SavedMeta } from './file.js';
 export async function loadSavedConfig(saved: SavedMeta, file: string, shown: string, shownPlan: string, env: Env): Promise<{ workspace: Workspace; shown: string }> {
   const again = `Make the plan again: sitesync plan${shown === 'sitesync.yaml' ? '' : ` -c ${shown}`} --out ${shownPlan}`;
   const refuse = (message: string, advice = `A saved plan takes its passwords only from the config file it was made from. ${again}`): never => {
-    const error = new SitesyncError(`${message}; nothing was written`);
+    const error = new SitesyncError(message, { nothingWritten: true });
     error.details = [advice];
     throw error;
   };

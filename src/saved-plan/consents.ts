@@ -54,7 +54,7 @@ export function assertConsents(saved: SavedPlan, configs: readonly Config[], fil
     why.push(`${file} sends write-only values (passwords, lists the service does not show) that the config file does not change, to ${sites.length === 1 ? sites[0] : `${sites.length} websites (${sites.slice(0, 3).join(', ')}${sites.length > 3 ? ', …' : ''})`}`);
   }
   if (asks.length) {
-    const error = new SitesyncError(`${why.join('; and ')}; nothing was written`);
+    const error = new SitesyncError(`${why.join('; and ')}`, { nothingWritten: true });
     error.details = [`Review the plan (sitesync show ${file}), then apply it with ${asks.join(' ')} to confirm: sitesync apply ${asks.join(' ')} ${file}`];
     throw error;
   }

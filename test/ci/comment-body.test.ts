@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { commentIdOf, isPlanComment, planCommentBody } from '../../src/ci/comment-body.js';
 import { nextLink } from '../../src/ci/http.js';
-import { pickPlanComment, type ThreadComment } from '../../src/ci/upsert.js';
+import { pickPlanComment, type ThreadComment } from '../../src/ci/plan-comment.js';
 import { MARKER, markerFor } from '../../src/render/markdown.js';
 
 const options = { limit: 65_536, service: 'GitHub' };

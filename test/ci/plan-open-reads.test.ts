@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { planOpenMergeRequests, type FilesPlan } from '../../src/ci/plan-open.js';
-import type { CommentThread, ThreadComment } from '../../src/ci/upsert.js';
+import type { CommentThread, ThreadComment } from '../../src/ci/plan-comment.js';
 import { cleanEnv } from '../helpers/cli.js';
 import { git } from './pull-request-repo.js';
 

@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it, onTestFinished } from 'vitest';
 import { spreadTraffic, startEmulator } from '../../src/emulator/index.js';
-import { ARCHIVE_NAMES } from '../../src/archive/format.js';
+import { ARCHIVE_NAMES } from '../../src/archive/file.js';
 import { bin, cleanEnv, runCli } from '../helpers/cli.js';
 import { KEY, scenario, writes, type Scenario } from '../helpers/scenario.js';
 

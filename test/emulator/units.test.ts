@@ -11,7 +11,7 @@ import { normalizeDomain } from '../../src/emulator/store.js';
 import { parseRateLimit, Throttle } from '../../src/emulator/throttle.js';
 import { summarize } from '../../src/emulator/validation.js';
 import { SecretValues } from '../../src/secrets/values.js';
-import type { Context } from '../../src/io/terminal.js';
+import type { Context } from '../../src/io/context.js';
 import { call } from './helpers.js';
 
 describe('Throttle', () => {

@@ -4,7 +4,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { archiveProblem } from '../../src/archive/check.js';
-import { ARCHIVE_NAMES, ArchiveError, archiveBaseName, archiveCsv, archiveJson, assembleArchive, type ArchiveInput, type ArchiveName, type Row } from '../../src/archive/format.js';
+import { ARCHIVE_NAMES, ArchiveError, archiveBaseName, archiveCsv, archiveJson, assembleArchive, type ArchiveInput, type ArchiveName, type Row } from '../../src/archive/file.js';
 import { ProgressLine } from '../../src/render/progress.js';
 
 const READ_AT = new Date('2026-11-23T10:00:00.000Z');

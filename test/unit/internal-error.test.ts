@@ -5,7 +5,7 @@ import { report } from '../../src/cli.js';
 import { COMMAND_TABLE } from '../../src/cli/table.js';
 import { ConfigError } from '../../src/messages/errors.js';
 import { SecretValues } from '../../src/secrets/values.js';
-import type { Context } from '../../src/io/terminal.js';
+import type { Context } from '../../src/io/context.js';
 
 function context(verbose: boolean): { ctx: Context; stderr: () => string } {
   let text = '';

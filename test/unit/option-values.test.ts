@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { COMMAND_TABLE, GLOBAL_OPTIONS, type OptionSpec } from '../../src/cli/table.js';
 import { main } from '../../src/cli.js';
-import type { Io } from '../../src/io/terminal.js';
+import type { Io } from '../../src/io/context.js';
 
 let dir: string;
 beforeAll(async () => {

@@ -12,7 +12,7 @@ import { Scope } from '../planner/scope.js';
 import type { LiveWebsite } from '../model/types.js';
 import { eachAccount } from '../run/each.js';
 import { fail, type Run, type RunAccount } from '../run/open.js';
-import type { Context } from '../io/terminal.js';
+import type { Context } from '../io/context.js';
 import { monthStart, monthUsage, QUOTA_WARNING, type AccountUsage } from '../model/quota.js';
 import { monthPageviews } from '../run/usage.js';
 import type { SilentWebsite } from './drift-body.js';

@@ -91,7 +91,7 @@ export function colorsFor(stream: Stream, env: Env, flag: boolean | undefined): 
 export async function confirmApply(ctx: Context): Promise<void> {
   if (!ctx.stdin.isTTY) {
     throw new NotApprovedError(
-      'apply asks before it writes, and there is no terminal to ask on: pass --auto-approve (e.g. in CI), or run it in a terminal; nothing was written',
+      'apply asks before it writes, and there is no terminal to ask on: pass --auto-approve (e.g. in CI), or run it in a terminal', { nothingWritten: true },
     );
   }
   const rl = createInterface({ input: ctx.stdin, output: ctx.stdout as NodeJS.WritableStream, terminal: false });
@@ -99,7 +99,7 @@ export async function confirmApply(ctx: Context): Promise<void> {
   try {
     const answer = await new Promise<string>((resolveAnswer, reject) => {
       // Ctrl-C at the question is an interruption like any other: exit 130, as the shell expects.
-      onAbort = () => reject(new InterruptedError('interrupted at the question; nothing was written'));
+      onAbort = () => reject(new InterruptedError('interrupted at the question', { nothingWritten: true }));
       ctx.signal.addEventListener('abort', onAbort, { once: true });
       rl.question(`\n${ctx.out.bold('Apply?')} Only "yes" applies these changes. (yes/no) `).then(resolveAnswer, reject);
       // The input ended (Ctrl-D) without an answer.
@@ -108,7 +108,7 @@ export async function confirmApply(ctx: Context): Promise<void> {
     if (answer.trim() !== 'yes') {
       // "y" is no "yes": said, so that the next run is answered as asked.
       const why = /^y(es)?$/i.test(answer.trim()) ? ` (only "yes", in full, applies: you typed "${answer.trim()}")` : '';
-      throw new NotApprovedError(`apply was cancelled; nothing was written${why}`);
+      throw new NotApprovedError('apply was cancelled', { nothingWritten: { after: why } });
     }
   } finally {
     ctx.signal.removeEventListener('abort', onAbort);

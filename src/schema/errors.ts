@@ -1,0 +1,294 @@
+/**
+ * The one worder of schema errors: validates data against one of sitesync's schemas
+ * (validators.ts) and turns ajv's errors into messages a person can act on, in the file's order,
+ * each once. A config file's (YAML) are worded at the path they point to, for its FILE:LINE:COL;
+ * a JSON file's (a saved plan) as `changes[3].id: …`.
+ */
+import type { ErrorObject } from 'ajv/dist/2020.js';
+import { fieldOf } from '../model/fields.js';
+import { suggest } from '../messages/suggest.js';
+import { schemaValidator, type SchemaName } from './validators.js';
+
+/** Where in the data: keys and list indexes. */
+export type Path = ReadonlyArray<string | number>;
+
+export interface SchemaIssue {
+  path: Path;
+  /** Point at the key (unknown key) rather than at the value. */
+  atKey: boolean;
+  message: string;
+}
+
+interface SchemaNode {
+  properties?: Record<string, unknown>;
+  enum?: unknown[];
+  const?: unknown;
+  type?: string | string[];
+}
+
+/** Every way the data departs from the schema; none when it matches. `json`: worded for a JSON file. */
+export function schemaIssues(name: SchemaName, data: unknown, words: 'yaml' | 'json'): SchemaIssue[] {
+  const validate = schemaValidator(name);
+  if (validate(data)) return [];
+  const errors = validate.errors ?? [];
+  const issues: SchemaIssue[] = [];
+  const seen = new Set<string>();
+  const typed = new Set<string>();
+  // Inside "null or an object": when the value is an object, what is wrong inside it is the news.
+  const within = (e: ErrorObject) => errors.some((o) => o !== e && o.instancePath.startsWith(`${e.instancePath}/`));
+  for (const error of errors) {
+    // "must match the then schema" only repeats the errors found inside it.
+    if (error.keyword === 'if') continue;
+    if ((error.keyword === 'anyOf' || (error.keyword === 'type' && error.schema === 'null')) && within(error)) continue;
+    // One type message per value: a plan's `id` fails both its own type and the action's.
+    if (error.keyword === 'type') {
+      if (typed.has(error.instancePath)) continue;
+      typed.add(error.instancePath);
+    }
+    const issue = words === 'json' ? describeInJson(error) : describeInFile(error);
+    const id = `${issue.path.join('/')}|${issue.message}`;
+    if (!seen.has(id)) {
+      seen.add(id);
+      issues.push(issue);
+    }
+  }
+  return issues;
+}
+
+function parsePointer(pointer: string): (string | number)[] {
+  if (pointer === '') return [];
+  return pointer
+    .slice(1)
+    .split('/')
+    .map((s) => s.replace(/~1/g, '/').replace(/~0/g, '~'))
+    .map((s) => (/^\d+$/.test(s) ? Number(s) : s));
+}
+
+/** `websites[3].privacy` */
+export function pathName(path: Path): string {
+  let out = '';
+  for (const segment of path) {
+    out += typeof segment === 'number' ? `[${segment}]` : out ? `.${segment}` : segment;
+  }
+  return out || 'the file';
+}
+
+function fileTypeName(value: unknown): string {
+  if (value === null) return 'empty (null)';
+  if (Array.isArray(value)) return 'a list';
+  if (typeof value === 'object') return 'a mapping';
+  if (typeof value === 'string') return 'a string';
+  if (typeof value === 'number') return 'a number';
+  if (typeof value === 'boolean') return `${value}`;
+  return typeof value;
+}
+
+function shownInFile(value: unknown, path: Path): string {
+  if (path.includes('password')) return 'the value given';
+  if (typeof value === 'string') return JSON.stringify(value.length > 40 ? `${value.slice(0, 40)}…` : value);
+  if (value === null) return 'empty (null)';
+  if (typeof value === 'object') return fileTypeName(value);
+  return String(value);
+}
+
+/** Keys under which people write an API key: `api_key`, `apikey`, `token`, `secret`, `key`… */
+const API_KEY_LIKE = /(^|[_-])(api[_-]?)?(key|token|secret)$|^apikey$/i;
+
+/**
+ * " (drop the quotes: true)" when a quoted string would, unquoted, be a value the schema
+ * accepts: `email: "true"`, `version: "1"`. YAML reads `"true"` as text, `true` as a boolean.
+ */
+function unquoteHint(value: unknown, accepts: (v: unknown) => boolean): string {
+  if (typeof value !== 'string') return '';
+  const invisible = INVISIBLE.exec(value);
+  if (invisible) {
+    const code = invisible[0].codePointAt(0)!.toString(16).toUpperCase().padStart(4, '0');
+    return ` (it holds an invisible character, U+${code}, that YAML does not take for a blank: delete it)`;
+  }
+  let unquoted: unknown;
+  const text = value;
+  if (text === 'true' || text === 'false') unquoted = text === 'true';
+  else if (/^[-+]?[0-9]+(\.[0-9]+)?$/.test(text)) unquoted = Number(text);
+  else return '';
+  return accepts(unquoted) ? ` (drop the quotes: ${text})` : '';
+}
+
+/** Characters that look like a blank (or nothing) on screen but are text to YAML. */
+const INVISIBLE = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f-\u00a0\u1680\u2000-\u200f\u2028\u2029\u202f\u205f\u3000\ufeff]/u;
+
+function acceptsType(types: string[], v: unknown): boolean {
+  if (typeof v === 'boolean') return types.includes('boolean');
+  if (typeof v === 'number') return types.includes('number') || (types.includes('integer') && Number.isInteger(v));
+  return false;
+}
+
+/** A JSON type in words, as a JSON file holds it… */
+const JSON_TYPE_WORDS: Record<string, string> = {
+  array: 'a list',
+  string: 'a string',
+  null: 'null',
+  object: 'an object',
+  boolean: 'true or false',
+  integer: 'a whole number',
+  number: 'a number',
+};
+
+/** …and as a YAML file does. */
+const FILE_TYPE_WORDS: Record<string, string> = { ...JSON_TYPE_WORDS, null: 'empty', object: 'a mapping' };
+
+/** An error of the config file's schema, in the words of a YAML file, at the path it points to. */
+function describeInFile(error: ErrorObject): SchemaIssue {
+  const path = parsePointer(error.instancePath);
+  const name = pathName(path);
+  const data = error.data;
+  const parent = error.parentSchema as SchemaNode | undefined;
+  switch (error.keyword) {
+    case 'additionalProperties': {
+      const key = (error.params as { additionalProperty: string }).additionalProperty;
+      const known = Object.keys(parent?.properties ?? {}).filter((k) => k !== '$schema');
+      const keyPath = [...path, key];
+      const where = path.length ? ` in ${name}` : '';
+      if (path[path.length - 1] === 'defaults' && (key === 'domain' || fieldOf(key)?.inDefaults === false)) {
+        return { path: keyPath, atKey: true, message: `${key} cannot be a default: set it on each website` };
+      }
+      if (path.length === 2 && path[0] === 'accounts' && API_KEY_LIKE.test(key) && key !== 'api_key_env') {
+        return {
+          path: keyPath,
+          atKey: true,
+          message: `"${key}": the API key never goes in the file; write the NAME of the environment variable that holds it as api_key_env, and remove the key from this file (and from git history)`,
+        };
+      }
+      if (path.length <= 1 && (path.length === 0 || path[0] === 'api') && API_KEY_LIKE.test(key)) {
+        // The value is never repeated: it is likely a real key.
+        return {
+          path: keyPath,
+          atKey: true,
+          message: `"${key}": the API key never goes in the file; put it in SITESYNC_API_KEY or in a file named by --api-key-file, and remove it from this file (and from git history)`,
+        };
+      }
+      const close = suggest(key, known);
+      const hint = close ? ` (did you mean "${close}"?)` : ` (known keys: ${known.join(', ')})`;
+      return { path: keyPath, atKey: true, message: `unknown key "${key}"${where}${hint}` };
+    }
+    case 'required': {
+      const missing = (error.params as { missingProperty: string }).missingProperty;
+      const what = path.length ? `${name} has no "${missing}"` : `the file has no "${missing}"`;
+      return { path, atKey: true, message: `${what}, which is required` };
+    }
+    case 'enum': {
+      const allowed = (error.schema as unknown[]) ?? [];
+      const words = allowed.filter((v) => typeof v !== 'number').map(String);
+      const numbers = allowed.filter((v) => typeof v === 'number').map(String);
+      const list = words.length && numbers.length ? `${orList(words)} (or ${numbers.join(', ')})` : orList(allowed.map(String));
+      const hint = unquoteHint(data, (v) => allowed.includes(v));
+      return { path, atKey: false, message: `${name} must be ${list}, not ${shownInFile(data, path)}${hint}` };
+    }
+    case 'const': {
+      const hint = unquoteHint(data, (v) => v === error.schema);
+      return { path, atKey: false, message: `${name} must be ${JSON.stringify(error.schema)}, not ${shownInFile(data, path)}${hint}` };
+    }
+    case 'type': {
+      const types = ([] as string[]).concat(error.schema as string | string[]);
+      const isList = types.includes('array') && types.includes('string');
+      const expected = isList ? 'a list, or a string with one entry per line' : orList(types.map((t) => FILE_TYPE_WORDS[t] ?? t));
+      const scalar = typeof data === 'number' || typeof data === 'boolean';
+      const quote = !types.includes('string') || !scalar ? '' : path.includes('password') ? ' (quote it)' : ` (quote it: "${String(data)}")`;
+      const hint = path.includes('password') ? '' : unquoteHint(data, (v) => acceptsType(types, v));
+      return { path, atKey: false, message: `${name} must be ${expected}, not ${fileTypeName(data)}${quote}${hint}` };
+    }
+    case 'propertyNames':
+    case 'pattern': {
+      const property = error.propertyName ?? (error.params as { propertyName?: string }).propertyName;
+      if (property !== undefined) {
+        return { path: [...path, property], atKey: true, message: accountNameProblem(property) };
+      }
+      if (path[path.length - 2] === 'password_env') {
+        return { path, atKey: false, message: `${name} must be the NAME of an environment variable (letters, digits and _, not starting with a digit), or a glob of names with * (ACME_*)` };
+      }
+      if (path[path.length - 1] === 'api_key_env') {
+        // The value is not repeated: a key written here by mistake must not be printed.
+        return { path, atKey: false, message: `${name} must be the NAME of an environment variable (letters, digits and _, not starting with a digit), like ACME_STATS_KEY; the key itself never goes in the file` };
+      }
+      // A list field itself is its string form, one entry per line.
+      const control = typeof data === 'string' ? controlCharacterIn(data, path.length > 0 && path[path.length - 1] !== 'domain' && typeof path[path.length - 1] === 'string') : undefined;
+      if (control) return { path, atKey: false, message: `${name} ${control}` };
+      return { path, atKey: false, message: `${name} ${error.message ?? 'is invalid'}` };
+    }
+    case 'minProperties':
+      return { path, atKey: false, message: `${name} must hold at least one account` };
+    case 'minLength':
+      return {
+        path,
+        atKey: false,
+        message: (error.schema as number) === 1 ? `${name} must not be empty` : `${name} is too short`,
+      };
+    case 'maxLength':
+      return { path, atKey: false, message: `${name} must be at most ${String(error.schema)} characters` };
+    case 'minimum':
+      return { path, atKey: false, message: `${name} must be at least ${String(error.schema)}, not ${shownInFile(data, path)}` };
+    case 'maximum':
+      return { path, atKey: false, message: `${name} must be at most ${String(error.schema)}, not ${shownInFile(data, path)}` };
+    default:
+      return { path, atKey: false, message: `${name} ${error.message ?? 'is invalid'}` };
+  }
+}
+
+const CONTROL_NAMES: Record<string, string> = { '\t': 'a tab', '\r': 'a carriage return', '\n': 'a line break', '\u001b': 'an escape' };
+
+/**
+ * What the control character (C0, DEL, C1) in a domain or list entry does, in words after its
+ * name; undefined when it holds none. The schema's patterns refuse them; `lineBreaks`: the
+ * string form of a list, one entry per line (`\n` or `\r\n`).
+ */
+export function controlCharacterIn(text: string, lineBreaks = false): string | undefined {
+  const found = (lineBreaks ? /[\u0000-\u0009\u000b-\u000c\u000e-\u001f\u007f-\u009f]|\r(?!\n)/ : /[\u0000-\u001f\u007f-\u009f]/).exec(text);
+  if (!found) return undefined;
+  const ch = found[0];
+  const code = `U+${ch.charCodeAt(0).toString(16).toUpperCase().padStart(4, '0')}`;
+  const split = ch === '\r' || ch === '\n' ? ', where the service would start another entry' : '';
+  return `holds ${CONTROL_NAMES[ch] ?? 'a control character'} (${code}) at character ${found.index + 1}${split}: an entry is one line of printable text (write each entry as its own list item)`;
+}
+
+function accountNameProblem(name: string): string {
+  return `the account name "${name}" may hold only letters, digits, ".", "-" and "_", and starts with a letter or digit`;
+}
+
+function orList(items: string[]): string {
+  if (items.length <= 1) return items.join('');
+  return `${items.slice(0, -1).join(', ')} or ${items[items.length - 1]}`;
+}
+
+/** An error of a JSON file's schema, as `changes[3].id: …`. */
+function describeInJson(error: ErrorObject): SchemaIssue {
+  const path = parsePointer(error.instancePath);
+  return { path, atKey: false, message: jsonMessage(error, pathName(path)) };
+}
+
+function jsonMessage(error: ErrorObject, name: string): string {
+  switch (error.keyword) {
+    case 'additionalProperties':
+      return `${name}: unknown key "${(error.params as { additionalProperty: string }).additionalProperty}"`;
+    case 'required':
+      return `${name}: "${(error.params as { missingProperty: string }).missingProperty}" is missing`;
+    case 'false schema':
+      return `${name}: has no place here`;
+    case 'type': {
+      const types = ([] as string[]).concat(error.schema as string | string[]);
+      return `${name}: must be ${types.map((t) => JSON_TYPE_WORDS[t] ?? t).join(' or ')}, not ${shownInJson(error.data)}`;
+    }
+    case 'const':
+    case 'enum': {
+      const allowed = error.keyword === 'const' ? [error.schema] : (error.schema as unknown[]);
+      return `${name}: must be ${allowed.map((v) => JSON.stringify(v)).join(' or ')}, not ${shownInJson(error.data)}`;
+    }
+    default:
+      return `${name}: ${error.message ?? 'is invalid'}`;
+  }
+}
+
+function shownInJson(value: unknown): string {
+  if (typeof value === 'string') return JSON.stringify(value.length > 40 ? `${value.slice(0, 40)}…` : value);
+  if (Array.isArray(value)) return 'a list';
+  if (value && typeof value === 'object') return 'an object';
+  return String(value);
+}

@@ -1,0 +1,28 @@
+/**
+ * The validators of sitesync's schemas (schemas/*.schema.json), by name. Run from the sources
+ * (tests), ajv compiles a schema on first use. The build (scripts/build.mjs) replaces this module
+ * with the code ajv generates from the same schemas with the same options, so the CLI never
+ * compiles a schema.
+ */
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
+import { packageRoot } from '../io/paths.js';
+
+/** Each schema's file in schemas/ (the build reads this line). */
+export const SCHEMA_FILES = { config: 'sitesync.schema.json', plan: 'plan.schema.json', archive: 'archive.schema.json' } as const;
+
+export type SchemaName = keyof typeof SCHEMA_FILES;
+
+const compiled = new Map<SchemaName, ValidateFunction>();
+
+export function schemaValidator(name: SchemaName): ValidateFunction {
+  let validate = compiled.get(name);
+  if (!validate) {
+    const schema = JSON.parse(readFileSync(join(packageRoot(), 'schemas', SCHEMA_FILES[name]), 'utf8'));
+    // The options the schemas are written for; the build generates the shipped validators with the same.
+    validate = new Ajv2020({ allErrors: true, verbose: true, strict: true, allowUnionTypes: true }).compile(schema);
+    compiled.set(name, validate);
+  }
+  return validate;
+}
