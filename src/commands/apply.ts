@@ -6,7 +6,7 @@ import { assertOutputFile, writeAtomic, writeFailure } from '../io/files.js';
 import { confirmApply, type Context } from '../io/terminal.js';
 import type { AccountOutcome, ApprovalCheck } from '../model/types.js';
 import { renderApplyMarkdown, renderApplyResults, resultLine } from '../render/apply-result.js';
-import { renderApprovalMarkdown, renderApprovalText } from '../render/approved.js';
+import { renderApprovalMarkdown, renderApprovalText } from '../render/approval.js';
 import { ProgressLine } from '../render/progress.js';
 import { renderPlanAs } from '../render/formats.js';
 import { failureBlock, failureLines } from '../render/run.js';
@@ -17,7 +17,7 @@ import { fail, openRun, type Run, type RunAccount } from '../run/open.js';
 import { baselineFlags, planAccounts, plansOf } from '../run/plan.js';
 import { reportRequests } from '../run/requests.js';
 import { openSavedRun, verifySavedRun, type Held } from '../run/saved.js';
-import { checkApproved } from '../saved-plan/approved.js';
+import { checkApproved } from '../saved-plan/approved-comment.js';
 import { approvalRefusal } from '../planner/gate.js';
 import { defineCommand, planning, type CommandArgs } from './define.js';
 

@@ -8,7 +8,7 @@ import type { AccountOutcome, ChangeResult, DeleteChange, Move } from '../model/
 import { goesFirst } from '../planner/moves.js';
 import { archiverFor } from './archive.js';
 import type { Context } from '../io/terminal.js';
-import { eachAccount } from './each.js';
+import { eachAccount } from './per-installation.js';
 import type { FailedAccount } from './failures.js';
 import { fail, failureOf, type Run, type RunAccount } from './open.js';
 
