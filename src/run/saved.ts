@@ -9,7 +9,7 @@ import { resolve } from 'node:path';
 import pLimit from 'p-limit';
 import { ConfigError, SitesyncError, StalePlanError } from '../messages/errors.js';
 import type { Account, LiveWebsite, Plan } from '../model/types.js';
-import { shrunkSince } from '../planner/history-grows.js';
+import { holdShrunk } from '../planner/history-grows.js';
 import { Scope } from '../planner/scope.js';
 import type { ServiceClient } from '../service/client.js';
 import type { ConnectionFlags } from '../service/connection.js';
@@ -71,7 +71,7 @@ export async function openSavedRun(planfile: string, flags: ConnectionFlags & Co
  * plan made now (what apply shows and runs). Throws, before any write, naming each account and
  * change that differs.
  */
-export async function verifySavedRun({ run, saved }: SavedRun, shownPlan: string, ctx: Pick<Context, 'secrets'>): Promise<Held[]> {
+export async function verifySavedRun({ run, saved }: SavedRun, shownPlan: string, ctx: Pick<Context, 'secrets'>): Promise<void> {
   const named = (a: RunAccount, line: string) => (a.name ? `account ${a.name}: ${line}` : line);
   const outcomes = await eachAccount(run.accounts, (a) => a.connection.installation, (a) => verifyAccount(a, saved, shownPlan, run.shown));
   assertDistinctAccounts(run.accounts);
@@ -89,19 +89,6 @@ export async function verifySavedRun({ run, saved }: SavedRun, shownPlan: string
     throw error;
   }
   markRunMoves(run);
-  return outcomes.flatMap((o) => (o.ok ? o.value.held.map((h) => ({ account: o.item.name, ...h })) : []));
-}
-
-/**
- * A change apply does not send, and why: what a saved plan recorded of a delete's traffic is a
- * floor (history only grows), so a re-read that finds less is the service's error for that
- * website, and its delete is not sent; the rest of the plan goes on.
- */
-export interface Held {
-  /** '' for the one account of a single-account file. */
-  account: string;
-  domain: string;
-  reason: string;
 }
 
 /**
@@ -138,7 +125,10 @@ async function verifyAccount(a: RunAccount, saved: SavedPlan, shownPlan: string,
       ...(whole ? {} : { census: { total, managed: total, ...(scope.narrowed ? { unmanaged: savedUnmanaged(mineSaved, total) } : {}) } }),
     },
   );
-  return { ...compareSaved(changes, a.plan, live, { config: a.config, shownConfig, scope, prune }), held: shrunkSince(changes.map((c) => c.change), a.plan, 'the saved plan') };
+  const comparison = compareSaved(changes, a.plan, live, { config: a.config, shownConfig, scope, prune });
+  // What the saved plan recorded of a delete's traffic is a floor: a delete whose history shrank since is held, the rest goes on.
+  a.plan = holdShrunk(changes.map((c) => c.change), a.plan, 'the saved plan');
+  return comparison;
 }
 
 /** The unmanaged count a saved plan shows for an account, bounded by the account's size (the file is data). */
