@@ -13,7 +13,7 @@ import { failureBlock, failureLines } from '../render/run.js';
 import { applyAccounts, gateAccounts, outcomesOf } from '../run/apply.js';
 import { archiveEveryAccountIn } from '../run/archive.js';
 import { accountsError, failedAccounts, throwIfLoneFailed } from '../run/failures.js';
-import { fail, openRun, type Run, type RunAccount } from '../run/open.js';
+import { failureOf, openRun, type Run, type RunAccount } from '../run/open.js';
 import { baselineFlags, planAccounts, plansOf } from '../run/plan.js';
 import { reportRequests } from '../run/requests.js';
 import { openSavedRun, verifySavedRun } from '../run/saved.js';
@@ -161,8 +161,9 @@ async function compareWithApproved(run: Run, args: ApplyArgs, ctx: Context): Pro
   ctx.stdout.write(renderApprovalText(approval, ctx.out));
   const refusal = args.requireApproved ? approvalRefusal(approval) : undefined;
   if (refusal) {
-    for (const a of run.accounts) if (a.plan && !a.failure) fail(a, refusal, ctx);
-    await writeReport(args, outcomesOf(run), ctx, approval);
+    // Every planned account is refused: said in the report, without writing into the run's accounts.
+    const refused = new Map(run.accounts.filter((a) => a.plan && !a.failure).map((a) => [a, { name: a.name, failure: failureOf(refusal, ctx) }]));
+    await writeReport(args, outcomesOf(run, refused), ctx, approval);
     throw refusal;
   }
   return approval;
