@@ -7,7 +7,7 @@
  * made now: each change that departs is named, with its cause — the service moved since (what the
  * change saw is not what is there now), or the plan is not the one this config makes. Pure.
  */
-import type { AccountPlan, Action, ApprovalDifference, ApprovedPlan, Change, DeleteChange, LiveWebsite, Plan } from '../model/types.js';
+import type { AccountPlan, Action, ApprovalCheck, ApprovalDifference, ApprovedPlan, Change, DeleteChange, LiveWebsite, Plan } from '../model/types.js';
 import { changeDigest, changesDigest, unarchived } from './digest.js';
 import { fingerprint, liveView } from './values.js';
 
@@ -126,6 +126,21 @@ export function compareReceipts(then: Receipt, now: readonly PlannedNow[], confi
   // Accounts of the receipt this run does not plan: what they promised is not applied.
   for (const [name, was] of thenByName) if (was.count > 0) out.push(...missingOf(name, was, 'the account is not in this run', unseenCause));
   return out;
+}
+
+/**
+ * The plan apply runs compared with the approved plan: the one comparison of receipts
+ * (planner/receipt.ts), the block's receipt against the plans made now. Why they differ: the
+ * config files are not those the approved plan was made from (merged without a new plan), else
+ * the service changed since.
+ */
+export function compareApproved(approved: ApprovedPlan | string, accounts: readonly AccountPlan[], configSha256: string, shown: string): ApprovalCheck {
+  const count = accounts.reduce((n, a) => n + (a.plan?.changes.length ?? 0), 0);
+  if (typeof approved === 'string') return { file: shown, unavailable: approved, count, differences: [] };
+  const departures = compareReceipts(receiptOfBlock(approved), accounts, configSha256);
+  const differences = departures.map(({ account, kind, change, note }): ApprovalDifference => ({ account, kind, ...(change ? { change } : {}), ...(note !== undefined ? { note } : {}) }));
+  const why = departures[0]?.cause === 'config' ? 'merged without a new plan' : 'changed at the service since the plan';
+  return { file: shown, count, differences, ...(differences.length ? { why } : {}) };
 }
 
 function accountDepartures(a: PlannedNow, was: ReceiptAccount | undefined, unseenCause: Departure['cause']): Departure[] {

@@ -9,14 +9,15 @@ import { resolve } from 'node:path';
 import { ConfigError, SitesyncError } from '../messages/errors.js';
 import { readTextFile } from '../config/read.js';
 import type { Context } from '../io/terminal.js';
-import type { AccountPlan, Action, ApprovalCheck, ApprovalDifference, ApprovedAccount, ApprovedPlan } from '../model/types.js';
-import { compareReceipts, receiptOfBlock } from '../planner/receipt.js';
+import type { AccountPlan, Action, ApprovalCheck, ApprovedAccount, ApprovedPlan } from '../model/types.js';
+import { compareApproved } from '../planner/receipt.js';
 import { APPROVED_BLOCK } from '../render/markdown.js';
 
 /** `--approved FILE`: the run's plans (as apply will run them) compared with the approved plan FILE holds; undefined without the flag. */
 export async function checkApproved(file: string | undefined, plans: readonly AccountPlan[], configSha256: string, ctx: Pick<Context, 'cwd'>): Promise<ApprovalCheck | undefined> {
   if (file === undefined) return undefined;
-  return compareApproved(await readApproved(resolve(ctx.cwd, file), file), plans, configSha256, file);
+  const approved = await readApproved(resolve(ctx.cwd, file), file);
+  return compareApproved(approved, plans, configSha256, file);
 }
 
 /** The approved plan FILE holds, or why there is none to compare with. */
@@ -52,19 +53,4 @@ function isApprovedPlan(data: unknown): data is ApprovedPlan {
     if (a.changes === undefined) return true;
     return Array.isArray(a.changes) && a.changes.every((c) => Array.isArray(c) && c.length === 3 && ACTIONS.includes(c[0]) && typeof c[1] === 'string' && typeof c[2] === 'string' && HEX(12).test(c[2]));
   });
-}
-
-/**
- * The plan apply runs compared with the approved plan: the one comparison of receipts
- * (planner/receipt.ts), the block's receipt against the plans made now. Why they differ: the
- * config files are not those the approved plan was made from (merged without a new plan), else
- * the service changed since.
- */
-export function compareApproved(approved: ApprovedPlan | string, accounts: readonly AccountPlan[], configSha256: string, shown: string): ApprovalCheck {
-  const count = accounts.reduce((n, a) => n + (a.plan?.changes.length ?? 0), 0);
-  if (typeof approved === 'string') return { file: shown, unavailable: approved, count, differences: [] };
-  const departures = compareReceipts(receiptOfBlock(approved), accounts, configSha256);
-  const differences = departures.map(({ account, kind, change, note }): ApprovalDifference => ({ account, kind, ...(change ? { change } : {}), ...(note !== undefined ? { note } : {}) }));
-  const why = departures[0]?.cause === 'config' ? 'merged without a new plan' : 'changed at the service since the plan';
-  return { file: shown, count, differences, ...(differences.length ? { why } : {}) };
 }
