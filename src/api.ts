@@ -13,7 +13,7 @@ import { resolve } from 'node:path';
 import { archiverFor } from './run/archive.js';
 import { executePlan } from './run/execute.js';
 import { passwordsFrom, refusals } from './planner/gate.js';
-import { planWithHistory } from './run/history.js';
+import { planWithHistory } from './run/delete-traffic.js';
 import { planAccount } from './run/plan.js';
 import { deletesOf } from './planner/retire.js';
 import { renderPlanAs, type PlanFormat } from './render/formats.js';

@@ -10,7 +10,7 @@ import { SitesyncError } from '../messages/errors.js';
 import { chooseTwin } from '../planner/plan.js';
 import { Scope } from '../planner/scope.js';
 import type { LiveWebsite } from '../model/types.js';
-import { eachAccount } from '../run/each.js';
+import { eachAccount } from '../run/per-installation.js';
 import { fail, type Run, type RunAccount } from '../run/open.js';
 import type { Context } from '../io/context.js';
 import { monthStart, monthUsage, QUOTA_WARNING, type AccountUsage } from '../model/quota.js';

@@ -1,7 +1,7 @@
 /** `sitesync account`: the account behind each key (one, or each account of a file with accounts). */
 import type { Context } from '../io/context.js';
 import { renderAccountJson, renderAccountText, type AccountView } from '../render/account.js';
-import { eachAccount } from '../run/each.js';
+import { eachAccount } from '../run/per-installation.js';
 import { throwIfLoneFailed } from '../run/failures.js';
 import { failureOf, openRun } from '../run/open.js';
 import { assertDistinctAccounts } from '../run/read.js';

@@ -6,18 +6,18 @@ import { assertOutputFile, writeAtomic, writeFailure } from '../io/files.js';
 import { confirmApply, type Context } from '../io/context.js';
 import type { AccountOutcome, ApprovalCheck } from '../model/types.js';
 import { renderApplyMarkdown, renderApplyResults, resultLine } from '../render/apply-result.js';
-import { renderApprovalMarkdown, renderApprovalText } from '../render/approved.js';
+import { renderApprovalMarkdown, renderApprovalText } from '../render/approval.js';
 import { ProgressLine } from '../render/progress.js';
 import { renderPlanAs } from '../render/formats.js';
 import { failureBlock, failureLines } from '../render/run.js';
 import { applyAccounts, gateAccounts, outcomesOf } from '../run/apply.js';
 import { archiveEveryAccountIn } from '../run/archive.js';
 import { accountsError, failedAccounts, throwIfLoneFailed } from '../run/failures.js';
-import { fail, openRun, type Run, type RunAccount } from '../run/open.js';
+import { failureOf, openRun, type Run, type RunAccount } from '../run/open.js';
 import { baselineFlags, planAccounts, plansOf } from '../run/plan.js';
 import { reportRequests } from '../run/requests.js';
-import { openSavedRun, verifySavedRun, type Held } from '../run/saved.js';
-import { checkApproved } from '../saved-plan/approved.js';
+import { openSavedRun, verifySavedRun } from '../run/saved.js';
+import { checkApproved } from '../saved-plan/approved-comment.js';
 import { approvalRefusal } from '../planner/gate.js';
 import { defineCommand, planning, type CommandArgs } from './define.js';
 
@@ -69,14 +69,14 @@ async function runApply(args: ApplyArgs, ctx: Context): Promise<number> {
   const { run } = input;
   try {
     if (args.archive !== undefined) await archiveEveryAccountIn(run.accounts.map((a) => a.config), args.archive, ctx.cwd);
-    const held = await input.plan();
+    await input.plan();
     ctx.stdout.write(renderPlanAs('text', plansOf(run), { colors: ctx.out }));
     const approval = await compareWithApproved(run, args, ctx);
     const ready = gateAccounts(run, args.force === true, ctx);
     const stop = await input.refused(ready, approval);
     if (stop !== undefined) return stop;
     if (input.ask && !args.autoApprove) await confirmApply(ctx);
-    return await execute(run, ready, held, args, ctx, approval);
+    return await execute(run, ready, args, ctx, approval);
   } finally {
     reportRequests(run, ctx);
     await run.close();
@@ -86,8 +86,8 @@ async function runApply(args: ApplyArgs, ctx: Context): Promise<number> {
 /** An opened input of the pipeline: its run, how it is planned, what a refused account means for it. */
 interface Input {
   run: Run;
-  /** Reads and plans every account; what is not to be sent, and why. */
-  plan(): Promise<Held[]>;
+  /** Reads and plans every account (a change not to be sent says why itself: `held`). */
+  plan(): Promise<void>;
   /** After the gate: the command's exit code when nothing is to be applied (or throws); undefined to go on. */
   refused(ready: RunAccount[], approval: ApprovalCheck | undefined): Promise<number | undefined>;
   /** Asked before writing (a saved plan was reviewed when it was made). */
@@ -103,7 +103,6 @@ async function openFresh(args: ApplyArgs, ctx: Context): Promise<Input> {
     ask: true,
     plan: async () => {
       await planAccounts(run, { prune: args.prune, targets: args.target, excludes: args.exclude, resendWriteOnly: args.resendWriteOnly, baseline }, ctx);
-      return [];
     },
     refused: async (ready, approval) => {
       const refused = run.accounts.filter((a) => a.failure && a.plan);
@@ -162,15 +161,16 @@ async function compareWithApproved(run: Run, args: ApplyArgs, ctx: Context): Pro
   ctx.stdout.write(renderApprovalText(approval, ctx.out));
   const refusal = args.requireApproved ? approvalRefusal(approval) : undefined;
   if (refusal) {
-    for (const a of run.accounts) if (a.plan && !a.failure) fail(a, refusal, ctx);
-    await writeReport(args, outcomesOf(run), ctx, approval);
+    // Every planned account is refused: said in the report, without writing into the run's accounts.
+    const refused = new Map(run.accounts.filter((a) => a.plan && !a.failure).map((a) => [a, { name: a.name, failure: failureOf(refusal, ctx) }]));
+    await writeReport(args, outcomesOf(run, refused), ctx, approval);
     throw refusal;
   }
   return approval;
 }
 
 /** Applies the ready accounts with one progress line, a line per change that stays, and the summary. */
-async function execute(run: Run, ready: RunAccount[], held: Held[], args: ApplyArgs, ctx: Context, approval?: ApprovalCheck): Promise<number> {
+async function execute(run: Run, ready: RunAccount[], args: ApplyArgs, ctx: Context, approval?: ApprovalCheck): Promise<number> {
   const progress = new ProgressLine(ctx.stderr, 'Applying');
   const total = ready.reduce((n, a) => n + a.plan!.changes.length, 0);
   let shown = { done: 0, total, failed: 0 };
@@ -184,7 +184,6 @@ async function execute(run: Run, ready: RunAccount[], held: Held[], args: ApplyA
         parallelism: args.parallelism,
         signal: ctx.signal,
         cwd: ctx.cwd,
-        held,
         onResult: (a, result, counts) => {
           // A line per change, on stdout: it stays in the scrollback and in `apply > apply.log`.
           progress.log(`${a.name ? `${ctx.out.dim(`[${printable(a.name)}]`)} ` : ''}${resultLine(result, ctx.out)}`, ctx.stdout);

@@ -260,6 +260,11 @@ export interface DeleteChange extends ChangeCommon {
   archive?: string;
   /** It moves to another account of the installation: deleted here (with every rule of a delete) before the create there. */
   move?: Move;
+  /**
+   * Not sent, and why: an earlier reading of its history (a saved plan's) found more than the
+   * service answers now, and history only grows (planner/history-grows.ts). apply fails it unsent.
+   */
+  held?: string;
 }
 
 /** What a website's statistics hold: a delete destroys them with it, and there is no undo. */

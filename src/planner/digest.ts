@@ -7,7 +7,7 @@
  */
 import { createHash } from 'node:crypto';
 import { FIELD } from '../model/fields.js';
-import type { AccountPlan, ApprovedAccount, ApprovedPlan, Change } from '../model/types.js';
+import type { Change } from '../model/types.js';
 
 const hash = (text: string, length: number) => createHash('sha256').update(text).digest('hex').slice(0, length);
 
@@ -43,26 +43,4 @@ export function unarchived(change: Change): Change | undefined {
 /** 16 hex digits of an account's changes, in the plan's order (see changeDigest). */
 export function changesDigest(changes: readonly Change[]): string {
   return hash(changes.map(changeDigest).join(','), 16);
-}
-
-/**
- * What a plan approves: each account's changes by digest (each change listed while `listed` is
- * true), and the config files' SHA-256.
- */
-export function approvedPlan(accounts: AccountPlan[], configSha256: string, listed = true): ApprovedPlan {
-  return {
-    version: 1,
-    config_sha256: configSha256,
-    accounts: accounts.map((a): ApprovedAccount => {
-      const name = a.name || null;
-      if (!a.plan) return { name, failed: true, count: 0, digest: changesDigest([]) };
-      const changes = a.plan.changes;
-      return {
-        name,
-        count: changes.length,
-        digest: changesDigest(changes),
-        ...(listed ? { changes: changes.map((c): [Change['action'], string, string] => [c.action, c.domain, changeDigest(c)]) } : {}),
-      };
-    }),
-  };
 }

@@ -81,6 +81,13 @@ export function shrunkSince(earlier: readonly Change[], plan: Plan, by: string):
   });
 }
 
+/** The plan made again with each delete whose history shrank since `earlier` held, and why (shrunkSince): apply fails it unsent, and the rest goes on. */
+export function holdShrunk(earlier: readonly Change[], plan: Plan, by: string): Plan {
+  const held = new Map(shrunkSince(earlier, plan, by).map((h) => [h.domain, h.reason]));
+  if (!held.size) return plan;
+  return { ...plan, changes: plan.changes.map((c) => (c.action === 'delete' && held.has(c.domain) ? { ...c, held: held.get(c.domain)! } : c)) };
+}
+
 function isReading(traffic: Traffic): boolean {
   const count = (n: unknown) => typeof n === 'number' && Number.isFinite(n);
   return count(traffic.pageviews) && (traffic.events === undefined || count(traffic.events));

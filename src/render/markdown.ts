@@ -4,7 +4,7 @@
  * whole kept under 60,000 characters (GitHub's limit is 65,536).
  */
 import type { AccountPlan, Change, DeleteChange, Plan } from '../model/types.js';
-import { approvedPlan } from '../planner/digest.js';
+import { blockOf, receiptOf } from '../planner/receipt.js';
 import { moveNote } from '../planner/moves.js';
 import { archiveNote, count, GONE, sparkline } from '../planner/traffic-words.js';
 import { listDelta } from '../planner/values.js';
@@ -52,7 +52,7 @@ export const APPROVED_BLOCK = /<!-- sitesync-approved: ([^\n]*?) -->/g;
 /** The approved block of a run's plan, within a third of `limit`: each change listed, or (a very large plan) each account's digest alone. */
 export function approvedBlock(accounts: AccountPlan[], configSha256: string, limit: number): string {
   const block = (listed: boolean) =>
-    `<!-- sitesync-approved: ${jsonUnicodeEscapes(JSON.stringify(approvedPlan(accounts, configSha256, listed))).replace(/[<>&-]/g, (ch) => `\\u${ch.charCodeAt(0).toString(16).padStart(4, '0')}`)} -->`;
+    `<!-- sitesync-approved: ${jsonUnicodeEscapes(JSON.stringify(blockOf(receiptOf(accounts, configSha256), listed))).replace(/[<>&-]/g, (ch) => `\\u${ch.charCodeAt(0).toString(16).padStart(4, '0')}`)} -->`;
   const full = block(true);
   return full.length <= limit / 3 ? full : block(false);
 }

@@ -8,7 +8,7 @@ import type { AccountOutcome, ChangeResult, DeleteChange, Move } from '../model/
 import { goesFirst } from '../planner/moves.js';
 import { archiverFor } from './archive.js';
 import type { Context } from '../io/context.js';
-import { eachAccount } from './each.js';
+import { eachAccount } from './per-installation.js';
 import type { FailedAccount } from './failures.js';
 import { fail, failureOf, type Run, type RunAccount } from './open.js';
 
@@ -48,8 +48,6 @@ export interface ApplyOptions {
   cwd: string;
   /** Each change's result as it completes, with the counts across every account. */
   onResult?: (account: RunAccount, result: ChangeResult, counts: { done: number; failed: number; total: number }) => void;
-  /** Changes not sent, and why (a saved plan's delete whose history shrank since: run/saved.ts). */
-  held?: readonly { account: string; domain: string; reason: string }[];
   /** An archive before a delete, as it is read: pages read of the pages known. */
   onArchiveProgress?: (account: RunAccount, change: DeleteChange, read: number, estimate: number) => void;
 }
@@ -81,9 +79,7 @@ export async function applyAccounts(run: Run, ready: RunAccount[], options: Appl
           cwd: options.cwd,
           onProgress: (change, read, estimate) => options.onArchiveProgress?.(a, change, read, estimate),
         }),
-        hold: (change) =>
-          options.held?.find((h) => h.account === a.name && h.domain === change.domain)?.reason ??
-          (change.action === 'create' && change.move ? heldMove(change.move, deleted.get(moveKey(installationOf(a), change.move.from, change.domain))) : undefined),
+        hold: (change) => (change.action === 'create' && change.move ? heldMove(change.move, deleted.get(moveKey(installationOf(a), change.move.from, change.domain))) : undefined),
         onResult: (result) => {
           if (result.status === 'failed') counts.failed++;
           else counts.done++;

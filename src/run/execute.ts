@@ -26,7 +26,7 @@ export interface ExecuteOptions {
    * its message, and nothing is sent for it. Without it, such a delete fails unsent.
    */
   archive?: (change: DeleteChange) => Promise<string>;
-  /** Why a change is not sent at all (a move's create whose delete did not go through); it fails with that reason. */
+  /** Why a change is not sent at all, beyond what it holds itself (`held`): a move's create whose delete did not go through; it fails with that reason. */
   hold?: (change: Change) => string | undefined;
 }
 
@@ -42,7 +42,7 @@ export async function executePlan(plan: Plan, client: ServiceClient, options: Ex
       if (options.signal?.aborted) return { change, status: 'skipped', ms: 0 };
       const started = Date.now();
       let result: ChangeResult;
-      const held = options.hold?.(change);
+      const held = (change.action === 'delete' ? change.held : undefined) ?? options.hold?.(change);
       const password = change.fields.includes('password') ? options.passwordFor(change.domain) : undefined;
       if (held !== undefined || (change.fields.includes('password') && password === undefined)) {
         // Sending the change without it would store the website without the password it was planned with.

@@ -13,9 +13,9 @@ import { renderWarnings } from '../render/diagnostics.js';
 import { readingProgress } from '../render/progress.js';
 import type { ServiceClient } from '../service/client.js';
 import type { Context } from '../io/context.js';
-import { eachAccount } from './each.js';
+import { eachAccount } from './per-installation.js';
 import { throwIfLoneFailed } from './failures.js';
-import { planWithHistory } from './history.js';
+import { planWithHistory } from './delete-traffic.js';
 import { fail, runWarnings, type Run } from './open.js';
 import { readAccounts, type ReadProgress } from './read.js';
 

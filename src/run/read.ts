@@ -2,7 +2,7 @@
 import { searchLiteral } from '../model/domain.js';
 import { WebsitesRead } from '../service/websites.js';
 import { SitesyncError } from '../messages/errors.js';
-import { eachAccount } from './each.js';
+import { eachAccount } from './per-installation.js';
 import { accountsError, failedAccounts } from './failures.js';
 import { fail, type Run, type RunAccount } from './open.js';
 import type { Context } from '../io/context.js';

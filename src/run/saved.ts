@@ -9,19 +9,19 @@ import { resolve } from 'node:path';
 import pLimit from 'p-limit';
 import { ConfigError, SitesyncError, StalePlanError } from '../messages/errors.js';
 import type { Account, LiveWebsite, Plan } from '../model/types.js';
-import { shrunkSince } from '../planner/history-grows.js';
+import { holdShrunk } from '../planner/history-grows.js';
 import { Scope } from '../planner/scope.js';
 import type { ServiceClient } from '../service/client.js';
 import type { ConnectionFlags } from '../service/connection.js';
 import type { Context } from '../io/context.js';
-import { eachAccount } from './each.js';
+import { eachAccount } from './per-installation.js';
 import { accountsError } from './failures.js';
 import { connectRun, failureOf, type Run, type RunAccount } from './open.js';
 import { markRunMoves, planAccount } from './plan.js';
 import { assertDistinctAccounts } from './read.js';
 import { accountName } from './select.js';
 import { checkTrust } from './trust.js';
-import { compareSaved, type Numbered, type Touched } from '../saved-plan/compare.js';
+import { compareSaved, type Numbered } from '../saved-plan/departures.js';
 import { loadSavedConfig } from '../saved-plan/config.js';
 import { assertConsents, savedReasons, type Consents } from '../saved-plan/consents.js';
 import { readSavedPlan, type SavedPlan } from '../saved-plan/file.js';
@@ -71,7 +71,7 @@ export async function openSavedRun(planfile: string, flags: ConnectionFlags & Co
  * plan made now (what apply shows and runs). Throws, before any write, naming each account and
  * change that differs.
  */
-export async function verifySavedRun({ run, saved }: SavedRun, shownPlan: string, ctx: Pick<Context, 'secrets'>): Promise<Held[]> {
+export async function verifySavedRun({ run, saved }: SavedRun, shownPlan: string, ctx: Pick<Context, 'secrets'>): Promise<void> {
   const named = (a: RunAccount, line: string) => (a.name ? `account ${a.name}: ${line}` : line);
   const outcomes = await eachAccount(run.accounts, (a) => a.connection.installation, (a) => verifyAccount(a, saved, shownPlan, run.shown));
   assertDistinctAccounts(run.accounts);
@@ -89,19 +89,6 @@ export async function verifySavedRun({ run, saved }: SavedRun, shownPlan: string
     throw error;
   }
   markRunMoves(run);
-  return outcomes.flatMap((o) => (o.ok ? o.value.held.map((h) => ({ account: o.item.name, ...h })) : []));
-}
-
-/**
- * A change apply does not send, and why: what a saved plan recorded of a delete's traffic is a
- * floor (history only grows), so a re-read that finds less is the service's error for that
- * website, and its delete is not sent; the rest of the plan goes on.
- */
-export interface Held {
-  /** '' for the one account of a single-account file. */
-  account: string;
-  domain: string;
-  reason: string;
 }
 
 /**
@@ -119,7 +106,7 @@ async function verifyAccount(a: RunAccount, saved: SavedPlan, shownPlan: string,
   const scope = new Scope(a.config, { targets, excludes });
   // The delete threshold counts the managed websites, which narrowing patterns make a part of the whole list.
   const needsList = scope.narrowed && changes.some((c) => c.change.action === 'delete');
-  const { now, live, whole } = await readTouched(changes, a.client, total, needsList);
+  const { live, whole } = await readTouched(changes, a.client, total, needsList);
   a.account = account;
   a.total = total;
   a.live = live;
@@ -138,7 +125,10 @@ async function verifyAccount(a: RunAccount, saved: SavedPlan, shownPlan: string,
       ...(whole ? {} : { census: { total, managed: total, ...(scope.narrowed ? { unmanaged: savedUnmanaged(mineSaved, total) } : {}) } }),
     },
   );
-  return { ...compareSaved(changes, a.plan, now, { config: a.config, shownConfig, scope, prune }), held: shrunkSince(changes.map((c) => c.change), a.plan, 'the saved plan') };
+  const comparison = compareSaved(changes, a.plan, live, { config: a.config, shownConfig, scope, prune });
+  // What the saved plan recorded of a delete's traffic is a floor: a delete whose history shrank since is held, the rest goes on.
+  a.plan = holdShrunk(changes.map((c) => c.change), a.plan, 'the saved plan');
+  return comparison;
 }
 
 /** The unmanaged count a saved plan shows for an account, bounded by the account's size (the file is data). */
@@ -151,18 +141,13 @@ function savedUnmanaged(saved: SavedPlan['accounts'][number], total: number): nu
  * Reads what the saved changes touch, whichever way costs fewer requests: each website on its
  * own (by id; a website to create by a search for its domain), or the whole list once.
  */
-async function readTouched(changes: Numbered[], client: ServiceClient, total: number, wholeList: boolean): Promise<{ now: Touched; live: LiveWebsite[]; whole: boolean }> {
+async function readTouched(changes: Numbered[], client: ServiceClient, total: number, wholeList: boolean): Promise<{ live: LiveWebsite[]; whole: boolean }> {
   const ids = changes.flatMap(({ change }) => (change.action === 'create' ? [] : [change.id]));
   const creates = changes.filter(({ change }) => change.action === 'create').map(({ change }) => change.domain);
-  const now: Touched = { byId: new Map(), byDomain: new Map() };
+  const now = { byId: new Map<number, LiveWebsite>(), byDomain: new Map<string, LiveWebsite>() };
   // One request per website touched, against the pages of the whole list (and the list's first page, already read for the count).
   if (wholeList || ids.length + creates.length > client.pagesFor(total)) {
-    const live = await client.listWebsites();
-    for (const site of live) {
-      now.byId.set(site.id, site);
-      if (!now.byDomain.has(site.domain)) now.byDomain.set(site.domain, site);
-    }
-    return { now, live, whole: true };
+    return { live: await client.listWebsites(), whole: true };
   }
   const limit = pLimit(8);
   await Promise.all([
@@ -180,7 +165,7 @@ async function readTouched(changes: Numbered[], client: ServiceClient, total: nu
     ),
   ]);
   const live = [...new Map([...now.byId.values(), ...now.byDomain.values()].map((w) => [w.id, w])).values()];
-  return { now, live, whole: false };
+  return { live, whole: false };
 }
 
 /** Refuses a key of another account than the one the plan was made for. */

@@ -267,4 +267,23 @@ describe('what a delete destroys', () => {
     expect(again.code, again.stderr).toBe(0);
     expect(again.stdout).toContain('Applied: 0 created, 0 updated, 3 deleted, 0 failed.');
   });
+
+  it('a saved plan is refused when a website that was quiet has had events since, with no pageviews: events are activity for a saved plan too', async () => {
+    await setUp(PRUNE.replace('websites:', 'retire: ["busy.example.com"]\nwebsites:'));
+    expect((await s.cli(['plan', '--out', 'plan.json'])).code).toBe(0);
+    const saved = JSON.parse(await readFile(join(s.dir, 'plan.json'), 'utf8'));
+    expect(saved.changes.find((c: { domain: string }) => c.domain === 'old.example.com').traffic).toMatchObject({ pageviews_recent: 0, events_recent: 0 });
+    // old.example.com (id 2) records 5 events yesterday and no pageview (the product writes an event hit's row alone).
+    s.emu.faults.before = (req) => {
+      if (req.path !== '/api/v1/stats/2' || req.query.get('name') !== 'event') return undefined;
+      const data = req.query.get('from')! <= ago(1) ? [{ value: 'Signup:free:', count: '5' }] : [];
+      return { status: 200, body: { current_page: 1, data, last_page: 1, per_page: '100', total: data.length, status: 200 } };
+    };
+    s.emu.resetStats();
+    const r = await s.cli(['apply', 'plan.json']);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain('plan.json is stale');
+    expect(r.stderr).toContain('old.example.com (id 2): had no pageviews or events in the last 30 days when the plan was made, and has 5 events now');
+    expect(writes(s.emu)).toEqual([]);
+  });
 });

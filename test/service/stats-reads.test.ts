@@ -4,7 +4,7 @@
  * the other deletes are not read (each would wait or fail the same way); each says why.
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { planWithHistory } from '../../src/run/history.js';
+import { planWithHistory } from '../../src/run/delete-traffic.js';
 import { parseConfig } from '../../src/config/parse.js';
 import { startEmulator, type Emulator } from '../../src/emulator/index.js';
 import type { DeleteChange } from '../../src/model/types.js';

@@ -5,7 +5,7 @@
 import { describe, expect, it } from 'vitest';
 import { schemaProblems } from '../../src/saved-plan/schema.js';
 import type { SavedChange, SavedPlan } from '../../src/saved-plan/file.js';
-import { compareSaved, type Numbered, type Touched } from '../../src/saved-plan/compare.js';
+import { compareSaved, type Numbered } from '../../src/saved-plan/departures.js';
 import { savedReasons } from '../../src/saved-plan/consents.js';
 import { Scope } from '../../src/planner/scope.js';
 import { parseConfig } from '../../src/config/parse.js';
@@ -57,7 +57,6 @@ function aimedAt(change: SavedChange, w: LiveWebsite): SavedChange {
 /** What apply does: plan the saved plan's websites again, as they are now, and compare. */
 function check(plan: SavedPlan, from: Config = config, now: LiveWebsite[] = live) {
   const numbered: Numbered[] = plan.changes.map((change, index) => ({ index, change }));
-  const touched: Touched = { byId: new Map(now.map((w) => [w.id, w])), byDomain: new Map(now.map((w) => [w.domain, w])) };
   const only = new Set(plan.changes.map((c) => c.domain));
   const read = now.filter((w) => only.has(w.domain) || plan.changes.some((c) => c.id === w.id));
   const fresh = planChanges({
@@ -68,7 +67,7 @@ function check(plan: SavedPlan, from: Config = config, now: LiveWebsite[] = live
     options: { prune: plan.saved.prune, targets: plan.saved.targets, excludes: plan.saved.excludes, checkPatterns: false, only, sendAgain: savedReasons(plan.changes) },
     census: { total: now.length, managed: now.length },
   });
-  return compareSaved(numbered, fresh, touched, { config: from, shownConfig: 'sitesync.yaml', scope: new Scope(from, plan.saved), prune: plan.saved.prune });
+  return compareSaved(numbered, fresh, now, { config: from, shownConfig: 'sitesync.yaml', scope: new Scope(from, plan.saved), prune: plan.saved.prune });
 }
 
 describe('a saved plan file is checked whole', () => {

@@ -1,24 +1,18 @@
 /**
  * A saved plan is checked by planning again, as octoDNS does with its plan files: the config
  * file is the one it was made from (same SHA-256), the websites it touches are read again, and
- * the changes planned now from that file and those websites must be the saved ones. A plan file
- * therefore cannot ask for anything the config would not. This module compares, purely: what
- * changed at the service since (stale), and what the saved plan asks that the file does not.
+ * the plan made now from that file and those websites is compared with the saved one by the one
+ * comparison of receipts (planner/receipt.ts). This module says, per change that departs, what
+ * changed at the service since (stale), or what the saved plan asks that the file does not.
  */
 import { GlobSet } from '../model/domain.js';
-import { FIELDS, sameValue } from '../model/fields.js';
-import type { Change, Config, LiveWebsite, Plan } from '../model/types.js';
+import { FIELD_NAMES, FIELDS, sameValue } from '../model/fields.js';
+import type { Change, Config, LiveWebsite, Plan, WebsiteView } from '../model/types.js';
+import { compareReceipts, receiptOf, type Departure, type Moved } from '../planner/receipt.js';
 import type { Scope } from '../planner/scope.js';
-import { desiredView, enforcedValues } from '../planner/values.js';
+import { desiredView, enforcedValues, liveView } from '../planner/values.js';
 import { formatValue, passwordShown } from '../render/values.js';
 import type { SavedChange } from './file.js';
-import { staleLine } from './staleness.js';
-
-/** The websites a saved plan touches, as the service has them now. */
-export interface Touched {
-  byId: Map<number, LiveWebsite>;
-  byDomain: Map<string, LiveWebsite>;
-}
 
 /** A saved change and its place in the plan file, for messages (`changes[3]`). */
 export interface Numbered {
@@ -42,37 +36,81 @@ export interface Comparison {
   problems: string[];
 }
 
-/** Compares one account's saved changes with the plan made again from its config and the websites as they are now. */
-export function compareSaved(saved: readonly Numbered[], fresh: Plan, now: Touched, scope: SavedScope): Comparison {
+/**
+ * Compares one account's saved changes with the plan made again from its config and `live`, the
+ * websites as they are now: their receipts, each departure said in words.
+ */
+export function compareSaved(saved: readonly Numbered[], fresh: Plan, live: readonly LiveWebsite[], scope: SavedScope): Comparison {
   const out: Comparison = { stale: [], problems: [] };
-  const freshByDomain = new Map(fresh.changes.map((c) => [c.domain, c]));
+  const at = new Map<Change, number>();
+  const twins = new Set<Change>();
   const seen = new Map<string, number>();
   for (const { index, change } of saved) {
-    const at = `changes[${index}]`;
     const twin = seen.get(change.domain);
-    if (twin !== undefined) {
-      out.problems.push(`${at}.domain: "${change.domain}" is changed twice (also changes[${twin}])`);
+    if (twin === undefined) {
+      seen.set(change.domain, index);
+      at.set(change, index);
       continue;
     }
-    seen.set(change.domain, index);
-    const fresh = freshByDomain.get(change.domain);
-    const stale = staleLine(change, now) ?? newHistory(change, fresh);
-    if (stale) {
-      out.stale.push(stale);
-      continue;
-    }
-    out.problems.push(...differences(at, change, fresh, scope));
+    twins.add(change);
+    out.problems.push(`changes[${index}].domain: "${change.domain}" is changed twice (also changes[${twin}])`);
   }
+  const then = receiptOf([{ name: '', baseUrl: '', plan: { ...fresh, changes: saved.map((n) => n.change).filter((c) => !twins.has(c)) } }], '');
+  const departures = compareReceipts(then, [{ name: '', plan: fresh, live }], '');
+  const said: { index: number; stale?: string; problems?: string[] }[] = [];
+  for (const d of departures) {
+    const change = d.then?.change;
+    if (!change) {
+      // Planned now, not saved: a plan of the file made now changes more than the saved plan.
+      if (d.now) out.problems.push(`${VERB[d.now.action]} ${formatValue('domain', d.now.domain)}: a plan of ${scope.shownConfig} made now does, and the saved plan does not`);
+      continue;
+    }
+    const index = at.get(change)!;
+    if (d.moved) said.push({ index, stale: staleLine(change, d.moved) });
+    else said.push({ index, problems: differences(`changes[${index}]`, change, d.now, scope) });
+  }
+  said.sort((a, b) => a.index - b.index);
+  for (const s of said) {
+    if (s.stale) out.stale.push(s.stale);
+    out.problems.push(...(s.problems ?? []));
+  }
+  out.problems.sort((a, b) => indexIn(a) - indexIn(b));
   return out;
 }
 
-/** A delete of a website that was quiet when the plan was made and has had traffic since: the plan showed less than it destroys. */
-function newHistory(saved: Change, fresh: Change | undefined): string | undefined {
-  if (saved.action !== 'delete' || fresh?.action !== 'delete') return undefined;
-  const then = saved.traffic;
-  const now = fresh.traffic;
-  if (!then || !now || then.pageviews_recent > 0 || now.pageviews_recent === 0) return undefined;
-  return `${saved.domain} (id ${saved.id}): had no pageviews in the last ${then.recent_days} days when the plan was made, and has ${now.pageviews_recent.toLocaleString('en-US')} now`;
+/** `changes[3]…` → 3, for the file's order. */
+const indexIn = (problem: string) => Number(/^changes\[(\d+)\]/.exec(problem)?.[1] ?? Infinity);
+
+/** What changed at the service under a saved change, as one line. */
+function staleLine(change: Change, moved: Moved): string {
+  switch (moved.kind) {
+    case 'exists':
+      return `${change.domain}: now exists at the service (id ${moved.live.id}); the plan would create it`;
+    case 'gone':
+      return `${change.domain} (id ${change.id}): no longer exists at the service`;
+    case 'changed':
+      return `${change.domain} (id ${change.id}): ${describeDifference(change, moved.live)}`;
+    case 'active': {
+      const then = (change as Extract<Change, { action: 'delete' }>).traffic!;
+      const now = moved.now.traffic!;
+      // A quiet website that has had pageviews since, or (no pageviews) events: a delete destroys more than the plan showed.
+      if (now.pageviews_recent > 0) return `${change.domain} (id ${change.id}): had no pageviews in the last ${then.recent_days} days when the plan was made, and has ${now.pageviews_recent.toLocaleString('en-US')} now`;
+      return `${change.domain} (id ${change.id}): had no pageviews or events in the last ${then.recent_days} days when the plan was made, and has ${now.events_recent!.toLocaleString('en-US')} events now`;
+    }
+  }
+}
+
+function describeDifference(change: Change, live: LiveWebsite): string {
+  const before: Partial<WebsiteView> = change.before ?? { domain: change.domain };
+  const now = liveView(live);
+  const parts: string[] = [];
+  for (const field of FIELD_NAMES) {
+    const a = before[field];
+    const b = now[field];
+    const same = Array.isArray(a) && Array.isArray(b) ? [...a].sort().join('\n') === [...b].sort().join('\n') : a === b;
+    if (!same) parts.push(`${field} ${formatValue(field, a)} → ${formatValue(field, b)}`);
+  }
+  return parts.length ? `changed since the plan: ${parts.join('; ')}` : 'changed since the plan';
 }
 
 const VERB = { create: 'creates', update: 'updates', delete: 'deletes' } as const;
@@ -129,4 +167,3 @@ function whyNotDeleted(domain: string, scope: SavedScope): string | undefined {
   if (protectedBy >= 0) return `${shownConfig} protects it ("${config.protect[protectedBy]!.glob}")`;
   return scope.scope.whyOut(domain, shownConfig) ?? (config.prune || prune ? undefined : `neither ${shownConfig} (prune: true) nor the plan (--prune) prunes`);
 }
-
