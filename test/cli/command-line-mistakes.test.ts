@@ -42,7 +42,7 @@ describe('unknown flags and commands say what is unknown and what was meant', ()
     expect(r.code).toBe(1);
   });
 
-  // A flag given twice (--prune --no-prune) says so too: test/e2e/first-day.test.ts.
+  // A flag given twice (--prune --no-prune) says so too: test/cli/first-day.test.ts.
 
   it('several unknown flags are each named', async () => {
     const r = await runCli(['validate', '--frobnicate', '--verbos']);
