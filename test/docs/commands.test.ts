@@ -19,11 +19,11 @@ import { docPages, plainText, sectionBlock, walk, type Page } from '../helpers/d
 
 /** The shell blocks of the docs, by page and heading, and the test that runs each. */
 const RUNNERS: Array<{ page: string; heading: string; by: string }> = [
-  { page: 'README.md', heading: 'Set-up', by: 'test/e2e/demo.test.ts' }, // npm run demo; npm test is the suite itself
-  { page: 'README.md', heading: 'Install in your config repository', by: 'test/package/package.test.ts' },
-  { page: 'README.md', heading: 'Quick start (5 minutes, against the bundled emulator)', by: 'test/e2e/quick-start.test.ts' },
+  { page: 'README.md', heading: 'Set-up', by: 'test/journeys/demo.test.ts' }, // npm run demo; npm test is the suite itself
+  { page: 'README.md', heading: 'Install in your config repository', by: 'test/journeys/package.test.ts' },
+  { page: 'README.md', heading: 'Quick start (5 minutes, against the bundled emulator)', by: 'test/journeys/quick-start.test.ts' },
   { page: 'docs/commands.md', heading: 'Examples', by: 'test/docs/commands.test.ts' },
-  { page: 'docs/adopting.md', heading: 'With sitesync init', by: 'test/e2e/init.test.ts' },
+  { page: 'docs/adopting.md', heading: 'With sitesync init', by: 'test/edit/init.test.ts' },
 ];
 
 const SHELL = new Set(['sh', 'bash', 'shell', 'console']);

@@ -5,7 +5,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { runCli } from '../helpers/cli.js';
-import { KEY, scenario } from '../helpers/scenario.js';
+import { KEY, scenario, type Scenario } from '../helpers/scenario.js';
+
+let s: Scenario | undefined;
+afterEach(async () => {
+  await s?.close();
+  s = undefined;
+});
 
 describe('unknown flags and commands say what is unknown and what was meant', () => {
   it.each([
@@ -14,9 +20,22 @@ describe('unknown flags and commands say what is unknown and what was meant', ()
     [['ci', 'commnt'], 'Error: unknown command "commnt" for sitesync ci: did you mean "comment"?\nRun `sitesync ci --help` for usage.\n'],
     [['plan', '--taget', 'shop.example.com'], 'Error: unknown option --taget for sitesync plan: did you mean --target?\nRun `sitesync plan --help` for usage.\n'],
     [['validate', 'extra'], 'Error: sitesync validate takes no argument "extra"\nRun `sitesync validate --help` for usage.\n'],
+    // A mistyped flag before the command gets the suggestion it gets after it.
+    [['--verbos', 'plan'], 'Error: unknown option --verbos for sitesync: did you mean --verbose?\nRun `sitesync --help` for usage.\n'],
+    [['plan', '--verbos'], 'Error: unknown option --verbos for sitesync plan: did you mean --verbose?\nRun `sitesync plan --help` for usage.\n'],
+    [['--versoin', 'plan'], 'Error: unknown option --versoin for sitesync: did you mean --version?\nRun `sitesync --help` for usage.\n'],
+    [['--frob', '--verbos', 'plan'], 'Error: 2 unknown arguments\n  unknown option --frob for sitesync\n  unknown option --verbos for sitesync: did you mean --verbose?\nRun `sitesync --help` for usage.\n'],
+    [['ci', '--verbos', 'drift'], 'Error: unknown option --verbos for sitesync ci: did you mean --verbose?\nRun `sitesync ci --help` for usage.\n'],
+    [['--prune', 'plan'], 'Error: --prune is an option of sitesync plan: put it after the command (sitesync plan --prune)\nRun `sitesync --help` for usage.\n'],
+    [['--token', 'sk-secret-value-1', 'plan'], 'Error: there is no --token option: the API key is never a command-line argument, where shell history, CI logs and the process list would show it: set SITESYNC_API_KEY, or put it in a file and pass --api-key-file FILE\nRun `sitesync plan --help` for usage.\n'],
+    // British spelling of colour.
+    [['plan', '--no-colour'], 'Error: unknown option --no-colour for sitesync plan: did you mean --no-color?\nRun `sitesync plan --help` for usage.\n'],
+    [['--no-colour', 'validate'], 'Error: unknown option --no-colour for sitesync validate: did you mean --no-color?\nRun `sitesync validate --help` for usage.\n'],
+    [['plan', '--colour'], 'Error: unknown option --colour for sitesync plan: did you mean --color?\nRun `sitesync plan --help` for usage.\n'],
   ])('sitesync %j', async (args, stderr) => {
     const r = await runCli(args);
     expect(r.stderr).toBe(stderr);
+    expect(r.stdout).toBe('');
     expect(r.code).toBe(1);
   });
 
@@ -36,13 +55,27 @@ describe('unknown flags and commands say what is unknown and what was meant', ()
     [['plan', '--base-url', 'http://a', '--base-url', 'http://b'], 'Error: --base-url is given 2 times (http://a, http://b); give it once\nRun `sitesync plan --help` for usage.\n'],
     [['ci', 'summary', '--file', 'x', '--file', 'y'], 'Error: --file is given 2 times (x, y); give it once\nRun `sitesync ci summary --help` for usage.\n'],
     [['emulator', '--port', '0', '--port', '0', '--key', 'k'], 'Error: --port is given 2 times (0, 0); give it once\nRun `sitesync emulator --help` for usage.\n'],
-  ])('a value given twice is a mistake that says so, not an internal error: sitesync %j', async (args, stderr) => {
+    // A flag given twice says so, as a value given twice does.
+    [['plan', '--prune', '--prune'], 'Error: --prune is given 2 times (--prune, --prune); give it once\nRun `sitesync plan --help` for usage.\n'],
+    [['plan', '--prune', '--no-prune'], 'Error: --prune is given 2 times (--prune, --no-prune); give it once\nRun `sitesync plan --help` for usage.\n'],
+    [['apply', '--auto-approve', '--auto-approve=false'], 'Error: --auto-approve is given 2 times (--auto-approve, --auto-approve=false); give it once\nRun `sitesync apply --help` for usage.\n'],
+    // One rule for every flag, colour too: NO_COLOR in the environment, not a second flag, turns it off for good.
+    [['validate', '--no-color', '--color'], 'Error: --color is given 2 times (--no-color, --color); give it once\nRun `sitesync validate --help` for usage.\n'],
+    [['--verbose', 'validate', '--verbose'], 'Error: --verbose is given 2 times (--verbose, --verbose); give it once\nRun `sitesync validate --help` for usage.\n'],
+  ])('a value or a flag given twice is a mistake that says so, not an internal error: sitesync %j', async (args, stderr) => {
     const r = await runCli(args);
     expect(r.stderr).toBe(stderr);
     expect(r.code).toBe(1);
   });
 
-  // A flag given twice (--prune --no-prune) says so too: test/e2e/first-day.test.ts.
+  it('a flag once, and words after -- that look like it, are fine', async () => {
+    s = await scenario();
+    await s.write('version: 1\nwebsites:\n  - domain: a.example.com\n');
+    expect((await s.cli(['validate', '--verbose', '--no-color'])).code).toBe(0);
+    const r = await s.cli(['fmt', '--check', '--', '--check']);
+    expect(r.stderr).toContain('--check: no such file');
+    expect(r.stderr).not.toContain('given 2 times');
+  });
 
   it('several unknown flags are each named', async () => {
     const r = await runCli(['validate', '--frobnicate', '--verbos']);
@@ -54,6 +87,27 @@ describe('unknown flags and commands say what is unknown and what was meant', ()
   it('messages are in English whatever the locale', async () => {
     const r = await runCli(['plan', '--detailed-exit-code'], { env: { LANG: 'de_DE.UTF-8', LC_ALL: 'de_DE.UTF-8' } });
     expect(r.stderr).toContain('did you mean --detailed-exitcode?');
+  });
+});
+
+describe('a --target that matches nothing is an error, not "No changes"', () => {
+  it.each([
+    ['nomatch.org', 'Error: --target "nomatch.org" matches no website in the file or the account\n'],
+    ['shop*', 'Error: --target "shop*" matches no website in the file or the account\n'],
+    [
+      'https://shop.example.com',
+      'Error: --target "https://shop.example.com" matches no website in the file or the account; "https://shop.example.com" is not a bare domain name (no scheme, port or path): write "shop.example.com"\n',
+    ],
+  ])('plan --detailed-exitcode --target %s exits 1 and names the pattern', async (target, message) => {
+    s = await scenario();
+    s.emu.seed(KEY, [{ domain: 'shop.example.com', privacy: 1, email: 0, exclude_bots: 1 }]);
+    await s.write('version: 1\nwebsites:\n  - domain: shop.example.com\n');
+    const r = await s.cli(['plan', '--detailed-exitcode', '--target', target]);
+    expect(r.stdout).not.toContain('No changes');
+    expect(r.stderr).toBe(message);
+    expect(r.code).toBe(1);
+    const right = await s.cli(['plan', '--detailed-exitcode', '--target', 'shop.example.com']);
+    expect(right.code).toBe(2);
   });
 });
 

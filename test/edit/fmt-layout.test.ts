@@ -23,7 +23,7 @@ function yamlFiles(dir: string): string[] {
 function yamlWrittenByTests(): { name: string; text: string }[] {
   const found: { name: string; text: string }[] = [];
   for (const file of readdirSync(join(root, 'test'), { recursive: true, encoding: 'utf8' })) {
-    if (!file.endsWith('.test.ts') || file.endsWith('format.test.ts')) continue;
+    if (!file.endsWith('.test.ts') || file.endsWith('fmt-layout.test.ts')) continue;
     const source = readFileSync(join(root, 'test', file), 'utf8');
     for (const match of source.matchAll(/`((?:[^`\\]|\\.)*)`|'((?:[^'\\\n]|\\.)*)'/g)) {
       const body = match[1] ?? match[2]!;

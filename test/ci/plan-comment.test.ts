@@ -1,3 +1,9 @@
+/**
+ * `sitesync ci comment`: the plan posted as one comment on a pull request (GitHub, against the
+ * fake GitHub API) or one note on a merge request (GitLab, against the fake GitLab API), found
+ * again and updated on the next run. What both forges do is one table over them; what one has
+ * alone is under its name.
+ */
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -6,21 +12,25 @@ import { startEmulator } from '../../src/emulator/index.js';
 import { MARKER, markerFor } from '../../src/render/markdown.js';
 import { runCli, runCliHere } from '../helpers/cli.js';
 import { runInProcess } from './context.js';
-import { BOT, GITHUB_TOKEN, PERSON, REPO, startElsewhere, startFakeGitHub, type FakeGitHub } from './fake-github.js';
+import { BOT, GITHUB_TOKEN, PERSON, REPO, startElsewhere, startFakeGitHub, type Failure, type FakeGitHub, type Recorded } from './fake-github.js';
+import { BOT_USER, GITLAB_TOKEN, PROJECT_ID, startFakeGitLab, type FakeGitLab } from './fake-gitlab.js';
 
 const PLAN = `${MARKER}\n### sitesync plan: 1 to create, 0 to update, 0 to delete\n\n| create | update | delete |\n`;
 
 let fake: FakeGitHub;
+let gitlab: FakeGitLab;
 let dir: string;
 
 beforeEach(async () => {
   fake = await startFakeGitHub();
+  gitlab = await startFakeGitLab();
   dir = await mkdtemp(join(tmpdir(), 'sitesync-ci-'));
   await writeFile(join(dir, 'plan.md'), PLAN);
   await writeFile(join(dir, 'event.json'), JSON.stringify({ action: 'synchronize', pull_request: { number: 7 } }));
 });
 afterEach(async () => {
   await fake.close();
+  await gitlab.close();
   await rm(dir, { recursive: true, force: true });
 });
 
@@ -53,44 +63,215 @@ function seedLongThread(): number {
   return fake.seed(7, comments)[150]!.id;
 }
 
-describe('sitesync ci comment on GitHub', () => {
-  it('posts the plan when the pull request has no plan comment yet', async () => {
-    fake.seed(7, [{ body: 'Looks good', user: { ...PERSON } }]);
+
+/** What GitLab CI sets in a merge-request pipeline, pointed at the fake. */
+function gitlabEnv(extra: Record<string, string> = {}): Record<string, string> {
+  return {
+    GITLAB_CI: 'true',
+    CI_API_V4_URL: gitlab.api,
+    CI_PROJECT_ID: PROJECT_ID,
+    CI_MERGE_REQUEST_IID: '3',
+    CI_PROJECT_URL: 'https://gitlab.example.com/group/config',
+    CI_JOB_URL: 'https://gitlab.example.com/group/config/-/jobs/77',
+    GITLAB_TOKEN,
+    ...extra,
+  };
+}
+
+const MR_URL = 'https://gitlab.example.com/group/config/-/merge_requests/3';
+const notesPath = `/api/v4/projects/${PROJECT_ID}/merge_requests/3/notes`;
+
+/** A comment of the thread: who wrote it (the token's bot, a person, or GitLab itself: a system note, which GitHub does not have). */
+interface Said {
+  body: string;
+  by: 'bot' | 'person' | 'system';
+}
+
+/** One forge as the comment tests see it: its fake's thread (pull request 7, merge request 3), its environment and its words. */
+interface Forge {
+  name: 'GitHub' | 'GitLab';
+  token: string;
+  env(extra?: Record<string, string>): Record<string, string>;
+  /** Adds these to the thread; their ids. GitHub has no system notes: those are left out there. */
+  seed(said: Said[]): number[];
+  thread(): Array<{ id: number; body: string }>;
+  requests(): Recorded[];
+  writes(): string[];
+  fail(method: string, failure: Failure): void;
+  link(id: number): string;
+  post: string;
+  update(id: number): string;
+  /** The thread's first page. */
+  listing: string;
+  /** The first requests of a run, up to the thread's first page (GitLab asks who the token is first). */
+  opening: string[];
+  /** Every request carries these headers (undefined: not sent). */
+  headers: Record<string, string | RegExp | undefined>;
+  /** A long thread with the token's marked comment on page 2 (system notes and mentions of the marker around it): its id, its length, and the pages read. */
+  longThread(): { id: number; length: number; pages: Array<string | null> };
+  /** The plan file of a plan that failed, and what its comment links to. */
+  emptyPlan: string;
+  runLink: string;
+  forbiddenWrite: Failure;
+  forbiddenSays: string;
+  wrongToken: string;
+  rejectedSays: string[];
+  missingSays: string;
+}
+
+const FORGES: Forge[] = [
+  {
+    name: 'GitHub',
+    token: GITHUB_TOKEN,
+    env,
+    seed: (said) => fake.seed(7, said.filter((c) => c.by !== 'system').map((c) => ({ body: c.body, user: c.by === 'bot' ? { ...BOT } : { ...PERSON } }))).slice(-said.filter((c) => c.by !== 'system').length).map((c) => c.id),
+    thread: () => fake.comments(7),
+    requests: () => fake.requests,
+    writes: () => fake.writes(),
+    fail: (method, failure) => (fake.fail[method] = failure),
+    link: (id) => `https://github.com/${REPO}/pull/7#issuecomment-${id}`,
+    post: `POST /repos/${REPO}/issues/7/comments`,
+    update: (id) => `PATCH /repos/${REPO}/issues/comments/${id}`,
+    listing: `/repos/${REPO}/issues/7/comments?per_page=100`,
+    opening: [`/repos/${REPO}/issues/7/comments?per_page=100`],
+    headers: { authorization: `Bearer ${GITHUB_TOKEN}`, accept: 'application/vnd.github+json', 'x-github-api-version': '2022-11-28', 'user-agent': /^sitesync\/\d/ },
+    longThread: () => ({ id: seedLongThread(), length: 250, pages: [null, '2', '3'] }),
+    emptyPlan: '',
+    runLink: '(https://github.com/octo/config/actions/runs/99)',
+    forbiddenWrite: { status: 403, body: { message: 'Resource not accessible by integration' } },
+    forbiddenSays:
+      'Error: the token cannot write a comment on pull request #7 of octo/config (403: Resource not accessible by integration): give the job `permissions: pull-requests: write`',
+    wrongToken: 'ghs_aWrongTokenValue987654',
+    rejectedSays: ['GitHub did not accept GITHUB_TOKEN (401: Bad credentials)'],
+    missingSays: 'Error: GITHUB_TOKEN is not set: pass it to the step (env: GITHUB_TOKEN: ${{ github.token }})',
+  },
+  {
+    name: 'GitLab',
+    token: GITLAB_TOKEN,
+    env: gitlabEnv,
+    seed: (said) =>
+      gitlab
+        .seed(3, said.map((c) => ({ body: c.body, system: c.by === 'system', author: { username: c.by === 'bot' ? BOT_USER : 'alice' } })))
+        .slice(-said.length)
+        .map((n) => n.id),
+    thread: () => gitlab.notes(3),
+    requests: () => gitlab.requests,
+    writes: () => gitlab.writes(),
+    fail: (method, failure) => (gitlab.fail[method] = failure),
+    link: (id) => `${MR_URL}#note_${id}`,
+    post: `POST ${notesPath}`,
+    update: (id) => `PUT ${notesPath}/${id}`,
+    listing: `${notesPath}?per_page=100&sort=asc&order_by=created_at`,
+    opening: ['/api/v4/user', `${notesPath}?per_page=100&sort=asc&order_by=created_at`],
+    headers: { 'private-token': GITLAB_TOKEN, authorization: undefined },
+    longThread: () => {
+      const notes = gitlab.seed(
+        3,
+        Array.from({ length: 180 }, (_, i) =>
+          i === 130
+            ? { body: `${MARKER}\n### old plan`, author: { username: BOT_USER } }
+            : { body: i % 7 === 0 ? `${MARKER} (system)` : `note ${i}`, system: i % 7 === 0 },
+        ),
+      );
+      return { id: notes[130]!.id, length: 180, pages: [null, '2'] };
+    },
+    emptyPlan: '\n',
+    runLink: 'see the [job log](https://gitlab.example.com/group/config/-/jobs/77)',
+    forbiddenWrite: { status: 403, body: { message: '403 Forbidden' } },
+    forbiddenSays: 'the token cannot write a note on merge request !3 of project 42 (403: 403 Forbidden): it needs the api scope and at least the Reporter role',
+    wrongToken: 'glpat-notTheRightOne-12345',
+    rejectedSays: ['GitLab did not accept GITLAB_TOKEN (401: 401 Unauthorized)', 'CI_JOB_TOKEN cannot write notes'],
+    missingSays: 'GITLAB_TOKEN is not set: create a project access token (role Reporter, scope api)',
+  },
+];
+
+describe.each(FORGES)('sitesync ci comment on $name', (forge) => {
+  async function comment(args: string[] = [], extra: Record<string, string> = {}) {
+    const r = await runInProcess(['ci', 'comment', '--file', 'plan.md', ...args], forge.env(extra), dir);
+    expect(r.stdout + r.stderr).not.toContain(forge.token);
+    return r;
+  }
+
+  it('posts the plan when the thread has no plan comment yet', async () => {
+    forge.seed([
+      { body: 'Looks good', by: 'person' },
+      { body: 'added 1 commit', by: 'system' },
+    ]);
     const r = await comment();
     expect(r.stderr).toBe('');
     expect(r.code).toBe(0);
-    const posted = fake.comments(7).at(-1)!;
-    expect(r.stdout).toBe(`Posted the plan comment: https://github.com/${REPO}/pull/7#issuecomment-${posted.id}\n`);
+    const posted = forge.thread().at(-1)!;
+    expect(r.stdout).toBe(`Posted the plan comment: ${forge.link(posted.id)}\n`);
     expect(posted.body).toBe(PLAN);
-    expect(fake.writes()).toEqual([`POST /repos/${REPO}/issues/7/comments`]);
+    expect(forge.writes()).toEqual([forge.post]);
   });
 
-  it('sends the headers GitHub asks for, the token only as a Bearer header', async () => {
+  it('sends the headers the forge asks for, the token only in its own header', async () => {
     await comment();
-    for (const r of fake.requests) {
-      expect(r.headers.authorization).toBe(`Bearer ${GITHUB_TOKEN}`);
-      expect(r.headers.accept).toBe('application/vnd.github+json');
-      expect(r.headers['x-github-api-version']).toBe('2022-11-28');
-      expect(r.headers['user-agent']).toMatch(/^sitesync\/\d/);
-      expect(r.url).not.toContain(GITHUB_TOKEN);
+    for (const r of forge.requests()) {
+      for (const [name, value] of Object.entries(forge.headers)) {
+        if (value instanceof RegExp) expect(r.headers[name]).toMatch(value);
+        else expect(r.headers[name]).toBe(value);
+      }
+      expect(r.url).not.toContain(forge.token);
     }
-    expect(fake.requests[0]!.url).toBe(`/repos/${REPO}/issues/7/comments?per_page=100`);
+    expect(forge.requests().slice(0, forge.opening.length).map((q) => q.url)).toEqual(forge.opening);
   });
 
-  it('updates the marked comment found on page 2 of 3, reading every page, and posts nothing', async () => {
-    const id = seedLongThread();
+  it('updates the marked comment found on a later page, reading every page, and posts nothing', async () => {
+    const { id, length, pages } = forge.longThread();
     const r = await comment();
     expect(r.code).toBe(0);
-    expect(r.stdout).toBe(`Updated the plan comment: https://github.com/${REPO}/pull/7#issuecomment-${id}\n`);
-    expect(fake.requests.filter((q) => q.method === 'GET').map((q) => new URL(q.url, fake.url).searchParams.get('page'))).toEqual([
-      null,
-      '2',
-      '3',
-    ]);
-    expect(fake.writes()).toEqual([`PATCH /repos/${REPO}/issues/comments/${id}`]);
-    expect(fake.comments(7).find((c) => c.id === id)!.body).toBe(PLAN);
-    expect(fake.comments(7)).toHaveLength(250);
+    expect(r.stdout).toBe(`Updated the plan comment: ${forge.link(id)}\n`);
+    expect(forge.requests().filter((q) => q.method === 'GET' && q.url.startsWith(forge.listing.split('?')[0]!)).map((q) => new URL(q.url, 'http://x').searchParams.get('page'))).toEqual(pages);
+    expect(forge.writes()).toEqual([forge.update(id)]);
+    expect(forge.thread().find((c) => c.id === id)!.body).toBe(PLAN);
+    expect(forge.thread()).toHaveLength(length);
   });
+
+  it("prefers the token's own marked comment over a person's older one", async () => {
+    const [person, own] = forge.seed([
+      { body: `${MARKER}\npasted by hand`, by: 'person' },
+      { body: `${MARKER}\n### sitesync plan: old`, by: 'bot' },
+    ]);
+    await comment();
+    expect(forge.writes()).toEqual([forge.update(own!)]);
+    expect(forge.thread().find((c) => c.id === person)!.body).toBe(`${MARKER}\npasted by hand`);
+  });
+
+  it('says the plan failed, with a link to the run, when the plan file is empty', async () => {
+    await writeFile(join(dir, 'plan.md'), forge.emptyPlan);
+    forge.seed([{ body: `${MARKER}\n### sitesync plan: an outdated plan`, by: 'bot' }]);
+    const r = await comment();
+    expect(r.stdout).toMatch(/^Updated the plan comment: /);
+    const body = forge.thread()[0]!.body;
+    expect(body.startsWith(`${MARKER}\n### sitesync plan failed`)).toBe(true);
+    expect(body).toContain(forge.runLink);
+  });
+
+  it('a 403 on writing says what the token needs', async () => {
+    forge.fail('POST', forge.forbiddenWrite);
+    const r = await comment();
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain(forge.forbiddenSays);
+  });
+
+  it('a rejected token (401) is named, never shown', async () => {
+    const r = await comment([], { [forge.name === 'GitHub' ? 'GITHUB_TOKEN' : 'GITLAB_TOKEN']: forge.wrongToken });
+    expect(r.code).toBe(1);
+    for (const says of forge.rejectedSays) expect(r.stderr).toContain(says);
+    expect(r.stderr).not.toContain(forge.wrongToken);
+  });
+
+  it('a missing token is named, with how to pass it', async () => {
+    const r = await comment([], { [forge.name === 'GitHub' ? 'GITHUB_TOKEN' : 'GITLAB_TOKEN']: '' });
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain(forge.missingSays);
+    expect(forge.requests()).toEqual([]);
+  });
+});
+
+describe('sitesync ci comment on GitHub', () => {
 
   it('ignores comments that only mention the marker below their first line', async () => {
     fake.seed(7, [
@@ -100,16 +281,6 @@ describe('sitesync ci comment on GitHub', () => {
     const r = await comment();
     expect(r.stdout).toMatch(/^Posted the plan comment: /);
     expect(fake.writes()).toEqual([`POST /repos/${REPO}/issues/7/comments`]);
-  });
-
-  it("prefers the bot's marked comment over a person's older one", async () => {
-    const [mine, bots] = fake.seed(7, [
-      { body: `${MARKER}\npasted by hand`, user: { ...PERSON } },
-      { body: `${MARKER}\n### sitesync plan: old`, user: { ...BOT } },
-    ]);
-    await comment();
-    expect(fake.writes()).toEqual([`PATCH /repos/${REPO}/issues/comments/${bots!.id}`]);
-    expect(fake.comments(7).find((c) => c.id === mine!.id)!.body).toBe(`${MARKER}\npasted by hand`);
   });
 
   it("never takes over another bot's marked comment (an app may quote a person's text): it posts its own", async () => {
@@ -158,16 +329,6 @@ describe('sitesync ci comment on GitHub', () => {
     expect(fake.comments(7)[0]!.body).toBe(`${MARKER}\n### hand-written\n`);
   });
 
-  it('says the plan failed, with a link to the run, when the plan file is empty', async () => {
-    await writeFile(join(dir, 'plan.md'), '');
-    fake.seed(7, [{ body: `${MARKER}\n### sitesync plan: an outdated plan`, user: { ...BOT } }]);
-    const r = await comment();
-    expect(r.stdout).toMatch(/^Updated the plan comment: /);
-    const body = fake.comments(7)[0]!.body;
-    expect(body.startsWith(`${MARKER}\n### sitesync plan failed`)).toBe(true);
-    expect(body).toContain('(https://github.com/octo/config/actions/runs/99)');
-  });
-
   it('does not follow a next-page link to another origin, and never sends the token there', async () => {
     const elsewhere = await startElsewhere();
     try {
@@ -184,27 +345,11 @@ describe('sitesync ci comment on GitHub', () => {
     }
   });
 
-  it('a 403 on writing says which permission the job needs', async () => {
-    fake.fail.POST = { status: 403, body: { message: 'Resource not accessible by integration' } };
-    const r = await comment();
-    expect(r.code).toBe(1);
-    expect(r.stderr).toContain(
-      'Error: the token cannot write a comment on pull request #7 of octo/config (403: Resource not accessible by integration): give the job `permissions: pull-requests: write`',
-    );
-  });
-
   it('a 403 from the rate limit says so instead', async () => {
     fake.fail.GET = { status: 403, body: { message: 'API rate limit exceeded' }, headers: { 'x-ratelimit-remaining': '0' } };
     const r = await comment();
     expect(r.code).toBe(1);
     expect(r.stderr).toContain("GitHub's API rate limit is used up (403: API rate limit exceeded)");
-  });
-
-  it('a rejected token (401) is named, never shown', async () => {
-    const r = await comment([], { GITHUB_TOKEN: 'ghs_aWrongTokenValue987654' });
-    expect(r.code).toBe(1);
-    expect(r.stderr).toContain('GitHub did not accept GITHUB_TOKEN (401: Bad credentials)');
-    expect(r.stderr).not.toContain('ghs_aWrongTokenValue987654');
   });
 
   it('a 404 names the repository and pull request; a 422 says GitHub refused', async () => {
@@ -228,13 +373,6 @@ describe('sitesync ci comment on GitHub', () => {
     const r = await comment(['--verbose']);
     expect(r.stderr).toContain(`GitHub: GET /repos/${REPO}/issues/7/comments?per_page=100&page=2 → 200`);
     expect(r.stderr).toMatch(/GitHub: PATCH \/repos\/octo\/config\/issues\/comments\/\d+ → 200/);
-  });
-
-  it('a missing GITHUB_TOKEN is named, with how to pass it', async () => {
-    const r = await comment([], { GITHUB_TOKEN: '' });
-    expect(r.code).toBe(1);
-    expect(r.stderr).toContain('Error: GITHUB_TOKEN is not set: pass it to the step (env: GITHUB_TOKEN: ${{ github.token }})');
-    expect(fake.requests).toEqual([]);
   });
 
   it('reads odd answers liberally: a comment whose body is not text is not the plan, and a null pull request is none', async () => {
@@ -284,6 +422,22 @@ describe('sitesync ci comment on GitHub', () => {
     expect(r.code).toBe(1);
     expect(r.stderr).toContain('Error: --file nope.md: no such file');
     expect(fake.requests).toEqual([]);
+  });
+});
+
+describe('sitesync ci comment on GitLab', () => {
+  async function comment(args: string[] = [], extra: Record<string, string> = {}) {
+    const r = await runInProcess(['ci', 'comment', '--file', 'plan.md', ...args], gitlabEnv(extra), dir);
+    expect(r.stdout + r.stderr).not.toContain(GITLAB_TOKEN);
+    return r;
+  }
+
+  it('outside a merge-request pipeline it says how to run there, or to pass --pr', async () => {
+    const r = await comment([], { CI_MERGE_REQUEST_IID: '' });
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain('$CI_PIPELINE_SOURCE == "merge_request_event"');
+    const withPr = await comment(['--pr', '3'], { CI_MERGE_REQUEST_IID: '' });
+    expect(withPr.code).toBe(0);
   });
 });
 

@@ -240,3 +240,35 @@ describe('apply under faults converges', () => {
     await expectConverged();
   });
 });
+
+describe('two prune runs at once', () => {
+  it('a delete that finds the website gone says "already gone" and is not counted as deleted', async () => {
+    s = await scenario();
+    s.emu.seed(KEY, [{ domain: 'keep.example.com' }, { domain: 'old1.example.com' }, { domain: 'old2.example.com' }, { domain: 'old3.example.com' }]);
+    await s.write('version: 1\nprune: true\nwebsites:\n  - domain: keep.example.com\n');
+    // Hold every delete until both runs have read the list, so that both plan the same deletes.
+    let listed = 0;
+    let release!: () => void;
+    const bothListed = new Promise<void>((r) => (release = r));
+    s.emu.faults.before = async (req) => {
+      if (req.method === 'GET' && req.path.endsWith('/websites') && ++listed === 2) release();
+      if (req.method === 'DELETE') await bothListed;
+      return undefined;
+    };
+    const runs = await Promise.all([s.cli(['apply', '--auto-approve']), s.cli(['apply', '--auto-approve'])]);
+    expect(s.emu.websites(KEY).map((w) => w.domain)).toEqual(['keep.example.com']);
+    const counts = runs.map((r) => {
+      expect(r.code).toBe(0);
+      const m = /Applied: 0 created, 0 updated, (\d+) deleted(?:, (\d+) already gone)?, 0 failed\./.exec(r.stdout);
+      expect(m, r.stdout).not.toBeNull();
+      return { deleted: Number(m![1]), gone: Number(m![2] ?? 0) };
+    });
+    // Each website was deleted by exactly one run; the other says it found it gone.
+    expect(counts[0]!.deleted + counts[1]!.deleted).toBe(3);
+    expect(counts[0]!.gone + counts[1]!.gone).toBe(3);
+    const goneLines = runs.flatMap((r) => r.stdout.split('\n').filter((l) => l.startsWith('· ')));
+    expect(goneLines).toHaveLength(3);
+    // Gone when its delete was sent, or already when its statistics were read (then no delete is sent).
+    for (const line of goneLines) expect(line).toMatch(/^· delete old\d\.example\.com \(id \d\): already gone(: deleted elsewhere since the plan was made| when planned \(the service answered 404 for it\): not deleted again) \d+ms$/);
+  });
+});

@@ -115,3 +115,34 @@ describe('where sitesync writes', () => {
     expect(writes(sc.emu)).toEqual([]);
   });
 });
+
+describe('export never loses a file', () => {
+  it('export -o into a folder that does not exist is a clear error, not an internal one, before any request', async () => {
+    s = await scenario();
+    s.emu.resetStats();
+    const r = await s.cli(['export', '-o', 'missing-dir/x.yaml']);
+    expect(r.stderr).toBe('Error: --output missing-dir/x.yaml: the folder missing-dir does not exist; create it first\n');
+    expect(r.code).toBe(1);
+    expect(s.emu.stats.log).toEqual([]);
+  });
+
+  it('an existing output file is not overwritten without --force', async () => {
+    s = await scenario();
+    s.emu.seed(KEY, [{ domain: 'a.example.com' }]);
+    const file = await s.write('# my hand-written config\nversion: 1\nwebsites: []\n');
+    const refused = await s.cli(['export', '-o', 'sitesync.yaml']);
+    expect(refused.stderr).toBe('Error: --output sitesync.yaml: the file exists; pass --force to overwrite it\n');
+    expect(refused.code).toBe(1);
+    expect(await readFile(file, 'utf8')).toBe('# my hand-written config\nversion: 1\nwebsites: []\n');
+
+    const forced = await s.cli(['export', '-o', 'sitesync.yaml', '--force']);
+    expect(forced.code).toBe(0);
+    expect(await readFile(file, 'utf8')).toContain('  - domain: a.example.com\n');
+  });
+
+  it('export --help names --force', async () => {
+    s = await scenario();
+    const r = await s.cli(['export', '--help'], { process: true });
+    expect(r.stdout).toMatch(/--force\s+Overwrite the --output file if it exists/);
+  });
+});

@@ -16,44 +16,74 @@ import { BOT_USER, GITLAB_TOKEN, PROJECT_ID, startFakeGitLab, type FakeGitLab } 
 const MERGE = 'c'.repeat(40);
 const PLAN = `${MARKER}\n### sitesync plan: 1 to create, 0 to update, 0 to delete\n<!-- sitesync-approved: the digest -->\n`;
 let dir: string;
+let github: FakeGitHub;
+let gitlab: FakeGitLab;
 
 beforeEach(async () => {
   dir = await mkdtemp(join(tmpdir(), 'sitesync-approved-'));
+  github = await startFakeGitHub();
+  github.pullsOfCommit.set(MERGE, [{ number: 7, merge_commit_sha: MERGE }]);
+  await writeFile(join(dir, 'push.json'), JSON.stringify({ after: MERGE, before: 'b'.repeat(40) }));
+  gitlab = await startFakeGitLab();
+  gitlab.mergeRequests.set(3, { iid: 3, title: 'a change', state: 'merged', target_branch: 'main', sha: 'd'.repeat(40), merge_commit_sha: MERGE });
 });
 afterEach(async () => {
+  await github.close();
+  await gitlab.close();
   await rm(dir, { recursive: true, force: true });
 });
 
-describe('sitesync ci approved on GitHub', () => {
-  let github: FakeGitHub;
-  beforeEach(async () => {
-    github = await startFakeGitHub();
-    github.pullsOfCommit.set(MERGE, [{ number: 7, merge_commit_sha: MERGE }]);
-    await writeFile(join(dir, 'push.json'), JSON.stringify({ after: MERGE, before: 'b'.repeat(40) }));
-  });
-  afterEach(() => github.close());
+const githubEnv = () => ({ GITHUB_ACTIONS: 'true', GITHUB_API_URL: github.url, GITHUB_TOKEN, GITHUB_REPOSITORY: REPO, GITHUB_EVENT_PATH: join(dir, 'push.json') });
+const gitlabEnv = () => ({ GITLAB_CI: 'true', CI_API_V4_URL: gitlab.api, CI_PROJECT_ID: PROJECT_ID, CI_COMMIT_SHA: MERGE, CI_PROJECT_URL: 'https://gitlab.example.com/group/config', GITLAB_TOKEN });
 
-  const approved = (args: string[] = []) =>
-    runInProcess(
-      ['ci', 'approved', '-o', 'approved.md', ...args],
-      { GITHUB_ACTIONS: 'true', GITHUB_API_URL: github.url, GITHUB_TOKEN, GITHUB_REPOSITORY: REPO, GITHUB_EVENT_PATH: join(dir, 'push.json') },
-      dir,
-    );
+/** One forge as `ci approved` meets it after a merge: pull request 7 of octo/config, or merge request !3 of project 42. */
+const FORGES = [
+  {
+    name: 'GitHub',
+    token: GITHUB_TOKEN,
+    approved: () => runInProcess(['ci', 'approved', '-o', 'approved.md'], githubEnv(), dir),
+    /** A marked comment by a person (with a digest of their own), then the token's plan comment. */
+    seed: (personal: string, own: string) =>
+      github.seed(7, [
+        { body: personal, user: { ...PERSON } },
+        { body: own, user: { ...BOT } },
+      ]),
+    wrote: /^Wrote the approved plan of pull request #7 of octo\/config \(https:\/\/github\.com\/octo\/config\/pull\/7#issuecomment-\d+\) to approved\.md\n$/,
+    // Three reads (who last edited the comment is a GraphQL query, a POST that writes nothing), nothing written on GitHub.
+    requests: () => github.requests.map((q) => `${q.method} ${q.url.split('?')[0]}`),
+    reads: [`GET /repos/${REPO}/commits/${MERGE}/pulls`, `GET /repos/${REPO}/issues/7/comments`, 'POST /graphql'],
+  },
+  {
+    name: 'GitLab',
+    token: GITLAB_TOKEN,
+    approved: () => runInProcess(['ci', 'approved', '-o', 'approved.md', '--provider', 'gitlab'], gitlabEnv(), dir),
+    seed: (personal: string, own: string) =>
+      gitlab.seed(3, [
+        { body: personal, author: { username: 'mallory' } },
+        { body: own, author: { username: BOT_USER } },
+      ]),
+    wrote: /^Wrote the approved plan of merge request !3 of project 42 \(https:\/\/gitlab\.example\.com\/group\/config\/-\/merge_requests\/3#note_\d+\) to approved\.md\n$/,
+    requests: () => gitlab.requests.map((q) => `${q.method} ${q.url.split('?')[0]}`),
+    // Three reads (the merge request of the commit, who the token is, its notes), nothing written on GitLab.
+    reads: [`GET /api/v4/projects/${PROJECT_ID}/repository/commits/${MERGE}/merge_requests`, 'GET /api/v4/user', `GET /api/v4/projects/${PROJECT_ID}/merge_requests/3/notes`],
+  },
+];
 
-  it("writes the plan comment of the pull request the pushed commit merged: the bot's, never the person's who pasted a marker and a digest before it", async () => {
-    github.seed(7, [
-      { body: `${MARKER}\n### sitesync plan: no changes\n<!-- sitesync-approved: pasted -->`, user: { ...PERSON } },
-      { body: PLAN, user: { ...BOT } },
-    ]);
-    const r = await approved();
+describe.each(FORGES)('sitesync ci approved on $name', (forge) => {
+  it("writes the plan comment of the pull or merge request the pushed commit merged: the token's own, never the person's who pasted a marker and a digest before it", async () => {
+    forge.seed(`${MARKER}\n### sitesync plan: no changes\n<!-- sitesync-approved: pasted -->`, PLAN);
+    const r = await forge.approved();
     expect(r.stderr).toBe('');
     expect(r.code).toBe(0);
     expect(await readFile(join(dir, 'approved.md'), 'utf8')).toBe(PLAN);
-    expect(r.stdout).toMatch(/^Wrote the approved plan of pull request #7 of octo\/config \(https:\/\/github\.com\/octo\/config\/pull\/7#issuecomment-\d+\) to approved\.md\n$/);
-    // Three reads (who last edited the comment is a GraphQL query, a POST that writes nothing), nothing written on GitHub.
-    expect(github.requests.map((q) => `${q.method} ${q.url.split('?')[0]}`)).toEqual([`GET /repos/${REPO}/commits/${MERGE}/pulls`, `GET /repos/${REPO}/issues/7/comments`, 'POST /graphql']);
-    expect(r.stdout + r.stderr).not.toContain(GITHUB_TOKEN);
+    expect(r.stdout).toMatch(forge.wrote);
+    expect(forge.requests()).toEqual(forge.reads);
+    expect(r.stdout + r.stderr).not.toContain(forge.token);
   });
+});
+
+describe('sitesync ci approved on GitHub', () => {
+  const approved = (args: string[] = []) => runInProcess(['ci', 'approved', '-o', 'approved.md', ...args], githubEnv(), dir);
 
   it("the bot's comment edited by a person since (anyone who may write to the repository may) is no approval; one only the bot updated is", async () => {
     const [comment] = github.seed(7, [{ body: PLAN, user: { ...BOT } }]);
@@ -105,34 +135,14 @@ describe('sitesync ci approved on GitHub', () => {
 });
 
 describe('sitesync ci approved on GitLab', () => {
-  let gitlab: FakeGitLab;
-  beforeEach(async () => {
-    gitlab = await startFakeGitLab();
-    gitlab.mergeRequests.set(3, { iid: 3, title: 'a change', state: 'merged', target_branch: 'main', sha: 'd'.repeat(40), merge_commit_sha: MERGE });
-  });
-  afterEach(() => gitlab.close());
-
-  const env = { GITLAB_CI: 'true', CI_API_V4_URL: '', CI_PROJECT_ID: PROJECT_ID, CI_COMMIT_SHA: MERGE, CI_PROJECT_URL: 'https://gitlab.example.com/group/config', GITLAB_TOKEN };
-
-  it("writes the note of the merge request CI_COMMIT_SHA merged, the token's own, never a person's", async () => {
-    gitlab.seed(3, [
-      { body: `${MARKER}\n<!-- sitesync-approved: pasted -->`, author: { username: 'mallory' } },
-      { body: PLAN, author: { username: BOT_USER } },
-    ]);
-    const r = await runInProcess(['ci', 'approved', '-o', 'approved.md', '--provider', 'gitlab'], { ...env, CI_API_V4_URL: gitlab.api }, dir);
-    expect(r.stderr).toBe('');
-    expect(r.code).toBe(0);
-    expect(await readFile(join(dir, 'approved.md'), 'utf8')).toBe(PLAN);
-    expect(r.stdout).toContain('merge request !3 of project 42 (https://gitlab.example.com/group/config/-/merge_requests/3#note_');
-    expect(gitlab.writes()).toEqual([]);
-  });
+  const env = gitlabEnv;
 
   it("a push straight to the branch of a commit an open merge request also holds takes nothing of that merge request: it merged nothing", async () => {
     const pushed = 'e'.repeat(40);
     // An open merge request whose head is the commit pushed: its note (the bot's plan of it) approves what it shows, not this push.
     gitlab.mergeRequests.set(9, { iid: 9, title: 'open', state: 'opened', target_branch: 'main', sha: pushed });
     gitlab.seed(9, [{ body: PLAN, author: { username: BOT_USER } }]);
-    const r = await runInProcess(['ci', 'approved', '-o', 'approved.md', '--provider', 'gitlab'], { ...env, CI_API_V4_URL: gitlab.api, CI_COMMIT_SHA: pushed }, dir);
+    const r = await runInProcess(['ci', 'approved', '-o', 'approved.md', '--provider', 'gitlab'], { ...env(), CI_COMMIT_SHA: pushed }, dir);
     expect(r.code).toBe(1);
     expect(r.stderr).toContain(`no merge request found for the pushed commit ${pushed.slice(0, 12)} (a push straight to the branch?)`);
     expect(existsSync(join(dir, 'approved.md'))).toBe(false);
@@ -140,7 +150,7 @@ describe('sitesync ci approved on GitLab', () => {
 
   it('ci comment --new after a merge posts on the merge request of the pushed commit', async () => {
     await writeFile(join(dir, 'apply.md'), '### sitesync apply: done\n');
-    const r = await runInProcess(['ci', 'comment', '--new', '--provider', 'gitlab', '--file', 'apply.md'], { ...env, CI_API_V4_URL: gitlab.api }, dir);
+    const r = await runInProcess(['ci', 'comment', '--new', '--provider', 'gitlab', '--file', 'apply.md'], env(), dir);
     expect(r.code, r.stderr).toBe(0);
     expect(gitlab.notes(3).map((n) => n.body)).toEqual(['### sitesync apply: done\n']);
   });
