@@ -145,11 +145,9 @@ describe("GitHub's and GitLab's answers are bounded as the service's are", () =>
     const trickle = await trickleServer('[{"id"');
     try {
       const api = new JsonApi(new URL(trickle.url), service, {}, 'pull request #7 of o/r', { timeoutMs: 1_000, deadlineMs: 700 });
-      const started = performance.now();
       await expect(api.list(api.url('/repos/o/r/issues/7/comments'), 'read the comments of')).rejects.toThrow(
         `GitHub (${trickle.host}) did not send its whole answer within 0.7 s`,
       );
-      expect(performance.now() - started).toBeLessThan(10_000);
     } finally {
       await trickle.close();
     }

@@ -113,11 +113,9 @@ describe('-c and --baseline read pipes, as plan --help shows', () => {
   });
 
   it('an endless device is cut off at 16 MiB while reading, not read to the end', async () => {
-    const started = Date.now();
     const r = await runCliHere(['validate', '-c', '/dev/zero']);
     expect(r.code).toBe(1);
     expect(r.stderr).toContain('/dev/zero: the file is more than 16 MiB; a config file may be at most 16 MiB');
-    expect(Date.now() - started).toBeLessThan(20_000);
   });
 });
 

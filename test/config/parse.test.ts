@@ -340,10 +340,8 @@ describe('files that are not config files', () => {
   it('a huge file is refused before it is read', async () => {
     const file = join(dir, 'huge.yaml');
     await writeFile(file, Buffer.alloc(17 * 1024 * 1024, 0x20));
-    const started = Date.now();
     const found = await problems(file);
     expect(found).toEqual([`${file}: the file is 17.0 MiB; a config file may be at most 16 MiB`]);
-    expect(Date.now() - started).toBeLessThan(5000);
   });
 });
 

@@ -65,12 +65,10 @@ describe('a run stopped while it waits for the throttle', () => {
     child.stderr.on('data', (d: Buffer) => (err += d.toString()));
     const closed = new Promise<number | null>((r) => child.on('close', r));
     while (!s.emu.stats.log.some((r) => r.status === 429)) await new Promise((r) => setTimeout(r, 20));
-    const stopped = Date.now();
     child.kill('SIGINT');
     const code = await Promise.race([closed, new Promise<'still running'>((r) => setTimeout(() => r('still running'), 15_000))]);
     if (code === 'still running') child.kill('SIGKILL');
     expect(code).toBe(130);
     expect(err).toContain('interrupted');
-    expect(Date.now() - stopped).toBeLessThan(15_000);
   });
 });

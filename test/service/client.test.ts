@@ -206,10 +206,8 @@ describe('a paginator that cannot be right is the service\'s error, in words', (
         ? page(1, Array.from({ length: 100 }, (_, i) => i + 1), { last_page: 2, per_page: '100', total: 200 })
         : { status: 200, body: `{"data":[${many}],"meta":{"current_page":2,"last_page":2,"per_page":"100","total":200}}` };
     };
-    const started = Date.now();
     const error = await failure(client().listWebsites());
     expect(error.message).toBe("list websites: the service's pagination cannot be right (page 2 says per_page 100, but holds 1000000 websites); stopped listing");
-    expect(Date.now() - started).toBeLessThan(10_000);
   });
 
   it('a bare paginator without a page count that keeps saying there is a next page, with the same websites', async () => {
@@ -372,13 +370,11 @@ describe('failures become short typed errors', () => {
     try {
       // Chunks come every 150 ms, within the 1 s allowed between them: only the deadline ends it.
       const c = client({ baseUrl: trickle.url, readTimeoutMs: 1_000, deadlineMs: 700, retry: { attempts: 2, baseDelayMs: 1 } });
-      const started = performance.now();
       const error = await failure(c.getAccount());
       expect(error.kind).toBe('timeout');
       expect(error.message).toBe(`read the account: ${trickle.host} did not send its whole answer within 0.7 s`);
       // Sent again once (a read is safe to repeat), each cut off at its deadline.
       expect(trickle.requests).toHaveLength(2);
-      expect(performance.now() - started).toBeLessThan(10_000);
     } finally {
       await trickle.close();
     }
@@ -489,7 +485,6 @@ describe('rate limits', () => {
     const elapsed = Date.now() - started;
     // 35 requests at 10 a second: three full windows must pass.
     expect(elapsed).toBeGreaterThanOrEqual(3000);
-    expect(elapsed).toBeLessThan(7000);
     expect(emu.stats.byStatus[429] ?? 0).toBeLessThanOrEqual(2);
     expect(emu.stats.byStatus[200]).toBe(35);
   });

@@ -73,7 +73,6 @@ describe("a delete's traffic when the stats API is slow or missing", () => {
     // Chunks every 150 ms never trip the 1 s between them; the 0.6 s deadline of a stats read does.
     const slow = new ServiceClient({ baseUrl: trickle.url, apiKey: KEY, statsTimeoutMs: 1_000, statsDeadlineMs: 600 });
     try {
-      const started = performance.now();
       const done = await planWithHistory(plan, config, slow);
       const deletes = done.changes.filter((c): c is DeleteChange => c.action === 'delete');
       expect(deletes).toHaveLength(8);
@@ -83,7 +82,6 @@ describe("a delete's traffic when the stats API is slow or missing", () => {
       }
       // Unknown counts as recent: apply refuses these deletes unless retire: lists them.
       expect(done.safety.active).toEqual(deletes.map((d) => d.domain));
-      expect(performance.now() - started).toBeLessThan(10_000);
     } finally {
       await slow.close();
       await trickle.close();
@@ -94,10 +92,8 @@ describe("a delete's traffic when the stats API is slow or missing", () => {
     const trickle = await trickleServer();
     const slow = new ServiceClient({ baseUrl: trickle.url, apiKey: KEY, statsTimeoutMs: 1_000, statsDeadlineMs: 600, deadlineMs: 60_000 });
     try {
-      const started = performance.now();
       const error = await failure(readWholeHistory(slow, 1, 'gone.example.com', ['page']));
       expect(error.message).toBe(`read the page statistics of gone.example.com: ${trickle.host} did not send its whole answer within 0.6 s`);
-      expect(performance.now() - started).toBeLessThan(10_000);
     } finally {
       await slow.close();
       await trickle.close();
