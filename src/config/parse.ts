@@ -57,6 +57,8 @@ export interface ParsedFile {
   configs: Config[];
   /** The `include:` globs of each config, by its index, with where each is written. */
   includes: { config: number; glob: string; pos: Position }[];
+  /** The websites' passwords that hold text written in clear, as written: what no output (a diff of the file) may show. */
+  passwordsInClear: string[];
   warnings: Diagnostic[];
 }
 
@@ -157,7 +159,8 @@ function build(
   const diagnostics: Diagnostic[] = [];
   const error = (pos: Position, message: string) => diagnostics.push({ file, ...pos, message, severity: 'error' });
   const warn = (pos: Position, message: string) => diagnostics.push({ file, ...pos, message, severity: 'warning' });
-  const parsed: ParsedFile = { multi: false, configs: [], includes: [], warnings: [] };
+  const parsed: ParsedFile = { multi: false, configs: [], includes: [], passwordsInClear: [], warnings: [] };
+  for (const { entry } of websiteEntries(raw)) if (typeof entry.password === 'string' && passwordSource(entry.password).clear) parsed.passwordsInClear.push(entry.password);
 
   // Passwords stay as written (`${NAME}`) in the data: the schema checks what the file says, and a
   // saved plan refers to it. The value of each is kept beside, by website, for the request that
@@ -280,6 +283,14 @@ function includesOf(holder: Raw, base: Path, config: number, at: Positions, pars
   holder.include.forEach((glob, i) => {
     if (typeof glob === 'string' && glob.trim()) parsed.includes.push({ config, glob: glob.trim(), pos: at.value([...base, 'include', i]) });
   });
+}
+
+/** Every website entry of the data, with its path: the file's own, and each account's (whatever else is wrong with them). */
+function websiteEntries(raw: Raw): { path: Path; entry: Raw }[] {
+  const holders: [Path, unknown][] = [[[], raw], ...Object.entries(isRecord(raw.accounts) ? raw.accounts : {}).map(([name, a]): [Path, unknown] => [['accounts', name], a])];
+  return holders.flatMap(([base, holder]) =>
+    isRecord(holder) && Array.isArray(holder.websites) ? holder.websites.flatMap((entry, i) => (isRecord(entry) ? [{ path: [...base, 'websites', i], entry }] : [])) : [],
+  );
 }
 
 /** Positions below `base`: an account's keys, read as a single-account file's. */
