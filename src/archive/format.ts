@@ -9,6 +9,7 @@ import type { Account, LiveWebsite } from '../model/types.js';
 import { FIELDS } from '../model/fields.js';
 import { domainKey } from '../model/domain.js';
 import { jsonUnicodeEscapes } from '../messages/escape.js';
+import { MAX_ARCHIVE_NAME_DOMAIN } from '../caps.js';
 
 export const ARCHIVE_FORMAT_VERSION = 1;
 
@@ -200,9 +201,6 @@ export function archiveCsv(archive: Archive): string {
   return `date,pageviews,visitors\n${archive.daily.map((d) => `${d.date},${d.pageviews},${d.visitors}\n`).join('')}`;
 }
 
-/** The longest domain part of a file name: with the id and the day, well under 255 bytes. */
-const MAX_NAME = 150;
-
 /**
  * `DOMAIN-ID-DATE` (without the extension), safe as a file name on any system: the domain's ASCII
  * form (punycode), lower case, without a trailing dot or a leading `www.`, every character but
@@ -214,6 +212,6 @@ export function archiveBaseName(domain: string, id: number, readAt: Date): strin
   const safe = domainKey(domain)
     .replace(/[^a-z0-9._-]/g, '_')
     .replace(/^\.+/, (dots) => '_'.repeat(dots.length))
-    .slice(0, MAX_NAME);
+    .slice(0, MAX_ARCHIVE_NAME_DOMAIN);
   return `${safe || 'website'}-${id}-${readAt.toISOString().slice(0, 10)}`;
 }

@@ -11,8 +11,9 @@ import { SitesyncError } from '../messages/errors.js';
 import { SecretValues } from '../secrets/values.js';
 import { serviceMessage } from '../service/errors.js';
 import { checkedAddress } from '../model/address.js';
-import { ANSWER_DEADLINE_MS, AnswerTooLarge, classifyTransportError, deadline, MAX_ANSWER_BYTES, readCapped } from '../service/transport.js';
+import { ANSWER_DEADLINE_MS, AnswerTooLarge, classifyTransportError, deadline, readCapped } from '../service/transport.js';
 import type { CommentThread, ThreadComment } from './upsert.js';
+import { MAX_ANSWER_BYTES, MAX_RATE_LIMIT_WAIT_MS } from '../caps.js';
 
 export interface Answer {
   status: number;
@@ -39,8 +40,6 @@ export interface HttpOptions {
   note?: (line: string) => void;
 }
 
-/** The longest rate-limit wait sat out; a longer one is an error that says when the limit resets. */
-export const MAX_RATE_LIMIT_WAIT_MS = 180_000;
 /** Rate-limit answers waited out for one request before giving up. */
 const RATE_LIMIT_WAITS = 3;
 

@@ -17,12 +17,6 @@ import { monthStart, monthUsage, QUOTA_WARNING, type AccountUsage } from '../mod
 import { monthPageviews } from '../run/usage.js';
 import type { SilentWebsite } from './drift-body.js';
 
-/**
- * The longest window `--quiet-days` takes: a hundred years, back past 1970, where no website
- * of the service recorded a pageview. (A window far longer has no calendar day to start from.)
- */
-export const MAX_QUIET_DAYS = 36_500;
-
 /** Websites of one account read at once (the installation's pacer spaces them further). */
 const READS_AT_ONCE = 4;
 

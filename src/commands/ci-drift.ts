@@ -15,7 +15,7 @@ import { githubIssues } from '../ci/github-issues.js';
 import { gitlabProject } from '../ci/gitlab.js';
 import { gitlabIssues } from '../ci/gitlab-issues.js';
 import type { IssueTracker } from '../ci/issues.js';
-import { MAX_QUIET_DAYS, readSilentWebsites } from '../ci/quiet.js';
+import { readSilentWebsites } from '../ci/quiet.js';
 import { UsageError } from '../messages/errors.js';
 import { failureBlock, failureLines, renderRunText } from '../render/run.js';
 import type { Context } from '../io/terminal.js';
@@ -25,6 +25,7 @@ import { verifyAccounts } from '../verify/run.js';
 import type { Finding } from '../verify/findings.js';
 import { verifyOptions, verifySettings } from './verify.js';
 import { account, config, defineCommand, planning, type CommandArgs } from './define.js';
+import { MAX_QUIET_DAYS } from '../caps.js';
 
 const options = {
   config,

@@ -15,16 +15,7 @@
  *   same on every machine.
  */
 import { Composer, CST, Lexer, LineCounter, Parser, YAMLParseError, type Document } from 'yaml';
-
-/** A config is 4 levels deep (file → websites → website → list); anything near this is not one. */
-export const MAX_DEPTH = 64;
-
-/**
- * Tokens of yaml's lexer (values, indicators, blanks, line breaks, comments). 100,000 websites as
- * export writes them from the deployed product, with every field set on many of them, take
- * 3.5 million (14.6 MiB); the bare domains of 100,000 websites, 1 million.
- */
-export const MAX_TOKENS = 4_000_000;
+import { MAX_YAML_DEPTH, MAX_YAML_TOKENS } from '../caps.js';
 
 export type ReadDocument =
   | { doc: Document.Parsed; lines: LineCounter; refused?: undefined }
@@ -33,14 +24,14 @@ export type ReadDocument =
 
 /**
  * What the files of one workspace may still hold together: a config and the files it includes
- * hold at most MAX_TOKENS, or a thousand included files each under the cap would take a thousand
+ * hold at most MAX_YAML_TOKENS, or a thousand included files each under the cap would take a thousand
  * times as long. readDocument takes each file's tokens from it, all that is left when it refuses one.
  */
 export interface TokenBudget {
   left: number;
 }
 
-export function readDocument(text: string, budget: TokenBudget = { left: MAX_TOKENS }): ReadDocument {
+export function readDocument(text: string, budget: TokenBudget = { left: MAX_YAML_TOKENS }): ReadDocument {
   const reading = new Reading(text, budget);
   reading.parse();
   return reading.result();
@@ -67,9 +58,9 @@ class Reading {
     for (const lexeme of lexemes) {
       for (const token of parser.next(lexeme)) tokens.push(token);
       // The stack holds the document, then each open collection (then maybe a scalar being read).
-      const deepest = parser.stack[MAX_DEPTH + 1];
+      const deepest = parser.stack[MAX_YAML_DEPTH + 1];
       if (deepest && (deepest.type === 'block-map' || deepest.type === 'block-seq' || deepest.type === 'flow-collection')) {
-        this.refused = { offset: deepest.offset, message: `the file nests more than ${MAX_DEPTH} levels deep here; a config file needs 4` };
+        this.refused = { offset: deepest.offset, message: `the file nests more than ${MAX_YAML_DEPTH} levels deep here; a config file needs 4` };
         return;
       }
     }
@@ -88,12 +79,12 @@ class Reading {
         for (let at = this.text.indexOf('\n'); at >= 0 && at < offset; at = this.text.indexOf('\n', at + 1)) this.lines.addNewLine(at + 1);
         const n = (count: number) => count.toLocaleString('en-US');
         const what =
-          max < MAX_TOKENS
-            ? `the files read before this one hold ${n(MAX_TOKENS - max)} YAML tokens, and this one more than ${n(max)} by here: more than ${n(MAX_TOKENS)} together`
-            : `the file holds more than ${n(MAX_TOKENS)} YAML tokens by here`;
+          max < MAX_YAML_TOKENS
+            ? `the files read before this one hold ${n(MAX_YAML_TOKENS - max)} YAML tokens, and this one more than ${n(max)} by here: more than ${n(MAX_YAML_TOKENS)} together`
+            : `the file holds more than ${n(MAX_YAML_TOKENS)} YAML tokens by here`;
         this.refused = {
           offset,
-          message: `${what} (each value, indicator, blank, line break and comment is one), more than any config${max < MAX_TOKENS ? ' and the files it includes' : ' file'}: 100,000 websites take at most about 3,500,000`,
+          message: `${what} (each value, indicator, blank, line break and comment is one), more than any config${max < MAX_YAML_TOKENS ? ' and the files it includes' : ' file'}: 100,000 websites take at most about 3,500,000`,
         };
         return undefined;
       }

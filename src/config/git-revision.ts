@@ -13,8 +13,9 @@ import { runGit } from '../io/git.js';
 import { ConfigError, SitesyncError, UsageError } from '../messages/errors.js';
 import type { Env } from './interpolate.js';
 import { includedFiles, type FileTree } from './include-glob.js';
-import { aOrAn, decodeText, MAX_FILE_BYTES } from './read.js';
+import { aOrAn, decodeText } from './read.js';
 import type { FileSource } from './source.js';
+import { MAX_CONFIG_FILE_BYTES, MAX_TREE_ENTRIES, MAX_TREE_LISTING_BYTES, MAX_TREE_PATH_BYTES } from '../caps.js';
 
 /** One entry of the revision's tree: a file (blob), a symbolic link, a submodule (commit). */
 interface Entry {
@@ -83,7 +84,7 @@ export interface RevisionPlace {
  * The files of a commit, as a source the loader reads (see openRevision), with paths under
  * `root`. What it costs is bounded whatever the commit holds: its tree is listed up to
  * MAX_TREE_ENTRIES (a "git bomb" of nested trees lists billions), and only the files the config
- * names are read, each up to MAX_FILE_BYTES, in `git cat-file --batch`, without any of git's
+ * names are read, each up to MAX_CONFIG_FILE_BYTES, in `git cat-file --batch`, without any of git's
  * conversions (.gitattributes: export-ignore, export-subst, filters), as git stores them.
  */
 export async function revisionAt(place: RevisionPlace): Promise<Revision> {
@@ -136,8 +137,8 @@ export async function revisionAt(place: RevisionPlace): Promise<Revision> {
     });
     await sizesOf(files);
     // No more at once than the loader reads of a workspace (16 MiB): the rest, if it comes to them, one by one.
-    let room = MAX_FILE_BYTES;
-    const ids = [...new Set(files.filter((id, i) => (sizes.get(id) ?? Infinity) <= MAX_FILE_BYTES && ((room -= sizes.get(id)!) >= 0 || i === 0)))];
+    let room = MAX_CONFIG_FILE_BYTES;
+    const ids = [...new Set(files.filter((id, i) => (sizes.get(id) ?? Infinity) <= MAX_CONFIG_FILE_BYTES && ((room -= sizes.get(id)!) >= 0 || i === 0)))];
     if (ids.length) for (const [id, bytes] of parseBatch(await runGit(['cat-file', '--batch'], { cwd: folder, env, signal, input: `${ids.join('\n')}\n` }))) blobs.set(id, bytes);
   };
 
@@ -163,7 +164,7 @@ export async function revisionAt(place: RevisionPlace): Promise<Revision> {
       if (!entry.mode.startsWith('100')) return fail(`at ${ref} this is not a file`);
       await sizesOf([entry.id]);
       const size = sizes.get(entry.id) ?? 0;
-      if (size > MAX_FILE_BYTES) return fail(`the file is ${(size / 1048576).toFixed(1)} MiB at ${ref}; ${aOrAn(what)} may be at most ${MAX_FILE_BYTES / 1048576} MiB`);
+      if (size > MAX_CONFIG_FILE_BYTES) return fail(`the file is ${(size / 1048576).toFixed(1)} MiB at ${ref}; ${aOrAn(what)} may be at most ${MAX_CONFIG_FILE_BYTES / 1048576} MiB`);
       if (!blobs.has(entry.id)) await fetch([path]);
       const bytes = blobs.get(entry.id);
       if (!bytes) return fail(`git could not read it at ${ref} (its object is missing)`);
@@ -213,23 +214,6 @@ function revisionTree(root: string, inTree: (path: string) => string | undefined
     },
   };
 }
-
-/**
- * At most this many entries of a commit's tree are listed: a repository of configs holds a few
- * thousand files, a large monorepo a few hundred thousand, and a "git bomb" (trees that hold the
- * same tree ten times, nine levels deep: a push of a few kilobytes) a billion.
- */
-export const MAX_TREE_ENTRIES = 1_000_000;
-
-/**
- * The longest path of a tree that is read (Linux's PATH_MAX): git stores paths of any length, and
- * a few thousand files whose paths are half a megabyte each (trees nested by a long name, a push
- * of kilobytes) listed gigabytes, for minutes. No checkout could hold such a path anyway.
- */
-export const MAX_TREE_PATH_BYTES = 4096;
-
-/** What listing one tree may read in all: a million files of 256-byte paths. */
-export const MAX_TREE_LISTING_BYTES = 256 * 1024 * 1024;
 
 /** Every file of the commit's tree, by path (`git ls-tree -r`, read as it comes), up to MAX_TREE_ENTRIES, MAX_TREE_PATH_BYTES and MAX_TREE_LISTING_BYTES. */
 async function treeOf(cwd: string, sha: string, env: Env, at: string): Promise<Map<string, Entry>> {

@@ -9,11 +9,12 @@ import { DEFAULT_SAFETY, type Config, type DesiredWebsite, type Position, type W
 import { envValue, interpolate, type Env } from './interpolate.js';
 import { parseFile, readFileCollecting, type ParsedFile } from './parse.js';
 import { folderOutside, outsideMessage } from './include-glob.js';
-import { MAX_FILE_BYTES, noFolderMessage } from './read.js';
-import { MAX_TOKENS, type TokenBudget } from './document.js';
+import { noFolderMessage } from './read.js';
+import { type TokenBudget } from './document.js';
 import { WORK_TREE, type FileSource } from './source.js';
 import { ownPasswordEnvProblems } from './password-env.js';
 import { openRevision } from './git-revision.js';
+import { MAX_CONFIG_FILE_BYTES, MAX_YAML_TOKENS } from '../caps.js';
 
 
 /** What to do about an include that matches no file: the layout is entered by a file to fill, or by init. */
@@ -72,8 +73,8 @@ export async function loadWorkspace(file: string, env: Env, options: LoadOptions
   });
   // What the config and the files it includes may hold together: one file's caps, whatever the
   // number of files (a thousand files, each under the caps, would take a thousand times as long).
-  const tokens: TokenBudget = { left: MAX_TOKENS };
-  let bytes = MAX_FILE_BYTES - Buffer.byteLength(text);
+  const tokens: TokenBudget = { left: MAX_YAML_TOKENS };
+  let bytes = MAX_CONFIG_FILE_BYTES - Buffer.byteLength(text);
   let over = false;
   const parseOptions = { env, lenientEnv: options.lenientEnv, missingEnvAsWarning: options.missingEnvAsWarning, tokens };
   const { parsed, problems } = named(() => readFileCollecting(text, file, parseOptions), source);
@@ -91,7 +92,7 @@ export async function loadWorkspace(file: string, env: Env, options: LoadOptions
       bytes -= Buffer.byteLength(included);
       if (bytes < 0) {
         over = true;
-        problems.push({ file, ...pos, severity: 'error', message: `include "${glob}": with ${source.shown(match)}, the config and the files it includes hold more than ${MAX_FILE_BYTES / 1048576} MiB together, more than any config (100,000 websites take at most about 15 MiB); nothing more is read` });
+        problems.push({ file, ...pos, severity: 'error', message: `include "${glob}": with ${source.shown(match)}, the config and the files it includes hold more than ${MAX_CONFIG_FILE_BYTES / 1048576} MiB together, more than any config (100,000 websites take at most about 15 MiB); nothing more is read` });
         continue;
       }
       hashed.push(`${relative(dirname(file), match)}\0${included}\0`);

@@ -5,7 +5,7 @@
 import { dirname, isAbsolute, resolve } from 'node:path';
 import { isMap, isSeq, type Document } from 'yaml';
 import { ConfigError, type Diagnostic } from '../messages/errors.js';
-import { globProblem, GlobSet, MAX_WILDCARD_GLOBS, namesTwinSpelling, parseDomainInput } from '../model/domain.js';
+import { globProblem, GlobSet, namesTwinSpelling, parseDomainInput } from '../model/domain.js';
 import { FIELDS, type Field } from '../model/fields.js';
 import { addressProblem, BASE_URL_RULE } from '../model/address.js';
 import {
@@ -23,13 +23,11 @@ import { interpolate, passwordSource, type Env } from './interpolate.js';
 import { readDocument, type ReadDocument, type TokenBudget } from './document.js';
 import { Locator, type Path, type Positions } from './locate.js';
 import { checkShape, controlCharacterIn, pathName } from './shape.js';
+import { MAX_WILDCARD_GLOBS, MAX_YAML_ALIAS_EXPANSIONS } from '../caps.js';
 
 /** The fields `defaults` may carry, and those a website entry sets from the file (a secret: by its `${NAME}`, below). */
 const IN_DEFAULTS = FIELDS.filter((f) => f.inDefaults);
 const FROM_FILE = FIELDS.filter((f) => f.fromFile);
-
-/** Each alias may be expanded at most this often: enough for real files, fatal to alias bombs. */
-const MAX_ALIAS_COUNT = 100;
 
 export interface ParseOptions {
   env: Env;
@@ -132,7 +130,7 @@ function fromDocument(read: ReadDocument, file: string, options: ParseOptions, r
   }
   let raw: Raw = {};
   try {
-    raw = doc.toJS({ maxAliasCount: MAX_ALIAS_COUNT }) as Raw;
+    raw = doc.toJS({ maxAliasCount: MAX_YAML_ALIAS_EXPANSIONS }) as Raw;
   } catch (e) {
     fail({ line: 1, col: 1 }, `the file expands aliases too often (${(e as Error).message.replace(/\.$/, '')}); write the values out`);
   }

@@ -10,12 +10,7 @@ import { closeSync, createReadStream, existsSync, fstatSync, openSync, readSync,
 import { basename, dirname, join, relative } from 'node:path';
 import { ConfigError, type Diagnostic } from '../messages/errors.js';
 import { namesDescriptor } from '../io/files.js';
-
-/**
- * Above any real config: 100,000 websites as export writes them take 4.3 MiB as bare domains, 14.6 MiB
- * with every field the product returns set on many. What the parser builds is capped too (document.ts).
- */
-export const MAX_FILE_BYTES = 16 * 1024 * 1024;
+import { MAX_CONFIG_FILE_BYTES } from '../caps.js';
 
 /** `a config file`, `an included file`. */
 export function aOrAn(what: string): string {
@@ -55,7 +50,7 @@ export async function readTextFile(file: string, what = 'config file'): Promise<
     const d: Diagnostic = { file, line, col, message, severity: 'error' };
     throw new ConfigError([d]);
   };
-  const tooBig = (size: string) => fail(`the file is ${size} MiB; ${aOrAn(what)} may be at most ${MAX_FILE_BYTES / 1048576} MiB`);
+  const tooBig = (size: string) => fail(`the file is ${size} MiB; ${aOrAn(what)} may be at most ${MAX_CONFIG_FILE_BYTES / 1048576} MiB`);
   // Synchronous where it cannot wait long (opening, a regular file): a one-file run then needs
   // no thread-pool round trips, which cost more than the reading. Pipes are read as they come.
   let fd: number;
@@ -66,8 +61,8 @@ export async function readTextFile(file: string, what = 'config file'): Promise<
     // Standard input that is a socket (as when spawned by Node) cannot be opened by name: read the descriptor.
     const socket = code === 'ENXIO' ? descriptorOf(file) : undefined;
     if (socket !== undefined) {
-      const bytes = await readStreamAtMost(socket === 0 ? process.stdin : createReadStream('', { fd: socket, autoClose: false }), MAX_FILE_BYTES);
-      if (!bytes) return tooBig(`more than ${MAX_FILE_BYTES / 1048576}`);
+      const bytes = await readStreamAtMost(socket === 0 ? process.stdin : createReadStream('', { fd: socket, autoClose: false }), MAX_CONFIG_FILE_BYTES);
+      if (!bytes) return tooBig(`more than ${MAX_CONFIG_FILE_BYTES / 1048576}`);
       return decodeText(bytes, file, what);
     }
     if (code === 'ENOENT') return fail(what === 'config file' ? (configUpward(file) ?? MISSING[what]!) : (MISSING[what] ?? 'no such file'));
@@ -78,9 +73,9 @@ export async function readTextFile(file: string, what = 'config file'): Promise<
     const s = fstatSync(fd);
     if (s.isDirectory()) fail(`this is a folder, not a ${what}`);
     // A regular file's size is known: a huge one is refused before a byte is read.
-    if (s.isFile() && s.size > MAX_FILE_BYTES) tooBig((s.size / 1048576).toFixed(1));
-    const bytes = s.isFile() ? readAtMost(fd, MAX_FILE_BYTES) : await readStreamAtMost(createReadStream('', { fd, autoClose: false }), MAX_FILE_BYTES);
-    if (!bytes) return tooBig(`more than ${MAX_FILE_BYTES / 1048576}`);
+    if (s.isFile() && s.size > MAX_CONFIG_FILE_BYTES) tooBig((s.size / 1048576).toFixed(1));
+    const bytes = s.isFile() ? readAtMost(fd, MAX_CONFIG_FILE_BYTES) : await readStreamAtMost(createReadStream('', { fd, autoClose: false }), MAX_CONFIG_FILE_BYTES);
+    if (!bytes) return tooBig(`more than ${MAX_CONFIG_FILE_BYTES / 1048576}`);
     return decodeText(bytes, file, what);
   } catch (err) {
     if (err instanceof ConfigError) throw err;

@@ -3,7 +3,8 @@
  * keeps, and written back only if it still holds what was read, with its permissions.
  */
 import { readFile, stat } from 'node:fs/promises';
-import { decodeText, hasNoFolder, MAX_FILE_BYTES, readTextFile } from '../config/read.js';
+import { decodeText, hasNoFolder, readTextFile } from '../config/read.js';
+import { MAX_CONFIG_FILE_BYTES } from '../caps.js';
 import { FILE_CHANGED, replaceIfUnchanged } from '../io/files.js';
 import { SitesyncError } from '../messages/errors.js';
 
@@ -30,7 +31,7 @@ export async function readFileText(path: string, what = 'config file'): Promise<
   };
   if (hasNoFolder(path)) return viaReader();
   const bytes = await readFile(path).catch(() => undefined);
-  if (!bytes || bytes.length > MAX_FILE_BYTES) return viaReader();
+  if (!bytes || bytes.length > MAX_CONFIG_FILE_BYTES) return viaReader();
   const text = decodeText(bytes, path, what);
   const bom = bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf;
   return { text, bom, raw: bom ? `${BOM}${text}` : text };

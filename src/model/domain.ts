@@ -11,6 +11,7 @@
  */
 import { domainToASCII } from 'node:url';
 import { UNPRINTABLE } from '../messages/escape.js';
+import { MAX_WILDCARD_GLOBS } from '../caps.js';
 
 /** The longest domain the service stores (its `max:255`, and the 255 of its rule). */
 export const MAX_DOMAIN = 255;
@@ -249,14 +250,6 @@ export function compileGlob(glob: string): DomainGlob {
 function globKey(glob: string): string {
   return withoutWww(labelsKey(glob.trim()));
 }
-
-/**
- * The globs with `*` a list may hold (`ignore`, `protect`, `retire`, `password_env`); names
- * written out in full, any number. Each domain is tested against each of them, so their number
- * times the websites' is the work: a few dozen are what configs hold, and a stranger's thousands
- * (a pull request's) would keep a job busy for hours.
- */
-export const MAX_WILDCARD_GLOBS = 1_000;
 
 /**
  * `pattern` as written (no keying), matched label by label: `*` is any run of characters within

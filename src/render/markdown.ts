@@ -18,6 +18,7 @@ import {
   unverifiedNote,
   writeOnlyNote,
 } from './values.js';
+import { MAX_PLAN_COMMENT_CHARACTERS } from '../caps.js';
 
 export const MARKER = '<!-- sitesync-plan -->';
 
@@ -39,8 +40,6 @@ export function commentIdFor(id: string): string {
   const clean = id.replace(/-->|[\r\n<>]/g, '').trim().replace(/^(\.\/)+/, '');
   return clean || DEFAULT_COMMENT_ID;
 }
-export const MAX_MARKDOWN = 60_000;
-
 /**
  * The hidden block a plan comment ends with, after the visible plan: what it approves (each
  * account's changes by digest, and the config files' SHA-256), for `apply --approved` to compare
@@ -96,7 +95,7 @@ export const COMMENT_CUT: CutNote = {
   whereAll: "The JSON plan (`--format json`, `--out`) lists them all; in CI, the run's job summary shows the whole plan, and its plan artifact holds it",
 };
 
-export function renderMarkdown(plan: Plan, limit = MAX_MARKDOWN, options: MarkdownOptions = {}): string {
+export function renderMarkdown(plan: Plan, limit = MAX_PLAN_COMMENT_CHARACTERS, options: MarkdownOptions = {}): string {
   const head: string[] = options.section === undefined && !options.unmarked ? [markerFor(options.commentId)] : [];
   const s = plan.summary;
   const changed = s.create + s.update + s.delete > 0;

@@ -10,8 +10,9 @@ import type { AccountPlan, Failure, Summary } from '../model/types.js';
 import type { Colors } from '../io/terminal.js';
 import { accountsCount, websitesCount } from './counts.js';
 import { jsonChange } from './json.js';
-import { approvedBlock, markerFor, MAX_MARKDOWN, renderMarkdown, type CutNote } from './markdown.js';
+import { approvedBlock, markerFor, renderMarkdown, type CutNote } from './markdown.js';
 import { renderText } from './text.js';
+import { MAX_PLAN_COMMENT_CHARACTERS } from '../caps.js';
 
 export interface Total extends Summary {
   accounts: number;
@@ -118,7 +119,7 @@ export function failureBlock(title: string, lines: string[], c: Colors): string 
  * is cut to its share (a small plan keeps all it needs; the rest is shared by the large ones).
  */
 export function renderRunMarkdown(accounts: AccountPlan[], options: RunMarkdownOptions = {}): string {
-  const { limit = MAX_MARKDOWN, configSha256 } = options;
+  const { limit = MAX_PLAN_COMMENT_CHARACTERS, configSha256 } = options;
   if (configSha256 === undefined) return runMarkdown(accounts, options);
   // The approved block after the visible plan, inside the limit: the plan is cut to make room for it.
   const block = approvedBlock(accounts, configSha256, limit);
@@ -134,7 +135,7 @@ export interface RunMarkdownOptions {
 }
 
 function runMarkdown(accounts: AccountPlan[], options: RunMarkdownOptions & { commentLimit?: number }): string {
-  const { limit = MAX_MARKDOWN, commentId, cut, commentLimit = limit } = options;
+  const { limit = MAX_PLAN_COMMENT_CHARACTERS, commentId, cut, commentLimit = limit } = options;
   // The unnamed account of a single-account file: its plan alone.
   if (!accounts.some((a) => a.name)) return accounts.map((a) => (a.plan ? renderMarkdown(a.plan, limit, { commentId, cut, commentLimit }) : failedMarkdown(a, commentId))).join('\n');
   const total = totalOf(accounts);

@@ -6,9 +6,10 @@
 import { jsonUnicodeEscapes, markdownCode, printable } from '../messages/escape.js';
 import type { Colors } from '../io/terminal.js';
 import type { Finding } from '../verify/findings.js';
-import { BODY_CAP } from '../verify/fetch.js';
+import { MAX_PAGE_BYTES } from '../caps.js';
 
-const MIB = BODY_CAP / 1024 / 1024;
+
+const MIB = MAX_PAGE_BYTES / 1024 / 1024;
 
 /** What a finding means, in words; `code` wraps what came from the page. */
 export function findingWords(f: Finding, code: (text: string) => string): string {

@@ -17,6 +17,7 @@ import type { Account, Config, DeleteChange, LiveWebsite, WebsiteView } from '..
 import type { ServiceClient } from '../service/client.js';
 import type { StatsRow } from '../service/wire.js';
 import { readHistory } from '../service/history.js';
+import { MAX_ARCHIVE_NAME_TRIES } from '../caps.js';
 
 export interface ArchiveTarget {
   website: LiveWebsite;
@@ -93,9 +94,6 @@ function readingOfArchive(archive: Archive): HistoryReading {
   };
 }
 
-/** How many names an archive tries (`base`, `base-2`…) before it gives up: far more than one folder gets in a day. */
-const MAX_NAMES = 1000;
-
 /**
  * Writes the archive under a name nothing has: `base`, else `base-2`, `base-3`… An archive never
  * replaces a file — another installation's website of the same domain and id archived the same
@@ -106,7 +104,7 @@ const MAX_NAMES = 1000;
  * whole means both are. Returns the name, without its extension.
  */
 async function writeUnderNewName(base: string, archive: Archive, shown: (path: string) => string): Promise<string> {
-  for (let n = 1; n <= MAX_NAMES; n++) {
+  for (let n = 1; n <= MAX_ARCHIVE_NAME_TRIES; n++) {
     const name = n === 1 ? base : `${base}-${n}`;
     const taken = (error: unknown) => ['EEXIST', IS_A_LINK].includes((error as NodeJS.ErrnoException).code ?? '');
     try {
@@ -125,7 +123,7 @@ async function writeUnderNewName(base: string, archive: Archive, shown: (path: s
     }
     return name;
   }
-  throw new SitesyncError(`archive ${shown(base)}: ${MAX_NAMES} names of it are taken already`);
+  throw new SitesyncError(`archive ${shown(base)}: ${MAX_ARCHIVE_NAME_TRIES} names of it are taken already`);
 }
 
 /**

@@ -9,6 +9,7 @@
  * cleaned where it enters sitesync, of every registered secret whatever its length.
  */
 import type { Secret } from './secret.js';
+import { MAX_CLEANED_BODY_DEPTH } from '../caps.js';
 
 export const REDACTED = '(redacted)';
 
@@ -18,9 +19,6 @@ export const REDACTED = '(redacted)';
  * them into noise, change what is compared and never converge. Messages are cleaned of every length.
  */
 export const MIN_SECRET_IN_DATA = 8;
-
-/** How deep a body's objects and arrays are kept by cleanDeep. */
-const MAX_BODY_DEPTH = 32;
 
 export class SecretValues {
   private readonly secrets = new Set<string>();
@@ -102,14 +100,14 @@ export class SecretValues {
   }
 
   /**
-   * A parsed JSON body with every string in it (keys too) cleaned. Nothing below MAX_BODY_DEPTH
+   * A parsed JSON body with every string in it (keys too) cleaned. Nothing below MAX_CLEANED_BODY_DEPTH
    * levels is kept (null in its place): no message is that deep, and a body nested 100,000 levels
    * must not exhaust the stack on its way to becoming one.
    */
   cleanDeep(value: unknown, depth = 0): unknown {
     if (this.values.size === 0) return value;
     if (typeof value === 'string') return this.clean(value);
-    if (value && typeof value === 'object' && depth >= MAX_BODY_DEPTH) return null;
+    if (value && typeof value === 'object' && depth >= MAX_CLEANED_BODY_DEPTH) return null;
     if (Array.isArray(value)) return value.map((v) => this.cleanDeep(v, depth + 1));
     if (value && typeof value === 'object') {
       return Object.fromEntries(Object.entries(value).map(([k, v]) => [this.clean(k), this.cleanDeep(v, depth + 1)]));

@@ -13,8 +13,9 @@ import { SecretValues } from '../secrets/values.js';
 import { ApiError, errorForStatus, serviceMessage } from './errors.js';
 import { Pacer, realClock, ThrottleTooLong, type PacerClock } from './pacer.js';
 import { lastPageOf, Paging, WebsitesRead } from './paging.js';
-import { ANSWER_DEADLINE_MS, AnswerTooLarge, certificateProblem, checkServerIdentity, classifyTransportError, deadline, MAX_ANSWER_BYTES, readCapped, type AnswerBody } from './transport.js';
+import { ANSWER_DEADLINE_MS, AnswerTooLarge, certificateProblem, checkServerIdentity, classifyTransportError, deadline, readCapped, type AnswerBody } from './transport.js';
 import { readPage, readStatsRows, toAccount, toForm, toLiveWebsite, unwrap, type Form, type Page, type StatsPage, type StatsRow } from './wire.js';
+import { MAX_ANSWER_BYTES, MAX_EVENT_VALUES, MAX_STATS_PAGES } from '../caps.js';
 
 export interface RetryPolicy {
   /** Attempts for a request that fails with 5xx or a network error (the first one included). */
@@ -149,11 +150,6 @@ export const HISTORY_TO = '9999-12-31';
 const DAYS_AHEAD = 31;
 /** The days of a month and a month past this clock's today (a service whose clock is ahead). */
 const MONTH_ROWS = 31 + DAYS_AHEAD;
-/** A statistic read page by page stops here whatever the service says (a million values). */
-const MAX_STATS_PAGES = 10_000;
-/** The events a delete's traffic read sums, in values (`name:value:unit`): a hundred requests. */
-const MAX_EVENT_VALUES = 10_000;
-
 export class ServiceClient {
   readonly stats: ClientStats = { requests: 0, retries: 0, throttled: 0, byStatus: {}, byKind: {} };
   private readonly pool: Pool;

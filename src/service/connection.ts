@@ -7,6 +7,7 @@ import { open } from 'node:fs/promises';
 import { SitesyncError } from '../messages/errors.js';
 import { BASE_URL_RULE, checkedAddress } from '../model/address.js';
 import type { Env } from '../config/interpolate.js';
+import { MAX_KEY_FILE_BYTES } from '../caps.js';
 
 export interface ConnectionFlags {
   baseUrl?: string;
@@ -36,9 +37,6 @@ export function resolveBaseUrl(flags: ConnectionFlags, env: Env, fromFile?: stri
   const path = url.pathname.replace(/\/+$/, '').replace(/\/api\/v1$/, '');
   return `${url.origin}${path}`;
 }
-
-/** A key file larger than this is not a key (and /dev/zero is not read for ever). */
-export const MAX_KEY_FILE_BYTES = 4096;
 
 export async function resolveApiKey(flags: ConnectionFlags, env: Env): Promise<string> {
   if (flags.apiKeyFile !== undefined) {

@@ -8,17 +8,10 @@
 import pLimit from 'p-limit';
 import { HISTORY_FROM, HISTORY_TO, type RequestKind, type ServiceClient } from './client.js';
 import type { StatsRow } from './wire.js';
+import { MAX_HISTORY_CHARACTERS, MAX_HISTORY_VALUES } from '../caps.js';
 
 /** Names read at once: the pacer spaces them anyway; a few hide the answers' latency. */
 const NAMES_AT_ONCE = 4;
-
-/**
- * What one history may hold, all names together: far above any website's (3 years of traffic and
- * 3,000 pages are some 5,000 values and 100 KB), and within what one process can assemble,
- * write and read back. A service that sends more is not archived: its read stops there.
- */
-export const MAX_HISTORY_VALUES = 1_000_000;
-export const MAX_HISTORY_CHARACTERS = 64 * 1024 * 1024;
 
 export interface HistoryReadOptions {
   /** What the requests are counted as (default 'archive'). */

@@ -20,6 +20,7 @@
  * Its time and its one timer come from `PacerClock`, so tests drive it with a fake clock.
  */
 import { setTimeout as sleep } from 'node:timers/promises';
+import { MAX_THROTTLE_WAIT_MS } from '../caps.js';
 
 export interface PacerClock {
   now(): number;
@@ -45,14 +46,6 @@ const MIN_MARGIN_MS = 20;
 export interface Ticket {
   sentAt: number;
 }
-
-/**
- * The longest the pacer waits for the service's throttle before one request: the product's
- * window is a minute. A 429 that asks for longer (`Retry-After: 86400`, an `X-RateLimit-Reset` a
- * day away), or a window learned that long, is not waited for: the request fails, in words,
- * rather than hold a plan or an apply for a day.
- */
-export const MAX_THROTTLE_WAIT_MS = 10 * 60_000;
 
 /** Thrown by `acquire` when the throttle asks for a wait longer than the pacer's longest. */
 export class ThrottleTooLong extends Error {

@@ -8,11 +8,7 @@
  */
 import { ApiError } from './errors.js';
 import type { Page } from './wire.js';
-
-/** Ten times the largest account sitesync is used with (100,000 websites): more is not an account. */
-export const MAX_LISTED_WEBSITES = 1_000_000;
-/** Websites that may be added while a listing runs, beyond as many as it started with. */
-const ADDED_WHILE_LISTING = 1_000;
+import { MAX_ADDED_WHILE_LISTING, MAX_LISTED_WEBSITES } from '../caps.js';
 
 /** The last page of a Laravel paginator of `total` rows at `perPage` a page (one, empty, when there are none). */
 export function lastPageOf(total: number, perPage: number): number {
@@ -99,7 +95,7 @@ export class Paging {
   /** Websites added while listing push the last page further; more than that is no account growing. */
   private checkGrowth(page: Page, said: string): void {
     if (this.firstTotal !== undefined && page.total !== undefined) {
-      const allowed = Math.max(this.firstTotal, ADDED_WHILE_LISTING);
+      const allowed = Math.max(this.firstTotal, MAX_ADDED_WHILE_LISTING);
       if (page.total - this.firstTotal > allowed) {
         this.fail(`${said} the account holds ${page.total} websites where page 1 said ${this.firstTotal}: more than could be added while sitesync lists them`);
       }
@@ -107,7 +103,7 @@ export class Paging {
     }
     if (this.firstLastPage !== undefined && page.lastPage !== undefined) {
       const perPage = page.perPage ?? (page.items.length || 1);
-      const allowed = Math.max(this.firstLastPage, Math.ceil(ADDED_WHILE_LISTING / perPage));
+      const allowed = Math.max(this.firstLastPage, Math.ceil(MAX_ADDED_WHILE_LISTING / perPage));
       if (page.lastPage - this.firstLastPage > allowed) {
         this.fail(`${said} last_page ${page.lastPage} where page 1 said ${this.firstLastPage}: more than websites added while sitesync lists them explain`);
       }

@@ -4,6 +4,7 @@
  */
 import { checkServerIdentity as nodeCheckServerIdentity, type PeerCertificate } from 'node:tls';
 import { errors as undiciErrors } from 'undici';
+import { MAX_ANSWER_BYTES } from '../caps.js';
 
 export type TransportFailure =
   | 'aborted'
@@ -122,9 +123,6 @@ function certificateNames(error: unknown): string[] {
 
 /** Answers are some 50 KiB at most (a page of 100 websites, of comments): two minutes is a server that does not answer. */
 export const ANSWER_DEADLINE_MS = 120_000;
-
-/** Far above any answer of the service or the CI APIs (a page of 100 websites is some 50 KiB): more is no answer of theirs. */
-export const MAX_ANSWER_BYTES = 64 * 1024 * 1024;
 
 /** An answer's body as undici gives it. */
 export interface AnswerBody {

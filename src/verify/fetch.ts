@@ -9,10 +9,7 @@
 import { Agent, buildConnector, EnvHttpProxyAgent, request, type Dispatcher } from 'undici';
 import { UsageError } from '../messages/errors.js';
 import type { FetchedPage } from './findings.js';
-
-export const MAX_REDIRECTS = 5;
-/** Enough for any real home page; a larger one is read no further. */
-export const BODY_CAP = 2 * 1024 * 1024;
+import { MAX_PAGE_BYTES, MAX_REDIRECTS } from '../caps.js';
 
 /** `HOST1:PORT1:HOST2:PORT2`: an empty HOST1 or PORT1 matches any, an empty HOST2 or PORT2 keeps the original. */
 export interface ConnectTo {
@@ -109,7 +106,7 @@ export function pageFetcher(env: Record<string, string | undefined>, connectTo: 
   };
 }
 
-/** The body's first BODY_CAP bytes, as UTF-8; the rest is not read (the connection is dropped). */
+/** The body's first MAX_PAGE_BYTES bytes, as UTF-8; the rest is not read (the connection is dropped). */
 async function readCapped(body: Dispatcher.ResponseData['body'], signal: AbortSignal): Promise<{ text: string; truncated: boolean }> {
   const chunks: Buffer[] = [];
   let size = 0;
@@ -118,13 +115,13 @@ async function readCapped(body: Dispatcher.ResponseData['body'], signal: AbortSi
     if (signal.aborted) throw signal.reason;
     chunks.push(chunk);
     size += chunk.length;
-    if (size >= BODY_CAP) {
+    if (size >= MAX_PAGE_BYTES) {
       truncated = true;
       drop(body);
       break;
     }
   }
-  return { text: new TextDecoder('utf-8').decode(Buffer.concat(chunks).subarray(0, BODY_CAP)), truncated };
+  return { text: new TextDecoder('utf-8').decode(Buffer.concat(chunks).subarray(0, MAX_PAGE_BYTES)), truncated };
 }
 
 /** The rest of a body is not read: the connection goes (its abort is no news). */

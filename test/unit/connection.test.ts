@@ -5,7 +5,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { isLoopback } from '../../src/model/address.js';
 import type { RunAccount } from '../../src/run/open.js';
 import { assertDistinctAccounts } from '../../src/run/read.js';
-import { MAX_KEY_FILE_BYTES, resolveApiKey, resolveBaseUrl } from '../../src/service/connection.js';
+import { resolveApiKey, resolveBaseUrl } from '../../src/service/connection.js';
+import { MAX_KEY_FILE_BYTES } from '../../src/caps.js';
 
 describe('the base URL: --base-url, then SITESYNC_BASE_URL, then api.base_url', () => {
   it.each([

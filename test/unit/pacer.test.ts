@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { Throttle } from '../../src/emulator/throttle.js';
-import { MAX_THROTTLE_WAIT_MS, Pacer, retryAt, ThrottleTooLong } from '../../src/service/pacer.js';
+import { Pacer, retryAt, ThrottleTooLong } from '../../src/service/pacer.js';
 import { FakeClock } from '../helpers/fake-clock.js';
+import { MAX_THROTTLE_WAIT_MS } from '../../src/caps.js';
 
 interface Answer {
   status: number;
