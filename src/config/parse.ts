@@ -202,7 +202,7 @@ function build(
           warn(at.value(path), `${pathName(path)}: environment variable ${name} is not set; plan and apply need it`);
         }
       } else if (!options.lenientEnv) {
-        for (const name of r.missing) error(at.value(path), `${pathName(path)}: environment variable ${name} is not set`);
+        for (const name of r.missing) diagnostics.push({ file, ...at.value(path), message: `${pathName(path)}: environment variable ${name} is not set`, severity: 'error', missing: name });
       }
       if (r.referenced && !r.missing.length && !r.malformed.length) checkPassword(path, text, r.value);
       // The template stays as written (`${NAME}`, or `$${` for a literal one), the value beside it.
@@ -259,12 +259,8 @@ function build(
     // An account's own archive: wins over the file's.
     if (!config.archive && topArchive) config.archive = topArchive;
     config.account = { name, apiKeyEnv: typeof data.api_key_env === 'string' ? data.api_key_env : '', pos: at.key(base) };
-    if (typeof data.base_url === 'string' && !unknownValue(data, 'base_url')) {
-      // Plain http:// is checked when connecting, where --insecure-http is known.
-      const problem = addressProblem(data.base_url, { ...BASE_URL_RULE, insecureHttp: true });
-      if (problem) error(at.value([...base, 'base_url']), `accounts.${name}.base_url ${problem}`);
-      else config.baseUrl = data.base_url;
-    }
+    const baseUrl = baseUrlOf(data, base, at, error, unknownValue);
+    if (baseUrl) config.baseUrl = baseUrl;
     if (!('websites' in data) && !('include' in data)) {
       error(at.key(base), `account ${name} lists no websites: give it websites: (may be empty) or include:`);
     }
@@ -380,13 +376,8 @@ function normalize(
     warnings: [],
   };
 
-  const api = data.api as Raw | undefined;
-  if (api && typeof api.base_url === 'string' && !unknownValue(api, 'base_url')) {
-    // Plain http:// is checked when connecting, where --insecure-http is known.
-    const problem = addressProblem(api.base_url, { ...BASE_URL_RULE, insecureHttp: true });
-    if (problem) error(at.value(['api', 'base_url']), `api.base_url ${problem}`);
-    else config.baseUrl = api.base_url;
-  }
+  const baseUrl = isRecord(data.api) ? baseUrlOf(data.api, ['api'], at, error, unknownValue) : undefined;
+  if (baseUrl) config.baseUrl = baseUrl;
 
   const safety = data.safety as Raw | undefined;
   if (safety && typeof safety === 'object') {
@@ -501,6 +492,16 @@ function normalize(
     config.websites.push(website);
   });
   return config;
+}
+
+/** The `base_url` of `holder` (at `path`: `api`, or an account), once checked; undefined when there is none, or it is wrong (said). */
+function baseUrlOf(holder: Raw, path: Path, at: Positions, error: Report, unknownValue: UnknownValue): string | undefined {
+  const written = holder.base_url;
+  if (typeof written !== 'string' || unknownValue(holder, 'base_url')) return undefined;
+  // Plain http:// is checked when connecting, where --insecure-http is known.
+  const problem = addressProblem(written, { ...BASE_URL_RULE, insecureHttp: true });
+  if (problem) error(at.value([...path, 'base_url']), `${pathName([...path, 'base_url'])} ${problem}`);
+  return problem ? undefined : written;
 }
 
 /**
