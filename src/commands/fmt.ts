@@ -1,15 +1,12 @@
 /** `sitesync fmt`: the config files (and the files they include) in the canonical layout. */
-import { stat } from 'node:fs/promises';
 import { resolve } from 'node:path';
-import { formatFile, formatFiles, type FormattedFile } from '../config/format-files.js';
+import { formatFile, formatFiles, type FormattedFile } from '../edit/fmt-files.js';
+import { rewrite } from '../edit/file.js';
 import { hasNoFolder } from '../config/read.js';
-import { FILE_CHANGED, namesDescriptor, replaceIfUnchanged, withFileLocks } from '../io/files.js';
-import { SitesyncError } from '../messages/errors.js';
+import { namesDescriptor, withFileLocks, writeFailure } from '../io/files.js';
 import { renderFormatDiff } from '../render/format-diff.js';
 import { printable } from '../messages/escape.js';
 import type { Context } from '../io/context.js';
-import { renderWarnings } from '../render/diagnostics.js';
-import { writeFailure } from '../io/files.js';
 import { config, defineCommand, type CommandArgs } from './define.js';
 
 const options = {
@@ -41,11 +38,7 @@ async function runFmt(args: CommandArgs<typeof options, typeof positionals>, ctx
   const named = given.length ? given : ['sitesync.yaml'];
   const sort = args.sort === true;
   // Every file is read and formatted before any is written: a YAML error anywhere writes nothing.
-  const run = await formatFiles(
-    named.map((shown) => ({ path: resolve(ctx.cwd, shown), shown })),
-    { cwd: ctx.cwd, sort },
-  );
-  ctx.stderr.write(renderWarnings(run.warnings, ctx.err, ctx.cwd));
+  const run = { files: await formatFiles(named.map((shown) => ({ path: resolve(ctx.cwd, shown), shown })), { cwd: ctx.cwd, sort }) };
   // A password written in clear is in the file already, but a diff must not carry it into a CI log.
   for (const f of run.files) for (const password of f.passwords) ctx.secrets.add(password);
   for (const f of run.files) {
@@ -88,13 +81,9 @@ async function runFmt(args: CommandArgs<typeof options, typeof positionals>, ctx
           say(`${f.shown} is already formatted${unsorted(f)}`);
           continue;
         }
-        // The file keeps its permissions (a config with passwords in clear may be private).
-        const mode = await stat(f.path).then((s) => s.mode & 0o777, () => undefined);
-        await replaceIfUnchanged(f.path, f.before, f.after, mode).catch((error: unknown) => {
-          if ((error as NodeJS.ErrnoException).code === FILE_CHANGED) {
-            throw new SitesyncError(`fmt ${f.shown}: another program changed the file while it was being formatted; it was not written. Run fmt again`);
-          }
-          throw writeFailure(error, 'fmt', f.shown);
+        await rewrite(f.path, f.before, f.after, {
+          changed: `fmt ${f.shown}: another program changed the file while it was being formatted; it was not written. Run fmt again`,
+          failed: (error) => writeFailure(error, 'fmt', f.shown),
         });
         say(`Formatted ${f.shown}${unsorted(f)}`);
       }

@@ -1,20 +1,19 @@
 /** `sitesync import DOMAIN… | --unmanaged`: adds live websites to the config file, in place. */
-import { stat } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { createTwoFilesPatch } from 'diff';
-import { insertWebsites, type NewWebsiteEntry } from '../config/insert-websites.js';
-import { placeImports, type FileEdit as PlacedEdit } from '../config/import-placement.js';
-import { readFileText, withBom, type FileText } from '../config/format-files.js';
+import { insertWebsites, type NewWebsiteEntry } from '../edit/insert-websites.js';
+import { placeImports, type FileEdit as PlacedEdit } from '../edit/import-placement.js';
+import { readFileText, rewrite, withBom, type FileText } from '../edit/file.js';
 import { loadWorkspace } from '../config/load.js';
 import { parseFile } from '../config/parse.js';
 import { manageableTraits } from '../model/domain.js';
 import { ConfigError, formatDiagnostic, SitesyncError, UsageError } from '../messages/errors.js';
-import { FILE_CHANGED, namesDescriptor, replaceIfUnchanged, withFileLocks, writeFailure } from '../io/files.js';
+import { namesDescriptor, withFileLocks, writeFailure } from '../io/files.js';
 import { shownPath } from '../io/paths.js';
 import type { Config, FieldName, LiveWebsite, Workspace } from '../model/types.js';
 import { selectImports, type AccountImport, type ImportRequest } from '../planner/imports.js';
 import { printable } from '../messages/escape.js';
-import { fileEntry, storedName } from '../config/file-entry.js';
+import { fileEntry, storedName } from '../edit/file-entry.js';
 import { readEvery } from '../run/read.js';
 import { openRun, runWarnings } from '../run/open.js';
 import { reportRequests } from '../run/requests.js';
@@ -87,7 +86,7 @@ async function runImport(args: ImportArgs, ctx: Context): Promise<number> {
   const choose = async (workspace: Workspace) => {
     const accounts = selectAccounts(workspace, args.account, args.config).map((config) => ({ config, live: live.get(accountName(config)) ?? [] }));
     const selection = selectImports(accounts, request, args.config, shownOf);
-    const edits: FileEdit[] = await placeImports(workspace, selection.imports, into, args.into, shownOf);
+    const edits: FileEdit[] = placeImports(workspace, selection.imports, into, args.into, shownOf);
     // What no entry can name goes under the account's ignore, as export writes it: else prune would delete it later.
     for (const { config, sites } of selection.ignored ?? []) {
       let main = edits.find((e) => e.path === workspace.file);
@@ -201,15 +200,13 @@ function editedText(edit: FileEdit, read: FileText, ctx: Context): string {
 /** Writes one file, if it still holds what was read (another program may write it without the lock). */
 async function writeEdit(edit: FileEdit, read: FileText, after: string, written: string[]): Promise<void> {
   const also = written.length ? ` to it; ${written.join(', ')} ${written.length === 1 ? 'was' : 'were'} written already` : '';
-  // The file keeps its permissions (a config with passwords in clear may be private).
-  const mode = await stat(edit.path).then((s) => s.mode & 0o777, () => undefined);
-  await replaceIfUnchanged(edit.path, read.raw, after, mode).catch((error: unknown) => {
-    if ((error as NodeJS.ErrnoException).code === FILE_CHANGED) {
-      throw new SitesyncError(`${edit.shown}: another program changed the file while the websites were added`, { nothingWritten: { after: `${also}. Run import again` } });
-    }
-    const failure = writeFailure(error, edit.role === 'main' ? '-c' : 'import into', edit.shown);
-    if (also) failure.message += also;
-    throw failure;
+  await rewrite(edit.path, read.raw, after, {
+    changed: new SitesyncError(`${edit.shown}: another program changed the file while the websites were added`, { nothingWritten: { after: `${also}. Run import again` } }),
+    failed: (error) => {
+      const failure = writeFailure(error, edit.role === 'main' ? '-c' : 'import into', edit.shown);
+      if (also) failure.message += also;
+      return failure;
+    },
   });
 }
 

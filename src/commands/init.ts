@@ -9,14 +9,14 @@
 import { mkdir, stat } from 'node:fs/promises';
 import { dirname, join, relative, resolve } from 'node:path';
 import { parse } from 'yaml';
-import { accountFolder, accountsToFill, adoptAccounts, passwordPrefix, passwordVariable, withEmptyWebsites, withPasswordEnv, type Adoption } from '../config/adopt.js';
-import { formatConfigText } from '../config/format.js';
-import { readFileText, withBom, type FileText } from '../config/format-files.js';
+import { accountFolder, accountsToFill, adoptAccounts, passwordPrefix, passwordVariable, withEmptyWebsites, withPasswordEnv, type Adoption } from '../edit/adopt.js';
+import { readFileCollecting } from '../config/parse.js';
+import { readFileText, rewrite, withBom, type FileText } from '../edit/file.js';
 import { loadWorkspace } from '../config/load.js';
 import { WORK_TREE } from '../config/source.js';
-import { storedName } from '../config/file-entry.js';
+import { storedName } from '../edit/file-entry.js';
 import { recipesFor, type CiProvider } from '../ci/recipes.js';
-import { FILE_CHANGED, FILE_EXISTS, replaceIfUnchanged, withFileLocks, writeFailure, writeNew } from '../io/files.js';
+import { FILE_EXISTS, withFileLocks, writeFailure, writeNew } from '../io/files.js';
 import { packageVersion, schemaReference, shownPath } from '../io/paths.js';
 import type { Context } from '../io/context.js';
 import { ConfigError, SitesyncError } from '../messages/errors.js';
@@ -189,7 +189,7 @@ function unmanagedNotes(config: Config, live: LiveWebsite[], shown: string): str
 }
 
 async function ciFiles(provider: CiProvider, mainText: string, workspace: Workspace, folder: string): Promise<NewFile[]> {
-  const includes = formatConfigText(mainText, { file: workspace.file }).includes;
+  const includes = readFileCollecting(mainText, workspace.file, { env: {}, lenientEnv: true }).parsed.includes.map((i) => i.glob);
   const keyVariables = workspace.multi ? workspace.configs.map((c) => c.account!.apiKeyEnv) : undefined;
   const archives = [...new Set(workspace.configs.flatMap((c) => (c.archive ? [relative(folder, c.archive.dir) || '.'] : [])))];
   return recipesFor(provider, { includes, keyVariables, archives }).map((r) => ({ path: join(folder, r.path), text: r.text, what: `the ${provider === 'github' ? 'GitHub workflow' : 'GitLab pipeline'}` }));
@@ -222,12 +222,9 @@ async function writeAll(files: NewFile[], edit: MainEdit | undefined, file: stri
       const adopted = edit.adoptions.filter((a) => kept.has(edit.files.get(a.account)!));
       if (!adopted.length) return;
       const after = withBom(adoptAccounts(edit.read.text, file, adopted), edit.read.bom);
-      const mode = await stat(file).then((s) => s.mode & 0o777, () => undefined);
-      await replaceIfUnchanged(file, edit.read.raw, after, mode).catch((error: unknown) => {
-        if ((error as NodeJS.ErrnoException).code === FILE_CHANGED) {
-          throw new SitesyncError(`${shownOf(file)}: another program changed the file while the accounts were read; the folders were written, the file was not. Run init again`);
-        }
-        throw writeFailure(error, '-c', shownOf(file));
+      await rewrite(file, edit.read.raw, after, {
+        changed: `${shownOf(file)}: another program changed the file while the accounts were read; the folders were written, the file was not. Run init again`,
+        failed: (error) => writeFailure(error, '-c', shownOf(file)),
       });
       const lists = adopted.some((a) => a.leftAlone.length) ? ', ignore (what no file entry can hold)' : '';
       report.push(`Edited ${shownOf(file)}: include, password_env${lists} for ${adopted.length === 1 ? 'account' : 'accounts'} ${adopted.map((a) => a.account).join(', ')}`);

@@ -6,11 +6,10 @@
  * the repository (a tree holds nothing else, and never a .git), no symbolic link (mode 120000)
  * followed or read, a glob that matches nothing an error.
  */
-import { spawn } from 'node:child_process';
 import { realpathSync } from 'node:fs';
 import { dirname, join, relative, resolve, sep } from 'node:path';
 import type { FileSystemAdapter } from 'tinyglobby';
-import { gitEnv, runGit } from '../io/git.js';
+import { runGit } from '../io/git.js';
 import { ConfigError, SitesyncError, UsageError } from '../messages/errors.js';
 import type { Env } from './interpolate.js';
 import { includedFiles, type FileTree } from './include-glob.js';
@@ -217,47 +216,35 @@ function revisionTree(root: string, inTree: (path: string) => string | undefined
 }
 
 /** Every file of the commit's tree, by path (`git ls-tree -r`, read as it comes), up to MAX_TREE_ENTRIES, MAX_TREE_PATH_BYTES and MAX_TREE_LISTING_BYTES. */
-function treeOf(cwd: string, sha: string, env: Env, at: string): Promise<Map<string, Entry>> {
+async function treeOf(cwd: string, sha: string, env: Env, at: string): Promise<Map<string, Entry>> {
   const entries = new Map<string, Entry>();
-  return new Promise((done, fail) => {
-    const child = spawn('git', ['ls-tree', '-r', '-z', '--full-tree', sha], { cwd, env: gitEnv(env), stdio: ['ignore', 'pipe', 'pipe'], windowsHide: true });
-    let rest: Buffer = Buffer.alloc(0);
-    let said = '';
-    let read = 0;
-    let over: string | undefined;
-    const stop = (why: string) => {
-      over = why;
-      child.kill();
-    };
-    // A record: <mode> SP <type> SP <object> TAB <path>, the object's name at most 64 hex digits.
-    const maxRecord = MAX_TREE_PATH_BYTES + 128;
-    child.stdout.on('data', (chunk: Buffer) => {
-      if (over) return;
-      read += chunk.length;
-      if (read > MAX_TREE_LISTING_BYTES) return stop(`lists more than ${MAX_TREE_LISTING_BYTES / 1048576} MiB of file names, more than any repository of configs`);
-      const data = rest.length ? Buffer.concat([rest, chunk]) : chunk;
-      let start = 0;
-      for (let end = data.indexOf(0, start); end >= 0; end = data.indexOf(0, start)) {
-        if (end - start > maxRecord) return stop(`holds a path longer than ${MAX_TREE_PATH_BYTES.toLocaleString('en-US')} bytes, which no checkout could hold`);
-        const match = /^(\d+) \w+ ([0-9a-f]+)\t(.*)$/s.exec(data.toString('utf8', start, end));
-        start = end + 1;
-        if (match) entries.set(match[3]!, { mode: match[1]!, id: match[2]! });
-        if (entries.size > MAX_TREE_ENTRIES) return stop(`holds more than ${MAX_TREE_ENTRIES.toLocaleString('en-US')} files, more than any repository of configs`);
-      }
-      rest = data.subarray(start);
-      // What is left holds no end of a record yet: a record that long is a path too long, said now.
-      if (rest.length > maxRecord) return stop(`holds a path longer than ${MAX_TREE_PATH_BYTES.toLocaleString('en-US')} bytes, which no checkout could hold`);
-    });
-    child.stderr.on('data', (d: Buffer) => (said = `${said}${d.toString('utf8')}`.slice(-4096)));
-    child.on('error', (error) => fail(gitFailure(error, `cannot list the files at ${at}`)));
-    child.on('close', (code) => {
-      if (over) fail(new SitesyncError(`the tree at ${at} ${over}: sitesync reads none of it`));
-      else if (code !== 0) fail(gitFailure(Object.assign(new Error(`git ls-tree: exit ${code}`), { said: said.trim() }), `cannot list the files at ${at}`));
-      else done(entries);
-    });
+  let rest: Buffer = Buffer.alloc(0);
+  let read = 0;
+  // A record: <mode> SP <type> SP <object> TAB <path>, the object's name at most 64 hex digits.
+  const maxRecord = MAX_TREE_PATH_BYTES + 128;
+  const tooLong = `holds a path longer than ${MAX_TREE_PATH_BYTES.toLocaleString('en-US')} bytes, which no checkout could hold`;
+  const each = (chunk: Buffer): string | undefined => {
+    read += chunk.length;
+    if (read > MAX_TREE_LISTING_BYTES) return `lists more than ${MAX_TREE_LISTING_BYTES / 1048576} MiB of file names, more than any repository of configs`;
+    const data = rest.length ? Buffer.concat([rest, chunk]) : chunk;
+    let start = 0;
+    for (let end = data.indexOf(0, start); end >= 0; end = data.indexOf(0, start)) {
+      if (end - start > maxRecord) return tooLong;
+      const match = /^(\d+) \w+ ([0-9a-f]+)\t(.*)$/s.exec(data.toString('utf8', start, end));
+      start = end + 1;
+      if (match) entries.set(match[3]!, { mode: match[1]!, id: match[2]! });
+      if (entries.size > MAX_TREE_ENTRIES) return `holds more than ${MAX_TREE_ENTRIES.toLocaleString('en-US')} files, more than any repository of configs`;
+    }
+    rest = data.subarray(start);
+    // What is left holds no end of a record yet: a record that long is a path too long, said now.
+    return rest.length > maxRecord ? tooLong : undefined;
+  };
+  await runGit(['ls-tree', '-r', '-z', '--full-tree', sha], { cwd, env, each }).catch((error: unknown) => {
+    const { stopped } = error as { stopped?: string };
+    throw stopped ? new SitesyncError(`the tree at ${at} ${stopped}: sitesync reads none of it`) : gitFailure(error, `cannot list the files at ${at}`);
   });
+  return entries;
 }
-
 
 /** `git cat-file --batch`'s answer: `<id> <type> <size>\n<bytes>\n` per object asked for. */
 function parseBatch(out: Buffer): Map<string, Buffer> {

@@ -5,9 +5,9 @@ import { installationOf } from '../model/address.js';
 import { ConfigError, SitesyncError } from '../messages/errors.js';
 import { GlobSet, namesTwinSpelling } from '../model/domain.js';
 import type { Diagnostic } from '../messages/errors.js';
-import { DEFAULT_SAFETY, type Config, type DesiredWebsite, type Workspace } from '../model/types.js';
+import { DEFAULT_SAFETY, type Config, type DesiredWebsite, type Position, type Workspace } from '../model/types.js';
 import { envValue, interpolate, type Env } from './interpolate.js';
-import { parseFile, readFileCollecting } from './parse.js';
+import { parseFile, readFileCollecting, type ParsedFile } from './parse.js';
 import { folderOutside, outsideMessage } from './include-glob.js';
 import { noFolderMessage } from './read.js';
 import { type TokenBudget } from './document.js';
@@ -81,54 +81,29 @@ export async function loadWorkspace(file: string, env: Env, options: LoadOptions
   // What the SHA-256 covers. Without includes, as before there were any: a saved plan of such a file stays valid.
   const hashed = parsed.includes.length === 0 ? [text] : [`${basename(file)}\0${text}\0`];
   const files = [file];
-  const includedBy = new Map<string, number>();
-  // A pipe or standard input has no folder: the files it includes cannot be found beside it.
-  const piped = parsed.includes.length > 0 && source.hasNoFolder(file);
-  const root = parsed.includes.length > 0 && !piped ? source.repositoryOf(file) : '';
-  for (const { config, glob, pos } of parsed.includes) {
-    if (piped) {
-      const copy = options.what === 'baseline file' ? 'or read it and its includes from git: --baseline-ref origin/main' : undefined;
-      problems.push({ file, ...pos, severity: 'error', message: noFolderMessage(glob, copy) });
-      continue;
-    }
-    const { inside: matches, outside } = await source.include(glob, dirname(file), root);
-    if (outside) problems.push({ file, ...pos, severity: 'error', message: outsideMessage(glob, outside, root) });
-    else if (matches.length === 0) {
-      problems.push({ file, ...pos, severity: 'error', message: `include "${glob}" matches no file (globs are relative to ${source.shown(dirname(file))})${NO_FILE_HINT}` });
-    }
-    for (const match of matches) {
-      if (match === file) {
-        problems.push({ file, ...pos, severity: 'error', message: `include "${glob}" matches this file itself` });
+  const walked = await walkIncludes(file, parsed, source, options.what);
+  problems.push(...walked.problems);
+  for (const { config, glob, pos, path: match } of walked.matches) {
+    files.push(match);
+    // Past either cap, said once (below): nothing more is read.
+    if (over) continue;
+    try {
+      const included = await source.read(match, 'included file');
+      bytes -= Buffer.byteLength(included);
+      if (bytes < 0) {
+        over = true;
+        problems.push({ file, ...pos, severity: 'error', message: `include "${glob}": with ${source.shown(match)}, the config and the files it includes hold more than ${MAX_CONFIG_FILE_BYTES / 1048576} MiB together, more than any config (100,000 websites take at most about 15 MiB); nothing more is read` });
         continue;
       }
-      const other = includedBy.get(match);
-      if (other === config) continue;
-      if (other !== undefined) {
-        problems.push({ file, ...pos, severity: 'error', message: `include "${glob}": ${source.shown(match)} is already included by account ${accountLabel(parsed.configs[other]!)}; a file belongs to one account` });
-        continue;
-      }
-      includedBy.set(match, config);
-      files.push(match);
-      // Past either cap, said once (below): nothing more is read.
-      if (over) continue;
-      try {
-        const included = await source.read(match, 'included file');
-        bytes -= Buffer.byteLength(included);
-        if (bytes < 0) {
-          over = true;
-          problems.push({ file, ...pos, severity: 'error', message: `include "${glob}": with ${source.shown(match)}, the config and the files it includes hold more than ${MAX_CONFIG_FILE_BYTES / 1048576} MiB together, more than any config (100,000 websites take at most about 15 MiB); nothing more is read` });
-          continue;
-        }
-        hashed.push(`${relative(dirname(file), match)}\0${included}\0`);
-        const one = parseFile(included, match, parseOptions, 'include');
-        problems.push(...one.warnings.map((d) => ofAccount(d, parsed.configs[config]!)));
-        for (const site of one.configs[0]!.websites) parsed.configs[config]!.websites.push({ ...site, file: match });
-      } catch (error) {
-        if (!(error instanceof ConfigError)) throw error;
-        problems.push(...error.diagnostics.map((d) => ofAccount(d, parsed.configs[config]!)));
-        // Refused for its tokens: the budget is spent.
-        over ||= tokens.left <= 0;
-      }
+      hashed.push(`${relative(dirname(file), match)}\0${included}\0`);
+      const one = parseFile(included, match, parseOptions, 'include');
+      problems.push(...one.warnings.map((d) => ofAccount(d, parsed.configs[config]!)));
+      for (const site of one.configs[0]!.websites) parsed.configs[config]!.websites.push({ ...site, file: match });
+    } catch (error) {
+      if (!(error instanceof ConfigError)) throw error;
+      problems.push(...error.diagnostics.map((d) => ofAccount(d, parsed.configs[config]!)));
+      // Refused for its tokens: the budget is spent.
+      over ||= tokens.left <= 0;
     }
   }
   problems.push(
@@ -143,8 +118,52 @@ export async function loadWorkspace(file: string, env: Env, options: LoadOptions
   for (const config of parsed.configs) separateTwinSpellings(config);
   const hash = createHash('sha256');
   for (const part of hashed) hash.update(part);
-  const byFile = Object.fromEntries([...includedBy].map(([match, config]) => [match, parsed.configs[config]!.account?.name ?? '']));
+  const byFile = Object.fromEntries(walked.matches.map(({ path, config }) => [path, parsed.configs[config]!.account?.name ?? '']));
   return { file, multi: parsed.multi, configs: parsed.configs, warnings: ordered, sha256: hash.digest('hex'), files, includedBy: byFile };
+}
+
+/** One file an `include:` glob matches, for the account (by its index) whose glob it is, with where the glob is written. */
+export interface IncludeMatch {
+  config: number;
+  glob: string;
+  pos: Position;
+  path: string;
+}
+
+/**
+ * The files the `include:` globs of `file` match, each once, and the problems of the globs: the
+ * one set of rules that the loader and fmt follow. A file read from a pipe has no folder to find
+ * them in; a glob reaches nothing outside the repository; one that matches no file, or the file
+ * itself, is an error; a file belongs to one account.
+ */
+export async function walkIncludes(file: string, parsed: ParsedFile, source: FileSource, what?: LoadOptions['what']): Promise<{ matches: IncludeMatch[]; problems: Diagnostic[] }> {
+  const matches: IncludeMatch[] = [];
+  const problems: Diagnostic[] = [];
+  const includedBy = new Map<string, number>();
+  // A pipe or standard input has no folder: the files it includes cannot be found beside it.
+  const piped = parsed.includes.length > 0 && source.hasNoFolder(file);
+  const root = parsed.includes.length > 0 && !piped ? source.repositoryOf(file) : '';
+  for (const { config, glob, pos } of parsed.includes) {
+    const problem = (message: string) => problems.push({ file, ...pos, severity: 'error', message });
+    if (piped) {
+      problem(noFolderMessage(glob, what === 'baseline file' ? 'or read it and its includes from git: --baseline-ref origin/main' : undefined));
+      continue;
+    }
+    const { inside, outside } = await source.include(glob, dirname(file), root);
+    if (outside) problem(outsideMessage(glob, outside, root));
+    else if (inside.length === 0) problem(`include "${glob}" matches no file (globs are relative to ${source.shown(dirname(file))})${NO_FILE_HINT}`);
+    for (const path of inside) {
+      const other = includedBy.get(path);
+      if (path === file) problem(`include "${glob}" matches this file itself`);
+      else if (other !== undefined && other !== config) {
+        problem(`include "${glob}": ${source.shown(path)} is already included by account ${accountLabel(parsed.configs[other]!)}; a file belongs to one account`);
+      } else if (other === undefined) {
+        includedBy.set(path, config);
+        matches.push({ config, glob, pos, path });
+      }
+    }
+  }
+  return { matches, problems };
 }
 
 /** A problem of a file included by an account: it names the account (the file itself cannot). */

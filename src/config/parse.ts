@@ -55,6 +55,8 @@ export interface ParsedFile {
   configs: Config[];
   /** The `include:` globs of each config, by its index, with where each is written. */
   includes: { config: number; glob: string; pos: Position }[];
+  /** The websites' passwords that hold text written in clear, as written: what no output (a diff of the file) may show. */
+  passwordsInClear: string[];
   warnings: Diagnostic[];
 }
 
@@ -155,70 +157,73 @@ function build(
   const diagnostics: Diagnostic[] = [];
   const error = (pos: Position, message: string) => diagnostics.push({ file, ...pos, message, severity: 'error' });
   const warn = (pos: Position, message: string) => diagnostics.push({ file, ...pos, message, severity: 'warning' });
-  const parsed: ParsedFile = { multi: false, configs: [], includes: [], warnings: [] };
+  const parsed: ParsedFile = { multi: false, configs: [], includes: [], passwordsInClear: [], warnings: [] };
+  for (const { entry } of websiteEntries(raw)) if (typeof entry.password === 'string' && passwordSource(entry.password).clear) parsed.passwordsInClear.push(entry.password);
 
   // Passwords stay as written (`${NAME}`) in the data: the schema checks what the file says, and a
   // saved plan refers to it. The value of each is kept beside, by website, for the request that
   // sends it — never checked or shown, so no message tells a file's author anything about it.
   const accounts = isRecord(raw.accounts) ? (Object.entries(raw.accounts).filter(([, a]) => isRecord(a)) as [string, Raw][]) : [];
   const passwords = new WeakMap<object, string>();
-  // ${NAME} in every string, before the shape check, so that types are checked on real values.
-  // It is read in a website's password only: the file may be a stranger's (a pull request), and
-  // a value from the environment anywhere else would show in plans and comments, or be sent.
-  const unknown = new Set<string>();
-  // The values that still hold a reference (refused outside a password), by what holds them:
-  // nothing more is checked of them. Known by where they are, never by their text, which may
-  // hold a literal `${` written as `$${` (a domain "$${X}" is checked, and refused, as "${X}").
-  const refused = new WeakMap<object, Set<string | number>>();
-  const unknownValue: UnknownValue = (holder, key) => refused.get(holder)?.has(key) ?? false;
-  // A password from the environment held to the product's rules before anything is sent, named
-  // by its variables and never shown (one written in clear: see normalize).
-  const checkPassword = (path: Path, template: string, value: string) => {
-    const problem = passwordRuleProblem(value);
-    const names = passwordSource(template).variables.map((name) => `\${${name}}`).join(', ');
-    if (problem) error(at.value(path), `${pathName(path)}: the value read from ${names} ${passwordRuleWords(problem)}`);
-  };
-  if (references) substitute(raw, [], (path, text, holder) => {
-    // What is said of a value in an account's block belongs to that account.
+  // What is said of a value in an account's block belongs to that account.
+  const saying = (path: Path, say: () => void) => {
     const said = diagnostics.length;
-    try {
-      return substituted(path, text, holder);
-    } finally {
-      if (path[0] === 'accounts' && typeof path[1] === 'string') for (const d of diagnostics.slice(said)) d.account ??= path[1];
-    }
-  });
-  function substituted(path: Path, text: string, holder: object): string {
-    const r = interpolate(text, options.env);
-    for (const bad of r.malformed) {
-      error(at.value(path), `${pathName(path)}: "${bad}" is not a valid reference (use \${NAME}; write $\${ for a literal "\${")`);
-    }
-    if (isPasswordPath(path)) {
+    say();
+    if (path[0] === 'accounts' && typeof path[1] === 'string') for (const d of diagnostics.slice(said)) d.account ??= path[1];
+  };
+  // ${NAME} is read where a password is read, and nowhere else: the file may be a stranger's (a
+  // pull request), and a value from the environment anywhere else would show in plans and
+  // comments, or be sent. The schema refuses `${` in every other string (its noReference).
+  // A password whose variable is not set (validate without secrets) is not known: nothing of it is checked.
+  const unknown = new Set<string>();
+  for (const { path, entry } of websiteEntries(raw)) {
+    const template = entry.password;
+    if (typeof template !== 'string' || !template.includes('$')) continue;
+    const where = [...path, 'password'];
+    saying(where, () => {
+      const r = interpolate(template, options.env);
+      for (const bad of r.malformed) error(at.value(where), malformedReference(where, bad));
       if (r.missing.length && options.missingEnvAsWarning) {
-        unknown.add(pathName(path));
-        for (const name of r.missing) {
-          warn(at.value(path), `${pathName(path)}: environment variable ${name} is not set; plan and apply need it`);
-        }
+        unknown.add(pathName(where));
+        for (const name of r.missing) warn(at.value(where), `${pathName(where)}: environment variable ${name} is not set; plan and apply need it`);
       } else if (!options.lenientEnv) {
-        for (const name of r.missing) error(at.value(path), `${pathName(path)}: environment variable ${name} is not set`);
+        for (const name of r.missing) diagnostics.push({ file, ...at.value(where), message: `${pathName(where)}: environment variable ${name} is not set`, severity: 'error', missing: name });
       }
-      if (r.referenced && !r.missing.length && !r.malformed.length) checkPassword(path, text, r.value);
+      // Held to the product's rules before anything is sent, named by its variables and never shown (one written in clear: see normalize).
+      const problem = r.referenced && !r.missing.length && !r.malformed.length ? passwordRuleProblem(r.value) : undefined;
+      const names = passwordSource(template).variables.map((name) => `\${${name}}`).join(', ');
+      if (problem) error(at.value(where), `${pathName(where)}: the value read from ${names} ${passwordRuleWords(problem)}`);
       // The template stays as written (`${NAME}`, or `$${` for a literal one), the value beside it.
-      passwords.set(holder, r.value);
-      return text;
-    }
-    if (!r.referenced) return r.value;
-    unknown.add(pathName(path));
-    const keys = refused.get(holder) ?? new Set();
-    refused.set(holder, keys.add(path[path.length - 1]!));
-    error(at.value(path), referenceOutsidePassword(path));
-    return text;
+      passwords.set(entry, r.value);
+    });
   }
 
+  // A string the schema refuses for its `${` is said once, in words, whatever else the schema
+  // says of it; nothing more is checked of it, and it is left out of what is read below.
+  const refused = new Map<string, Path>();
   for (const issue of checkShape(raw)) {
-    // A value from a variable that is not set is not known: its type cannot be wrong yet.
-    if (!issue.atKey && unknown.has(pathName(issue.path))) continue;
-    error(issue.atKey ? at.key(issue.path) : at.value(issue.path), issue.message);
+    const name = pathName(issue.path);
+    if (!issue.atKey && (unknown.has(name) || refused.has(name))) continue;
+    // What the schema refuses for its shape (an unknown key, a list written as a mapping) it does
+    // not look into: a reference in there is refused too.
+    let own = false;
+    referencesUnder(valueAt(raw, issue.path), issue.path, (path) => {
+      refused.set(pathName(path), path);
+      own ||= path.length === issue.path.length;
+    });
+    if (issue.atKey) error(at.key(issue.path), issue.message);
+    else if (!own) error(at.value(issue.path), issue.message);
   }
+  for (const path of refused.values()) {
+    saying(path, () => {
+      const r = interpolate(valueAt(raw, path) as string, {});
+      for (const bad of r.malformed) error(at.value(path), malformedReference(path, bad));
+      if (r.referenced) error(at.value(path), referenceOutsidePassword(path));
+    });
+    leaveOut(raw, path);
+  }
+  // `$${` is a literal `${` in every other string (a password keeps its template as written).
+  if (references) literals(raw);
 
   if (role === 'include') {
     // An included file adds websites to the account that includes it, and changes nothing else.
@@ -227,14 +232,14 @@ function build(
       error(at.key([key]), `"${key}" cannot be in an included file: it holds only websites: (the file that includes it says the rest)`);
     }
     if (!('websites' in raw)) error(at.value([]), 'an included file needs "websites:", the websites it adds');
-    parsed.configs.push(normalize({ websites: raw.websites }, passwords, file, at, error, warn, unknownValue));
+    parsed.configs.push(normalize({ websites: raw.websites }, passwords, file, at, error, warn));
     return { parsed, diagnostics };
   }
 
   if (!('version' in raw)) error(at.key([]), NO_VERSION);
   if (!('accounts' in raw)) {
     if (!('websites' in raw)) error(at.key([]), NO_WEBSITES);
-    parsed.configs.push(normalize(raw, passwords, file, at, error, warn, unknownValue));
+    parsed.configs.push(normalize(raw, passwords, file, at, error, warn));
     includesOf(raw, [], 0, at, parsed);
     return { parsed, diagnostics };
   }
@@ -245,23 +250,19 @@ function build(
       error(at.key([key]), `"${key}" belongs in an account: a file with accounts: holds only version, defaults, archive and accounts at its top`);
     }
   }
-  const topDefaults = isRecord(raw.defaults) ? (settings(raw.defaults, ['defaults'], at, warn, IN_DEFAULTS, unknownValue) as DefaultSettings) : {};
+  const topDefaults = isRecord(raw.defaults) ? (settings(raw.defaults, ['defaults'], at, warn, IN_DEFAULTS) as DefaultSettings) : {};
   const topArchive = archiveFolder(raw, at, file, error);
   for (const [name, data] of accounts) {
     const base = ['accounts', name];
     const said = diagnostics.length;
     const here = prefixed(at, base);
-    const config = normalize({ ...data, api: undefined }, passwords, file, here, error, warn, unknownValue);
+    const config = normalize({ ...data, api: undefined }, passwords, file, here, error, warn);
     config.defaults = { ...topDefaults, ...config.defaults };
     // An account's own archive: wins over the file's.
     if (!config.archive && topArchive) config.archive = topArchive;
     config.account = { name, apiKeyEnv: typeof data.api_key_env === 'string' ? data.api_key_env : '', pos: at.key(base) };
-    if (typeof data.base_url === 'string' && !unknownValue(data, 'base_url')) {
-      // Plain http:// is checked when connecting, where --insecure-http is known.
-      const problem = addressProblem(data.base_url, { ...BASE_URL_RULE, insecureHttp: true });
-      if (problem) error(at.value([...base, 'base_url']), `accounts.${name}.base_url ${problem}`);
-      else config.baseUrl = data.base_url;
-    }
+    const baseUrl = baseUrlOf(data, base, at, error);
+    if (baseUrl) config.baseUrl = baseUrl;
     if (!('websites' in data) && !('include' in data)) {
       error(at.key(base), `account ${name} lists no websites: give it websites: (may be empty) or include:`);
     }
@@ -278,6 +279,14 @@ function includesOf(holder: Raw, base: Path, config: number, at: Positions, pars
   holder.include.forEach((glob, i) => {
     if (typeof glob === 'string' && glob.trim()) parsed.includes.push({ config, glob: glob.trim(), pos: at.value([...base, 'include', i]) });
   });
+}
+
+/** Every website entry of the data, with its path: the file's own, and each account's (whatever else is wrong with them). */
+function websiteEntries(raw: Raw): { path: Path; entry: Raw }[] {
+  const holders: [Path, unknown][] = [[[], raw], ...Object.entries(isRecord(raw.accounts) ? raw.accounts : {}).map(([name, a]): [Path, unknown] => [['accounts', name], a])];
+  return holders.flatMap(([base, holder]) =>
+    isRecord(holder) && Array.isArray(holder.websites) ? holder.websites.flatMap((entry, i) => (isRecord(entry) ? [{ path: [...base, 'websites', i], entry }] : [])) : [],
+  );
 }
 
 /** Positions below `base`: an account's keys, read as a single-account file's. */
@@ -325,27 +334,50 @@ function referenceOutsidePassword(path: Path): string {
   return `${why}: write the value itself`;
 }
 
-/** Replaces, in place, every string that holds `$` by `fn(path, string, the object or list holding it)`. */
-function substitute(value: unknown, path: (string | number)[], fn: (path: Path, text: string, holder: object) => string): void {
+/** Whether a string holds `${` other than a literal `$${`: a reference, or a malformed one (what the schema's noReference refuses). */
+function holdsReference(text: string): boolean {
+  const r = interpolate(text, {});
+  return r.referenced || r.malformed.length > 0;
+}
+
+function malformedReference(path: Path, bad: string): string {
+  return `${pathName(path)}: "${bad}" is not a valid reference (use \${NAME}; write $\${ for a literal "\${")`;
+}
+
+/** Each string at or under `path` (but a website's password) that holds a reference, by its path. */
+function referencesUnder(value: unknown, path: Path, found: (path: Path) => void): void {
+  if (typeof value === 'string') {
+    if (!isPasswordPath(path) && holdsReference(value)) found(path);
+  } else if (value && typeof value === 'object') {
+    for (const [key, v] of Array.isArray(value) ? value.entries() : Object.entries(value)) referencesUnder(v, [...path, key], found);
+  }
+}
+
+/** The value at `path` of the data. */
+function valueAt(data: unknown, path: Path): unknown {
+  return path.reduce<unknown>((value, key) => (value && typeof value === 'object' ? (value as Record<string | number, unknown>)[key] : undefined), data);
+}
+
+/** Leaves the value at `path` out of the data: a key is removed, an item of a list left blank (the others keep their places). */
+function leaveOut(data: unknown, path: Path): void {
+  const holder = valueAt(data, path.slice(0, -1));
+  const key = path[path.length - 1]!;
+  if (Array.isArray(holder)) holder[key as number] = '';
+  else if (isRecord(holder)) delete holder[key];
+}
+
+/** Writes, in place, every `$${` of every string but a password as the `${` it stands for. */
+function literals(value: unknown): void {
   if (!value || typeof value !== 'object') return;
   const container = value as Record<string | number, unknown>;
-  const keys: (string | number)[] = Array.isArray(value) ? value.map((_, i) => i) : Object.keys(value);
-  for (const key of keys) {
+  for (const key of Array.isArray(value) ? value.keys() : Object.keys(value)) {
     const v = container[key];
-    if (typeof v === 'string') {
-      if (v.includes('$')) container[key] = fn([...path, key], v, container);
-    } else if (v && typeof v === 'object') {
-      path.push(key);
-      substitute(v, path, fn);
-      path.pop();
-    }
+    if (typeof v !== 'string') literals(v);
+    else if (key !== 'password' && v.includes('$${')) container[key] = interpolate(v, {}).value;
   }
 }
 
 type Report = (pos: { line: number; col: number }, message: string) => void;
-
-/** Whether `holder[key]` still holds a reference that was refused. */
-type UnknownValue = (holder: object, key: string | number) => boolean;
 
 function normalize(
   data: Raw,
@@ -355,7 +387,6 @@ function normalize(
   at: Positions,
   error: Report,
   warn: Report,
-  unknownValue: UnknownValue,
 ): Config {
   const config: Config = {
     file,
@@ -369,13 +400,8 @@ function normalize(
     warnings: [],
   };
 
-  const api = data.api as Raw | undefined;
-  if (api && typeof api.base_url === 'string' && !unknownValue(api, 'base_url')) {
-    // Plain http:// is checked when connecting, where --insecure-http is known.
-    const problem = addressProblem(api.base_url, { ...BASE_URL_RULE, insecureHttp: true });
-    if (problem) error(at.value(['api', 'base_url']), `api.base_url ${problem}`);
-    else config.baseUrl = api.base_url;
-  }
+  const baseUrl = isRecord(data.api) ? baseUrlOf(data.api, ['api'], at, error) : undefined;
+  if (baseUrl) config.baseUrl = baseUrl;
 
   const safety = data.safety as Raw | undefined;
   if (safety && typeof safety === 'object') {
@@ -420,7 +446,7 @@ function normalize(
 
   const defaults = data.defaults as Raw | undefined;
   if (defaults && typeof defaults === 'object') {
-    config.defaults = settings(defaults, ['defaults'], at, warn, IN_DEFAULTS, unknownValue) as DefaultSettings;
+    config.defaults = settings(defaults, ['defaults'], at, warn, IN_DEFAULTS) as DefaultSettings;
   }
 
   const websites = data.websites;
@@ -434,9 +460,9 @@ function normalize(
     const entry = site as Raw;
     const path = ['websites', i];
     // Every field is checked whatever is wrong with the domain: all of a website's problems at once.
-    const checked = settings(entry, path, at, warn, FROM_FILE, unknownValue) as Omit<DesiredWebsite, 'domain' | 'written' | 'pos'>;
+    const checked = settings(entry, path, at, warn, FROM_FILE) as Omit<DesiredWebsite, 'domain' | 'written' | 'pos'>;
     // A control character is the schema's error, at the domain.
-    if (typeof entry.domain !== 'string' || unknownValue(entry, 'domain') || controlCharacterIn(entry.domain)) return;
+    if (typeof entry.domain !== 'string' || controlCharacterIn(entry.domain)) return;
     const pos = domainPositions[i] ?? at.value([...path, 'domain']);
     const parsed = parseDomainInput(entry.domain);
     if (!parsed.domain) {
@@ -492,6 +518,16 @@ function normalize(
   return config;
 }
 
+/** The `base_url` of `holder` (at `path`: `api`, or an account), once checked; undefined when there is none, or it is wrong (said). */
+function baseUrlOf(holder: Raw, path: Path, at: Positions, error: Report): string | undefined {
+  const written = holder.base_url;
+  if (typeof written !== 'string') return undefined;
+  // Plain http:// is checked when connecting, where --insecure-http is known.
+  const problem = addressProblem(written, { ...BASE_URL_RULE, insecureHttp: true });
+  if (problem) error(at.value([...path, 'base_url']), `${pathName([...path, 'base_url'])} ${problem}`);
+  return problem ? undefined : written;
+}
+
 /**
  * `archive:` of `holder`: a folder relative to the config file (the loader keeps it inside the
  * repository, as it keeps includes). Undefined when there is none, or it is unusable (said).
@@ -508,7 +544,7 @@ function archiveFolder(holder: Raw, at: Positions, file: string, error: Report):
 }
 
 /** The settings of `entry` the rows of `which` read, each as its row reads the file; list entries a row suspects are warned about. */
-function settings(entry: Raw, path: Path, at: Positions, warn: Report, which: readonly Field[], unknownValue: UnknownValue): Record<string, unknown> {
+function settings(entry: Raw, path: Path, at: Positions, warn: Report, which: readonly Field[]): Record<string, unknown> {
   const out: Record<string, unknown> = {};
   for (const field of which) {
     const written = entry[field.name];
@@ -516,9 +552,8 @@ function settings(entry: Raw, path: Path, at: Positions, warn: Report, which: re
     if (value === undefined) continue;
     if (field.entryWarning) {
       for (const { value: item, index } of listValue(written) ?? []) {
-        // A reference here is refused already, and a control character is the schema's error.
-        const refused = index === undefined ? unknownValue(entry, field.name) : unknownValue(written as unknown[], index);
-        const reason = refused || controlCharacterIn(item) ? undefined : field.entryWarning(item);
+        // A control character is the schema's error.
+        const reason = controlCharacterIn(item) ? undefined : field.entryWarning(item);
         if (!reason) continue;
         const where = index === undefined ? [...path, field.name] : [...path, field.name, index];
         warn(at.value(where), `${pathName(where)}: ${reason}`);

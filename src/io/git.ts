@@ -2,7 +2,7 @@
  * Running git, the one way sitesync does: without a shell, never prompting for credentials, in
  * the C locale (what it says is read), in the environment the run was given.
  */
-import { execFile } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import type { Env } from './context.js';
 
 /** The environment git runs in: `env`, never prompting, in the C locale. */
@@ -17,19 +17,39 @@ export interface GitRun {
   /** Written to git's standard input. */
   input?: string;
   signal?: AbortSignal;
+  /**
+   * Reads git's output as it comes, instead of collecting it (a listing too large to hold):
+   * returns why to stop, and git is then stopped and the run fails with `stopped` set to it.
+   */
+  each?: (chunk: Buffer) => string | undefined;
 }
 
-/** Runs git with `args`; its standard output, or an error carrying what it said (`said`: its standard error, trimmed). */
-export function runGit(args: string[], { cwd, env, input = '', signal }: GitRun): Promise<Buffer> {
+/**
+ * Runs git with `args`; its standard output (empty when `each` read it), or an error carrying
+ * what it said (`said`: its standard error, trimmed) and, when `each` stopped it, `stopped`.
+ */
+export function runGit(args: string[], { cwd, env, input = '', signal, each }: GitRun): Promise<Buffer> {
   return new Promise((done, fail) => {
-    const child = execFile(
-      'git',
-      args,
-      { cwd, env: gitEnv(env), signal, encoding: 'buffer', maxBuffer: Infinity, windowsHide: true },
-      (error, stdout, stderr) => (error ? fail(Object.assign(error, { said: stderr.toString('utf8').trim() })) : done(stdout)),
-    );
+    const child = spawn('git', args, { cwd, env: gitEnv(env), signal, stdio: ['pipe', 'pipe', 'pipe'], windowsHide: true });
+    const out: Buffer[] = [];
+    const err: Buffer[] = [];
+    let stopped: string | undefined;
+    child.stdout.on('data', (chunk: Buffer) => {
+      if (stopped !== undefined) return;
+      if (!each) return void out.push(chunk);
+      stopped = each(chunk);
+      if (stopped !== undefined) child.kill();
+    });
+    child.stderr.on('data', (chunk: Buffer) => err.push(chunk));
+    const said = () => Buffer.concat(err).toString('utf8').trim();
+    child.on('error', (error) => fail(Object.assign(error, { said: said() })));
+    child.on('close', (code) => {
+      if (stopped !== undefined) fail(Object.assign(new Error(`git ${args[0]}: stopped`), { stopped, said: said() }));
+      else if (code !== 0) fail(Object.assign(new Error(`git ${args[0]}: exit ${code}`), { said: said() }));
+      else done(Buffer.concat(out));
+    });
     // git may be done before it reads its input (an error): the closed pipe is its answer, not ours.
-    child.stdin?.on('error', () => undefined);
-    child.stdin?.end(input || undefined);
+    child.stdin.on('error', () => undefined);
+    child.stdin.end(input || undefined);
   });
 }

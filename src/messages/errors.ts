@@ -11,6 +11,8 @@ export interface Diagnostic {
   severity: 'error' | 'warning';
   /** The account of an `accounts:` file the problem belongs to, when the file itself does not say (an included file). */
   account?: string;
+  /** The environment variable that is not set, when that is the problem (a password's `${NAME}`). */
+  missing?: string;
 }
 
 export function formatDiagnostic(d: Diagnostic): string {

@@ -7,7 +7,7 @@
 import { domainKey, GlobSet, manageableTraits, parseDomainInput } from '../model/domain.js';
 import { SitesyncError } from '../messages/errors.js';
 import type { Config, DefaultSettings, FieldName, LiveWebsite } from '../model/types.js';
-import { fileEntry, storedName } from '../config/file-entry.js';
+import { fileEntry, storedName } from '../edit/file-entry.js';
 
 export interface AccountLive {
   config: Config;

@@ -7,7 +7,7 @@
  */
 import { Document, type Scalar, type YAMLMap, type YAMLSeq } from 'yaml';
 import { compileGlob, manageableTraits } from '../model/domain.js';
-import { fileEntry, printable, storedName as stored, yamlWithControlsEscaped } from '../config/file-entry.js';
+import { fileEntry, printable, storedName as stored, yamlWithControlsEscaped } from '../edit/file-entry.js';
 import { literal } from '../config/interpolate.js';
 import type { Account, DefaultSettings, LiveWebsite } from '../model/types.js';
 

@@ -141,21 +141,20 @@ export async function connectRun(workspace: Workspace, configs: Config[], flags:
 }
 
 /**
- * The workspace, and every variable the run misses at once: a file whose \${NAME}s are not all
- * set also says which keys' variables are not, rather than in a second round once those are set.
+ * The workspace, and every variable the run misses at once, from one load: a file whose
+ * \${NAME}s are not all set (and that has no other error) also says which keys' variables are
+ * not, rather than in a second round once those are set.
  */
 async function loadAll(file: string, args: RunArgs, ctx: Context, options: RunOptions): Promise<Workspace> {
-  try {
-    return await loadWorkspace(file, ctx.env, { lenientEnv: options.lenientEnv, source: args.source });
-  } catch (error) {
-    if (!(error instanceof ConfigError)) throw error;
-    const lenient = options.lenientEnv ? undefined : await loadWorkspace(file, ctx.env, { lenientEnv: true, source: args.source }).catch(() => undefined);
-    const configs = lenient && selectAccounts(lenient, args.account, args.config ?? 'sitesync.yaml');
-    const keys = lenient && configs ? missingKeys(lenient, configs, args, ctx.env) : [];
-    // The trusted copy's pins are checks of the file too: said with its other problems, not in a later run.
-    const pins = args.trustedConfig ? await trustProblems(file, args, args.trustedConfig, ctx) : [];
-    throw keys.length || pins.length ? new ConfigError([...error.diagnostics, ...pins, ...keys]) : error;
-  }
+  const workspace = await loadWorkspace(file, ctx.env, { lenientEnv: options.lenientEnv, source: args.source, keepErrors: true });
+  const errors = workspace.warnings.filter((d) => d.severity === 'error');
+  if (!errors.length) return workspace;
+  const onlyMissing = errors.every((d) => d.missing !== undefined);
+  const configs = onlyMissing ? selectAccounts(workspace, args.account, args.config ?? 'sitesync.yaml') : [];
+  const keys = configs.length ? missingKeys(workspace, configs, args, ctx.env) : [];
+  // The trusted copy's pins are checks of the file too: said with its other problems, not in a later run.
+  const pins = args.trustedConfig ? await trustProblems(file, args, args.trustedConfig, ctx) : [];
+  throw new ConfigError([...workspace.warnings, ...pins, ...keys]);
 }
 
 /** The problems `checkTrust` finds in a file that has others: none when it passes, or when the trusted copy itself cannot be read (said once the file is fixed). */

@@ -91,7 +91,9 @@ describe('-c and --baseline read pipes, as plan --help shows', () => {
       expect(validate.stderr).toContain(`include "${dir}/." matches no file`);
       expect(validate.code).toBe(1);
       const fmt = await runCliHere(['fmt', '--check'], { cwd: dir });
-      expect(fmt.stderr).toContain(`sitesync.yaml: warning: include "${dir}" matches no file`);
+      // fmt walks includes with the loader's walker and rules: a glob that matches no file is an error there too.
+      expect(fmt.stderr).toContain(`sitesync.yaml:2:11: include "${dir}" matches no file (globs are relative to ${dir})`);
+      expect(fmt.code).toBe(1);
       expect(`${validate.stderr}${fmt.stderr}`).not.toContain('Internal error');
     } finally {
       await rm(dir, { recursive: true, force: true });

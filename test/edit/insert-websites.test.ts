@@ -1,7 +1,7 @@
 /** import's edit of a config file: the new entries are added, and every other byte stays. */
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
-import { insertWebsites, missingComments } from '../../src/config/insert-websites.js';
+import { insertWebsites, missingComments } from '../../src/edit/insert-websites.js';
 
 const NEW = [
   { entry: { domain: 'new.example.com', email: true, exclude_ips: ['203.0.113.7', '2001:db8::/32'] }, notes: ['a note about it'] },

@@ -102,7 +102,7 @@ describe('where sitesync writes', () => {
     const r = await sc.cli(['fmt', '--check', '/proc/self/fd/0'], { input: 'version: 1\ninclude:\n  - sites/*.yaml\nwebsites: []\n', process: true });
     expect(r.code).toBe(1);
     expect(r.stderr).toContain(
-      '/proc/self/fd/0: include "sites/*.yaml": this file was read from a pipe or standard input, which has no folder to find included files in; give the file in its folder (with the files it includes)',
+      '/proc/self/fd/0:3:5: include "sites/*.yaml": this file was read from a pipe or standard input, which has no folder to find included files in; give the file in its folder (with the files it includes)',
     );
   });
 

@@ -14,7 +14,7 @@ import { isDeepStrictEqual } from 'node:util';
 import { Document, isMap, isScalar, isSeq, Lexer, parseDocument, visit, type Node, type Pair, type YAMLMap, type YAMLSeq } from 'yaml';
 import { SitesyncError } from '../messages/errors.js';
 import { yamlWithControlsEscaped } from './file-entry.js';
-import { lineEnding } from './format.js';
+import { lineEnding } from './layout.js';
 
 export interface NewWebsiteEntry {
   /** The entry as the file writes it (`domain` first); a name, in a list of names (`ignore`). */

@@ -7,7 +7,7 @@
  */
 import { isMap, isScalar, isSeq, parseDocument, type Document, type Scalar, type YAMLMap, type YAMLSeq } from 'yaml';
 import { yamlWithControlsEscaped } from './file-entry.js';
-import { formatConfigText } from './format.js';
+import { formatConfigText } from './layout.js';
 
 /** A live website no file entry can name, left alone by the account (export's note with it). */
 export interface LeftAloneName {

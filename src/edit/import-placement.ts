@@ -4,13 +4,9 @@
  * file. What is placed (an account's chosen websites) is the caller's; how an entry is
  * written into a file is insert-websites.ts.
  */
-import { dirname } from 'node:path';
-import { isMap, isScalar, isSeq, parseDocument } from 'yaml';
 import { SitesyncError } from '../messages/errors.js';
 import type { Config, Workspace } from '../model/types.js';
-import { includedFiles, repositoryOf } from './include-glob.js';
 import type { WebsitesTarget } from './insert-websites.js';
-import { readTextFile } from './read.js';
 
 /** One file's edit: the accounts whose entries go into it, and where in it. */
 export interface FileEdit<A extends { config: Config } = { config: Config }> {
@@ -29,17 +25,17 @@ export interface FileEdit<A extends { config: Config } = { config: Config }> {
  * holds most of them (ties: the first read), so that they go where its team keeps them; else
  * the config file.
  */
-export async function placeImports<A extends { config: Config }>(
+export function placeImports<A extends { config: Config }>(
   workspace: Workspace,
   imports: A[],
   into: string | undefined,
   intoShown: string | undefined,
   shownOf: (path: string) => string,
-): Promise<FileEdit<A>[]> {
+): FileEdit<A>[] {
   const main = workspace.file;
   const edits = new Map<string, FileEdit<A>>();
   for (const account of imports) {
-    const included = await filesIncludedBy(workspace, account.config);
+    const included = filesIncludedBy(workspace, account.config);
     let path: string;
     if (into !== undefined) {
       if (into !== main && !included.includes(into)) throw notIncluded(intoShown!, account.config, included, shownOf);
@@ -72,18 +68,10 @@ function notIncluded(intoShown: string, config: Config, included: string[], show
 
 /**
  * The files an account includes (of a single-account file: those its top-level `include:`
- * names), in the order they were read: its globs matched as the loader matches them, so that a
- * file that holds no website yet counts too.
+ * names), in the order they were read: as the loader matched its globs, so that a file that
+ * holds no website yet counts too.
  */
-async function filesIncludedBy(workspace: Workspace, config: Config): Promise<string[]> {
-  const main = workspace.file;
-  if (workspace.files.length === 1) return [];
-  const doc = parseDocument(await readTextFile(main));
-  const owner = config.account ? doc.getIn(['accounts', config.account.name], true) : doc.contents;
-  const value = isMap(owner) ? owner.get('include', true) : undefined;
-  const globs = (isSeq(value) ? value.items : [value]).flatMap((g) => (isScalar(g) && typeof g.value === 'string' ? [g.value] : []));
-  const root = repositoryOf(main);
-  const matched = new Set<string>();
-  for (const glob of globs) for (const match of (await includedFiles(glob, dirname(main), root)).inside) matched.add(match);
-  return workspace.files.filter((f) => f !== main && matched.has(f));
+function filesIncludedBy(workspace: Workspace, config: Config): string[] {
+  const account = config.account?.name ?? '';
+  return workspace.files.filter((f) => f !== workspace.file && workspace.includedBy?.[f] === account);
 }

@@ -29,8 +29,8 @@ import {
 } from 'yaml';
 import { ConfigError, type Diagnostic } from '../messages/errors.js';
 import { schemaPath } from '../io/paths.js';
-import { readDocument } from './document.js';
-import { yamlMessage } from './parse.js';
+import { readDocument } from '../config/document.js';
+import { yamlMessage } from '../config/parse.js';
 
 /** The part of a JSON Schema the layout follows: which keys exist, in which order, and what is under them. */
 export interface SchemaNode {
@@ -52,10 +52,6 @@ export interface FormatOptions {
 
 export interface Formatted {
   text: string;
-  /** The `include:` globs the file holds (top level or per account), as written. */
-  includes: string[];
-  /** Passwords written in clear (not as `${NAME}`): what a diff of the file must not show. */
-  passwords: string[];
   /** What `--sort` left in its order, and why (an alias would end up above its anchor). */
   notSorted?: NotSorted;
 }
@@ -86,7 +82,7 @@ export function formatConfigText(text: string, options: FormatOptions): Formatte
     return { line, col };
   };
   const root = options.schema ?? sitesyncSchema();
-  if (doc.contents === null) return { text, includes: [], passwords: [] };
+  if (doc.contents === null) return { text };
 
   const aliasTargets = new Map<Alias, unknown>();
   visit(doc, { Alias: (_, alias) => void aliasTargets.set(alias, alias.resolve(doc)) });
@@ -126,7 +122,7 @@ export function formatConfigText(text: string, options: FormatOptions): Formatte
     throw new ConfigError([{ file: options.file, line: 0, col: 0, message, severity: 'error' }]);
   }
   // yaml writes `\n`; a file written with `\r\n` keeps them.
-  const formatted: Formatted = { text: withLineEnding(out, lineEnding(text)), includes: includeGlobs(doc), passwords: passwordsInClear(doc) };
+  const formatted: Formatted = { text: withLineEnding(out, lineEnding(text)) };
   if (notSorted) formatted.notSorted = notSorted;
   return formatted;
 }
@@ -393,33 +389,5 @@ function holdsAnchorOrAlias(node: unknown): boolean {
       },
     });
   }
-  return found;
-}
-
-/** The `include:` globs at the top level and in each account (`accounts: {NAME: {include: [...]}}`). */
-function includeGlobs(doc: Document.Parsed): string[] {
-  const globs: string[] = [];
-  const collect = (owner: unknown) => {
-    if (!isMap(owner)) return;
-    const value = owner.get('include', true);
-    const entries = isSeq(value) ? value.items : [value];
-    for (const entry of entries) if (isScalar(entry) && typeof entry.value === 'string') globs.push(entry.value);
-  };
-  collect(doc.contents);
-  const accounts = isMap(doc.contents) ? doc.contents.get('accounts', true) : undefined;
-  if (isMap(accounts)) for (const pair of accounts.items) collect(pair.value);
-  return globs;
-}
-
-/** Every `password:` value anywhere in the file that is not just a `${NAME}` reference. */
-function passwordsInClear(doc: Document.Parsed): string[] {
-  const found: string[] = [];
-  visit(doc, {
-    Pair: (_, pair) => {
-      if (keyName(pair as Pair) !== 'password' || !isScalar(pair.value)) return;
-      const value = pair.value.value;
-      if (typeof value === 'string' && value !== '' && !/^\$\{[A-Za-z_][A-Za-z0-9_]*\}$/.test(value)) found.push(value);
-    },
-  });
   return found;
 }

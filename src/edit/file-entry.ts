@@ -7,8 +7,8 @@ import type { DomainTraits } from '../model/domain.js';
 import { FIELDS, sameValue, type Field } from '../model/fields.js';
 import type { DefaultSettings, FieldName, LiveWebsite } from '../model/types.js';
 import { printable as shownAsData, UNPRINTABLE } from '../messages/escape.js';
-import { literal } from './interpolate.js';
-import { controlCharacterIn } from './shape.js';
+import { literal } from '../config/interpolate.js';
+import { controlCharacterIn } from '../config/shape.js';
 
 export interface FileEntryOptions {
   includeFavorite?: boolean;

@@ -1,0 +1,55 @@
+/**
+ * A file edited in place (fmt, import, init): read with its byte-order mark, which the edit
+ * keeps, and written back only if it still holds what was read, with its permissions.
+ */
+import { readFile, stat } from 'node:fs/promises';
+import { decodeText, hasNoFolder, readTextFile } from '../config/read.js';
+import { MAX_CONFIG_FILE_BYTES } from '../caps.js';
+import { FILE_CHANGED, replaceIfUnchanged } from '../io/files.js';
+import { SitesyncError } from '../messages/errors.js';
+
+/** A file as an edit in place reads it: its text, and whether it starts with a byte-order mark, which the edit keeps. */
+export interface FileText {
+  /** Without the byte-order mark, as every reader of sitesync sees it. */
+  text: string;
+  bom: boolean;
+  /** Every byte the file holds (the mark included): what it must still hold when the edit is written. */
+  raw: string;
+}
+
+const BOM = '\ufeff';
+
+/**
+ * Reads a file to edit in place. A regular file is read once, as bytes, so that its
+ * byte-order mark is seen (readTextFile drops it); anything else (missing, a folder, a pipe,
+ * too large) is read, or refused, as readTextFile does.
+ */
+export async function readFileText(path: string, what = 'config file'): Promise<FileText> {
+  const viaReader = async (): Promise<FileText> => {
+    const text = await readTextFile(path, what);
+    return { text, bom: false, raw: text };
+  };
+  if (hasNoFolder(path)) return viaReader();
+  const bytes = await readFile(path).catch(() => undefined);
+  if (!bytes || bytes.length > MAX_CONFIG_FILE_BYTES) return viaReader();
+  const text = decodeText(bytes, path, what);
+  const bom = bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf;
+  return { text, bom, raw: bom ? `${BOM}${text}` : text };
+}
+
+/** The text to write for `text`: with the byte-order mark the file had. */
+export function withBom(text: string, bom: boolean): string {
+  return bom ? `${BOM}${text}` : text;
+}
+
+/**
+ * Writes `after` over the file at `path` if it still holds `before` (another program may write
+ * it without the lock), keeping its permissions (a config with passwords in clear may be
+ * private): `changed` is the error when it no longer does, `failed` words any other.
+ */
+export async function rewrite(path: string, before: string, after: string, words: { changed: string | SitesyncError; failed: (error: unknown) => Error }): Promise<void> {
+  const mode = await stat(path).then((s) => s.mode & 0o777, () => undefined);
+  await replaceIfUnchanged(path, before, after, mode).catch((error: unknown) => {
+    throw (error as NodeJS.ErrnoException).code === FILE_CHANGED ? (typeof words.changed === 'string' ? new SitesyncError(words.changed) : words.changed) : words.failed(error);
+  });
+}

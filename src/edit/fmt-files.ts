@@ -1,0 +1,98 @@
+/**
+ * The I/O half of `sitesync fmt`: reads the files named and every file their `include:` globs
+ * match, found by the loader's own walker with its rules (config/load.ts walkIncludes), and
+ * formats each in memory. Nothing is written here: the command writes only once every file
+ * formatted.
+ */
+import { realpath } from 'node:fs/promises';
+import { walkIncludes } from '../config/load.js';
+import { readFileCollecting, type FileRole, type ParsedFile } from '../config/parse.js';
+import { WORK_TREE } from '../config/source.js';
+import { namesDescriptor } from '../io/files.js';
+import { shownPath } from '../io/paths.js';
+import { ConfigError, type Diagnostic } from '../messages/errors.js';
+import { readFileText, withBom } from './file.js';
+import { formatConfigText, type NotSorted } from './layout.js';
+
+export interface FormattedFile {
+  /** The file on disk (symbolic links followed: the file written is the one the link names). */
+  path: string;
+  /** As the user named it, or relative to the working folder for an included file. */
+  shown: string;
+  /** Every byte the file held when it was read, a byte-order mark included. */
+  before: string;
+  /** The same in the canonical layout, with the file's line ending and byte-order mark. */
+  after: string;
+  /** Passwords written in clear in it, which no output may show. */
+  passwords: string[];
+  /** What `--sort` left in its order, and why. */
+  notSorted?: NotSorted;
+  /** What the loader reads of it: its includes and its passwords in clear (none when it is no config the loader reads). */
+  parsed?: ParsedFile;
+}
+
+/** One file read and formatted in memory (a ConfigError at FILE:LINE:COL when it is not YAML). */
+export async function formatFile(path: string, shown: string, sort: boolean, role: FileRole = 'main'): Promise<FormattedFile> {
+  try {
+    const read = await readFileText(path);
+    const formatted = formatConfigText(read.text, { file: shown, sort });
+    const parsed = configOf(read.text, path, role);
+    return {
+      path,
+      shown,
+      before: read.raw,
+      after: withBom(formatted.text, read.bom),
+      passwords: parsed?.passwordsInClear ?? [],
+      ...(parsed ? { parsed } : {}),
+      ...(formatted.notSorted ? { notSorted: formatted.notSorted } : {}),
+    };
+  } catch (error) {
+    if (!(error instanceof ConfigError)) throw error;
+    // readTextFile names the file by its path: say it as the user did.
+    throw new ConfigError(error.diagnostics.map((d) => ({ ...d, file: shown })));
+  }
+}
+
+/** What the loader reads of a file (its problems are validate's to say); undefined for YAML that is no mapping. */
+function configOf(text: string, path: string, role: FileRole): ParsedFile | undefined {
+  try {
+    return readFileCollecting(text, path, { env: {}, lenientEnv: true }, role).parsed;
+  } catch (error) {
+    if (error instanceof ConfigError) return undefined;
+    throw error;
+  }
+}
+
+/** Every file in the canonical layout, or one ConfigError with the problems of all of them. */
+export async function formatFiles(named: { path: string; shown: string }[], options: { cwd: string; sort: boolean }): Promise<FormattedFile[]> {
+  const files: FormattedFile[] = [];
+  const problems: Diagnostic[] = [];
+  const seen = new Set<string>();
+  const queue: { path: string; shown: string; role: FileRole }[] = named.map((n) => ({ ...n, role: 'main' }));
+  for (let next = queue.shift(); next; next = queue.shift()) {
+    // A link is followed to the file it names; a name of standard input is not (fmt refuses to write it).
+    const path = namesDescriptor(next.path) ? next.path : await realpath(next.path).catch(() => next!.path);
+    if (seen.has(path)) continue;
+    seen.add(path);
+    // A file named on the command line that links out of its repository is neither shown nor written.
+    const linked = next.role === 'main' ? WORK_TREE.refused(next.path) : undefined;
+    if (linked) {
+      problems.push({ file: next.shown, line: 0, col: 0, message: linked, severity: 'error' });
+      continue;
+    }
+    try {
+      const formatted = await formatFile(next.path, next.shown, options.sort, next.role);
+      files.push({ ...formatted, path });
+      if (!formatted.parsed) continue;
+      // The files it includes, as the loader finds them: each is an included file (which includes none).
+      const { matches, problems: walked } = await walkIncludes(next.path, formatted.parsed, WORK_TREE);
+      problems.push(...walked.map((d) => ({ ...d, file: next!.shown })));
+      for (const match of matches) queue.push({ path: match.path, shown: shownPath(match.path, options.cwd), role: 'include' });
+    } catch (error) {
+      if (!(error instanceof ConfigError)) throw error;
+      problems.push(...error.diagnostics);
+    }
+  }
+  if (problems.length) throw new ConfigError(problems);
+  return files;
+}
