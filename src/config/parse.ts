@@ -55,8 +55,6 @@ export interface ParsedFile {
   configs: Config[];
   /** The `include:` globs of each config, by its index, with where each is written. */
   includes: { config: number; glob: string; pos: Position }[];
-  /** The websites' passwords that hold text written in clear, as written: what no output (a diff of the file) may show. */
-  passwordsInClear: string[];
   warnings: Diagnostic[];
 }
 
@@ -157,8 +155,7 @@ function build(
   const diagnostics: Diagnostic[] = [];
   const error = (pos: Position, message: string) => diagnostics.push({ file, ...pos, message, severity: 'error' });
   const warn = (pos: Position, message: string) => diagnostics.push({ file, ...pos, message, severity: 'warning' });
-  const parsed: ParsedFile = { multi: false, configs: [], includes: [], passwordsInClear: [], warnings: [] };
-  for (const { entry } of websiteEntries(raw)) if (typeof entry.password === 'string' && passwordSource(entry.password).clear) parsed.passwordsInClear.push(entry.password);
+  const parsed: ParsedFile = { multi: false, configs: [], includes: [], warnings: [] };
 
   // Passwords stay as written (`${NAME}`) in the data: the schema checks what the file says, and a
   // saved plan refers to it. The value of each is kept beside, by website, for the request that

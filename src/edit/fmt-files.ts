@@ -42,7 +42,7 @@ export async function formatFile(path: string, shown: string, sort: boolean, rol
       shown,
       before: read.raw,
       after: withBom(formatted.text, read.bom),
-      passwords: parsed?.passwordsInClear ?? [],
+      passwords: formatted.passwords,
       ...(parsed ? { parsed } : {}),
       ...(formatted.notSorted ? { notSorted: formatted.notSorted } : {}),
     };

@@ -31,6 +31,7 @@ import { ConfigError, type Diagnostic } from '../messages/errors.js';
 import { schemaPath } from '../io/paths.js';
 import { readDocument } from '../config/document.js';
 import { yamlMessage } from '../config/parse.js';
+import { passwordSource } from '../config/interpolate.js';
 
 /** The part of a JSON Schema the layout follows: which keys exist, in which order, and what is under them. */
 export interface SchemaNode {
@@ -52,6 +53,11 @@ export interface FormatOptions {
 
 export interface Formatted {
   text: string;
+  /**
+   * Every `password:` value of the file written in clear, wherever it stands (a website's, or one
+   * a file's author put under `defaults:` or an account by mistake): fmt shows none of them.
+   */
+  passwords: string[];
   /** What `--sort` left in its order, and why (an alias would end up above its anchor). */
   notSorted?: NotSorted;
 }
@@ -82,7 +88,7 @@ export function formatConfigText(text: string, options: FormatOptions): Formatte
     return { line, col };
   };
   const root = options.schema ?? sitesyncSchema();
-  if (doc.contents === null) return { text };
+  if (doc.contents === null) return { text, passwords: [] };
 
   const aliasTargets = new Map<Alias, unknown>();
   visit(doc, { Alias: (_, alias) => void aliasTargets.set(alias, alias.resolve(doc)) });
@@ -122,7 +128,7 @@ export function formatConfigText(text: string, options: FormatOptions): Formatte
     throw new ConfigError([{ file: options.file, line: 0, col: 0, message, severity: 'error' }]);
   }
   // yaml writes `\n`; a file written with `\r\n` keeps them.
-  const formatted: Formatted = { text: withLineEnding(out, lineEnding(text)) };
+  const formatted: Formatted = { text: withLineEnding(out, lineEnding(text)), passwords: passwordsInClear(doc) };
   if (notSorted) formatted.notSorted = notSorted;
   return formatted;
 }
@@ -340,6 +346,19 @@ function keepHeaderOnTop(doc: Document.Parsed, layout: Layout): void {
   if (!moved || !first || first === top.items[0] || !isScalar(first.key) || !first.key.commentBefore) return;
   doc.commentBefore = doc.commentBefore ? `${doc.commentBefore}\n${first.key.commentBefore}` : first.key.commentBefore;
   first.key.commentBefore = undefined;
+}
+
+/** Every `password:` value anywhere in the document that is not only a `${NAME}` reference. */
+function passwordsInClear(doc: Document.Parsed): string[] {
+  const found: string[] = [];
+  visit(doc, {
+    Pair: (_, pair) => {
+      if (keyName(pair as Pair) !== 'password' || !isScalar(pair.value)) return;
+      const value = pair.value.value;
+      if (typeof value === 'string' && passwordSource(value).clear) found.push(value);
+    },
+  });
+  return found;
 }
 
 function keyName(pair: Pair): string | undefined {

@@ -50,4 +50,21 @@ describe('fmt and include:', () => {
       expect(fmt.stdout).toContain('--- sitesync.yaml');
       expect(`${fmt.stdout}${fmt.stderr}`).not.toContain('hunter2-clear');
     }));
+
+  it('the diff of --check hides every password written in clear, wherever it stands: defaults, an account, a file that is a list', () =>
+    inFolder(
+      {
+        'sitesync.yaml': 'version: 1\ndefaults:\n    password:   hunter2-defaults\nwebsites:\n  - domain: a.example\n',
+        'accounts.yaml': 'version: 1\naccounts:\n  acme:\n    base_url: https://a.example\n    password:   hunter2-account\n    websites: []\n',
+        'list.yaml': '- password:   hunter2-list\n',
+      },
+      async (dir) => {
+        for (const file of ['sitesync.yaml', 'accounts.yaml', 'list.yaml']) {
+          const fmt = await runCliHere(['fmt', '--check', file], { cwd: dir });
+          expect(fmt.code, file).toBe(1);
+          expect(fmt.stdout, file).toContain(`--- ${file}`);
+          expect(`${fmt.stdout}${fmt.stderr}`, file).not.toMatch(/hunter2-/);
+        }
+      },
+    ));
 });
