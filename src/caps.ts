@@ -26,6 +26,9 @@ export const MAX_YAML_DEPTH = 64;
  */
 export const MAX_YAML_TOKENS = 4_000_000;
 
+/** YAML errors of one file shown, the rest counted: a stranger's file of a million mistakes is not a million lines of output. */
+export const MAX_YAML_ERRORS_SHOWN = 100;
+
 /** How often each YAML alias may be expanded: enough for real files, fatal to alias bombs. */
 export const MAX_YAML_ALIAS_EXPANSIONS = 100;
 

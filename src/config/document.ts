@@ -15,7 +15,8 @@
  *   same on every machine.
  */
 import { Composer, CST, Lexer, LineCounter, Parser, YAMLParseError, type Document } from 'yaml';
-import { MAX_YAML_DEPTH, MAX_YAML_TOKENS } from '../caps.js';
+import type { Diagnostic } from '../messages/errors.js';
+import { MAX_YAML_DEPTH, MAX_YAML_ERRORS_SHOWN, MAX_YAML_TOKENS } from '../caps.js';
 
 export type ReadDocument =
   | { doc: Document.Parsed; lines: LineCounter; refused?: undefined }
@@ -100,14 +101,49 @@ class Reading {
     if (this.refused !== undefined) return { lines: this.lines, refused: this.refused };
     const composer = new Composer({ prettyErrors: false, uniqueKeys: true });
     let doc: Document.Parsed | undefined;
-    for (const next of composer.compose(this.tokens, true, this.text.length)) {
-      if (!doc) doc = next;
-      else {
-        // As parseDocument does: a second document is an error of the first.
-        doc.errors.push(new YAMLParseError([next.range[0], next.range[1]], 'MULTIPLE_DOCS', 'Source contains multiple documents'));
-        break;
+    // yaml makes each of its errors an Error, whose stack trace costs more than the rest of its
+    // work: a file of a million mistakes (a stranger's) took half a minute, for traces no one reads.
+    const traces = Error.stackTraceLimit;
+    Error.stackTraceLimit = 0;
+    try {
+      for (const next of composer.compose(this.tokens, true, this.text.length)) {
+        if (!doc) doc = next;
+        else {
+          // As parseDocument does: a second document is an error of the first.
+          doc.errors.push(new YAMLParseError([next.range[0], next.range[1]], 'MULTIPLE_DOCS', 'Source contains multiple documents'));
+          break;
+        }
       }
+    } finally {
+      Error.stackTraceLimit = traces;
     }
     return { doc: doc!, lines: this.lines };
   }
+}
+
+/**
+ * The YAML errors of a document, as diagnostics of `file`: the first MAX_YAML_ERRORS_SHOWN, then
+ * one line that counts the rest (a file of a million mistakes is not a million lines of output).
+ */
+export function yamlErrors(doc: Document.Parsed, lines: LineCounter, file: string): Diagnostic[] {
+  const shown = doc.errors.slice(0, MAX_YAML_ERRORS_SHOWN).map((e) => ({ file, ...linePos(lines, e.pos[0]), message: yamlMessage(e.code, e.message), severity: 'error' as const }));
+  const more = doc.errors.length - shown.length;
+  if (more > 0) {
+    const last = shown[shown.length - 1]!;
+    shown.push({ ...last, message: `and ${more.toLocaleString('en-US')} more YAML errors after this one; mend these first` });
+  }
+  return shown;
+}
+
+function linePos(lines: LineCounter, offset: number): { line: number; col: number } {
+  const { line, col } = lines.linePos(offset);
+  return { line, col };
+}
+
+/** yaml's message for an error, in sitesync's words where it has them. */
+export function yamlMessage(code: string, message: string): string {
+  if (code === 'MULTIPLE_DOCS') return 'the file holds more than one YAML document (---): sitesync reads one';
+  if (code === 'DUPLICATE_KEY') return 'this key is written twice in the same mapping';
+  const first = message.split('\n', 1)[0] ?? message;
+  return `YAML: ${first.replace(/ at line \d+, column \d+:?$/, '')}`;
 }

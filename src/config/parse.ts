@@ -20,7 +20,7 @@ import { Secret } from '../secrets/secret.js';
 import { listValue } from '../model/field-values.js';
 import { passwordRuleProblem, passwordRuleWords } from '../model/password-rule.js';
 import { interpolate, passwordSource, type Env } from './interpolate.js';
-import { readDocument, type ReadDocument, type TokenBudget } from './document.js';
+import { readDocument, yamlErrors, type ReadDocument, type TokenBudget } from './document.js';
 import { Locator, type Path, type Positions } from './locate.js';
 import { checkShape, controlCharacterIn, pathName } from './shape.js';
 import { MAX_WILDCARD_GLOBS, MAX_YAML_ALIAS_EXPANSIONS } from '../caps.js';
@@ -116,9 +116,7 @@ function fromDocument(read: ReadDocument, file: string, options: ParseOptions, r
   const at = new Locator(doc as Document, read.lines);
 
   if (doc.errors.length) {
-    throw new ConfigError(
-      doc.errors.map((e) => ({ file, ...at.pos(e.pos[0]), message: yamlMessage(e.code, e.message), severity: 'error' as const })),
-    );
+    throw new ConfigError(yamlErrors(doc, read.lines, file));
   }
   const needs = role === 'include' ? '"websites:"' : '"version: 1" and "websites:"';
   if (doc.contents === null) fail({ line: 1, col: 1 }, `the file is empty: it needs at least ${needs}`);
@@ -299,12 +297,6 @@ function isRecord(value: unknown): value is Raw {
   return Boolean(value) && typeof value === 'object' && !Array.isArray(value);
 }
 
-export function yamlMessage(code: string, message: string): string {
-  if (code === 'MULTIPLE_DOCS') return 'the file holds more than one YAML document (---): sitesync reads one';
-  if (code === 'DUPLICATE_KEY') return 'this key is written twice in the same mapping';
-  const first = message.split('\n', 1)[0] ?? message;
-  return `YAML: ${first.replace(/ at line \d+, column \d+:?$/, '')}`;
-}
 
 function sortDiagnostics(list: Diagnostic[]): Diagnostic[] {
   return [...list].sort((a, b) => a.line - b.line || a.col - b.col);

@@ -29,8 +29,7 @@ import {
 } from 'yaml';
 import { ConfigError, type Diagnostic } from '../messages/errors.js';
 import { schemaPath } from '../io/paths.js';
-import { readDocument } from '../config/document.js';
-import { yamlMessage } from '../config/parse.js';
+import { readDocument, yamlErrors } from '../config/document.js';
 import { passwordSource } from '../config/interpolate.js';
 
 /** The part of a JSON Schema the layout follows: which keys exist, in which order, and what is under them. */
@@ -170,12 +169,7 @@ function parseYaml(text: string, file: string): { doc: Document.Parsed; lines: L
   if (read.refused) fail([{ file, ...read.lines.linePos(read.refused.offset), message: read.refused.message, severity: 'error' }]);
   const doc = read.doc!;
   if (doc.errors.length) {
-    fail(
-      doc.errors.map((e) => {
-        const { line, col } = read.lines.linePos(e.pos[0]);
-        return { file, line, col, message: yamlMessage(e.code, e.message), severity: 'error' as const };
-      }),
-    );
+    fail(yamlErrors(doc, read.lines, file));
   }
   return { doc, lines: read.lines };
 }

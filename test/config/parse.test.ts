@@ -337,6 +337,13 @@ describe('files that are not config files', () => {
     expect(await problems(join(dir, 'folder.yaml'))).toEqual([`${join(dir, 'folder.yaml')}: this is a folder, not a config file`]);
   });
 
+  it('a file of thousands of YAML mistakes shows the first hundred and counts the rest (a stranger\'s file is not a million lines of output)', async () => {
+    const found = await problemsOf(`version: 1\nwebsites: []\n${'- a\n'.repeat(1000)}`);
+    expect(found).toHaveLength(101);
+    expect(found[0]).toMatch(/^x\.yaml:3:1: YAML: /);
+    expect(found[100]).toMatch(/^x\.yaml:\d+:\d+: and 3,899 more YAML errors after this one; mend these first$/);
+  });
+
   it('a huge file is refused before it is read', async () => {
     const file = join(dir, 'huge.yaml');
     await writeFile(file, Buffer.alloc(17 * 1024 * 1024, 0x20));
