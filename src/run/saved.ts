@@ -18,7 +18,7 @@ import { eachAccount } from './per-installation.js';
 import { accountsError } from './failures.js';
 import { connectRun, failureOf, type PlannedAccount, type Run, type RunAccount } from './open.js';
 import { markRunMoves, planAccount } from './plan.js';
-import { assertDistinctAccounts } from './read.js';
+import { assertDistinctAccounts, type Identified } from './read.js';
 import { accountName } from './select.js';
 import { checkTrust } from './trust.js';
 import { compareSaved, type Numbered } from '../saved-plan/departures.js';
@@ -73,8 +73,10 @@ export async function openSavedRun(planfile: string, flags: ConnectionFlags & Co
  */
 export async function verifySavedRun({ run, saved }: SavedRun, shownPlan: string, ctx: Pick<Context, 'secrets'>): Promise<PlannedAccount[]> {
   const named = (a: RunAccount, line: string) => (a.name ? `account ${a.name}: ${line}` : line);
-  const outcomes = await eachAccount(run.accounts, (a) => a.connection.installation, (a) => verifyAccount(a, saved, shownPlan, run.shown));
-  assertDistinctAccounts(outcomes.map((o) => (o.ok ? o.value.planned : o.item)));
+  // What each account read, whether or not its planning went through: one account of two entries is said first.
+  const read = new Map<RunAccount, Identified>();
+  const outcomes = await eachAccount(run.accounts, (a) => a.connection.installation, (a) => verifyAccount(a, saved, shownPlan, run.shown, (r) => read.set(a, r)));
+  assertDistinctAccounts(run.accounts.map((a) => read.get(a) ?? a));
   const failed = outcomes.flatMap((o) => (o.ok ? [] : [{ name: o.item.name, failure: failureOf(o.error, ctx), error: o.error }]));
   const error = accountsError(failed, run.accounts.length, (n) => `${shownPlan} could not be checked in ${n}`, { nothingWritten: { before: 'a saved plan is applied whole, so ' } });
   if (error) throw error;
@@ -96,7 +98,7 @@ export async function verifySavedRun({ run, saved }: SavedRun, shownPlan: string
  * planned by the one planning step with the saved plan's options and its websites alone, and
  * compared with what was saved; returns the comparison and the account planned now.
  */
-async function verifyAccount(a: RunAccount, saved: SavedPlan, shownPlan: string, shownConfig: string) {
+async function verifyAccount(a: RunAccount, saved: SavedPlan, shownPlan: string, shownConfig: string, onRead: (read: Identified) => void) {
   const mine = (name: string | null) => (name ?? '') === a.name;
   const mineSaved = saved.accounts.find((s) => mine(s.name))!;
   const changes: Numbered[] = saved.changes.flatMap((change, index) => (mine(change.account) ? [{ index, change }] : []));
@@ -107,6 +109,7 @@ async function verifyAccount(a: RunAccount, saved: SavedPlan, shownPlan: string,
   // The delete threshold counts the managed websites, which narrowing patterns make a part of the whole list.
   const needsList = scope.narrowed && changes.some((c) => c.change.action === 'delete');
   const { live, whole } = await readTouched(changes, a.client, total, needsList);
+  onRead({ ...a, account, live });
   const plan = await planAccount(
     { config: a.config, live, account, baseUrl: a.connection.baseUrl, client: a.client },
     {
