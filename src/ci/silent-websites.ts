@@ -11,7 +11,7 @@ import { chooseTwin } from '../planner/plan.js';
 import { Scope } from '../planner/scope.js';
 import type { LiveWebsite } from '../model/types.js';
 import { eachAccount } from '../run/per-installation.js';
-import { fail, type Run, type RunAccount } from '../run/open.js';
+import { failed, type AccountPlanned, type PlannedAccount } from '../run/open.js';
 import type { Context } from '../io/context.js';
 import { monthStart, monthUsage, QUOTA_WARNING, type AccountUsage } from '../model/quota.js';
 import { monthPageviews } from '../run/usage.js';
@@ -33,16 +33,22 @@ export interface QuietFindings {
   extra: number;
 }
 
+/** What `--quiet-days` returns: every account (one whose reads failed, failed), and the findings of each one read. */
+export interface QuietAccounts {
+  accounts: AccountPlanned[];
+  found: Map<AccountPlanned, QuietFindings>;
+}
+
 /** The silent websites of every planned account, and its month against the plan; an account whose reads fail is failed. */
-export async function readSilentWebsites(run: Run, days: number, scope: QuietScope, ctx: Pick<Context, 'secrets'>, now = new Date()): Promise<Map<RunAccount, QuietFindings>> {
+export async function readSilentWebsites(accounts: readonly AccountPlanned[], days: number, scope: QuietScope, ctx: Pick<Context, 'secrets'>, now = new Date()): Promise<QuietAccounts> {
   const since = new Date(now.getTime() - (days - 1) * 86_400_000).toISOString().slice(0, 10);
-  const found = new Map<RunAccount, QuietFindings>();
-  const planned = run.accounts.filter((a) => a.plan && !a.failure);
+  const found = new Map<AccountPlanned, QuietFindings>();
+  const planned = accounts.flatMap((a) => (a.failure ? [] : [a]));
   const outcomes = await eachAccount(planned, (a) => a.connection.installation, async (a) => {
     found.set(a, await silentOf(a, since, scope, now));
   });
-  for (const o of outcomes) if (!o.ok) fail(o.item, quietFailure(o.error, days), ctx);
-  return found;
+  const failures = new Map(outcomes.flatMap((o) => (o.ok ? [] : [[o.item as AccountPlanned, failed(o.item, quietFailure(o.error, days), ctx)] as const])));
+  return { accounts: accounts.map((a) => failures.get(a) ?? a), found };
 }
 
 /**
@@ -50,7 +56,7 @@ export async function readSilentWebsites(run: Run, days: number, scope: QuietSco
  * ignore), each named as the file writes it: of a name the service holds twice, the one the plan
  * manages (the other is left alone, not watched).
  */
-export function managedLive(a: Pick<RunAccount, 'config' | 'live'>, options: QuietScope): { id: number; domain: string }[] {
+export function managedLive(a: Pick<AccountPlanned, 'config' | 'live'>, options: QuietScope): { id: number; domain: string }[] {
   const scope = new Scope(a.config, options);
   const written = new Map(a.config.websites.filter((w) => scope.includes(w.domain)).map((w) => [w.domain, w.written.trim()]));
   const byKey = new Map<string, LiveWebsite[]>();
@@ -60,7 +66,7 @@ export function managedLive(a: Pick<RunAccount, 'config' | 'live'>, options: Qui
     .sort((x, y) => (x.domain < y.domain ? -1 : x.domain > y.domain ? 1 : x.id - y.id));
 }
 
-async function silentOf(a: RunAccount, since: string, scope: QuietScope, now: Date): Promise<QuietFindings> {
+async function silentOf(a: PlannedAccount, since: string, scope: QuietScope, now: Date): Promise<QuietFindings> {
   const limit = pLimit(READS_AT_ONCE);
   let failed = false;
   // The month is summed only against a limit: an unlimited plan costs nothing more.

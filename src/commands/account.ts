@@ -48,9 +48,8 @@ async function runAccount(args: CommandArgs<typeof options>, ctx: Context): Prom
     });
     const failed = outcomes.flatMap((o) => (o.ok ? [] : [{ name: o.item.name, failure: failureOf(o.error, ctx), error: o.error }]));
     // Named accounts: each shown, a failed one with its reason. The lone account's failure is the command's error.
-    throwIfLoneFailed(run, failed);
-    for (const o of outcomes) if (o.ok) o.item.account = o.value.account;
-    assertDistinctAccounts(run.accounts);
+    throwIfLoneFailed(run, [], failed);
+    assertDistinctAccounts(outcomes.map((o) => (o.ok ? { ...o.item, account: o.value.account } : o.item)));
     const views: AccountView[] = [
       ...outcomes.map((o) => ({ name: o.item.name, baseUrl: o.item.connection.baseUrl, ...(o.ok ? o.value : { failure: failureOf(o.error, ctx) }) })),
       ...run.skipped.map((a) => ({ name: a.name, baseUrl: a.config.baseUrl ?? '', failure: a.failure })),

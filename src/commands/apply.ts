@@ -10,10 +10,10 @@ import { renderApprovalMarkdown, renderApprovalText } from '../render/approval.j
 import { ProgressLine } from '../render/progress.js';
 import { renderPlanAs } from '../render/formats.js';
 import { failureBlock, failureLines } from '../render/run.js';
-import { applyAccounts, gateAccounts, outcomesOf } from '../run/apply.js';
+import { applyAccounts, gateAccounts, outcomesOf, type Gated } from '../run/apply.js';
 import { archiveEveryAccountIn } from '../run/archive.js';
 import { accountsError, failedAccounts, throwIfLoneFailed } from '../run/failures.js';
-import { failureOf, openRun, type Run, type RunAccount } from '../run/open.js';
+import { failureOf, openRun, type AccountPlanned, type Run } from '../run/open.js';
 import { baselineFlags, planAccounts, plansOf } from '../run/plan.js';
 import { reportRequests } from '../run/requests.js';
 import { openSavedRun, verifySavedRun } from '../run/saved.js';
@@ -69,14 +69,14 @@ async function runApply(args: ApplyArgs, ctx: Context): Promise<number> {
   const { run } = input;
   try {
     if (args.archive !== undefined) await archiveEveryAccountIn(run.accounts.map((a) => a.config), args.archive, ctx.cwd);
-    await input.plan();
-    ctx.stdout.write(renderPlanAs('text', plansOf(run), { colors: ctx.out }));
-    const approval = await compareWithApproved(run, args, ctx);
-    const ready = gateAccounts(run, args.force === true, ctx);
-    const stop = await input.refused(ready, approval);
+    const planned = await input.plan();
+    ctx.stdout.write(renderPlanAs('text', plansOf(run, planned), { colors: ctx.out }));
+    const approval = await compareWithApproved(run, planned, args, ctx);
+    const gated = gateAccounts(run, planned, args.force === true, ctx);
+    const stop = await input.refused(gated, approval);
     if (stop !== undefined) return stop;
     if (input.ask && !args.autoApprove) await confirmApply(ctx);
-    return await execute(run, ready, args, ctx, approval);
+    return await execute(run, gated, args, ctx, approval);
   } finally {
     reportRequests(run, ctx);
     await run.close();
@@ -86,10 +86,10 @@ async function runApply(args: ApplyArgs, ctx: Context): Promise<number> {
 /** An opened input of the pipeline: its run, how it is planned, what a refused account means for it. */
 interface Input {
   run: Run;
-  /** Reads and plans every account (a change not to be sent says why itself: `held`). */
-  plan(): Promise<void>;
+  /** Reads and plans every account (a change not to be sent says why itself: `held`); returns each, planned or failed. */
+  plan(): Promise<AccountPlanned[]>;
   /** After the gate: the command's exit code when nothing is to be applied (or throws); undefined to go on. */
-  refused(ready: RunAccount[], approval: ApprovalCheck | undefined): Promise<number | undefined>;
+  refused(gated: Gated, approval: ApprovalCheck | undefined): Promise<number | undefined>;
   /** Asked before writing (a saved plan was reviewed when it was made). */
   ask: boolean;
 }
@@ -102,15 +102,17 @@ async function openFresh(args: ApplyArgs, ctx: Context): Promise<Input> {
     run,
     ask: true,
     plan: async () => {
-      await planAccounts(run, { prune: args.prune, targets: args.target, excludes: args.exclude, resendWriteOnly: args.resendWriteOnly, baseline }, ctx);
+      const planned = await planAccounts(run, { prune: args.prune, targets: args.target, excludes: args.exclude, resendWriteOnly: args.resendWriteOnly, baseline }, ctx);
+      throwIfLoneFailed(run, planned);
+      return planned;
     },
-    refused: async (ready, approval) => {
-      const refused = run.accounts.filter((a) => a.failure && a.plan);
-      if (ready.length === 0 || refused.length) await writeReport(args, outcomesOf(run), ctx, approval);
-      throwIfLoneFailed(run);
-      for (const a of refused) ctx.stderr.write(failureBlock(`account ${a.name} will not be applied`, failureLines(a.failure), ctx.err));
+    refused: async ({ accounts, ready }, approval) => {
+      const refused = accounts.filter((a) => a.failure && a.plan);
+      if (ready.length === 0 || refused.length) await writeReport(args, outcomesOf(run, accounts), ctx, approval);
+      throwIfLoneFailed(run, accounts);
+      for (const a of refused) ctx.stderr.write(failureBlock(`account ${a.name} will not be applied`, failureLines(a.failure!), ctx.err));
       if (ready.length) return undefined;
-      const failed = failedAccounts(run).length;
+      const failed = failedAccounts(run, accounts).length;
       // "The other accounts" only where the run has some (not for `--account alpha` refused alone).
       if (!failed) ctx.stdout.write('Nothing to apply.\n');
       else if (run.accounts.length + run.skipped.length > failed) ctx.stdout.write('Nothing to apply in the other accounts.\n');
@@ -141,8 +143,8 @@ async function openSaved(args: ApplyArgs, file: string, ctx: Context): Promise<I
       ctx.stderr.write(`Checking that ${file} (made ${saved.saved.saved.created_at}) still matches the service and ${run.shown}…\n`);
       return verifySavedRun(saved, file, ctx);
     },
-    refused: async (ready) => {
-      const refused = accountsError(failedAccounts(run), run.accounts.length, (n) => `${file} would be refused in ${n}`, { nothingWritten: { before: 'a saved plan is applied whole, so ' } });
+    refused: async ({ accounts, ready }) => {
+      const refused = accountsError(failedAccounts(run, accounts), run.accounts.length, (n) => `${file} would be refused in ${n}`, { nothingWritten: { before: 'a saved plan is applied whole, so ' } });
       if (refused) throw refused;
       if (ready.length) return undefined;
       ctx.stdout.write('Nothing to apply.\n');
@@ -155,31 +157,31 @@ async function openSaved(args: ApplyArgs, file: string, ctx: Context): Promise<I
  * `--approved FILE`: says whether the plan is the approved one, or what differs and why; with
  * `--require-approved`, a plan that is not refuses every account before any write (the report says so).
  */
-async function compareWithApproved(run: Run, args: ApplyArgs, ctx: Context): Promise<ApprovalCheck | undefined> {
-  const approval = await checkApproved(args.approved, plansOf(run), run.workspace.sha256, ctx);
+async function compareWithApproved(run: Run, planned: readonly AccountPlanned[], args: ApplyArgs, ctx: Context): Promise<ApprovalCheck | undefined> {
+  const approval = await checkApproved(args.approved, plansOf(run, planned), run.workspace.sha256, ctx);
   if (!approval) return undefined;
   ctx.stdout.write(renderApprovalText(approval, ctx.out));
   const refusal = args.requireApproved ? approvalRefusal(approval) : undefined;
   if (refusal) {
-    // Every planned account is refused: said in the report, without writing into the run's accounts.
-    const refused = new Map(run.accounts.filter((a) => a.plan && !a.failure).map((a) => [a, { name: a.name, failure: failureOf(refusal, ctx) }]));
-    await writeReport(args, outcomesOf(run, refused), ctx, approval);
+    // Every planned account is refused: said in the report.
+    const refused = new Map(planned.filter((a) => a.plan && !a.failure).map((a) => [a, { name: a.name, failure: failureOf(refusal, ctx) }]));
+    await writeReport(args, outcomesOf(run, planned, refused), ctx, approval);
     throw refusal;
   }
   return approval;
 }
 
 /** Applies the ready accounts with one progress line, a line per change that stays, and the summary. */
-async function execute(run: Run, ready: RunAccount[], args: ApplyArgs, ctx: Context, approval?: ApprovalCheck): Promise<number> {
+async function execute(run: Run, gated: Gated, args: ApplyArgs, ctx: Context, approval?: ApprovalCheck): Promise<number> {
   const progress = new ProgressLine(ctx.stderr, 'Applying');
-  const total = ready.reduce((n, a) => n + a.plan!.changes.length, 0);
+  const total = gated.ready.reduce((n, a) => n + a.plan.changes.length, 0);
   let shown = { done: 0, total, failed: 0 };
   progress.update(shown, true);
   let outcomes;
   try {
     outcomes = await applyAccounts(
       run,
-      ready,
+      gated,
       {
         parallelism: args.parallelism,
         signal: ctx.signal,

@@ -56,18 +56,18 @@ async function runArchive(args: CommandArgs<typeof options, typeof positionals>,
   try {
     const progress = readingProgress(ctx);
     // The named websites are found by the service's search, as plan --target finds them.
-    await readEvery(run, ctx, 'archived', progress.update, patterns).finally(progress.done);
-    assertPatternsMatch({ targets: patterns }, run.accounts.map((a) => a.live!.map((w) => w.domain)), run.named ? 'in any account' : 'in the account');
+    const accounts = await readEvery(run, ctx, 'archived', progress.update, patterns).finally(progress.done);
+    assertPatternsMatch({ targets: patterns }, accounts.map((a) => a.live.map((w) => w.domain)), run.named ? 'in any account' : 'in the account');
     const chosen = new GlobSet(patterns);
-    for (const a of run.accounts) {
+    for (const a of accounts) {
       const dir = flagDir ?? a.config.archive?.dir ?? resolve(ctx.cwd, DEFAULT_ARCHIVE_DIR);
-      for (const website of a.live!.filter((w) => chosen.matches(w.domain))) {
+      for (const website of a.live.filter((w) => chosen.matches(w.domain))) {
         const label = `${run.named ? `[${a.name}] ` : ''}${website.domain}`;
         const line = new ProgressLine(ctx.stderr, `${printable(label)}:`, Boolean(ctx.stderr.isTTY) && !ctx.verbose, 'pages');
         try {
           const done = await archiveWebsite(
             a.client,
-            { website, dir, baseUrl: a.connection.baseUrl, account: a.account ?? null, configAccount: run.named ? a.name : null, cwd: ctx.cwd },
+            { website, dir, baseUrl: a.connection.baseUrl, account: a.account, configAccount: run.named ? a.name : null, cwd: ctx.cwd },
             (read, estimate) => line.update({ done: read, total: estimate, failed: 0 }),
           );
           line.done();

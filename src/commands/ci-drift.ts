@@ -4,7 +4,7 @@
  * 2 drift, 1 any failure (an account not checked, an issue not kept).
  */
 import { relative, sep } from 'node:path';
-import { failureOf, openRun, type RunAccount } from '../run/open.js';
+import { failureOf, openRun, type AccountPlanned } from '../run/open.js';
 import { planAccounts, plansOf } from '../run/plan.js';
 import { reportRequests } from '../run/requests.js';
 import { stateOf, type DriftCheck } from '../ci/drift-body.js';
@@ -73,19 +73,18 @@ async function runCiDrift(args: CommandArgs<typeof options>, ctx: Context): Prom
   const tracker = trackerFor(args.provider ?? detectProvider(ctx.env), ctx);
   const run = await openRun(args, ctx);
   try {
-    await planAccounts(run, { prune: args.prune, targets: args.target, excludes: args.exclude }, ctx).catch((error: unknown) => {
-      // The one account of a single-account file could not be planned: its issue says so, as any account's would.
-      if (run.named || !run.accounts[0]?.failure) throw error;
-    });
-    const silent = days ? await readSilentWebsites(run, days, { targets: args.target, excludes: args.exclude }, ctx) : undefined;
-    const pages = verifying ? await verifyPlanned(run.accounts, args, verifying, ctx) : undefined;
+    // The one account of a single-account file that could not be planned is not the command's error: its issue says so, as any account's would.
+    const planned = await planAccounts(run, { prune: args.prune, targets: args.target, excludes: args.exclude }, ctx);
+    const silent = days ? await readSilentWebsites(planned, days, { targets: args.target, excludes: args.exclude }, ctx) : undefined;
+    const accounts = silent?.accounts ?? planned;
+    const pages = verifying ? await verifyPlanned(accounts, args, verifying, ctx) : undefined;
     const config = relative(ctx.cwd, run.workspace.file).split(sep).join('/');
-    const checks = run.accounts.map((a): DriftCheck => {
-      const found = silent?.get(a);
+    const checks = accounts.map((a): DriftCheck => {
+      const found = silent?.found.get(a);
       return {
         ...(pages ? { verify: pages.filter((f) => f.account === a.name) } : {}), account: a.name, config, plan: a.plan, failure: a.failure, quiet: found && days ? { days, silent: found.silent, extra: found.extra, ...(found.quota ? { quota: found.quota } : {}) } : undefined };
     });
-    ctx.stdout.write(renderRunText(plansOf(run), ctx.out));
+    ctx.stdout.write(renderRunText(plansOf(run, accounts), ctx.out));
     let outcomes: IssueOutcome[];
     try {
       outcomes = await keepDriftIssues(tracker, checks, (error) => failureOf(error, ctx));
@@ -111,7 +110,7 @@ async function runCiDrift(args: CommandArgs<typeof options>, ctx: Context): Prom
 
 /** The findings of `--verify` for the accounts that were planned (a failed one is failed already). */
 async function verifyPlanned(
-  accounts: readonly RunAccount[],
+  accounts: readonly AccountPlanned[],
   args: { target?: string[]; exclude?: string[] },
   settings: ReturnType<typeof verifySettings>,
   ctx: Context,

@@ -44,19 +44,19 @@ async function runExport(args: CommandArgs<typeof options>, ctx: Context): Promi
   try {
     // Every account or none: a file with an account missing would, with prune, plan its websites away.
     const progress = readingProgress(ctx);
-    await readEvery(run, ctx, 'exported', progress.update).finally(progress.done);
+    const accounts = await readEvery(run, ctx, 'exported', progress.update).finally(progress.done);
     const options = {
       includeFavorite: args.includeFavorite,
       generatedBy: `sitesync ${packageVersion()} on ${new Date().toISOString().slice(0, 10)}`,
       schema: schemaReference(file ? dirname(file) : ctx.cwd),
     };
-    count = run.accounts.reduce((n, a) => n + a.live!.length, 0);
+    count = accounts.reduce((n, a) => n + a.live.length, 0);
     text = run.named
       ? renderAccountsExport(
-          run.accounts.map((a) => ({ name: a.name, apiKeyEnv: a.config.account!.apiKeyEnv, baseUrl: a.connection.baseUrl, account: a.account!, live: a.live! })),
+          accounts.map((a) => ({ name: a.name, apiKeyEnv: a.config.account!.apiKeyEnv, baseUrl: a.connection.baseUrl, account: a.account, live: a.live })),
           options,
         )
-      : renderExport(run.accounts[0]!.live!, run.accounts[0]!.account!, { ...options, baseUrl: run.accounts[0]!.connection.baseUrl });
+      : renderExport(accounts[0]!.live, accounts[0]!.account, { ...options, baseUrl: accounts[0]!.connection.baseUrl });
   } finally {
     reportRequests(run, ctx);
     await run.close();

@@ -15,7 +15,7 @@ import { selectImports, type AccountImport, type ImportRequest } from '../planne
 import { printable } from '../messages/escape.js';
 import { fileEntry, storedName } from '../edit/file-entry.js';
 import { readEvery } from '../run/read.js';
-import { openRun, runWarnings } from '../run/open.js';
+import { openRun, runWarnings, type ReadAccount } from '../run/open.js';
 import { reportRequests } from '../run/requests.js';
 import { accountName, selectAccounts } from '../run/select.js';
 import { websitesCount } from '../render/counts.js';
@@ -71,16 +71,17 @@ async function runImport(args: ImportArgs, ctx: Context): Promise<number> {
   }
   // Passwords are not sent: an unset ${NAME} does not stop an import.
   const run = await openRun(args, ctx, { lenientEnv: true });
+  let read: ReadAccount[];
   try {
     ctx.stderr.write(renderWarnings(runWarnings(run), ctx.err, ctx.cwd));
     const progress = readingProgress(ctx);
     // Named domains are read by a search each (as plan --target reads them), not the whole account.
-    await readEvery(run, ctx, 'imported', progress.update, 'domains' in request ? request.domains : []).finally(progress.done);
+    read = await readEvery(run, ctx, 'imported', progress.update, 'domains' in request ? request.domains : []).finally(progress.done);
   } finally {
     reportRequests(run, ctx);
     await run.close();
   }
-  const live = new Map(run.accounts.map((a) => [accountName(a.config), a.live!]));
+  const live = new Map(read.map((a) => [accountName(a.config), a.live]));
   const shownOf = (path: string) => (path === file ? args.config : shownPath(path, ctx.cwd));
   const into = args.into === undefined ? undefined : resolve(ctx.cwd, args.into);
   const choose = async (workspace: Workspace) => {

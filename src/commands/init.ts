@@ -26,7 +26,7 @@ import { selectImports } from '../planner/imports.js';
 import { renderExport, renderIncludedExport } from '../render/export.js';
 import { readingProgress } from '../render/progress.js';
 import { websitesCount } from '../render/counts.js';
-import { connectRun, openRun, type Run } from '../run/open.js';
+import { connectRun, openRun, type ReadAccount, type Run } from '../run/open.js';
 import { readEvery } from '../run/read.js';
 import { reportRequests } from '../run/requests.js';
 import { config, defineCommand, type CommandArgs } from './define.js';
@@ -79,10 +79,9 @@ async function runInit(args: CommandArgs<typeof options>, ctx: Context): Promise
   if (!(await exists(file))) {
     // No file: the one account of the flags and SITESYNC_*, as export writes it.
     run = await openRun(args, ctx, { lenientEnv: true, noConfig: true });
-    await readAll(run, ctx);
-    const [one] = run.accounts;
+    const [one] = await readAll(run, ctx);
     const prefix = passwordPrefix(undefined);
-    const text = renderExport(one!.live!, one!.account!, {
+    const text = renderExport(one!.live, one!.account, {
       baseUrl: one!.connection.baseUrl,
       generatedBy,
       schema: schemaReference(folder),
@@ -95,9 +94,9 @@ async function runInit(args: CommandArgs<typeof options>, ctx: Context): Promise
     const fill = accountsToFill(read.text);
     const workspace = await loadForInit(file, ctx, fill);
     run = await connectRun(workspace, workspace.configs, args, ctx, args.config);
-    await readAll(run, ctx);
+    const accounts = await readAll(run, ctx);
     edit = { read, adoptions: [], files: new Map() };
-    for (const account of run.accounts) {
+    for (const account of accounts) {
       const name = account.config.account?.name;
       if (name !== undefined && fill.includes(name)) {
         const own = accountFolder(name);
@@ -107,7 +106,7 @@ async function runInit(args: CommandArgs<typeof options>, ctx: Context): Promise
           continue;
         }
         const prefix = passwordPrefix(name);
-        const rendered = renderIncludedExport(account.live!, account.account!, {
+        const rendered = renderIncludedExport(account.live, account.account, {
           baseUrl: account.connection.baseUrl,
           generatedBy,
           schema: schemaReference(dirname(path)),
@@ -120,7 +119,7 @@ async function runInit(args: CommandArgs<typeof options>, ctx: Context): Promise
         edit.files.set(name, included);
         files.push(included);
       } else {
-        notes.push(...unmanagedNotes(account.config, account.live!, args.config));
+        notes.push(...unmanagedNotes(account.config, account.live, args.config));
       }
     }
     mainText = edit.adoptions.length ? adoptAccounts(read.text, file, edit.adoptions) : read.text;
@@ -165,10 +164,10 @@ async function loadForInit(file: string, ctx: Context, fill: string[]): Promise<
   return loadWorkspace(file, ctx.env, { lenientEnv: true, source: { ...WORK_TREE, read: async (path, what) => (path === file ? overlay : WORK_TREE.read(path, what)) } });
 }
 
-async function readAll(run: Run, ctx: Context): Promise<void> {
+async function readAll(run: Run, ctx: Context): Promise<ReadAccount[]> {
   try {
     const progress = readingProgress(ctx);
-    await readEvery(run, ctx, 'written', progress.update).finally(progress.done);
+    return await readEvery(run, ctx, 'written', progress.update).finally(progress.done);
   } finally {
     reportRequests(run, ctx);
     await run.close();

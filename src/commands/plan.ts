@@ -51,13 +51,14 @@ async function runPlan(args: CommandArgs<typeof options>, ctx: Context): Promise
   const run = await openRun(args, ctx);
   const scope = { prune: args.prune, targets: args.target, excludes: args.exclude, resendWriteOnly: args.resendWriteOnly };
   try {
-    await planAccounts(run, { ...scope, baseline }, ctx);
-    const accounts = plansOf(run);
+    const planned = await planAccounts(run, { ...scope, baseline }, ctx);
+    throwIfLoneFailed(run, planned);
+    const accounts = plansOf(run, planned);
     const commentId = relative(ctx.cwd, run.workspace.file).split(sep).join('/');
     // The markdown plan (the pull request's comment) ends with what it approves, for apply --approved.
     ctx.stdout.write(renderPlanAs(args.format, accounts, { colors: ctx.out, commentId, configSha256: run.workspace.sha256 }));
-    // The accounts apply would refuse, and why (nothing is recorded on them).
-    const refused = refusedAccounts(run, ctx);
+    // The accounts apply would refuse, and why.
+    const refused = refusedAccounts(run, planned, ctx);
     if (out) {
       const configs = accounts.map((p) => run.workspace.configs.find((c) => (c.account?.name ?? '') === p.name)!);
       await savePlan(out, { ...scope, accounts, workspace: run.workspace, configs, cwd: ctx.cwd }).catch((error: unknown) => {
@@ -69,10 +70,10 @@ async function runPlan(args: CommandArgs<typeof options>, ctx: Context): Promise
       ctx.stderr.write(`Saved the plan${run.named ? ` of ${accountsCount(accounts.length)}` : ''} to ${args.out}${hint}\n`);
     }
     // After the output, so that the plan (whose warnings give the reason) is still shown.
-    const failed = failedAccounts(run);
+    const failed = failedAccounts(run, planned);
     const unsafe = args.failUnsafe ? refused : [];
     if (failed.length || unsafe.length) {
-      throwIfLoneFailed(run, unsafe);
+      throwIfLoneFailed(run, planned, unsafe);
       // Each account's failure is in the plan above: what failed, and why apply would refuse.
       const lines = [
         ...(failed.length ? [`${howMany(failed.length, accounts.length)} could not be planned: ${failed.map((a) => a.name).join(', ')}`] : []),
@@ -81,7 +82,7 @@ async function runPlan(args: CommandArgs<typeof options>, ctx: Context): Promise
       ctx.stderr.write(failureBlock('', [`Error: ${lines[0]}`, ...lines.slice(1)], ctx.err));
       return 1;
     }
-    const changes = run.accounts.some((a) => a.plan!.changes.length > 0);
+    const changes = planned.some((a) => a.plan!.changes.length > 0);
     return args.detailedExitcode && changes ? 2 : 0;
   } finally {
     reportRequests(run, ctx);

@@ -10,31 +10,38 @@ import { archiverFor } from './archive.js';
 import type { Context } from '../io/context.js';
 import { eachAccount } from './per-installation.js';
 import type { FailedAccount } from './failures.js';
-import { fail, failureOf, type Run, type RunAccount } from './open.js';
+import { failed, failureOf, type AccountPlanned, type PlannedAccount, type Run } from './open.js';
 
 /** The gate's consents for an account of the run: no account's key, not only its own (each account's variable is another's secret). */
 function consentsOf(run: Run, force: boolean): Consents {
   return { force, shownConfig: run.shown, isKey: (value) => run.accounts.some((o) => o.client.usesKey(value)) };
 }
 
-/**
- * Before any write: every planned account with changes must pass the gate (planner/gate.ts). One
- * that does not is failed with the reason. Returns the accounts that may be applied.
- */
-export function gateAccounts(run: Run, force: boolean, ctx: Pick<Context, 'secrets'>): RunAccount[] {
-  const ready: RunAccount[] = [];
-  for (const a of run.accounts) {
-    if (!a.plan || a.failure || a.plan.changes.length === 0) continue;
-    const [refusal] = refusals(a.plan, a.config, consentsOf(run, force));
-    if (refusal) fail(a, refusal, ctx);
-    else ready.push(a);
-  }
-  return ready;
+/** What the gate returns: every account, one it refused failed with the reason; and those that may be applied. */
+export interface Gated {
+  accounts: AccountPlanned[];
+  ready: PlannedAccount[];
 }
 
-/** The planned accounts that apply without --force would refuse, and why (`plan --fail-unsafe`); nothing is recorded on them. */
-export function refusedAccounts(run: Run, ctx: Pick<Context, 'secrets'>): FailedAccount[] {
-  return run.accounts.flatMap((a) => {
+/**
+ * Before any write: every planned account with changes must pass the gate (planner/gate.ts). One
+ * that does not is failed with the reason.
+ */
+export function gateAccounts(run: Run, accounts: readonly AccountPlanned[], force: boolean, ctx: Pick<Context, 'secrets'>): Gated {
+  const ready: PlannedAccount[] = [];
+  const gated = accounts.map((a): AccountPlanned => {
+    if (a.failure || a.plan.changes.length === 0) return a;
+    const [refusal] = refusals(a.plan, a.config, consentsOf(run, force));
+    if (refusal) return failed(a, refusal, ctx);
+    ready.push(a);
+    return a;
+  });
+  return { accounts: gated, ready };
+}
+
+/** The planned accounts that apply without --force would refuse, and why (`plan --fail-unsafe`). */
+export function refusedAccounts(run: Run, accounts: readonly AccountPlanned[], ctx: Pick<Context, 'secrets'>): FailedAccount[] {
+  return accounts.flatMap((a) => {
     if (!a.plan || a.failure) return [];
     const [refusal] = refusals(a.plan, a.config, consentsOf(run, false));
     return refusal ? [{ name: a.name, failure: failureOf(refusal, ctx), error: refusal }] : [];
@@ -47,33 +54,34 @@ export interface ApplyOptions {
   /** The user's folder, where archives are shown from. */
   cwd: string;
   /** Each change's result as it completes, with the counts across every account. */
-  onResult?: (account: RunAccount, result: ChangeResult, counts: { done: number; failed: number; total: number }) => void;
+  onResult?: (account: PlannedAccount, result: ChangeResult, counts: { done: number; failed: number; total: number }) => void;
   /** An archive before a delete, as it is read: pages read of the pages known. */
-  onArchiveProgress?: (account: RunAccount, change: DeleteChange, read: number, estimate: number) => void;
+  onArchiveProgress?: (account: PlannedAccount, change: DeleteChange, read: number, estimate: number) => void;
 }
 
 /**
- * Applies the plans of `ready` (installations side by side); one outcome per account of the run,
+ * Applies the plans of `ready` (installations side by side); one outcome per account of the run
+ * (`accounts`, as the gate returned them),
  * in the file's order: applied, failed (and why), or with nothing to apply (neither). Writes go
  * in the order the product counts them, per installation across accounts: first the deletes that
  * make room (planner/moves.ts) in every account, then the rest; a move's create is sent only once
  * its delete in the other account went through.
  */
-export async function applyAccounts(run: Run, ready: RunAccount[], options: ApplyOptions, ctx: Pick<Context, 'secrets'>): Promise<AccountOutcome[]> {
-  const counts = { done: 0, failed: 0, total: ready.reduce((n, a) => n + a.plan!.changes.length, 0) };
+export async function applyAccounts(run: Run, { accounts, ready }: Gated, options: ApplyOptions, ctx: Pick<Context, 'secrets'>): Promise<AccountOutcome[]> {
+  const counts = { done: 0, failed: 0, total: ready.reduce((n, a) => n + a.plan.changes.length, 0) };
   const deleted = new Map<string, ChangeResult>();
-  const installationOf = (a: RunAccount) => a.connection.installation;
+  const installationOf = (a: PlannedAccount) => a.connection.installation;
   const round = (first: boolean) =>
     eachAccount(ready, installationOf, (a) => {
-      const plan = { ...a.plan!, changes: a.plan!.changes.filter((c) => goesFirst(a.plan!, c) === first) };
+      const plan = { ...a.plan, changes: a.plan.changes.filter((c) => goesFirst(a.plan, c) === first) };
       return executePlan(plan, a.client, {
         parallelism: options.parallelism,
-        passwordFor: passwordsFrom(a.plan!, a.config, run.shown),
+        passwordFor: passwordsFrom(a.plan, a.config, run.shown),
         signal: options.signal,
         archive: archiverFor(a.client, {
           config: a.config,
           baseUrl: a.connection.baseUrl,
-          account: a.account ?? null,
+          account: a.account,
           configAccount: run.named ? a.name : null,
           live: a.live,
           cwd: options.cwd,
@@ -90,7 +98,7 @@ export async function applyAccounts(run: Run, ready: RunAccount[], options: Appl
     });
   const firsts = await round(true);
   const rests = await round(false);
-  const outcomes = new Map<RunAccount, AccountOutcome>();
+  const outcomes = new Map<AccountPlanned, AccountOutcome>();
   for (const [i, a] of ready.entries()) {
     const first = firsts[i]!;
     const rest = rests[i]!;
@@ -99,10 +107,10 @@ export async function applyAccounts(run: Run, ready: RunAccount[], options: Appl
       continue;
     }
     const byChange = new Map([...first.value.results, ...rest.value.results].map((r) => [r.change, r]));
-    const results = adviseTruly(a.plan!, a.plan!.changes.map((c) => byChange.get(c)!));
+    const results = adviseTruly(a.plan, a.plan.changes.map((c) => byChange.get(c)!));
     outcomes.set(a, { name: a.name, outcome: { results, interrupted: first.value.interrupted || rest.value.interrupted } });
   }
-  return outcomesOf(run, outcomes);
+  return outcomesOf(run, accounts, outcomes);
 }
 
 function moveKey(installation: string, account: string, domain: string): string {
@@ -116,11 +124,11 @@ function heldMove(move: Move, deleted: ChangeResult | undefined): string | undef
   return `not sent: it moves from ${move.from}, and ${why}, so the domain is still taken; apply again once ${move.from} deletes it`;
 }
 
-/** Every account of the run as an outcome, in the file's order: `applied`'s, else its failure, else nothing to apply. */
-export function outcomesOf(run: Run, applied: ReadonlyMap<RunAccount, AccountOutcome> = new Map()): AccountOutcome[] {
+/** Every account of the run (`accounts`, as a step returned them) as an outcome, in the file's order: `applied`'s, else its failure, else nothing to apply. */
+export function outcomesOf(run: Run, accounts: readonly AccountPlanned[], applied: ReadonlyMap<AccountPlanned, AccountOutcome> = new Map()): AccountOutcome[] {
   const order = (name: string) => run.workspace.configs.findIndex((c) => (c.account?.name ?? '') === name);
   return [
-    ...run.accounts.map((a) => applied.get(a) ?? (a.failure ? { name: a.name, failure: a.failure } : { name: a.name })),
+    ...accounts.map((a) => applied.get(a) ?? (a.failure ? { name: a.name, failure: a.failure } : { name: a.name })),
     ...run.skipped.map((a) => ({ name: a.name, failure: a.failure })),
   ].sort((a, b) => order(a.name) - order(b.name));
 }

@@ -17,11 +17,11 @@ export interface FailedAccount {
   error?: unknown;
 }
 
-/** The run's accounts that failed so far (read, planned, gated), those not connected included, in the file's order. */
-export function failedAccounts(run: Run): FailedAccount[] {
+/** Of the run's `accounts` as a step returned them, those that failed (read, planned, gated), those not connected included, in the file's order. */
+export function failedAccounts(run: Run, accounts: readonly Partial<FailedAccount>[]): FailedAccount[] {
   const order = (name: string) => run.workspace.configs.findIndex((c) => (c.account?.name ?? '') === name);
   return [
-    ...run.accounts.flatMap((a) => (a.failure ? [{ name: a.name, failure: a.failure, error: a.error }] : [])),
+    ...accounts.flatMap((a) => (a.failure ? [{ name: a.name ?? '', failure: a.failure, error: a.error }] : [])),
     ...run.skipped.map((a) => ({ name: a.name, failure: a.failure })),
   ].sort((a, b) => order(a.name) - order(b.name));
 }
@@ -41,12 +41,12 @@ export function accountsError(failed: readonly FailedAccount[], of: number, head
 }
 
 /**
- * The one decision of a single-account run: its account's failure (recorded on the run, or
- * `also` found by the command) is the command's error, thrown as it was. A run of named accounts
- * goes on, showing each account's failure where the command shows that account.
+ * The one decision of a single-account run: its account's failure (as a step returned it in
+ * `accounts`, or `also` found by the command) is the command's error, thrown as it was. A run of
+ * named accounts goes on, showing each account's failure where the command shows that account.
  */
-export function throwIfLoneFailed(run: Run, also: readonly FailedAccount[] = []): void {
+export function throwIfLoneFailed(run: Run, accounts: readonly Partial<FailedAccount>[], also: readonly FailedAccount[] = []): void {
   if (run.named) return;
-  const lone = [...failedAccounts(run), ...also][0];
+  const lone = [...failedAccounts(run, accounts), ...also][0];
   if (lone) throw accountsError([lone], 1, () => '');
 }

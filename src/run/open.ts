@@ -3,7 +3,8 @@
  * load → connect (every account checked before anything is read) → read the live state (per
  * installation, side by side, one pacer each) → plan (pure) → apply. A single-account file is a
  * run of one account, unnamed. This module opens a run; read.ts, plan.ts and apply.ts are its
- * steps, each recording on every account what it found or why it failed.
+ * steps, each taking the accounts the step before returned and returning new ones: what it found,
+ * or why it failed.
  */
 import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
@@ -42,23 +43,44 @@ export interface RunOptions {
   noConfig?: boolean;
 }
 
-/** One account of a run, with what each step found. */
+/** One account of a run as opened: connected, nothing read yet. Each step returns new accounts, built on this one. */
 export interface RunAccount {
   /** '' for the one account of a single-account file. */
-  name: string;
-  config: Config;
-  connection: Connection;
-  client: ServiceClient;
-  /** Read from the service. */
-  account?: Account;
-  live?: LiveWebsite[];
-  /** The account's count of websites, when `live` holds only part of them. */
-  total?: number;
-  plan?: Plan;
-  /** Why the account has no plan, or is not applied; `error` is what was thrown. */
-  failure?: Failure;
-  error?: unknown;
+  readonly name: string;
+  readonly config: Config;
+  readonly connection: Connection;
+  readonly client: ServiceClient;
 }
+
+/** An account the "read" step read: its identity and its websites. */
+export interface ReadAccount extends RunAccount {
+  readonly account: Account;
+  readonly live: LiveWebsite[];
+  /** The account's count of websites, when `live` holds only part of them. */
+  readonly total?: number;
+  readonly failure?: undefined;
+}
+
+/** An account the "plan" step planned. */
+export interface PlannedAccount extends ReadAccount {
+  readonly plan: Plan;
+}
+
+/** An account that failed at some step, with what the steps before gave it (a plan its gate refused), and why. */
+export interface FailedRunAccount extends RunAccount {
+  readonly account?: Account;
+  readonly live?: LiveWebsite[];
+  readonly total?: number;
+  readonly plan?: Plan;
+  /** Why the account has no plan, or is not applied; `error` is what was thrown. */
+  readonly failure: Failure;
+  readonly error?: unknown;
+}
+
+/** What the "read" step returns for an account: what was read, or why it could not be. */
+export type AccountRead = ReadAccount | FailedRunAccount;
+/** What the "plan" step returns for an account: its plan, or why it has none. */
+export type AccountPlanned = PlannedAccount | FailedRunAccount;
 
 /** An account of the file that the run does not connect to, and why (see trust.ts). */
 export interface SkippedAccount {
@@ -190,8 +212,7 @@ export function runWarnings(run: Run): Diagnostic[] {
   return run.workspace.warnings.filter((d) => d.account === undefined || names.has(d.account));
 }
 
-/** Records a failure on an account. */
-export function fail(account: RunAccount, error: unknown, ctx: Pick<Context, 'secrets'>): void {
-  account.error = error;
-  account.failure = failureOf(error, ctx);
+/** The account failed by `error`: a new account, with what it held and why it failed. */
+export function failed<A extends RunAccount>(account: A, error: unknown, ctx: Pick<Context, 'secrets'>): FailedRunAccount {
+  return { ...account, error, failure: failureOf(error, ctx) };
 }

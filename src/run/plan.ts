@@ -14,9 +14,8 @@ import { readingProgress } from '../render/progress.js';
 import type { ServiceClient } from '../service/client.js';
 import type { Context } from '../io/context.js';
 import { eachAccount } from './per-installation.js';
-import { throwIfLoneFailed } from './failures.js';
 import { planWithHistory } from './delete-traffic.js';
-import { fail, runWarnings, type Run } from './open.js';
+import { failed, runWarnings, type AccountPlanned, type Run } from './open.js';
 import { readAccounts, type ReadProgress } from './read.js';
 
 /** What planning one account needs: its file, what was read of it, and its client (for the deletes' traffic). */
@@ -60,22 +59,23 @@ export interface RunPlanOptions {
 /**
  * Reads and plans every account of the run. An account that cannot be read or planned is
  * failed, the others are planned all the same. A --target or --exclude that matches no website
- * of any account is an error of the whole run (a typo would otherwise plan nothing).
+ * of any account is an error of the whole run (a typo would otherwise plan nothing). Returns each
+ * account of the run, in its order: planned, or failed and why.
  */
-export async function planRun(run: Run, options: RunPlanOptions, ctx: Pick<Context, 'secrets'>, onProgress?: ReadProgress): Promise<void> {
-  await readAccounts(run, ctx, onProgress, options.targets);
+export async function planRun(run: Run, options: RunPlanOptions, ctx: Pick<Context, 'secrets'>, onProgress?: ReadProgress): Promise<AccountPlanned[]> {
+  const read = await readAccounts(run, ctx, onProgress, options.targets);
   // A pattern need only match in one account; checked when every account could be read.
-  if (run.accounts.every((a) => a.live)) {
+  if (read.every((a) => a.live)) {
     assertPatternsMatch(
       { targets: options.targets, excludes: options.excludes },
-      run.accounts.flatMap((a) => [a.config.websites.map((w) => w.domain), a.live!.map((w) => w.domain)]),
+      read.flatMap((a) => [a.config.websites.map((w) => w.domain), a.live!.map((w) => w.domain)]),
       run.named ? 'in any account, in the file or on the service' : 'in the file or the account',
     );
   }
-  const readable = run.accounts.filter((a) => !a.failure);
+  const readable = read.flatMap((a) => (a.failure ? [] : [a]));
   const outcomes = await eachAccount(readable, (a) => a.connection.installation, (a) =>
     planAccount(
-      { config: a.config, live: a.live!, account: a.account!, baseUrl: a.connection.baseUrl, client: a.client },
+      { config: a.config, live: a.live, account: a.account, baseUrl: a.connection.baseUrl, client: a.client },
       {
         prune: options.prune,
         targets: options.targets,
@@ -88,43 +88,37 @@ export async function planRun(run: Run, options: RunPlanOptions, ctx: Pick<Conte
       },
     ),
   );
-  for (const o of outcomes) {
-    if (o.ok) o.item.plan = o.value;
-    else fail(o.item, o.error, ctx);
-  }
-  markRunMoves(run);
+  const planned = new Map(outcomes.map((o) => [o.item, o.ok ? { ...o.item, plan: o.value } : failed(o.item, o.error, ctx)]));
+  return markRunMoves(read.map((a) => (a.failure ? a : planned.get(a)!)));
 }
 
-/** Marks the domains that leave one account of the run for another of the same installation (planner/moves.ts). */
-export function markRunMoves(run: Run): void {
-  const plans = markMoves(run.accounts.map((a) => ({ name: a.name, installation: a.connection.installation, plan: a.plan })));
-  run.accounts.forEach((a, i) => {
-    if (plans[i]) a.plan = plans[i];
-  });
+/** The accounts with the domains that leave one account of the run for another of the same installation marked on their plans (planner/moves.ts). */
+export function markRunMoves<A extends AccountPlanned>(accounts: readonly A[]): A[] {
+  const plans = markMoves(accounts.map((a) => ({ name: a.name, installation: a.connection.installation, plan: a.plan })));
+  return accounts.map((a, i) => (plans[i] ? { ...a, plan: plans[i] } : a));
 }
 
 /**
  * Loads the baseline, reads and plans every account with a progress line, and prints the file's
- * warnings: what plan and apply share. The one account of a single-account file that cannot be
- * planned is the run's error, as any command's.
+ * warnings: what plan, apply and ci drift share. Returns each account, planned or failed (the
+ * caller decides what a lone account's failure means: throwIfLoneFailed).
  */
-export async function planAccounts(run: Run, options: Omit<RunPlanOptions, 'baseline'> & { baseline?: Baseline }, ctx: Context): Promise<void> {
+export async function planAccounts(run: Run, options: Omit<RunPlanOptions, 'baseline'> & { baseline?: Baseline }, ctx: Context): Promise<AccountPlanned[]> {
   const baseline = await loadBaseline(options.baseline ?? {}, run, ctx);
   ctx.stderr.write(renderWarnings(runWarnings(run), ctx.err, ctx.cwd));
   const progress = readingProgress(ctx);
   try {
-    await planRun(run, { ...options, baseline }, ctx, progress.update);
+    return await planRun(run, { ...options, baseline }, ctx, progress.update);
   } finally {
     progress.done();
   }
-  throwIfLoneFailed(run);
 }
 
-/** The accounts' plans (or failures), as the renderers show them, in the file's order. */
-export function plansOf(run: Run): AccountPlan[] {
+/** The plans (or failures) of `accounts`, the run's as a step returned them, as the renderers show them, in the file's order. */
+export function plansOf(run: Run, accounts: readonly AccountPlanned[]): AccountPlan[] {
   const order = (config: Config) => run.workspace.configs.indexOf(config);
   return [
-    ...run.accounts.map((a) => ({ order: order(a.config), plan: { name: a.name, baseUrl: a.connection.baseUrl, plan: a.plan, failure: a.failure } })),
+    ...accounts.map((a) => ({ order: order(a.config), plan: { name: a.name, baseUrl: a.connection.baseUrl, plan: a.plan, failure: a.failure } })),
     ...run.skipped.map((a) => ({ order: order(a.config), plan: { name: a.name, baseUrl: a.config.baseUrl ?? '', failure: a.failure } })),
   ]
     .sort((a, b) => a.order - b.order)

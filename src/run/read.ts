@@ -4,19 +4,21 @@ import { WebsitesRead } from '../service/websites.js';
 import { SitesyncError } from '../messages/errors.js';
 import { eachAccount } from './per-installation.js';
 import { accountsError, failedAccounts } from './failures.js';
-import { fail, type Run, type RunAccount } from './open.js';
+import { failed, type AccountRead, type ReadAccount, type Run, type RunAccount } from './open.js';
+import type { Account, LiveWebsite } from '../model/types.js';
 import type { Context } from '../io/context.js';
 
 /** Pages read so far and pages known, across every account being read. */
 export type ReadProgress = (done: number, total: number) => void;
 
 /**
- * Reads the account and the websites of each account of the run that has not failed yet: every
+ * Reads the account and the websites of each account of the run: every
  * website, or, for a plan narrowed by `targets`, those the service's search finds for them (with
  * the account's count, which the website limit needs) — requests in proportion to the change,
  * not to the account. An account that cannot be read is failed; the others are read all the same.
+ * Returns each account of the run, in its order: read, or failed and why.
  */
-export async function readAccounts(run: Run, ctx: Pick<Context, 'secrets'>, onProgress?: ReadProgress, targets: readonly string[] = []): Promise<void> {
+export async function readAccounts(run: Run, ctx: Pick<Context, 'secrets'>, onProgress?: ReadProgress, targets: readonly string[] = []): Promise<AccountRead[]> {
   const pages = new Map<RunAccount, { done: number; known: number }>();
   const report = () => {
     let done = 0;
@@ -29,9 +31,9 @@ export async function readAccounts(run: Run, ctx: Pick<Context, 'secrets'>, onPr
   };
   const searches = searchesFor(targets);
   const outcomes = await eachAccount(
-    run.accounts.filter((a) => !a.failure),
+    run.accounts,
     (a) => a.connection.installation,
-    async (a) => {
+    async (a): Promise<ReadAccount> => {
       pages.set(a, { done: 0, known: 1 });
       const progress = (done: number, of: number | undefined) => {
         pages.set(a, { done, known: of ?? done });
@@ -39,9 +41,7 @@ export async function readAccounts(run: Run, ctx: Pick<Context, 'secrets'>, onPr
       };
       if (!searches) {
         const [account, live] = await Promise.all([a.client.getAccount(), a.client.listWebsites({}, progress)]);
-        a.account = account;
-        a.live = live;
-        return;
+        return { ...a, account, live };
       }
       // The searches together read no more websites than one listing may (each could answer a million).
       const read = new WebsitesRead();
@@ -50,14 +50,14 @@ export async function readAccounts(run: Run, ctx: Pick<Context, 'secrets'>, onPr
         a.client.countWebsites(),
         ...searches.map((search) => a.client.listWebsites({ search, search_by: 'domain' }, undefined, read)),
       ]);
-      a.account = account;
-      a.total = total;
       // One website found by several searches is one website.
-      a.live = [...new Map(found.flat().map((w) => [w.id, w])).values()].sort((x, y) => x.id - y.id);
+      const live = [...new Map(found.flat().map((w) => [w.id, w])).values()].sort((x, y) => x.id - y.id);
+      return { ...a, account, total, live };
     },
   );
-  for (const o of outcomes) if (!o.ok) fail(o.item, o.error, ctx);
-  assertDistinctAccounts(run.accounts);
+  const accounts = outcomes.map((o) => (o.ok ? o.value : failed(o.item, o.error, ctx)));
+  assertDistinctAccounts(accounts);
+  return accounts;
 }
 
 
@@ -71,9 +71,9 @@ export async function readAccounts(run: Run, ctx: Pick<Context, 'secrets'>, onPr
  * e-mail (which two installations' first users may share) and the same websites read, by id and
  * domain, make one account.
  */
-export function assertDistinctAccounts(accounts: readonly RunAccount[]): void {
-  const seen = new Map<string, RunAccount>();
-  const byIdentity = new Map<string, RunAccount[]>();
+export function assertDistinctAccounts(accounts: readonly Identified[]): void {
+  const seen = new Map<string, Identified>();
+  const byIdentity = new Map<string, Identified[]>();
   const lines: string[] = [];
   for (const a of accounts) {
     if (!a.account || a.account.id === null) continue;
@@ -101,6 +101,9 @@ export function assertDistinctAccounts(accounts: readonly RunAccount[]): void {
   throw error;
 }
 
+/** An account as far as it was read: its identity, and its websites where they were listed. */
+export type Identified = Pick<RunAccount, 'name' | 'connection'> & { readonly account?: Account; readonly live?: readonly LiveWebsite[] };
+
 /** Two installations whose addresses differ in the host name alone (scheme, port and path the same). */
 function hostsOnlyDiffer(x: string, y: string): boolean {
   const [a, b] = [new URL(x), new URL(y)];
@@ -108,7 +111,7 @@ function hostsOnlyDiffer(x: string, y: string): boolean {
 }
 
 /** Both accounts read, with websites, and the same ones (ids and domains): two empty accounts prove nothing. */
-function sameWebsites(a: RunAccount, b: RunAccount): boolean {
+function sameWebsites(a: Identified, b: Identified): boolean {
   if (!a.live?.length || a.live.length !== b.live?.length) return false;
   const theirs = new Map(b.live.map((w) => [w.id, w.domain]));
   return a.live.every((w) => theirs.get(w.id) === w.domain);
@@ -124,11 +127,11 @@ function searchesFor(targets: readonly string[]): string[] | undefined {
 
 /**
  * Reads every account, all or none: when any account cannot be read, one error names each (and
- * nothing is `done`, e.g. "exported"), so no partial file is ever written.
+ * nothing is `done`, e.g. "exported"), so no partial file is ever written. Returns every account, read.
  */
-export async function readEvery(run: Run, ctx: Pick<Context, 'secrets'>, done: string, onProgress?: ReadProgress, targets: readonly string[] = []): Promise<void> {
-  await readAccounts(run, ctx, onProgress, targets);
-  const failed = failedAccounts(run);
-  const error = accountsError(failed, run.accounts.length + run.skipped.length, (n) => `nothing was ${done}: ${n} could not be read`);
+export async function readEvery(run: Run, ctx: Pick<Context, 'secrets'>, done: string, onProgress?: ReadProgress, targets: readonly string[] = []): Promise<ReadAccount[]> {
+  const accounts = await readAccounts(run, ctx, onProgress, targets);
+  const error = accountsError(failedAccounts(run, accounts), run.accounts.length + run.skipped.length, (n) => `nothing was ${done}: ${n} could not be read`);
   if (error) throw error;
+  return accounts as ReadAccount[];
 }

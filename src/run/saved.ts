@@ -8,7 +8,7 @@
 import { resolve } from 'node:path';
 import pLimit from 'p-limit';
 import { ConfigError, SitesyncError, StalePlanError } from '../messages/errors.js';
-import type { Account, LiveWebsite, Plan } from '../model/types.js';
+import type { Account, LiveWebsite } from '../model/types.js';
 import { holdShrunk } from '../planner/history-grows.js';
 import { Scope } from '../planner/scope.js';
 import type { ServiceClient } from '../service/client.js';
@@ -16,9 +16,9 @@ import type { ConnectionFlags } from '../service/connection.js';
 import type { Context } from '../io/context.js';
 import { eachAccount } from './per-installation.js';
 import { accountsError } from './failures.js';
-import { connectRun, failureOf, type Run, type RunAccount } from './open.js';
+import { connectRun, failureOf, type PlannedAccount, type Run, type RunAccount } from './open.js';
 import { markRunMoves, planAccount } from './plan.js';
-import { assertDistinctAccounts } from './read.js';
+import { assertDistinctAccounts, type Identified } from './read.js';
 import { accountName } from './select.js';
 import { checkTrust } from './trust.js';
 import { compareSaved, type Numbered } from '../saved-plan/departures.js';
@@ -67,14 +67,16 @@ export async function openSavedRun(planfile: string, flags: ConnectionFlags & Co
 }
 
 /**
- * Plans every account again and compares with the saved plan; on success each account holds the
- * plan made now (what apply shows and runs). Throws, before any write, naming each account and
- * change that differs.
+ * Plans every account again and compares with the saved plan; on success returns each account
+ * with the plan made now (what apply shows and runs). Throws, before any write, naming each
+ * account and change that differs.
  */
-export async function verifySavedRun({ run, saved }: SavedRun, shownPlan: string, ctx: Pick<Context, 'secrets'>): Promise<void> {
+export async function verifySavedRun({ run, saved }: SavedRun, shownPlan: string, ctx: Pick<Context, 'secrets'>): Promise<PlannedAccount[]> {
   const named = (a: RunAccount, line: string) => (a.name ? `account ${a.name}: ${line}` : line);
-  const outcomes = await eachAccount(run.accounts, (a) => a.connection.installation, (a) => verifyAccount(a, saved, shownPlan, run.shown));
-  assertDistinctAccounts(run.accounts);
+  // What each account read, whether or not its planning went through: one account of two entries is said first.
+  const read = new Map<RunAccount, Identified>();
+  const outcomes = await eachAccount(run.accounts, (a) => a.connection.installation, (a) => verifyAccount(a, saved, shownPlan, run.shown, (r) => read.set(a, r)));
+  assertDistinctAccounts(run.accounts.map((a) => read.get(a) ?? a));
   const failed = outcomes.flatMap((o) => (o.ok ? [] : [{ name: o.item.name, failure: failureOf(o.error, ctx), error: o.error }]));
   const error = accountsError(failed, run.accounts.length, (n) => `${shownPlan} could not be checked in ${n}`, { nothingWritten: { before: 'a saved plan is applied whole, so ' } });
   if (error) throw error;
@@ -88,15 +90,15 @@ export async function verifySavedRun({ run, saved }: SavedRun, shownPlan: string
     error.details = [...stale, 'Make a new plan (sitesync plan --out FILE) and review it.'];
     throw error;
   }
-  markRunMoves(run);
+  return markRunMoves(outcomes.flatMap((o) => (o.ok ? [o.value.planned] : [])));
 }
 
 /**
  * One account of the saved plan made again: the websites it touches read now (or the whole list),
  * planned by the one planning step with the saved plan's options and its websites alone, and
- * compared with what was saved.
+ * compared with what was saved; returns the comparison and the account planned now.
  */
-async function verifyAccount(a: RunAccount, saved: SavedPlan, shownPlan: string, shownConfig: string) {
+async function verifyAccount(a: RunAccount, saved: SavedPlan, shownPlan: string, shownConfig: string, onRead: (read: Identified) => void) {
   const mine = (name: string | null) => (name ?? '') === a.name;
   const mineSaved = saved.accounts.find((s) => mine(s.name))!;
   const changes: Numbered[] = saved.changes.flatMap((change, index) => (mine(change.account) ? [{ index, change }] : []));
@@ -107,10 +109,8 @@ async function verifyAccount(a: RunAccount, saved: SavedPlan, shownPlan: string,
   // The delete threshold counts the managed websites, which narrowing patterns make a part of the whole list.
   const needsList = scope.narrowed && changes.some((c) => c.change.action === 'delete');
   const { live, whole } = await readTouched(changes, a.client, total, needsList);
-  a.account = account;
-  a.total = total;
-  a.live = live;
-  a.plan = await planAccount(
+  onRead({ ...a, account, live });
+  const plan = await planAccount(
     { config: a.config, live, account, baseUrl: a.connection.baseUrl, client: a.client },
     {
       prune,
@@ -125,10 +125,10 @@ async function verifyAccount(a: RunAccount, saved: SavedPlan, shownPlan: string,
       ...(whole ? {} : { census: { total, managed: total, ...(scope.narrowed ? { unmanaged: savedUnmanaged(mineSaved, total) } : {}) } }),
     },
   );
-  const comparison = compareSaved(changes, a.plan, live, { config: a.config, shownConfig, scope, prune });
+  const comparison = compareSaved(changes, plan, live, { config: a.config, shownConfig, scope, prune });
   // What the saved plan recorded of a delete's traffic is a floor: a delete whose history shrank since is held, the rest goes on.
-  a.plan = holdShrunk(changes.map((c) => c.change), a.plan, 'the saved plan');
-  return comparison;
+  const planned: PlannedAccount = { ...a, account, total, live, plan: holdShrunk(changes.map((c) => c.change), plan, 'the saved plan') };
+  return { ...comparison, planned };
 }
 
 /** The unmanaged count a saved plan shows for an account, bounded by the account's size (the file is data). */
