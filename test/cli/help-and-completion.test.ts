@@ -1,14 +1,16 @@
 /**
  * The first hour with sitesync (the issue "What an agency leans on"): a flag typed without its
  * value, an offline command's verdict, the help of each command and of `completion`, where the
- * docs are. The built CLI, as a person runs it.
+ * docs are. The usage errors and offline verdicts run the CLI in this process (main() says them
+ * and returns the exit code the bin sets); each command's help, completion and the top-level help
+ * run the built CLI, as a person runs it.
  */
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { COMMAND_TABLE, GLOBAL_OPTIONS } from '../../src/cli/table.js';
-import { runCli } from '../helpers/cli.js';
+import { runCli, runCliHere } from '../helpers/cli.js';
 
 let dir: string;
 beforeAll(async () => {
@@ -31,7 +33,7 @@ describe('a flag without its value', () => {
     [['validate', '--format'], 'Error: --format needs a value: text, github or json\nRun `sitesync validate --help` for usage.\n'],
     [['plan', '--format', 'yaml'], 'Error: --format must be text, markdown or json, not "yaml"\nRun `sitesync plan --help` for usage.\n'],
   ])('sitesync %j is a usage error that names it', async (args, stderr) => {
-    const r = await runCli(args, { cwd: dir });
+    const r = await runCliHere(args, { cwd: dir });
     expect(r.stderr).toBe(stderr);
     expect(r.stdout).toBe('');
     expect(r.code).toBe(1);
@@ -45,7 +47,7 @@ describe('offline commands say nothing about the service', () => {
     [['show', 'plan.json'], '1 problem found.\n'],
     [['plan'], '1 problem found; nothing was changed on the service.\n'],
   ])('sitesync %j ends its list of problems with %j', async (args, last) => {
-    const r = await runCli(args, { cwd: dir, env: { SITESYNC_BASE_URL: 'http://127.0.0.1:9', SITESYNC_API_KEY: 'k-0123456789abcdef' } });
+    const r = await runCliHere(args, { cwd: dir, env: { SITESYNC_BASE_URL: 'http://127.0.0.1:9', SITESYNC_API_KEY: 'k-0123456789abcdef' } });
     expect(r.code).toBe(1);
     expect(r.stderr.split('\n').at(-2)).toBe(last.trimEnd());
     if (args[0] !== 'plan') expect(r.stderr).not.toContain('service');
