@@ -19,7 +19,7 @@ import { recipesFor, type CiProvider } from '../ci/recipes.js';
 import { FILE_EXISTS, withFileLocks, writeFailure, writeNew } from '../io/files.js';
 import { packageVersion, schemaReference, shownPath } from '../io/paths.js';
 import type { Context } from '../io/context.js';
-import { ConfigError, SitesyncError } from '../messages/errors.js';
+import { ConfigError } from '../messages/errors.js';
 import { printable } from '../messages/escape.js';
 import type { Config, LiveWebsite, Workspace } from '../model/types.js';
 import { selectImports } from '../planner/imports.js';

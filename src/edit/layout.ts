@@ -17,7 +17,6 @@ import {
   isMap,
   isPair,
   isScalar,
-  isSeq,
   visit,
   type Alias,
   type Document,

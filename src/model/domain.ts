@@ -11,7 +11,6 @@
  */
 import { domainToASCII } from 'node:url';
 import { UNPRINTABLE } from '../messages/escape.js';
-import { MAX_WILDCARD_GLOBS } from '../caps.js';
 
 /** The longest domain the service stores (its `max:255`, and the 255 of its rule). */
 export const MAX_DOMAIN = 255;

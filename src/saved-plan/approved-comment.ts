@@ -6,7 +6,7 @@
  * block is at worst a false "differs".
  */
 import { resolve } from 'node:path';
-import { ConfigError, SitesyncError } from '../messages/errors.js';
+import { ConfigError } from '../messages/errors.js';
 import { readTextFile } from '../config/read.js';
 import type { Context } from '../io/context.js';
 import type { AccountPlan, Action, ApprovalCheck, ApprovedAccount, ApprovedPlan } from '../model/types.js';

@@ -8,7 +8,7 @@
 import { GlobSet } from '../model/domain.js';
 import { FIELD_NAMES, FIELDS, sameValue } from '../model/fields.js';
 import type { Change, Config, LiveWebsite, Plan, WebsiteView } from '../model/types.js';
-import { compareReceipts, receiptOf, type Departure, type Moved } from '../planner/receipt.js';
+import { compareReceipts, receiptOf, type Moved } from '../planner/receipt.js';
 import type { Scope } from '../planner/scope.js';
 import { desiredView, enforcedValues, liveView } from '../planner/values.js';
 import { formatValue, passwordShown } from '../render/values.js';
