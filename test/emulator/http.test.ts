@@ -232,8 +232,10 @@ describe('connections', () => {
 
   it('close() lets a request in progress finish, then refuses new ones', async () => {
     const emu = await emus.start({ latencyMs: 150 });
+    // close() once the request is in the emulator's hands (a fixed wait lost that race on a busy machine).
+    const arrived = new Promise<void>((resolve) => (emu.faults.before = () => void resolve()));
     const pending = create(emu, { domain: 'late.com' });
-    await new Promise((r) => setTimeout(r, 30));
+    await arrived;
     await emu.close();
     expect((await pending).status).toBe(201);
     await expect(call(emu, 'GET', '/api/v1/account')).rejects.toThrow();
