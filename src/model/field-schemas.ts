@@ -17,7 +17,22 @@ export type FieldSchemaFile = keyof typeof FIELD_SCHEMA_FILES;
 
 /** A schema file's text with its fields' part written from the table, as the file is committed. */
 export function schemaFileText(file: FieldSchemaFile, text: string, fields: readonly Field[] = FIELDS): string {
-  return `${JSON.stringify(FIELD_SCHEMA_FILES[file](JSON.parse(text) as JsonSchema, fields), null, 2)}\n`;
+  return `${schemaJson(FIELD_SCHEMA_FILES[file](JSON.parse(text) as JsonSchema, fields))}\n`;
+}
+
+/** JSON as the schema files are written: two spaces, and an array of scalars on one line where it fits. */
+export function schemaJson(value: unknown, indent = '', key = ''): string {
+  if (typeof value !== 'object' || value === null) return JSON.stringify(value);
+  const list = Array.isArray(value);
+  if (list && value.every((v) => typeof v !== 'object' || v === null)) {
+    const line = `[${value.map((v) => JSON.stringify(v)).join(', ')}]`;
+    if (`${indent}${key}${line},`.length <= 100) return line;
+  }
+  const inner = `${indent}  `;
+  const entries = list ? value.map((v) => ['', v] as const) : Object.entries(value).map(([k, v]) => [`${JSON.stringify(k)}: `, v] as const);
+  const [open, close] = list ? ['[', ']'] : ['{', '}'];
+  if (entries.length === 0) return `${open}${close}`;
+  return `${open}\n${entries.map(([k, v]) => `${inner}${k}${schemaJson(v, inner, k)}`).join(',\n')}\n${indent}${close}`;
 }
 
 /** The config file's schema: a website's keys (after `domain`), and those `defaults` may carry. */
