@@ -1,7 +1,7 @@
 /**
  * The fields' part of the schema files, written from the table of fields (fields.ts): a website's
  * keys and `defaults`' in `schemas/sitesync.schema.json`, a change's field names and values in
- * `schemas/plan.schema.json`. Everything else in those files is written by hand and kept as it
+ * `schemas/plan.schema.json`, a website's settings in `schemas/archive.schema.json`. Everything else in those files is written by hand and kept as it
  * is. Pure: the build (scripts/build.mjs, or `npm run schemas`) writes what this returns, and a
  * test fails when a committed schema file differs from it.
  */
@@ -11,6 +11,7 @@ import { FIELDS, type Field, type JsonSchema } from './fields.js';
 export const FIELD_SCHEMA_FILES = {
   'sitesync.schema.json': withConfigFields,
   'plan.schema.json': withPlanFields,
+  'archive.schema.json': withArchiveFields,
 } as const;
 
 export type FieldSchemaFile = keyof typeof FIELD_SCHEMA_FILES;
@@ -50,6 +51,14 @@ export function withPlanFields(schema: JsonSchema, fields: readonly Field[] = FI
   const before = withProperties(defs.before, fields, (f) => f.schema.before);
   const after = withProperties(defs.after, fields, (f) => f.schema.after);
   return { ...schema, $defs: { ...defs, field, before, after } };
+}
+
+/** An archive's schema: a website's settings as the service returned them (a write-only field: whether it is set). */
+export function withArchiveFields(schema: JsonSchema, fields: readonly Field[] = FIELDS): JsonSchema {
+  const properties = schema.properties as Record<string, JsonSchema>;
+  const website = properties.website as { properties: Record<string, JsonSchema> };
+  const settings = { ...website.properties.settings, properties: Object.fromEntries(fields.map((f) => [f.writeOnly ? `${f.name}_set` : f.name, f.schema.before])) };
+  return { ...schema, properties: { ...properties, website: { ...website, properties: { ...website.properties, settings } } } };
 }
 
 /**
