@@ -167,13 +167,9 @@ function describeInFile(error: ErrorObject): SchemaIssue {
         const message = `the account name "${property}" may hold only letters, digits, ".", "-" and "_", and starts with a letter or digit`;
         return { path: [...path, property], atKey: true, message };
       }
-      if (path[path.length - 2] === 'password_env') {
-        return { path, atKey: false, message: `${name} must be the NAME of an environment variable (letters, digits and _, not starting with a digit), or a glob of names with * (ACME_*)` };
-      }
-      if (path[path.length - 1] === 'api_key_env') {
-        // The value is not repeated: a key written here by mistake must not be printed.
-        return { path, atKey: false, message: `${name} must be the NAME of an environment variable (letters, digits and _, not starting with a digit), like ACME_STATS_KEY; the key itself never goes in the file` };
-      }
+      const env = path[path.length - 2] === 'password_env' ? ', or a glob of names with * (ACME_*)' : path[path.length - 1] === 'api_key_env' ? ', like ACME_STATS_KEY; the key itself never goes in the file' : undefined;
+      // The value is not repeated: a key written as api_key_env by mistake must not be printed.
+      if (env) return { path, atKey: false, message: `${name} must be the NAME of an environment variable (letters, digits and _, not starting with a digit)${env}` };
       // A list field itself is its string form, one entry per line.
       const control = typeof data === 'string' ? controlCharacterIn(data, path.length > 0 && path[path.length - 1] !== 'domain' && typeof path[path.length - 1] === 'string') : undefined;
       if (control) return { path, atKey: false, message: `${name} ${control}` };
