@@ -31,7 +31,7 @@ if (process.env.npm_lifecycle_event === 'prepare' && process.env.npm_command ===
 const { build } = await import('esbuild');
 
 /**
- * The fields' part of schemas/sitesync.schema.json and schemas/plan.schema.json, written from
+ * The fields' part of each schema file (schemas/*.schema.json), written from
  * src/model/fields.ts by src/model/field-schemas.ts (bundled here, run once); the rest of each
  * file is written by hand. The files stay committed: editors point at them. A build writes them
  * (a file only when it changes); the --dev build of `npm test` leaves them as committed, so that

@@ -147,10 +147,10 @@ export function assembleArchive(input: ArchiveInput): Archive {
 /** The website's settings as read: every field the service returned, the password only as whether one is set. */
 function settingsOf(website: LiveWebsite): Record<string, unknown> {
   const out: Record<string, unknown> = {};
-  for (const { name } of FIELDS) {
+  for (const { name, writeOnly } of FIELDS) {
     const value = website[name];
     if (value === undefined) continue;
-    if (name === 'password') out.password_set = value === true;
+    if (writeOnly) out[`${name}_set`] = value === true;
     else out[name] = Array.isArray(value) ? [...value] : value;
   }
   return out;

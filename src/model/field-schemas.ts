@@ -1,7 +1,7 @@
 /**
  * The fields' part of the schema files, written from the table of fields (fields.ts): a website's
  * keys and `defaults`' in `schemas/sitesync.schema.json`, a change's field names and values in
- * `schemas/plan.schema.json`. Everything else in those files is written by hand and kept as it
+ * `schemas/plan.schema.json`, a website's settings in `schemas/archive.schema.json`. Everything else in those files is written by hand and kept as it
  * is. Pure: the build (scripts/build.mjs, or `npm run schemas`) writes what this returns, and a
  * test fails when a committed schema file differs from it.
  */
@@ -11,13 +11,29 @@ import { FIELDS, type Field, type JsonSchema } from './fields.js';
 export const FIELD_SCHEMA_FILES = {
   'sitesync.schema.json': withConfigFields,
   'plan.schema.json': withPlanFields,
+  'archive.schema.json': withArchiveFields,
 } as const;
 
 export type FieldSchemaFile = keyof typeof FIELD_SCHEMA_FILES;
 
 /** A schema file's text with its fields' part written from the table, as the file is committed. */
 export function schemaFileText(file: FieldSchemaFile, text: string, fields: readonly Field[] = FIELDS): string {
-  return `${JSON.stringify(FIELD_SCHEMA_FILES[file](JSON.parse(text) as JsonSchema, fields), null, 2)}\n`;
+  return `${schemaJson(FIELD_SCHEMA_FILES[file](JSON.parse(text) as JsonSchema, fields))}\n`;
+}
+
+/** JSON as the schema files are written: two spaces, and an array of scalars on one line where it fits. */
+export function schemaJson(value: unknown, indent = '', key = ''): string {
+  if (typeof value !== 'object' || value === null) return JSON.stringify(value);
+  const list = Array.isArray(value);
+  if (list && value.every((v) => typeof v !== 'object' || v === null)) {
+    const line = `[${value.map((v) => JSON.stringify(v)).join(', ')}]`;
+    if (`${indent}${key}${line},`.length <= 100) return line;
+  }
+  const inner = `${indent}  `;
+  const entries = list ? value.map((v) => ['', v] as const) : Object.entries(value).map(([k, v]) => [`${JSON.stringify(k)}: `, v] as const);
+  const [open, close] = list ? ['[', ']'] : ['{', '}'];
+  if (entries.length === 0) return `${open}${close}`;
+  return `${open}\n${entries.map(([k, v]) => `${inner}${k}${schemaJson(v, inner, k)}`).join(',\n')}\n${indent}${close}`;
 }
 
 /** The config file's schema: a website's keys (after `domain`), and those `defaults` may carry. */
@@ -35,6 +51,14 @@ export function withPlanFields(schema: JsonSchema, fields: readonly Field[] = FI
   const before = withProperties(defs.before, fields, (f) => f.schema.before);
   const after = withProperties(defs.after, fields, (f) => f.schema.after);
   return { ...schema, $defs: { ...defs, field, before, after } };
+}
+
+/** An archive's schema: a website's settings as the service returned them (a write-only field: whether it is set). */
+export function withArchiveFields(schema: JsonSchema, fields: readonly Field[] = FIELDS): JsonSchema {
+  const properties = schema.properties as Record<string, JsonSchema>;
+  const website = properties.website as { properties: Record<string, JsonSchema> };
+  const settings = { ...website.properties.settings, properties: Object.fromEntries(fields.map((f) => [f.writeOnly ? `${f.name}_set` : f.name, f.schema.before])) };
+  return { ...schema, properties: { ...properties, website: { ...website, properties: { ...website.properties, settings } } } };
 }
 
 /**

@@ -3,7 +3,7 @@
  * read from a service record, written to the form, compared, shown, whether the service ever
  * returns it, when it may be sent, the service's default, and whether `defaults` may carry it.
  * The planner, the wire translation, the renderers and the saved-plan checks read this table, and
- * the fields' part of both schemas (the file's and saved plans') is generated from it
+ * the fields' part of the schemas (the file's, saved plans', archives') is generated from it
  * (field-schemas.ts): adding a field is one row here, and the emulator's answer.
  */
 import { neverMatchingReason } from './exclude-ips.js';

@@ -19,13 +19,6 @@ export interface SchemaIssue {
   message: string;
 }
 
-interface SchemaNode {
-  properties?: Record<string, unknown>;
-  enum?: unknown[];
-  const?: unknown;
-  type?: string | string[];
-}
-
 /** Every way the data departs from the schema; none when it matches. `json`: worded for a JSON file. */
 export function schemaIssues(name: SchemaName, data: unknown, words: 'yaml' | 'json'): SchemaIssue[] {
   const validate = schemaValidator(name);
@@ -33,20 +26,15 @@ export function schemaIssues(name: SchemaName, data: unknown, words: 'yaml' | 'j
   const errors = validate.errors ?? [];
   const issues: SchemaIssue[] = [];
   const seen = new Set<string>();
-  const typed = new Set<string>();
   // Inside "null or an object": when the value is an object, what is wrong inside it is the news.
   const within = (e: ErrorObject) => errors.some((o) => o !== e && o.instancePath.startsWith(`${e.instancePath}/`));
   for (const error of errors) {
     // "must match the then schema" only repeats the errors found inside it.
     if (error.keyword === 'if') continue;
-    if ((error.keyword === 'anyOf' || (error.keyword === 'type' && error.schema === 'null')) && within(error)) continue;
-    // One type message per value: a plan's `id` fails both its own type and the action's.
-    if (error.keyword === 'type') {
-      if (typed.has(error.instancePath)) continue;
-      typed.add(error.instancePath);
-    }
+    if (error.keyword === 'type' && error.schema === 'null' && within(error)) continue;
     const issue = words === 'json' ? describeInJson(error) : describeInFile(error);
-    const id = `${issue.path.join('/')}|${issue.message}`;
+    // One type message per value: a plan's `id` fails both its own type and the action's.
+    const id = `${issue.path.join('/')}|${error.keyword === 'type' ? 'type' : issue.message}`;
     if (!seen.has(id)) {
       seen.add(id);
       issues.push(issue);
@@ -56,10 +44,9 @@ export function schemaIssues(name: SchemaName, data: unknown, words: 'yaml' | 'j
 }
 
 function parsePointer(pointer: string): (string | number)[] {
-  if (pointer === '') return [];
   return pointer
-    .slice(1)
     .split('/')
+    .slice(1)
     .map((s) => s.replace(/~1/g, '/').replace(/~0/g, '~'))
     .map((s) => (/^\d+$/.test(s) ? Number(s) : s));
 }
@@ -75,20 +62,13 @@ export function pathName(path: Path): string {
 
 function fileTypeName(value: unknown): string {
   if (value === null) return 'empty (null)';
-  if (Array.isArray(value)) return 'a list';
-  if (typeof value === 'object') return 'a mapping';
-  if (typeof value === 'string') return 'a string';
-  if (typeof value === 'number') return 'a number';
   if (typeof value === 'boolean') return `${value}`;
-  return typeof value;
+  return FILE_TYPE_WORDS[Array.isArray(value) ? 'array' : typeof value] ?? typeof value;
 }
 
 function shownInFile(value: unknown, path: Path): string {
   if (path.includes('password')) return 'the value given';
-  if (typeof value === 'string') return JSON.stringify(value.length > 40 ? `${value.slice(0, 40)}…` : value);
-  if (value === null) return 'empty (null)';
-  if (typeof value === 'object') return fileTypeName(value);
-  return String(value);
+  return typeof value === 'string' ? shownInJson(value) : value === null || typeof value === 'object' ? fileTypeName(value) : String(value);
 }
 
 /** Keys under which people write an API key: `api_key`, `apikey`, `token`, `secret`, `key`… */
@@ -105,12 +85,8 @@ function unquoteHint(value: unknown, accepts: (v: unknown) => boolean): string {
     const code = invisible[0].codePointAt(0)!.toString(16).toUpperCase().padStart(4, '0');
     return ` (it holds an invisible character, U+${code}, that YAML does not take for a blank: delete it)`;
   }
-  let unquoted: unknown;
-  const text = value;
-  if (text === 'true' || text === 'false') unquoted = text === 'true';
-  else if (/^[-+]?[0-9]+(\.[0-9]+)?$/.test(text)) unquoted = Number(text);
-  else return '';
-  return accepts(unquoted) ? ` (drop the quotes: ${text})` : '';
+  const unquoted = value === 'true' || value === 'false' ? value === 'true' : /^[-+]?[0-9]+(\.[0-9]+)?$/.test(value) ? Number(value) : undefined;
+  return unquoted !== undefined && accepts(unquoted) ? ` (drop the quotes: ${value})` : '';
 }
 
 /** Characters that look like a blank (or nothing) on screen but are text to YAML. */
@@ -141,7 +117,7 @@ function describeInFile(error: ErrorObject): SchemaIssue {
   const path = parsePointer(error.instancePath);
   const name = pathName(path);
   const data = error.data;
-  const parent = error.parentSchema as SchemaNode | undefined;
+  const parent = error.parentSchema as { properties?: object } | undefined;
   switch (error.keyword) {
     case 'additionalProperties': {
       const key = (error.params as { additionalProperty: string }).additionalProperty;
@@ -151,20 +127,11 @@ function describeInFile(error: ErrorObject): SchemaIssue {
       if (path[path.length - 1] === 'defaults' && (key === 'domain' || fieldOf(key)?.inDefaults === false)) {
         return { path: keyPath, atKey: true, message: `${key} cannot be a default: set it on each website` };
       }
-      if (path.length === 2 && path[0] === 'accounts' && API_KEY_LIKE.test(key) && key !== 'api_key_env') {
-        return {
-          path: keyPath,
-          atKey: true,
-          message: `"${key}": the API key never goes in the file; write the NAME of the environment variable that holds it as api_key_env, and remove the key from this file (and from git history)`,
-        };
-      }
-      if (path.length <= 1 && (path.length === 0 || path[0] === 'api') && API_KEY_LIKE.test(key)) {
+      const inAccount = path.length === 2 && path[0] === 'accounts';
+      if (API_KEY_LIKE.test(key) && (inAccount ? key !== 'api_key_env' : path.length === 0 || (path.length === 1 && path[0] === 'api'))) {
         // The value is never repeated: it is likely a real key.
-        return {
-          path: keyPath,
-          atKey: true,
-          message: `"${key}": the API key never goes in the file; put it in SITESYNC_API_KEY or in a file named by --api-key-file, and remove it from this file (and from git history)`,
-        };
+        const instead = inAccount ? 'write the NAME of the environment variable that holds it as api_key_env, and remove the key' : 'put it in SITESYNC_API_KEY or in a file named by --api-key-file, and remove it';
+        return { path: keyPath, atKey: true, message: `"${key}": the API key never goes in the file; ${instead} from this file (and from git history)` };
       }
       const close = suggest(key, known);
       const hint = close ? ` (did you mean "${close}"?)` : ` (known keys: ${known.join(', ')})`;
@@ -175,17 +142,14 @@ function describeInFile(error: ErrorObject): SchemaIssue {
       const what = path.length ? `${name} has no "${missing}"` : `the file has no "${missing}"`;
       return { path, atKey: true, message: `${what}, which is required` };
     }
+    case 'const':
     case 'enum': {
-      const allowed = (error.schema as unknown[]) ?? [];
+      const allowed = error.keyword === 'const' ? [error.schema] : (error.schema as unknown[]);
       const words = allowed.filter((v) => typeof v !== 'number').map(String);
       const numbers = allowed.filter((v) => typeof v === 'number').map(String);
       const list = words.length && numbers.length ? `${orList(words)} (or ${numbers.join(', ')})` : orList(allowed.map(String));
       const hint = unquoteHint(data, (v) => allowed.includes(v));
       return { path, atKey: false, message: `${name} must be ${list}, not ${shownInFile(data, path)}${hint}` };
-    }
-    case 'const': {
-      const hint = unquoteHint(data, (v) => v === error.schema);
-      return { path, atKey: false, message: `${name} must be ${JSON.stringify(error.schema)}, not ${shownInFile(data, path)}${hint}` };
     }
     case 'type': {
       const types = ([] as string[]).concat(error.schema as string | string[]);
@@ -200,37 +164,29 @@ function describeInFile(error: ErrorObject): SchemaIssue {
     case 'pattern': {
       const property = error.propertyName ?? (error.params as { propertyName?: string }).propertyName;
       if (property !== undefined) {
-        return { path: [...path, property], atKey: true, message: accountNameProblem(property) };
+        const message = `the account name "${property}" may hold only letters, digits, ".", "-" and "_", and starts with a letter or digit`;
+        return { path: [...path, property], atKey: true, message };
       }
-      if (path[path.length - 2] === 'password_env') {
-        return { path, atKey: false, message: `${name} must be the NAME of an environment variable (letters, digits and _, not starting with a digit), or a glob of names with * (ACME_*)` };
-      }
-      if (path[path.length - 1] === 'api_key_env') {
-        // The value is not repeated: a key written here by mistake must not be printed.
-        return { path, atKey: false, message: `${name} must be the NAME of an environment variable (letters, digits and _, not starting with a digit), like ACME_STATS_KEY; the key itself never goes in the file` };
-      }
+      const env = path[path.length - 2] === 'password_env' ? ', or a glob of names with * (ACME_*)' : path[path.length - 1] === 'api_key_env' ? ', like ACME_STATS_KEY; the key itself never goes in the file' : undefined;
+      // The value is not repeated: a key written as api_key_env by mistake must not be printed.
+      if (env) return { path, atKey: false, message: `${name} must be the NAME of an environment variable (letters, digits and _, not starting with a digit)${env}` };
       // A list field itself is its string form, one entry per line.
       const control = typeof data === 'string' ? controlCharacterIn(data, path.length > 0 && path[path.length - 1] !== 'domain' && typeof path[path.length - 1] === 'string') : undefined;
       if (control) return { path, atKey: false, message: `${name} ${control}` };
-      return { path, atKey: false, message: `${name} ${error.message ?? 'is invalid'}` };
+      break;
     }
     case 'minProperties':
       return { path, atKey: false, message: `${name} must hold at least one account` };
     case 'minLength':
-      return {
-        path,
-        atKey: false,
-        message: (error.schema as number) === 1 ? `${name} must not be empty` : `${name} is too short`,
-      };
+      // Every minLength of the file's schema is 1.
+      return { path, atKey: false, message: `${name} must not be empty` };
     case 'maxLength':
       return { path, atKey: false, message: `${name} must be at most ${String(error.schema)} characters` };
     case 'minimum':
-      return { path, atKey: false, message: `${name} must be at least ${String(error.schema)}, not ${shownInFile(data, path)}` };
     case 'maximum':
-      return { path, atKey: false, message: `${name} must be at most ${String(error.schema)}, not ${shownInFile(data, path)}` };
-    default:
-      return { path, atKey: false, message: `${name} ${error.message ?? 'is invalid'}` };
+      return { path, atKey: false, message: `${name} must be at ${error.keyword === 'minimum' ? 'least' : 'most'} ${String(error.schema)}, not ${shownInFile(data, path)}` };
   }
+  return { path, atKey: false, message: `${name} ${error.message ?? 'is invalid'}` };
 }
 
 const CONTROL_NAMES: Record<string, string> = { '\t': 'a tab', '\r': 'a carriage return', '\n': 'a line break', '\u001b': 'an escape' };
@@ -249,10 +205,6 @@ export function controlCharacterIn(text: string, lineBreaks = false): string | u
   return `holds ${CONTROL_NAMES[ch] ?? 'a control character'} (${code}) at character ${found.index + 1}${split}: an entry is one line of printable text (write each entry as its own list item)`;
 }
 
-function accountNameProblem(name: string): string {
-  return `the account name "${name}" may hold only letters, digits, ".", "-" and "_", and starts with a letter or digit`;
-}
-
 function orList(items: string[]): string {
   if (items.length <= 1) return items.join('');
   return `${items.slice(0, -1).join(', ')} or ${items[items.length - 1]}`;
@@ -261,34 +213,33 @@ function orList(items: string[]): string {
 /** An error of a JSON file's schema, as `changes[3].id: …`. */
 function describeInJson(error: ErrorObject): SchemaIssue {
   const path = parsePointer(error.instancePath);
-  return { path, atKey: false, message: jsonMessage(error, pathName(path)) };
+  return { path, atKey: false, message: `${pathName(path)}: ${jsonMessage(error)}` };
 }
 
-function jsonMessage(error: ErrorObject, name: string): string {
+function jsonMessage(error: ErrorObject): string {
   switch (error.keyword) {
     case 'additionalProperties':
-      return `${name}: unknown key "${(error.params as { additionalProperty: string }).additionalProperty}"`;
+      return `unknown key "${(error.params as { additionalProperty: string }).additionalProperty}"`;
     case 'required':
-      return `${name}: "${(error.params as { missingProperty: string }).missingProperty}" is missing`;
+      return `"${(error.params as { missingProperty: string }).missingProperty}" is missing`;
     case 'false schema':
-      return `${name}: has no place here`;
+      return 'has no place here';
     case 'type': {
       const types = ([] as string[]).concat(error.schema as string | string[]);
-      return `${name}: must be ${types.map((t) => JSON_TYPE_WORDS[t] ?? t).join(' or ')}, not ${shownInJson(error.data)}`;
+      return `must be ${types.map((t) => JSON_TYPE_WORDS[t] ?? t).join(' or ')}, not ${shownInJson(error.data)}`;
     }
     case 'const':
     case 'enum': {
       const allowed = error.keyword === 'const' ? [error.schema] : (error.schema as unknown[]);
-      return `${name}: must be ${allowed.map((v) => JSON.stringify(v)).join(' or ')}, not ${shownInJson(error.data)}`;
+      return `must be ${allowed.map((v) => JSON.stringify(v)).join(' or ')}, not ${shownInJson(error.data)}`;
     }
     default:
-      return `${name}: ${error.message ?? 'is invalid'}`;
+      return error.message ?? 'is invalid';
   }
 }
 
+/** A value as a message shows it: text quoted (its first 40 characters), a list or an object by its kind. */
 function shownInJson(value: unknown): string {
   if (typeof value === 'string') return JSON.stringify(value.length > 40 ? `${value.slice(0, 40)}…` : value);
-  if (Array.isArray(value)) return 'a list';
-  if (value && typeof value === 'object') return 'an object';
-  return String(value);
+  return value && typeof value === 'object' ? JSON_TYPE_WORDS[Array.isArray(value) ? 'array' : 'object']! : String(value);
 }

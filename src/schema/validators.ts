@@ -14,15 +14,14 @@ export const SCHEMA_FILES = { config: 'sitesync.schema.json', plan: 'plan.schema
 
 export type SchemaName = keyof typeof SCHEMA_FILES;
 
-const compiled = new Map<SchemaName, ValidateFunction>();
+let ajv: Ajv2020 | undefined;
 
+/** Compiled on first use; the schemas are read together, as one may point into another. */
 export function schemaValidator(name: SchemaName): ValidateFunction {
-  let validate = compiled.get(name);
-  if (!validate) {
-    const schema = JSON.parse(readFileSync(join(packageRoot(), 'schemas', SCHEMA_FILES[name]), 'utf8'));
+  if (!ajv) {
     // The options the schemas are written for; the build generates the shipped validators with the same.
-    validate = new Ajv2020({ allErrors: true, verbose: true, strict: true, allowUnionTypes: true }).compile(schema);
-    compiled.set(name, validate);
+    ajv = new Ajv2020({ allErrors: true, verbose: true, strict: true, allowUnionTypes: true });
+    for (const file of Object.values(SCHEMA_FILES)) ajv.addSchema(JSON.parse(readFileSync(join(packageRoot(), 'schemas', file), 'utf8')), file);
   }
-  return validate;
+  return ajv.getSchema(SCHEMA_FILES[name])!;
 }

@@ -105,6 +105,14 @@ describe('an archive, written', () => {
     expect(archiveProblem('{"format_version": 1')).toBe('it is not JSON');
     expect(archiveProblem(archiveJson({ ...a, totals: { pageviews: 1, visitors: 310 } }))).toBe('its totals are not the sums of its daily rows');
     expect(archiveProblem(archiveJson({ ...a, website: { ...a.website, settings: { password: 'hunter2' } } }))).toMatch(/does not match schemas\/archive\.schema\.json \(\/website\/settings must NOT have additional properties\)/);
+    // Every dimension, and only those; the account as the service names it, or null; rows of counts and nothing else.
+    const [day] = a.daily;
+    const rows = [{ daily: [{ ...day, visitors: undefined }] }, { daily: [{ ...day, hits: 1 }] }, { totals: { ...a.totals, hits: 1 } }, { hourly: a.hourly.map((h) => ({ ...h, pageviews: -1 })) }];
+    const { browser: _, ...withoutBrowser } = a.dimensions;
+    for (const broken of [{ dimensions: withoutBrowser }, { dimensions: { ...a.dimensions, colour: [] } }, { account: { id: 1, name: 'Acme' } }, { account: 'Acme' }, ...rows]) {
+      expect(archiveProblem(archiveJson({ ...a, ...broken } as typeof a)), JSON.stringify(broken)).toMatch(/does not match schemas\/archive\.schema\.json/);
+    }
+    expect(archiveProblem(archiveJson({ ...a, account: null }))).toBeUndefined();
   });
 
   it('a file name safe on any system: punycode, lower case, no slash, control or space, no leading dot, cut short', () => {

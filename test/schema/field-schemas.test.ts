@@ -37,6 +37,15 @@ describe('the schema files follow the table of fields', () => {
     expect(Object.keys(plan.$defs.after!.properties!)).toEqual(['domain', ...FIELDS.map((f) => f.name), 'track_hash']);
   });
 
+  it('a field added to the table is a setting an archive holds (apply checks the archive it wrote before a delete)', () => {
+    type Archive = { properties: { website: { properties: { settings: { additionalProperties: boolean; properties: Record<string, unknown> } } } } };
+    const settings = (text: string) => (JSON.parse(text) as Archive).properties.website.properties.settings;
+    expect(settings(committed('archive.schema.json')).additionalProperties).toBe(false);
+    const written = settings(schemaFileText('archive.schema.json', committed('archive.schema.json'), WITH_NEW)).properties;
+    expect(Object.keys(written)).toEqual(['privacy', 'password_set', 'email', 'exclude_bots', 'exclude_params', 'exclude_ips', 'favorite', 'track_hash']);
+    expect(written.track_hash).toEqual({ enum: [0, 1] });
+  });
+
   it('a field only a website may set (not defaults) is no key of defaults', () => {
     const schema = JSON.parse(schemaFileText('sitesync.schema.json', committed('sitesync.schema.json'))) as { $defs: Record<string, { properties: object }> };
     expect(Object.keys(schema.$defs.website!.properties)).toEqual(['domain', ...FIELDS.map((f) => f.name)]);
