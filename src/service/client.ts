@@ -1,7 +1,4 @@
-/**
- * The one door to the service: HTTP (http.ts) with the account, the websites (websites.ts) and
- * the statistics (stats.ts) as methods, so that a run holds one client per account.
- */
+/** The one door to the service: HTTP with the account, websites and statistics as methods. */
 import type { Account } from '../model/types.js';
 import { ServiceHttp } from './http.js';
 import { quietDays, pageviewsSince, readTraffic, statsRows } from './stats.js';
@@ -10,7 +7,6 @@ import { toAccount } from './wire.js';
 
 export type { ClientOptions, ClientStats, RequestKind, RetryPolicy } from './http.js';
 
-/** The parameters of a part's function after the client it is given. */
 type Rest<F> = F extends (http: ServiceHttp, ...rest: infer R) => unknown ? R : never;
 
 export class ServiceClient extends ServiceHttp {

@@ -50,7 +50,7 @@ export async function resolveApiKey(flags: ConnectionFlags, env: Env): Promise<s
   throw new SitesyncError('no API key: set SITESYNC_API_KEY, or pass --api-key-file FILE (the key is never read from the config file)');
 }
 
-/** At most MAX_KEY_FILE_BYTES + 1 bytes: enough to tell a key from anything else. */
+/** At most MAX_KEY_FILE_BYTES + 1 bytes (the path may be /dev/zero). */
 async function readKeyFile(path: string, where: string): Promise<string> {
   let handle;
   try {
@@ -77,11 +77,7 @@ async function readKeyFile(path: string, where: string): Promise<string> {
   }
 }
 
-/**
- * The key, trimmed, if it can go into an Authorization header as it is; otherwise refused at
- * once (a request would fail, or be retried, with a header it cannot carry). The message says
- * what is wrong and never shows the key.
- */
+/** The key, trimmed, if it can go into an Authorization header; the message never shows it. */
 function checkedKey(raw: string, where: string): string {
   const key = raw.trim();
   const problem = keyProblem(key);
