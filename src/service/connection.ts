@@ -3,7 +3,7 @@
  * base URL from --base-url · SITESYNC_BASE_URL · api.base_url; the key from --api-key-file ·
  * SITESYNC_API_KEY, never from the file or an argument.
  */
-import { open } from 'node:fs/promises';
+import { createReadStream } from 'node:fs';
 import { SitesyncError } from '../messages/errors.js';
 import { BASE_URL_RULE, checkedAddress } from '../model/address.js';
 import type { Env } from '../config/interpolate.js';
@@ -52,29 +52,18 @@ export async function resolveApiKey(flags: ConnectionFlags, env: Env): Promise<s
 
 /** At most MAX_KEY_FILE_BYTES + 1 bytes (the path may be /dev/zero). */
 async function readKeyFile(path: string, where: string): Promise<string> {
-  let handle;
+  const chunks: Buffer[] = [];
   try {
-    handle = await open(path, 'r');
-    const buffer = Buffer.alloc(MAX_KEY_FILE_BYTES + 1);
-    let length = 0;
-    for (;;) {
-      const { bytesRead } = await handle.read(buffer, length, buffer.length - length, null);
-      if (bytesRead === 0) break;
-      length += bytesRead;
-      if (length > MAX_KEY_FILE_BYTES) {
-        throw new SitesyncError(`${where} is not an API key: the file holds more than ${MAX_KEY_FILE_BYTES / 1024} KiB`);
-      }
-    }
-    return buffer.subarray(0, length).toString('utf8');
+    for await (const chunk of createReadStream(path, { end: MAX_KEY_FILE_BYTES })) chunks.push(chunk as Buffer);
   } catch (error) {
-    if (error instanceof SitesyncError) throw error;
     const code = (error as NodeJS.ErrnoException).code;
     throw new SitesyncError(
       `${where}: ${code === 'ENOENT' ? 'no such file' : code === 'EISDIR' ? 'this is a folder' : code === 'EACCES' ? 'permission denied' : `cannot read it (${code})`}`,
     );
-  } finally {
-    await handle?.close().catch(() => undefined);
   }
+  const data = Buffer.concat(chunks);
+  if (data.length > MAX_KEY_FILE_BYTES) throw new SitesyncError(`${where} is not an API key: the file holds more than ${MAX_KEY_FILE_BYTES / 1024} KiB`);
+  return data.toString('utf8');
 }
 
 /** The key, trimmed, if it can go into an Authorization header; the message never shows it. */
