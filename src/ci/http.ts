@@ -11,18 +11,9 @@ import { SitesyncError } from '../messages/errors.js';
 import { SecretValues } from '../secrets/values.js';
 import { serviceMessage } from '../service/errors.js';
 import { checkedAddress } from '../model/address.js';
-import { ANSWER_DEADLINE_MS, AnswerTooLarge, classifyTransportError, deadline, readCapped } from '../service/transport.js';
+import { ANSWER_DEADLINE_MS, AnswerTooLarge, classifyTransportError, deadline, header, readCapped, type Answer, type Method } from '../service/transport.js';
 import type { CommentThread, ThreadComment } from './plan-comment.js';
 import { MAX_ANSWER_BYTES, MAX_RATE_LIMIT_WAIT_MS } from '../caps.js';
-
-export interface Answer {
-  status: number;
-  headers: Record<string, string | string[] | undefined>;
-  /** Parsed JSON, the raw text when it is not JSON, undefined when empty. */
-  body: unknown;
-}
-
-export type Method = 'GET' | 'POST' | 'PATCH' | 'PUT';
 
 export interface HttpOptions {
   signal?: AbortSignal;
@@ -325,12 +316,6 @@ export function rateLimitWait(answer: Pick<Answer, 'headers'>, now = Date.now())
   const reset = header(answer.headers, 'x-ratelimit-reset') ?? header(answer.headers, 'ratelimit-reset');
   if (remaining?.trim() === '0' && reset && /^\d+$/.test(reset.trim())) return atLeast(Number(reset.trim()) * 1000 - now);
   return undefined;
-}
-
-/** `headers[name]` as one string. */
-export function header(headers: Answer['headers'], name: string): string | undefined {
-  const value = headers[name.toLowerCase()];
-  return Array.isArray(value) ? value[0] : value;
 }
 
 /** What went wrong below HTTP, in the words `classifyTransportError` gives every client sitesync has. */

@@ -9,7 +9,7 @@ import { packageVersion } from '../io/paths.js';
 import { SecretValues } from '../secrets/values.js';
 import { ApiError, errorForStatus, serviceMessage } from './errors.js';
 import { Pacer, realClock, ThrottleTooLong, type PacerClock } from './pacer.js';
-import { ANSWER_DEADLINE_MS, AnswerTooLarge, certificateProblem, checkServerIdentity, classifyTransportError, deadline, readCapped, type AnswerBody } from './transport.js';
+import { ANSWER_DEADLINE_MS, AnswerTooLarge, certificateProblem, checkServerIdentity, classifyTransportError, deadline, header, readCapped, type Answer, type Method } from './transport.js';
 import { MAX_ANSWER_BYTES } from '../caps.js';
 import type { Form } from './wire.js';
 
@@ -66,8 +66,6 @@ export interface ClientStats {
 
 export type RequestKind = 'account' | 'listing' | 'search' | 'count' | 'show' | 'statistics' | 'archive' | 'write';
 
-export type Method = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
-
 export interface RequestSpec {
   method: Method;
   kind: RequestKind;
@@ -88,12 +86,6 @@ export interface RequestSpec {
   fixedRoute?: boolean;
   /** Time allowed for this answer (else readTimeoutMs); a timeout then is not retried. */
   timeoutMs?: number;
-}
-
-export interface Answer {
-  status: number;
-  headers: Record<string, string | string[] | undefined>;
-  body: unknown;
 }
 
 /** The page size of every list read (the most the product allows). */
@@ -238,12 +230,12 @@ export class ServiceHttp {
         const res = await this.pool.request({ method: spec.method, path, headers, body, signal: limit.signal, ...timeouts });
         status = res.statusCode;
         responseHeaders = res.headers;
-        const text = await this.readBody(res, spec.what);
+        const text = await readCapped(res, this.options.maxAnswerBytes ?? MAX_ANSWER_BYTES);
         this.stats.requests++;
         this.stats.byKind[spec.kind] = (this.stats.byKind[spec.kind] ?? 0) + 1;
         this.stats.byStatus[status] = (this.stats.byStatus[status] ?? 0) + 1;
         this.log(`${spec.method} ${path} ${status} ${this.clock.now() - ticket.sentAt}ms${attempt ? ` (retry ${attempt})` : ''}`);
-        if (status >= 300 && status < 400) throw redirectError(responseHeaders.location, this.secrets);
+        if (status >= 300 && status < 400) throw redirectError(header(responseHeaders, 'location'), this.secrets);
         return { status, headers: responseHeaders, body: parseBody(text, status, spec.what) };
       } catch (error) {
         if (status === undefined && !this.closed) {
@@ -258,6 +250,9 @@ export class ServiceHttp {
     } catch (error) {
       if (error instanceof ApiError) throw error;
       if (signal?.aborted) throw new InterruptedError('interrupted');
+      if (error instanceof AnswerTooLarge) {
+        throw new ApiError('protocol', `${spec.what}: the service answered ${error.message}, which no answer of the service is; nothing more was read (is the base URL the service's address?)`);
+      }
       if (error instanceof ThrottleTooLong) {
         throw new ApiError(
           'rate-limit',
@@ -269,15 +264,6 @@ export class ServiceHttp {
         throw new ApiError('timeout', `${spec.what}: ${new URL(this.options.baseUrl).host} did not send its whole answer within ${seconds} s`);
       }
       throw transportError(error, this.options.baseUrl, spec.what, this.secrets);
-    }
-  }
-
-  private async readBody(res: AnswerBody, what: string): Promise<string> {
-    try {
-      return await readCapped(res, this.options.maxAnswerBytes ?? MAX_ANSWER_BYTES);
-    } catch (error) {
-      if (!(error instanceof AnswerTooLarge)) throw error;
-      throw new ApiError('protocol', `${what}: the service answered ${error.message}, which no answer of the service is; nothing more was read (is the base URL the service's address?)`);
     }
   }
 
@@ -324,8 +310,7 @@ function parseBody(text: string, status: number, what: string): unknown {
   }
 }
 
-function redirectError(location: string | string[] | undefined, secrets: SecretValues): ApiError {
-  const to = Array.isArray(location) ? location[0] : location;
+function redirectError(to: string | undefined, secrets: SecretValues): ApiError {
   let where = '';
   if (to) {
     try {
@@ -351,7 +336,6 @@ function decodedPath(path: string): string {
 }
 
 function describeTransportError(error: unknown): string {
-  if (error instanceof ApiError) return error.message;
   // (A DOMException, as a deadline's abort is, has a number for a code.)
   const e = error as { code?: unknown; message?: string };
   return typeof e.code === 'string' ? e.code : (e.message ?? String(error));

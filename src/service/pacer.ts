@@ -9,6 +9,7 @@
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import { MAX_THROTTLE_WAIT_MS } from '../caps.js';
+import { header, type Answer } from './transport.js';
 
 export interface PacerClock {
   now(): number;
@@ -77,14 +78,14 @@ export class Pacer {
   }
 
   /** Reports the answer to a request let through by `acquire` (no status: it failed). */
-  release(ticket: Ticket, status: number | undefined, headers: Record<string, string | string[] | undefined>): void {
+  release(ticket: Ticket, status: number | undefined, headers: Answer['headers']): void {
     this.inFlight = Math.max(0, this.inFlight - 1);
     if (this.probing) this.probing = false;
     if (status !== undefined) this.answered = true;
     if (status !== undefined && status !== 429) this.confirming = false;
     const now = this.clock.now();
-    const limit = intHeader(headers['x-ratelimit-limit']);
-    const remaining = intHeader(headers['x-ratelimit-remaining']);
+    const limit = intHeader(headers, 'x-ratelimit-limit');
+    const remaining = intHeader(headers, 'x-ratelimit-remaining');
     if (limit !== undefined) this.limit = limit;
     if (remaining !== undefined) {
       const windowOver = this.windowEnd !== undefined && now >= this.windowEnd;
@@ -191,22 +192,21 @@ export class Pacer {
   }
 }
 
-function intHeader(value: string | string[] | undefined): number | undefined {
-  const v = Array.isArray(value) ? value[0] : value;
+function intHeader(headers: Answer['headers'], name: string): number | undefined {
+  const v = header(headers, name);
   if (v === undefined || !/^\s*\d+\s*$/.test(v)) return undefined;
   return Number(v);
 }
 
 /** When a 429 says the window ends: Retry-After (seconds or an HTTP date), else X-RateLimit-Reset. */
-export function retryAt(headers: Record<string, string | string[] | undefined>, now: number): number | undefined {
-  const retryAfter = headers['retry-after'];
-  const ra = Array.isArray(retryAfter) ? retryAfter[0] : retryAfter;
+export function retryAt(headers: Answer['headers'], now: number): number | undefined {
+  const ra = header(headers, 'retry-after');
   if (ra !== undefined) {
     if (/^\s*\d+(\.\d+)?\s*$/.test(ra)) return now + Number(ra) * 1000;
     const date = Date.parse(ra);
     if (!Number.isNaN(date)) return Math.max(now, date);
   }
-  const reset = intHeader(headers['x-ratelimit-reset']);
+  const reset = intHeader(headers, 'x-ratelimit-reset');
   if (reset !== undefined) {
     // Unix seconds when large, else seconds from now.
     return reset > 1e9 ? Math.max(now, reset * 1000) : now + reset * 1000;

@@ -3,6 +3,21 @@ import { checkServerIdentity as nodeCheckServerIdentity, type PeerCertificate } 
 import { errors as undiciErrors } from 'undici';
 import { MAX_ANSWER_BYTES } from '../caps.js';
 
+export type Method = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
+
+export interface Answer {
+  status: number;
+  headers: Record<string, string | string[] | undefined>;
+  /** Parsed JSON (the service's client: undefined when not JSON; the CI's: the raw text). */
+  body: unknown;
+}
+
+/** `headers[name]` as one string. */
+export function header(headers: Answer['headers'], name: string): string | undefined {
+  const value = headers[name.toLowerCase()];
+  return Array.isArray(value) ? value[0] : value;
+}
+
 export type TransportFailure =
   | 'aborted'
   | 'connect-timeout'
@@ -111,7 +126,7 @@ function certificateNames(error: unknown): string[] {
 export const ANSWER_DEADLINE_MS = 120_000;
 
 export interface AnswerBody {
-  headers: Record<string, string | string[] | undefined>;
+  headers: Answer['headers'];
   body: AsyncIterable<Buffer> & { dump(options: { limit: number }): Promise<void> };
 }
 
