@@ -58,8 +58,6 @@ export interface ClientOptions {
 export interface ClientStats {
   requests: number;
   retries: number;
-  throttled: number;
-  byStatus: Record<number, number>;
   /** Requests (each attempt) by what they were for. */
   byKind: Partial<Record<RequestKind, number>>;
 }
@@ -94,7 +92,7 @@ export const LIST_CONCURRENCY = 12;
 export const STATS_DEADLINE_MS = 30_000;
 
 export class ServiceHttp {
-  readonly stats: ClientStats = { requests: 0, retries: 0, throttled: 0, byStatus: {}, byKind: {} };
+  readonly stats: ClientStats = { requests: 0, retries: 0, byKind: {} };
   private readonly pool: Pool;
   private readonly apiRoot: string;
   private readonly pacer: Pacer;
@@ -164,7 +162,6 @@ export class ServiceHttp {
         const answer = await this.send(spec, failures + throttled);
         if (answer.status >= 200 && answer.status < 300) return answer;
         if (answer.status === 429) {
-          this.stats.throttled++;
           if (++throttled > this.retry.max429) throw errorForStatus(429, this.secrets.cleanDeep(answer.body), spec.what, this.options.keyFrom);
           continue; // the pacer holds every request until the window ends
         }
@@ -191,15 +188,9 @@ export class ServiceHttp {
    */
   private errorFor(spec: RequestSpec, answer: Answer): ApiError {
     const requested = `${spec.method} ${new URL(this.options.baseUrl).origin}${this.apiRoot}${spec.path.split('?')[0]}`;
-    if (answer.status === 404 && (spec.fixedRoute || serviceMessage(answer.body) === undefined)) {
-      return new ApiError('protocol', `${spec.what}: ${requested} answered 404 (no such route): ${baseUrlAdvice(this.options.baseUrl)}`, 404);
-    }
-    if (answer.status === 405) {
-      return new ApiError(
-        'protocol',
-        `${spec.what}: ${requested} answered 405 (the service has no such route for ${spec.method}): ${baseUrlAdvice(this.options.baseUrl)}`,
-        405,
-      );
+    if ((answer.status === 404 && (spec.fixedRoute || serviceMessage(answer.body) === undefined)) || answer.status === 405) {
+      const why = answer.status === 404 ? 'no such route' : `the service has no such route for ${spec.method}`;
+      return new ApiError('protocol', `${spec.what}: ${requested} answered ${answer.status} (${why}): ${baseUrlAdvice(this.options.baseUrl)}`, answer.status);
     }
     return errorForStatus(answer.status, answer.body, spec.what, this.options.keyFrom);
   }
@@ -216,12 +207,8 @@ export class ServiceHttp {
       signal?.throwIfAborted();
       const ticket = await this.pacer.acquire(signal);
       limit = deadline(this.deadlineOf(spec), signal);
-      const headers: Record<string, string> = { ...this.headers };
-      let body: string | undefined;
-      if (spec.form) {
-        headers['content-type'] = 'application/x-www-form-urlencoded';
-        body = new URLSearchParams(spec.form).toString();
-      }
+      const body = spec.form && new URLSearchParams(spec.form).toString();
+      const headers = body === undefined ? this.headers : { ...this.headers, 'content-type': 'application/x-www-form-urlencoded' };
       const path = `${this.apiRoot}${spec.path}`;
       let status: number | undefined;
       let responseHeaders: Answer['headers'] = {};
@@ -233,7 +220,6 @@ export class ServiceHttp {
         const text = await readCapped(res, this.options.maxAnswerBytes ?? MAX_ANSWER_BYTES);
         this.stats.requests++;
         this.stats.byKind[spec.kind] = (this.stats.byKind[spec.kind] ?? 0) + 1;
-        this.stats.byStatus[status] = (this.stats.byStatus[status] ?? 0) + 1;
         this.log(`${spec.method} ${path} ${status} ${this.clock.now() - ticket.sentAt}ms${attempt ? ` (retry ${attempt})` : ''}`);
         if (status >= 300 && status < 400) throw redirectError(header(responseHeaders, 'location'), this.secrets);
         return { status, headers: responseHeaders, body: parseBody(text, status, spec.what) };

@@ -184,7 +184,6 @@ export async function readWholeHistory<N extends string>(http: ServiceHttp, id: 
   const pages = new Map<N, { read: number; of: number }>(names.map((n) => [n, { read: 0, of: 1 }]));
   const estimate = () => [...pages.values()].reduce((n, p) => n + Math.max(p.read, p.of), 0);
   let requests = 0;
-  let failed = false;
   let values = 0;
   let characters = 0;
   const budget = (value: string) => {
@@ -197,18 +196,16 @@ export async function readWholeHistory<N extends string>(http: ServiceHttp, id: 
   const read = await Promise.all(
     names.map((name) =>
       limit(async () => {
-        if (failed) return [name, []] as const;
         const onPage = (n: number, of: number | undefined) => {
           requests++;
           pages.set(name, { read: n, of: of ?? n });
           options.onProgress?.(requests, estimate());
         };
-        try {
-          return [name, await statsRows(http, id, domain, name, range.from, range.to, { kind: options.kind ?? 'archive', onPage, budget })] as const;
-        } catch (error) {
-          failed = true;
+        const rows = await statsRows(http, id, domain, name, range.from, range.to, { kind: options.kind ?? 'archive', onPage, budget }).catch((error: unknown) => {
+          limit.clearQueue(); // the names not yet started are not asked for
           throw error;
-        }
+        });
+        return [name, rows] as const;
       }),
     ),
   );
