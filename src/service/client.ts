@@ -12,8 +12,7 @@ type Rest<F> = F extends (http: ServiceHttp, ...rest: infer R) => unknown ? R : 
 export class ServiceClient extends ServiceHttp {
   async getAccount(): Promise<Account> {
     const answer = await this.call({ method: 'GET', path: '/account', kind: 'account', what: 'read the account', idempotent: true, abortable: true, fixedRoute: true });
-    const account = toAccount(answer.body);
-    return { ...account, name: this.cleaned(account.name), email: this.cleaned(account.email), plan: this.cleaned(account.plan) };
+    return toAccount(answer.body, this.cleaned);
   }
 
   listWebsites = (...a: Rest<typeof listWebsites>) => listWebsites(this, ...a);

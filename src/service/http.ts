@@ -129,9 +129,7 @@ export class ServiceHttp {
   }
 
   /** Text the service holds, cleaned of the run's secrets: it may hold or echo the key or a password. */
-  cleaned(text: string): string {
-    return this.secrets.cleanData(text);
-  }
+  readonly cleaned = (text: string): string => this.secrets.cleanData(text);
 
   /** Whether `value` is this client's API key (compared here, so the key stays inside). */
   usesKey(value: string): boolean {

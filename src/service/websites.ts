@@ -1,6 +1,6 @@
 /** The account's websites: every record read is cleaned of the run's secrets; no write is sent twice where the first may have been done. */
 import { domainKey } from '../model/domain.js';
-import { FIELD, FIELDS } from '../model/fields.js';
+import { FIELD } from '../model/fields.js';
 import type { FieldName, LiveWebsite, WebsiteView } from '../model/types.js';
 import { ApiError } from './errors.js';
 import { PER_PAGE, type ServiceHttp } from './http.js';
@@ -10,18 +10,6 @@ import { readPage, toForm, toLiveWebsite, unwrap, type Form, type Page } from '.
 /** The websites the listings of one account read in all (each search could answer a million). */
 export class WebsitesRead {
   count = 0;
-}
-
-/** A website record, its settings' text cleaned; its id and domain as they are. */
-function websiteOf(http: ServiceHttp, raw: unknown): LiveWebsite {
-  const site = toLiveWebsite(raw);
-  const fields = site as unknown as Record<string, unknown>;
-  for (const { name } of FIELDS) {
-    const value = fields[name];
-    if (typeof value === 'string') fields[name] = http.cleaned(value);
-    else if (Array.isArray(value)) fields[name] = value.map((v: unknown) => (typeof v === 'string' ? http.cleaned(v) : v));
-  }
-  return site;
 }
 
 function listingWords(what: string): PageWords {
@@ -55,7 +43,7 @@ export async function listWebsites(
       const answer = await http.call({ method: 'GET', path: `/websites?${params}`, kind: search ? 'search' : 'listing', what, idempotent: true, abortable: true, fixedRoute: true });
       return readPage(answer.body, n);
     },
-    read: (raw) => websiteOf(http, raw),
+    read: (raw) => toLiveWebsite(raw, http.cleaned),
     key: (site) => site.id,
     perPage: PER_PAGE,
     words: listingWords(search ?? 'list websites'),
@@ -88,7 +76,7 @@ export function pagesFor(total: number): number {
 
 export async function getWebsite(http: ServiceHttp, id: number): Promise<LiveWebsite> {
   const answer = await http.call({ method: 'GET', path: `/websites/${id}`, kind: 'show', what: `read website ${id}`, idempotent: true, abortable: true });
-  return websiteOf(http, unwrap(answer.body));
+  return toLiveWebsite(unwrap(answer.body), http.cleaned);
 }
 
 /** The website with this id; undefined on a 404. */
@@ -138,7 +126,7 @@ export async function createWebsite(http: ServiceHttp, domain: string, form: For
   const answer = await http.call({ method: 'POST', path: '/websites', form: { domain, ...form }, kind: 'write', what: `create ${domain}`, idempotent: false, ifDone });
   if (stored) return { website: stored, recovered: true };
   try {
-    return { website: websiteOf(http, unwrap(answer.body)), recovered: false };
+    return { website: toLiveWebsite(unwrap(answer.body), http.cleaned), recovered: false };
   } catch {
     const found = await findWebsite(http, domain);
     if (found) return { website: found, recovered: true };
@@ -170,7 +158,7 @@ export async function updateWebsite(http: ServiceHttp, id: number, domain: strin
     },
   });
   try {
-    return websiteOf(http, unwrap(answer.body));
+    return toLiveWebsite(unwrap(answer.body), http.cleaned);
   } catch {
     return undefined;
   }

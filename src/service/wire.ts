@@ -5,7 +5,8 @@ import type { Account, FieldName, LiveWebsite, WebsiteView } from '../model/type
 import { ApiError } from './errors.js';
 import { toInt, type Raw } from '../model/field-values.js';
 
-export function toLiveWebsite(raw: unknown): LiveWebsite {
+/** `clean`: a setting's text as shown (the client cleans it of the run's secrets); the id and domain stay as they are. */
+export function toLiveWebsite(raw: unknown, clean = (text: string) => text): LiveWebsite {
   if (!raw || typeof raw !== 'object') throw new ApiError('protocol', 'the service sent a website that is not an object');
   const r = raw as Raw;
   const id = toInt(r.id);
@@ -20,12 +21,14 @@ export function toLiveWebsite(raw: unknown): LiveWebsite {
   const fields = site as unknown as Record<string, unknown>;
   for (const field of FIELDS) {
     const value = field.read(r);
-    if (value !== undefined) fields[field.name] = value;
+    if (typeof value === 'string') fields[field.name] = clean(value);
+    else if (Array.isArray(value)) fields[field.name] = value.map((v: unknown) => (typeof v === 'string' ? clean(v) : v));
+    else if (value !== undefined) fields[field.name] = value;
   }
   return site;
 }
 
-export function toAccount(raw: unknown): Account {
+export function toAccount(raw: unknown, clean = (text: string) => text): Account {
   const data = unwrap(raw);
   const r = (data && typeof data === 'object' ? data : {}) as Raw;
   const plan = (r.plan && typeof r.plan === 'object' ? r.plan : {}) as Raw;
@@ -34,9 +37,9 @@ export function toAccount(raw: unknown): Account {
   const pageviews = toInt(features.pageviews);
   return {
     id: typeof r.id === 'number' || typeof r.id === 'string' ? r.id : null,
-    name: typeof r.name === 'string' ? r.name : '',
-    email: typeof r.email === 'string' ? r.email : '',
-    plan: typeof plan.name === 'string' ? plan.name : '',
+    name: typeof r.name === 'string' ? clean(r.name) : '',
+    email: typeof r.email === 'string' ? clean(r.email) : '',
+    plan: typeof plan.name === 'string' ? clean(plan.name) : '',
     websiteLimit: limit === undefined || limit < 0 ? null : limit,
     pageviewLimit: pageviews === undefined || pageviews < 0 ? null : pageviews,
     emailReports: flagOf(features.email_reports),
