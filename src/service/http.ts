@@ -159,10 +159,8 @@ export class ServiceHttp {
       try {
         const answer = await this.send(spec, failures + throttled);
         if (answer.status >= 200 && answer.status < 300) return answer;
-        if (answer.status === 429) {
-          if (++throttled > this.retry.max429) throw errorForStatus(429, this.secrets.cleanDeep(answer.body), spec.what, this.options.keyFrom);
-          continue; // the pacer holds every request until the window ends
-        }
+        // The pacer holds every request until the window ends; past max429, the 429 is not retried.
+        if (answer.status === 429 && ++throttled <= this.retry.max429) continue;
         // The service's words may echo the form, password included: cleaned before they are a message.
         error = this.errorFor(spec, { ...answer, body: this.secrets.cleanDeep(answer.body) });
       } catch (e) {
