@@ -80,7 +80,7 @@ export class Pacer {
   /** Reports the answer to a request let through by `acquire` (no status: it failed). */
   release(ticket: Ticket, status: number | undefined, headers: Answer['headers']): void {
     this.inFlight = Math.max(0, this.inFlight - 1);
-    if (this.probing) this.probing = false;
+    this.probing = false;
     if (status !== undefined) this.answered = true;
     if (status !== undefined && status !== 429) this.confirming = false;
     const now = this.clock.now();
@@ -88,8 +88,7 @@ export class Pacer {
     const remaining = intHeader(headers, 'x-ratelimit-remaining');
     if (limit !== undefined) this.limit = limit;
     if (remaining !== undefined) {
-      const windowOver = this.windowEnd !== undefined && now >= this.windowEnd;
-      if (this.remaining === undefined || remaining < this.remaining || windowOver || this.windowEnd === undefined) {
+      if (this.remaining === undefined || remaining < this.remaining || this.windowEnd === undefined || now >= this.windowEnd) {
         this.remaining = remaining;
       }
       if (limit !== undefined && remaining === limit - 1) {
@@ -101,8 +100,8 @@ export class Pacer {
       const until = retryAt(headers, now);
       // A predicted window that had not ended: the whole-second guess was too short.
       if (this.confirming && this.windowMs !== undefined) this.wholeSeconds = false;
+      this.blockedUntil = Math.max(this.blockedUntil, until ?? now + 1000);
       if (until !== undefined) {
-        this.blockedUntil = Math.max(this.blockedUntil, until);
         this.windowEnd = until;
         // The window still open is the last one seen to open.
         if (this.windowOpenedAt !== undefined && this.windowOpenedAt < until) {
@@ -111,8 +110,6 @@ export class Pacer {
           this.windowMs = this.wholeSeconds && bound >= 1000 ? Math.floor(bound / 1000) * 1000 : bound;
           this.windowEnd = this.windowOpenedAt + this.windowMs;
         }
-      } else {
-        this.blockedUntil = Math.max(this.blockedUntil, now + 1000);
       }
       this.remaining = 0;
     }
