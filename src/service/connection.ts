@@ -15,12 +15,7 @@ export interface ConnectionFlags {
   insecureHttp?: boolean;
 }
 
-export interface Connection {
-  /** Normalized: no trailing slash. */
-  baseUrl: string;
-  apiKey: string;
-}
-
+/** Normalized: no trailing slash, no /api/v1. */
 export function resolveBaseUrl(flags: ConnectionFlags, env: Env, fromFile?: string): string {
   const [raw, source] =
     flags.baseUrl !== undefined
@@ -82,8 +77,6 @@ export function keyProblem(key: string): string | undefined {
   return undefined;
 }
 
-export async function resolveConnection(flags: ConnectionFlags, env: Env, fromFile?: string): Promise<Connection> {
-  const baseUrl = resolveBaseUrl(flags, env, fromFile);
-  const apiKey = await resolveApiKey(flags, env);
-  return { baseUrl, apiKey };
+export async function resolveConnection(flags: ConnectionFlags, env: Env, fromFile?: string): Promise<{ baseUrl: string; apiKey: string }> {
+  return { baseUrl: resolveBaseUrl(flags, env, fromFile), apiKey: await resolveApiKey(flags, env) };
 }
