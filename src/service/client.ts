@@ -5,7 +5,7 @@ import { quietDays, pageviewsSince, readTraffic, statsRows } from './stats.js';
 import { changeWebsite, countWebsites, createWebsite, deleteWebsite, findWebsite, getWebsite, listWebsites, lookupWebsite, pagesFor, storeWebsite, updateWebsite } from './websites.js';
 import { toAccount } from './wire.js';
 
-export type { ClientOptions, ClientStats, RequestKind, RetryPolicy } from './http.js';
+export type { ClientOptions } from './http.js';
 
 type Rest<F> = F extends (http: ServiceHttp, ...rest: infer R) => unknown ? R : never;
 
