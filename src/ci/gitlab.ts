@@ -7,7 +7,8 @@
 import type { Env } from '../config/interpolate.js';
 import { SitesyncError } from '../messages/errors.js';
 import { packageVersion } from '../io/paths.js';
-import { apiRoot, ApiThread, header, JsonApi, wireText, type Answer, type CiService, type HttpOptions } from './http.js';
+import { apiRoot, ApiThread, JsonApi, wireText, type CiService, type HttpOptions } from './http.js';
+import { header, type Answer } from '../service/transport.js';
 import type { CommentThread } from './plan-comment.js';
 
 /** GitLab's own limit is 1,000,000; the plan stays far below either way. */

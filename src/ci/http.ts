@@ -10,19 +10,11 @@ import { Agent } from 'undici';
 import { SitesyncError } from '../messages/errors.js';
 import { SecretValues } from '../secrets/values.js';
 import { serviceMessage } from '../service/errors.js';
+import { retryAt } from '../service/pacer.js';
 import { checkedAddress } from '../model/address.js';
-import { ANSWER_DEADLINE_MS, AnswerTooLarge, classifyTransportError, deadline, readCapped } from '../service/transport.js';
+import { ANSWER_DEADLINE_MS, AnswerTooLarge, classifyTransportError, deadline, header, readCapped, type Answer, type Method } from '../service/transport.js';
 import type { CommentThread, ThreadComment } from './plan-comment.js';
 import { MAX_ANSWER_BYTES, MAX_RATE_LIMIT_WAIT_MS } from '../caps.js';
-
-export interface Answer {
-  status: number;
-  headers: Record<string, string | string[] | undefined>;
-  /** Parsed JSON, the raw text when it is not JSON, undefined when empty. */
-  body: unknown;
-}
-
-export type Method = 'GET' | 'POST' | 'PATCH' | 'PUT';
 
 export interface HttpOptions {
   signal?: AbortSignal;
@@ -309,28 +301,15 @@ function isRateLimited(answer: Answer): boolean {
 }
 
 /**
- * How long a rate-limited answer asks to wait, in ms: its `Retry-After` (seconds or a date),
- * else the reset time of a limit with none left (GitHub's `X-RateLimit-Reset`, GitLab's
- * `RateLimit-Reset`, epoch seconds); undefined when it does not say.
+ * How long a rate-limited answer asks to wait, in ms, read as the service's 429 is (`retryAt`):
+ * its `Retry-After`, else the reset time of a limit with none left (GitHub's `X-RateLimit-Reset`,
+ * GitLab's `RateLimit-Reset`); undefined when it does not say.
  */
-export function rateLimitWait(answer: Pick<Answer, 'headers'>, now = Date.now()): number | undefined {
-  const atLeast = (ms: number) => Math.max(1_000, Math.ceil(ms));
-  const after = header(answer.headers, 'retry-after')?.trim();
-  if (after) {
-    if (/^\d+$/.test(after)) return atLeast(Number(after) * 1000);
-    const date = Date.parse(after);
-    if (Number.isFinite(date)) return atLeast(date - now);
-  }
-  const remaining = header(answer.headers, 'x-ratelimit-remaining') ?? header(answer.headers, 'ratelimit-remaining');
-  const reset = header(answer.headers, 'x-ratelimit-reset') ?? header(answer.headers, 'ratelimit-reset');
-  if (remaining?.trim() === '0' && reset && /^\d+$/.test(reset.trim())) return atLeast(Number(reset.trim()) * 1000 - now);
-  return undefined;
-}
-
-/** `headers[name]` as one string. */
-export function header(headers: Answer['headers'], name: string): string | undefined {
-  const value = headers[name.toLowerCase()];
-  return Array.isArray(value) ? value[0] : value;
+export function rateLimitWait({ headers }: Pick<Answer, 'headers'>, now = Date.now()): number | undefined {
+  const usedUp = (header(headers, 'x-ratelimit-remaining') ?? header(headers, 'ratelimit-remaining'))?.trim() === '0';
+  const reset = usedUp ? (header(headers, 'x-ratelimit-reset') ?? header(headers, 'ratelimit-reset')) : undefined;
+  const at = retryAt({ 'retry-after': header(headers, 'retry-after'), 'x-ratelimit-reset': reset }, now);
+  return at === undefined ? undefined : Math.max(1_000, Math.ceil(at - now));
 }
 
 /** What went wrong below HTTP, in the words `classifyTransportError` gives every client sitesync has. */

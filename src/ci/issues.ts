@@ -5,7 +5,8 @@
  * them and how it names their fields.
  */
 import { SitesyncError } from '../messages/errors.js';
-import type { Answer, JsonApi, Method } from './http.js';
+import type { JsonApi } from './http.js';
+import type { Answer, Method } from '../service/transport.js';
 
 export interface Issue {
   /** GitHub's issue number, GitLab's iid: what the issue's address holds. */

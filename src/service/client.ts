@@ -1,23 +1,18 @@
-/**
- * The one door to the service: HTTP (http.ts) with the account, the websites (websites.ts) and
- * the statistics (stats.ts) as methods, so that a run holds one client per account.
- */
+/** The one door to the service: HTTP with the account, websites and statistics as methods. */
 import type { Account } from '../model/types.js';
 import { ServiceHttp } from './http.js';
 import { quietDays, pageviewsSince, readTraffic, statsRows } from './stats.js';
 import { changeWebsite, countWebsites, createWebsite, deleteWebsite, findWebsite, getWebsite, listWebsites, lookupWebsite, pagesFor, storeWebsite, updateWebsite } from './websites.js';
 import { toAccount } from './wire.js';
 
-export type { ClientOptions, ClientStats, RequestKind, RetryPolicy } from './http.js';
+export type { ClientOptions } from './http.js';
 
-/** The parameters of a part's function after the client it is given. */
 type Rest<F> = F extends (http: ServiceHttp, ...rest: infer R) => unknown ? R : never;
 
 export class ServiceClient extends ServiceHttp {
   async getAccount(): Promise<Account> {
     const answer = await this.call({ method: 'GET', path: '/account', kind: 'account', what: 'read the account', idempotent: true, abortable: true, fixedRoute: true });
-    const account = toAccount(answer.body);
-    return { ...account, name: this.cleaned(account.name), email: this.cleaned(account.email), plan: this.cleaned(account.plan) };
+    return toAccount(answer.body, this.cleaned);
   }
 
   listWebsites = (...a: Rest<typeof listWebsites>) => listWebsites(this, ...a);

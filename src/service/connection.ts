@@ -3,7 +3,7 @@
  * base URL from --base-url · SITESYNC_BASE_URL · api.base_url; the key from --api-key-file ·
  * SITESYNC_API_KEY, never from the file or an argument.
  */
-import { open } from 'node:fs/promises';
+import { createReadStream } from 'node:fs';
 import { SitesyncError } from '../messages/errors.js';
 import { BASE_URL_RULE, checkedAddress } from '../model/address.js';
 import type { Env } from '../config/interpolate.js';
@@ -15,12 +15,7 @@ export interface ConnectionFlags {
   insecureHttp?: boolean;
 }
 
-export interface Connection {
-  /** Normalized: no trailing slash. */
-  baseUrl: string;
-  apiKey: string;
-}
-
+/** Normalized: no trailing slash, no /api/v1. */
 export function resolveBaseUrl(flags: ConnectionFlags, env: Env, fromFile?: string): string {
   const [raw, source] =
     flags.baseUrl !== undefined
@@ -50,38 +45,23 @@ export async function resolveApiKey(flags: ConnectionFlags, env: Env): Promise<s
   throw new SitesyncError('no API key: set SITESYNC_API_KEY, or pass --api-key-file FILE (the key is never read from the config file)');
 }
 
-/** At most MAX_KEY_FILE_BYTES + 1 bytes: enough to tell a key from anything else. */
+/** At most MAX_KEY_FILE_BYTES + 1 bytes (the path may be /dev/zero). */
 async function readKeyFile(path: string, where: string): Promise<string> {
-  let handle;
+  const chunks: Buffer[] = [];
   try {
-    handle = await open(path, 'r');
-    const buffer = Buffer.alloc(MAX_KEY_FILE_BYTES + 1);
-    let length = 0;
-    for (;;) {
-      const { bytesRead } = await handle.read(buffer, length, buffer.length - length, null);
-      if (bytesRead === 0) break;
-      length += bytesRead;
-      if (length > MAX_KEY_FILE_BYTES) {
-        throw new SitesyncError(`${where} is not an API key: the file holds more than ${MAX_KEY_FILE_BYTES / 1024} KiB`);
-      }
-    }
-    return buffer.subarray(0, length).toString('utf8');
+    for await (const chunk of createReadStream(path, { end: MAX_KEY_FILE_BYTES })) chunks.push(chunk as Buffer);
   } catch (error) {
-    if (error instanceof SitesyncError) throw error;
     const code = (error as NodeJS.ErrnoException).code;
     throw new SitesyncError(
       `${where}: ${code === 'ENOENT' ? 'no such file' : code === 'EISDIR' ? 'this is a folder' : code === 'EACCES' ? 'permission denied' : `cannot read it (${code})`}`,
     );
-  } finally {
-    await handle?.close().catch(() => undefined);
   }
+  const data = Buffer.concat(chunks);
+  if (data.length > MAX_KEY_FILE_BYTES) throw new SitesyncError(`${where} is not an API key: the file holds more than ${MAX_KEY_FILE_BYTES / 1024} KiB`);
+  return data.toString('utf8');
 }
 
-/**
- * The key, trimmed, if it can go into an Authorization header as it is; otherwise refused at
- * once (a request would fail, or be retried, with a header it cannot carry). The message says
- * what is wrong and never shows the key.
- */
+/** The key, trimmed, if it can go into an Authorization header; the message never shows it. */
 function checkedKey(raw: string, where: string): string {
   const key = raw.trim();
   const problem = keyProblem(key);
@@ -97,8 +77,6 @@ export function keyProblem(key: string): string | undefined {
   return undefined;
 }
 
-export async function resolveConnection(flags: ConnectionFlags, env: Env, fromFile?: string): Promise<Connection> {
-  const baseUrl = resolveBaseUrl(flags, env, fromFile);
-  const apiKey = await resolveApiKey(flags, env);
-  return { baseUrl, apiKey };
+export async function resolveConnection(flags: ConnectionFlags, env: Env, fromFile?: string): Promise<{ baseUrl: string; apiKey: string }> {
+  return { baseUrl: resolveBaseUrl(flags, env, fromFile), apiKey: await resolveApiKey(flags, env) };
 }

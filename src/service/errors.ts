@@ -1,7 +1,4 @@
-/**
- * Failures talking to the service, as short messages a person can act on. They never hold the
- * API key, a password or a request body.
- */
+/** Failures talking to the service, as messages a person can act on: never a secret or a body. */
 import { SitesyncError } from '../messages/errors.js';
 
 export type ApiErrorKind =
@@ -28,22 +25,18 @@ export class ApiError extends SitesyncError {
     super(message);
   }
 
-  /** Whether a retry of the same request may succeed. */
   get transient(): boolean {
     return this.kind === 'server' || this.kind === 'network' || this.kind === 'timeout';
   }
 
-  /**
-   * The service refused the request itself (a 4xx other than not-found, timeout or throttle):
-   * sending it again unchanged fails the same way, so something must change first.
-   */
+  /** A 4xx other than not-found, timeout or throttle: sent again unchanged, it fails the same way. */
   get refused(): boolean {
     const s = this.status;
     return s !== undefined && s >= 400 && s < 500 && s !== 404 && s !== 408 && s !== 429;
   }
 }
 
-/** The service's own message, e.g. "The domain has already been taken.", when it sent one. */
+/** The service's own message, e.g. "The domain has already been taken.". */
 export function serviceMessage(body: unknown): string | undefined {
   if (body && typeof body === 'object' && 'message' in body) {
     const message = (body as { message: unknown }).message;
@@ -52,10 +45,7 @@ export function serviceMessage(body: unknown): string | undefined {
   return undefined;
 }
 
-/**
- * The field → messages of a refusal, from either shape: Laravel's `errors` object, or the
- * product's own form requests, which put that object in `message` (and send no `errors`).
- */
+/** Field → messages, from Laravel's `errors` or the product's form requests' `message` object. */
 export function fieldErrorsOf(body: unknown): Record<string, string[]> {
   const out: Record<string, string[]> = {};
   if (!body || typeof body !== 'object') return out;
@@ -73,10 +63,7 @@ export function fieldErrorsOf(body: unknown): Record<string, string[]> {
 /** Domains are unique across every account of an installation, which the message does not say. */
 const TAKEN_HINT = 'another account of this installation may hold it';
 
-/**
- * A refusal as one line, field by field: `domain: The domain has already been taken. (…);
- * privacy: …`; the service's plain message when it names no field.
- */
+/** A refusal as one line, field by field (`domain: …; privacy: …`), else the service's message. */
 export function describeRefusal(body: unknown): string {
   const fields = fieldErrorsOf(body);
   const parts = Object.entries(fields).map(([field, messages]) => {
@@ -89,10 +76,7 @@ export function describeRefusal(body: unknown): string {
   return 'the service refused the request without saying why';
 }
 
-/**
- * The error for an answer that is not a success. `keyFrom` says where the key came from
- * (`SITESYNC_API_KEY or --api-key-file`, an account's variable), for the 401's advice.
- */
+/** The error for an answer that is not a success; `keyFrom` is for the 401's advice. */
 export function errorForStatus(status: number, body: unknown, what: string, keyFrom = 'SITESYNC_API_KEY or --api-key-file'): ApiError {
   const said = serviceMessage(body);
   switch (status) {

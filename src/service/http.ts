@@ -1,8 +1,7 @@
 /**
- * HTTP to the service, for the websites and the statistics alike: every request pinned to the
- * base URL's origin, paced from the service's throttle headers, retried where that is safe, its
- * answer's size and time bounded, and its failure said in words. What the service says is
- * cleaned of the run's secrets here, before it is anything else (`cleaned`).
+ * HTTP to the service: every request pinned to the base URL's origin, paced, retried where that
+ * is safe, its answer bounded, its failure said in words. What the service says is cleaned of the
+ * run's secrets here, before it is anything else.
  */
 import { Pool } from 'undici';
 import { InterruptedError } from '../messages/errors.js';
@@ -10,18 +9,17 @@ import { packageVersion } from '../io/paths.js';
 import { SecretValues } from '../secrets/values.js';
 import { ApiError, errorForStatus, serviceMessage } from './errors.js';
 import { Pacer, realClock, ThrottleTooLong, type PacerClock } from './pacer.js';
-import { ANSWER_DEADLINE_MS, AnswerTooLarge, certificateProblem, checkServerIdentity, classifyTransportError, deadline, readCapped, type AnswerBody } from './transport.js';
+import { ANSWER_DEADLINE_MS, AnswerTooLarge, certificateProblem, checkServerIdentity, classifyTransportError, deadline, header, readCapped, type Answer, type Method } from './transport.js';
 import { MAX_ANSWER_BYTES } from '../caps.js';
 import type { Form } from './wire.js';
 
 export interface RetryPolicy {
-  /** Attempts for a request that fails with 5xx or a network error (the first one included). */
+  /** Attempts after a 5xx or a network error, the first one included. */
   attempts: number;
   baseDelayMs: number;
   maxDelayMs: number;
-  /** Give up retrying once this much time has passed since the first attempt. */
+  /** No retry once this much time has passed since the first attempt. */
   budgetMs: number;
-  /** 429 answers tolerated for one request before giving up. */
   max429: number;
 }
 
@@ -30,62 +28,41 @@ export const DEFAULT_RETRY: RetryPolicy = { attempts: 5, baseDelayMs: 300, maxDe
 export interface ClientOptions {
   baseUrl: string;
   apiKey: string;
-  /** Where the key came from, for the advice when the service refuses it (a variable's name, never the key). */
+  /** Where the key came from, for the advice when the service refuses it (never the key). */
   keyFrom?: string;
-  /**
-   * Values that what the service says is cleaned of before it becomes a message (the key is
-   * always added). Shared with the caller, so that passwords registered later count too.
-   */
+  /** Shared with the caller, so that passwords registered later count too (the key is added). */
   secrets?: SecretValues;
-  /** Pages fetched at once while listing. */
   listConcurrency?: number;
-  connectTimeoutMs?: number;
   /** Time allowed for the answer's headers, and then between body chunks. */
   readTimeoutMs?: number;
   /**
-   * The same for a read of a website's statistics (default 15 s, at most readTimeoutMs), which is
-   * not sent again after a timeout: a service that takes that long over one website's history is
-   * not made faster by asking again, and the plan does not wait on it.
+   * The same for statistics (default 15 s), not sent again after a timeout: a service that slow
+   * over one website's history is not made faster by asking again.
    */
   statsTimeoutMs?: number;
-  /**
-   * The whole time one answer may take, headers and body, on top of the timeouts between chunks
-   * (default ANSWER_DEADLINE_MS): a service trickling a few bytes at a time is cut off.
-   */
+  /** The whole time one answer may take (default ANSWER_DEADLINE_MS). */
   deadlineMs?: number;
-  /**
-   * The same for a read of statistics (default STATS_DEADLINE_MS): past it, the traffic is unknown,
-   * which counts as recent.
-   */
+  /** The same for statistics (default STATS_DEADLINE_MS): past it, the traffic is unknown. */
   statsDeadlineMs?: number;
   retry?: Partial<RetryPolicy>;
-  /** One line per request (`--verbose`). Never receives the key or a body. */
+  /** One line per request (`--verbose`): never the key or a body. */
   log?: (line: string) => void;
   clock?: PacerClock;
-  /**
-   * The pacer to share: one per installation (origin), since its throttle may count every key
-   * from this address in one budget (service-behaviour.md). Default: the client's own.
-   */
+  /** One per installation: its throttle may count every key from this address (service-behaviour.md). */
   pacer?: Pacer;
-  /** Aborts reads in progress (Ctrl-C during plan). Writes are never cut off half way. */
+  /** Aborts reads in progress (Ctrl-C). Writes are never cut off half way. */
   signal?: AbortSignal;
-  /** The largest answer read (default MAX_ANSWER_BYTES). */
   maxAnswerBytes?: number;
 }
 
 export interface ClientStats {
   requests: number;
   retries: number;
-  throttled: number;
-  byStatus: Record<number, number>;
-  /** Requests by what they were for (each attempt counts): what a run's requests went to. */
+  /** Requests (each attempt) by what they were for. */
   byKind: Partial<Record<RequestKind, number>>;
 }
 
-/** What a request is for, for the count `--verbose` gives. */
 export type RequestKind = 'account' | 'listing' | 'search' | 'count' | 'show' | 'statistics' | 'archive' | 'write';
-
-export type Method = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 
 export interface RequestSpec {
   method: Method;
@@ -97,36 +74,25 @@ export interface RequestSpec {
   what: string;
   /** Safe to send again after a 5xx or a lost answer. */
   idempotent: boolean;
-  /** Called before a retry after a 5xx; may throw to stop retrying. */
+  /** Before a retry after a 5xx; may throw to stop retrying. */
   beforeRetry?: (error: ApiError) => Promise<void>;
-  /**
-   * For a request that is not idempotent: after its answer is lost (5xx, network, timeout), what
-   * the lost attempt did, when it was done (then that is the answer); else it is sent again.
-   */
+  /** Not idempotent: after a lost answer, what the lost attempt did if it was done; else it is sent again. */
   ifDone?: () => Promise<Answer | undefined>;
-  /** Whether reads may be aborted by the client's signal. */
+  /** Whether the client's signal may abort it. */
   abortable?: boolean;
   /** A route every version has (the account, the list): a 404 there means a wrong base URL. */
   fixedRoute?: boolean;
-  /** Time allowed for this answer (else the client's readTimeoutMs); a timeout then is not retried. */
+  /** Time allowed for this answer (else readTimeoutMs); a timeout then is not retried. */
   timeoutMs?: number;
-}
-
-export interface Answer {
-  status: number;
-  headers: Record<string, string | string[] | undefined>;
-  body: unknown;
 }
 
 /** The page size of every list read (the most the product allows). */
 export const PER_PAGE = 100;
-/** Pages read at once: quick on a large account, still gentle on a small PHP service. */
 export const LIST_CONCURRENCY = 12;
-/** A read of statistics, which the plan does not wait on for long (its between-chunks timeout is 15 s). */
 export const STATS_DEADLINE_MS = 30_000;
 
 export class ServiceHttp {
-  readonly stats: ClientStats = { requests: 0, retries: 0, throttled: 0, byStatus: {}, byKind: {} };
+  readonly stats: ClientStats = { requests: 0, retries: 0, byKind: {} };
   private readonly pool: Pool;
   private readonly apiRoot: string;
   private readonly pacer: Pacer;
@@ -134,10 +100,7 @@ export class ServiceHttp {
   readonly clock: PacerClock;
   private readonly headers: Record<string, string>;
   private readonly secrets: SecretValues;
-
-  /** Time allowed for a page of statistics' headers, and then between its chunks (not sent again after a timeout). */
   readonly statsTimeoutMs: number;
-  /** Pages of a listing read at once. */
   readonly listConcurrency: number;
 
   constructor(private readonly options: ClientOptions) {
@@ -147,7 +110,7 @@ export class ServiceHttp {
     this.apiRoot = `${url.pathname.replace(/\/+$/, '')}/api/v1`;
     this.pool = new Pool(url.origin, {
       connections: 16,
-      connectTimeout: options.connectTimeoutMs ?? 10_000,
+      connectTimeout: 10_000,
       headersTimeout: options.readTimeoutMs ?? 30_000,
       bodyTimeout: options.readTimeoutMs ?? 30_000,
       keepAliveTimeout: 10_000,
@@ -165,14 +128,8 @@ export class ServiceHttp {
     };
   }
 
-  /**
-   * Text the service holds (a statistic's value, a setting, the account's name), cleaned of the
-   * run's secrets (those long enough not to occur in it by chance: SecretValues.cleanData): the
-   * service may hold or echo the key or a password, and what sitesync shows or writes of it must not.
-   */
-  cleaned(text: string): string {
-    return this.secrets.cleanData(text);
-  }
+  /** Text the service holds, cleaned of the run's secrets: it may hold or echo the key or a password. */
+  readonly cleaned = (text: string): string => this.secrets.cleanData(text);
 
   /** Whether `value` is this client's API key (compared here, so the key stays inside). */
   usesKey(value: string): boolean {
@@ -182,14 +139,13 @@ export class ServiceHttp {
   async close(): Promise<void> {
     // A request still in flight (a sibling of one that failed the run) ends when the pool does: not news.
     this.closed = true;
-    // Its own pacer's wait ends with it; a shared one is closed by whoever shares it (the run).
     if (!this.options.pacer) this.pacer.close();
     await this.pool.close();
   }
 
   private closed = false;
 
-  /** This client's clock, as a date: the day the stats are read against. */
+  /** The day the stats are read against. */
   today(): Date {
     return new Date(this.clock.now());
   }
@@ -203,11 +159,8 @@ export class ServiceHttp {
       try {
         const answer = await this.send(spec, failures + throttled);
         if (answer.status >= 200 && answer.status < 300) return answer;
-        if (answer.status === 429) {
-          this.stats.throttled++;
-          if (++throttled > this.retry.max429) throw errorForStatus(429, this.secrets.cleanDeep(answer.body), spec.what, this.options.keyFrom);
-          continue; // the pacer holds every request until the window ends
-        }
+        // The pacer holds every request until the window ends; past max429, the 429 is not retried.
+        if (answer.status === 429 && ++throttled <= this.retry.max429) continue;
         // The service's words may echo the form, password included: cleaned before they are a message.
         error = this.errorFor(spec, { ...answer, body: this.secrets.cleanDeep(answer.body) });
       } catch (e) {
@@ -226,27 +179,18 @@ export class ServiceHttp {
   }
 
   /**
-   * The error for an answer that is not a success. A 404 of a route that always exists, or a
-   * 404 without the service's own "not found" message (the web server's bare `{"message": ""}`),
-   * means the request never reached the API: the base URL is wrong. A 405 means the same, or a
-   * version without the route. Both say what was requested (the key is never in the URL).
+   * A 404 of a route that always exists, or without the service's own message (the web server's
+   * bare `{"message": ""}`), means the request never reached the API: the base URL is wrong.
    */
   private errorFor(spec: RequestSpec, answer: Answer): ApiError {
     const requested = `${spec.method} ${new URL(this.options.baseUrl).origin}${this.apiRoot}${spec.path.split('?')[0]}`;
-    if (answer.status === 404 && (spec.fixedRoute || serviceMessage(answer.body) === undefined)) {
-      return new ApiError('protocol', `${spec.what}: ${requested} answered 404 (no such route): ${baseUrlAdvice(this.options.baseUrl)}`, 404);
-    }
-    if (answer.status === 405) {
-      return new ApiError(
-        'protocol',
-        `${spec.what}: ${requested} answered 405 (the service has no such route for ${spec.method}): ${baseUrlAdvice(this.options.baseUrl)}`,
-        405,
-      );
+    if ((answer.status === 404 && (spec.fixedRoute || serviceMessage(answer.body) === undefined)) || answer.status === 405) {
+      const why = answer.status === 404 ? 'no such route' : `the service has no such route for ${spec.method}`;
+      return new ApiError('protocol', `${spec.what}: ${requested} answered ${answer.status} (${why}): ${baseUrlAdvice(this.options.baseUrl)}`, answer.status);
     }
     return errorForStatus(answer.status, answer.body, spec.what, this.options.keyFrom);
   }
 
-  /** Exponential backoff with full jitter. */
   private backoff(failures: number): Promise<void> {
     const cap = Math.min(this.retry.maxDelayMs, this.retry.baseDelayMs * 2 ** (failures - 1));
     return this.clock.sleep(cap / 2 + Math.random() * (cap / 2));
@@ -258,14 +202,9 @@ export class ServiceHttp {
     try {
       signal?.throwIfAborted();
       const ticket = await this.pacer.acquire(signal);
-      // From the moment it is sent (not while it waits for the pacer).
       limit = deadline(this.deadlineOf(spec), signal);
-      const headers: Record<string, string> = { ...this.headers };
-      let body: string | undefined;
-      if (spec.form) {
-        headers['content-type'] = 'application/x-www-form-urlencoded';
-        body = new URLSearchParams(spec.form).toString();
-      }
+      const body = spec.form && new URLSearchParams(spec.form).toString();
+      const headers = body === undefined ? this.headers : { ...this.headers, 'content-type': 'application/x-www-form-urlencoded' };
       const path = `${this.apiRoot}${spec.path}`;
       let status: number | undefined;
       let responseHeaders: Answer['headers'] = {};
@@ -274,12 +213,11 @@ export class ServiceHttp {
         const res = await this.pool.request({ method: spec.method, path, headers, body, signal: limit.signal, ...timeouts });
         status = res.statusCode;
         responseHeaders = res.headers;
-        const text = await this.readBody(res, spec.what);
+        const text = await readCapped(res, this.options.maxAnswerBytes ?? MAX_ANSWER_BYTES);
         this.stats.requests++;
         this.stats.byKind[spec.kind] = (this.stats.byKind[spec.kind] ?? 0) + 1;
-        this.stats.byStatus[status] = (this.stats.byStatus[status] ?? 0) + 1;
         this.log(`${spec.method} ${path} ${status} ${this.clock.now() - ticket.sentAt}ms${attempt ? ` (retry ${attempt})` : ''}`);
-        if (status >= 300 && status < 400) throw redirectError(responseHeaders.location, this.secrets);
+        if (status >= 300 && status < 400) throw redirectError(header(responseHeaders, 'location'), this.secrets);
         return { status, headers: responseHeaders, body: parseBody(text, status, spec.what) };
       } catch (error) {
         if (status === undefined && !this.closed) {
@@ -294,6 +232,9 @@ export class ServiceHttp {
     } catch (error) {
       if (error instanceof ApiError) throw error;
       if (signal?.aborted) throw new InterruptedError('interrupted');
+      if (error instanceof AnswerTooLarge) {
+        throw new ApiError('protocol', `${spec.what}: the service answered ${error.message}, which no answer of the service is; nothing more was read (is the base URL the service's address?)`);
+      }
       if (error instanceof ThrottleTooLong) {
         throw new ApiError(
           'rate-limit',
@@ -308,19 +249,7 @@ export class ServiceHttp {
     }
   }
 
-  /** The answer's text, refused past the cap before it is all in memory. */
-  private async readBody(res: AnswerBody, what: string): Promise<string> {
-    try {
-      return await readCapped(res, this.options.maxAnswerBytes ?? MAX_ANSWER_BYTES);
-    } catch (error) {
-      if (!(error instanceof AnswerTooLarge)) throw error;
-      throw new ApiError('protocol', `${what}: the service answered ${error.message}, which no answer of the service is; nothing more was read (is the base URL the service's address?)`);
-    }
-  }
-
-  /** The whole time an answer to `spec` may take. */
   private deadlineOf(spec: RequestSpec): number {
-    // A page of statistics, for a delete's traffic or an archive: 100 short rows.
     if (spec.kind === 'statistics' || spec.kind === 'archive') return this.options.statsDeadlineMs ?? STATS_DEADLINE_MS;
     return this.options.deadlineMs ?? ANSWER_DEADLINE_MS;
   }
@@ -363,13 +292,11 @@ function parseBody(text: string, status: number, what: string): unknown {
   }
 }
 
-function redirectError(location: string | string[] | undefined, secrets: SecretValues): ApiError {
-  const to = Array.isArray(location) ? location[0] : location;
+function redirectError(to: string | undefined, secrets: SecretValues): ApiError {
   let where = '';
   if (to) {
     try {
-      // Cleaned as the service wrote it, then as a path (percent-encoded its own way), then decoded:
-      // a password echoed in the Location, however it is spelt there, is shown as (redacted).
+      // Cleaned as written, as a path, then decoded: a password echoed in the Location, however spelt.
       const path = secrets.clean(new URL(secrets.clean(to), 'http://x').pathname);
       where = ` to ${secrets.clean(decodedPath(path))}`;
     } catch {
@@ -382,7 +309,6 @@ function redirectError(location: string | string[] | undefined, secrets: SecretV
   );
 }
 
-/** A URL's path decoded for reading (`%20` as a space), or as it is where it cannot be. */
 function decodedPath(path: string): string {
   try {
     return decodeURIComponent(path);
@@ -392,7 +318,6 @@ function decodedPath(path: string): string {
 }
 
 function describeTransportError(error: unknown): string {
-  if (error instanceof ApiError) return error.message;
   // (A DOMException, as a deadline's abort is, has a number for a code.)
   const e = error as { code?: unknown; message?: string };
   return typeof e.code === 'string' ? e.code : (e.message ?? String(error));

@@ -1,26 +1,15 @@
 /**
- * One limiter shared by every request of a client, paced from the service's own throttle
- * headers so that a rate-limited run goes as fast as the limit allows without a storm of 429s.
- *
- * The service (Laravel's throttle) counts requests in fixed windows per key: a window opens
- * with the first request after the last one closed and lasts a fixed time. Every answer says
- * `X-RateLimit-Limit` and `X-RateLimit-Remaining`; only a 429 says when the window ends
- * (`Retry-After`, `X-RateLimit-Reset`). So the pacer
- *   - sends the first two requests alone, to learn the limits before a burst,
- *   - lets requests go while the window has room (remaining − in flight > 0),
- *   - notes when a window opened (an answer with remaining = limit − 1),
- *   - learns the window's length from the first 429 (its end minus its opening),
- * and from then on waits for each window's end instead of probing it with a 429. When a window
- * it predicted is over, one request goes first to confirm that a new one opened: a window that
- * has grown then costs that one 429 (which teaches the new length), not one per request in
- * flight. The service may change its limit at any time: every answer's headers are taken as
- * they come. A window that shrinks is not noticed (nothing probes early): the pace stays at the
- * longer window's, slower but without 429s.
- *
- * Its time and its one timer come from `PacerClock`, so tests drive it with a fake clock.
+ * One limiter for every request to an installation, paced from the service's throttle headers.
+ * Laravel's throttle counts requests in fixed windows: every answer says X-RateLimit-Limit and
+ * -Remaining, only a 429 says when the window ends. So the pacer sends the first two requests
+ * alone, lets requests go while the window has room, notes when a window opened (remaining =
+ * limit − 1), learns the window's length from the first 429, and then waits for each window's
+ * end instead of probing it. After a predicted end, one request goes first: a window that grew
+ * costs that one 429, not one per request in flight. A window that shrinks is not noticed.
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import { MAX_THROTTLE_WAIT_MS } from '../caps.js';
+import { header, type Answer } from './transport.js';
 
 export interface PacerClock {
   now(): number;
@@ -35,11 +24,7 @@ export const realClock: PacerClock = {
 /** Requests sent before any answer says what the limits are: enough for the account and page 1. */
 const FIRST_REQUESTS = 2;
 
-/**
- * Sent a little after the predicted end of a window, against clock and rounding noise: at most
- * this, and on short windows (a second or two, where it would be a large share of each) 2 % of
- * the window, but never less than MIN_MARGIN_MS.
- */
+/** Sent a little after a window's predicted end, against clock noise: 2 % of a short window, within these. */
 const WINDOW_MARGIN_MS = 150;
 const MIN_MARGIN_MS = 20;
 
@@ -47,7 +32,6 @@ export interface Ticket {
   sentAt: number;
 }
 
-/** Thrown by `acquire` when the throttle asks for a wait longer than the pacer's longest. */
 export class ThrottleTooLong extends Error {
   constructor(
     readonly waitMs: number,
@@ -61,20 +45,14 @@ export class Pacer {
   private limit?: number;
   private remaining?: number;
   private inFlight = 0;
-  /** Nothing goes before this time (a 429's Retry-After, or the end of a full window). */
   private blockedUntil = 0;
   private windowOpenedAt?: number;
   private windowMs?: number;
   private windowEnd?: number;
-  /**
-   * A window learned from whole-second headers is taken to be a whole number of seconds (as
-   * Laravel's are); false once a window ended later than that predicted (then the raw bound is used).
-   */
+  /** Windows are taken to be whole seconds, as Laravel's are, until one ends later than that predicted. */
   private wholeSeconds = true;
   private probing = false;
-  /** A predicted window is over: one request goes first, to see a new one open (or get a 429). */
   private confirming = false;
-  /** Whether any answer has arrived: until then, one request at a time finds out the limits. */
   private answered = false;
   private waiters: (() => void)[] = [];
   private timer?: { at: number; cancel: AbortController };
@@ -82,11 +60,10 @@ export class Pacer {
 
   constructor(
     private readonly clock: PacerClock = realClock,
-    /** The longest wait for the throttle; longer throws ThrottleTooLong. */
     private readonly maxWaitMs = MAX_THROTTLE_WAIT_MS,
   ) {}
 
-  /** Waits until a request may be sent; throws ThrottleTooLong rather than wait longer than the pacer's longest. */
+  /** Waits until a request may be sent; throws ThrottleTooLong rather than wait longer than maxWaitMs. */
   async acquire(signal?: AbortSignal): Promise<Ticket> {
     for (;;) {
       signal?.throwIfAborted();
@@ -100,23 +77,21 @@ export class Pacer {
     }
   }
 
-  /** Reports the answer to a request let through by `acquire` (or its failure: no headers). */
-  release(ticket: Ticket, status: number | undefined, headers: Record<string, string | string[] | undefined>): void {
+  /** Reports the answer to a request let through by `acquire` (no status: it failed). */
+  release(ticket: Ticket, status: number | undefined, headers: Answer['headers']): void {
     this.inFlight = Math.max(0, this.inFlight - 1);
-    if (this.probing) this.probing = false;
+    this.probing = false;
     if (status !== undefined) this.answered = true;
     if (status !== undefined && status !== 429) this.confirming = false;
     const now = this.clock.now();
-    const limit = intHeader(headers['x-ratelimit-limit']);
-    const remaining = intHeader(headers['x-ratelimit-remaining']);
+    const limit = intHeader(headers, 'x-ratelimit-limit');
+    const remaining = intHeader(headers, 'x-ratelimit-remaining');
     if (limit !== undefined) this.limit = limit;
     if (remaining !== undefined) {
-      const windowOver = this.windowEnd !== undefined && now >= this.windowEnd;
-      if (this.remaining === undefined || remaining < this.remaining || windowOver || this.windowEnd === undefined) {
+      if (this.remaining === undefined || remaining < this.remaining || this.windowEnd === undefined || now >= this.windowEnd) {
         this.remaining = remaining;
       }
       if (limit !== undefined && remaining === limit - 1) {
-        // This request opened a window.
         this.windowOpenedAt = ticket.sentAt;
         if (this.windowMs !== undefined) this.windowEnd = ticket.sentAt + this.windowMs;
       }
@@ -125,20 +100,16 @@ export class Pacer {
       const until = retryAt(headers, now);
       // A predicted window that had not ended: the whole-second guess was too short.
       if (this.confirming && this.windowMs !== undefined) this.wholeSeconds = false;
+      this.blockedUntil = Math.max(this.blockedUntil, until ?? now + 1000);
       if (until !== undefined) {
-        this.blockedUntil = Math.max(this.blockedUntil, until);
         this.windowEnd = until;
-        // The window still open is the last one seen to open (a predicted one that did not end
-        // is the same window): its length is from that opening to this end.
+        // The window still open is the last one seen to open.
         if (this.windowOpenedAt !== undefined && this.windowOpenedAt < until) {
           const bound = until - this.windowOpenedAt;
-          // Retry-After and X-RateLimit-Reset count whole seconds, rounded up: the end they say
-          // is up to a second late. A window of whole seconds is the one below that bound.
+          // Retry-After and X-RateLimit-Reset count whole seconds, rounded up: up to a second late.
           this.windowMs = this.wholeSeconds && bound >= 1000 ? Math.floor(bound / 1000) * 1000 : bound;
           this.windowEnd = this.windowOpenedAt + this.windowMs;
         }
-      } else {
-        this.blockedUntil = Math.max(this.blockedUntil, now + 1000);
       }
       this.remaining = 0;
     }
@@ -152,8 +123,7 @@ export class Pacer {
     if (this.limit === undefined || this.remaining === undefined) return 0;
     const margin = this.margin();
     if (this.windowEnd !== undefined && now >= this.windowEnd + margin) {
-      // The window we knew of is over: a fresh one has the full limit, once one request has
-      // seen it open. Its opening time is kept until then: a 429 instead means the window grew.
+      // A fresh window has the full limit once one request has seen it open (a 429: it grew).
       this.remaining = this.limit;
       this.windowEnd = undefined;
       this.confirming = true;
@@ -190,11 +160,7 @@ export class Pacer {
     });
   }
 
-  /**
-   * Once the run is over: the timer is called off (a wait for the throttle must not keep the
-   * process alive after the run, when Ctrl-C stopped it or a sibling request failed it), and no
-   * new one is set. A caller still parked is never woken: nothing more is sent.
-   */
+  /** Once the run is over: no timer keeps the process alive, and a caller still parked is never woken. */
   close(): void {
     this.closed = true;
     this.timer?.cancel.abort();
@@ -223,22 +189,21 @@ export class Pacer {
   }
 }
 
-function intHeader(value: string | string[] | undefined): number | undefined {
-  const v = Array.isArray(value) ? value[0] : value;
+function intHeader(headers: Answer['headers'], name: string): number | undefined {
+  const v = header(headers, name);
   if (v === undefined || !/^\s*\d+\s*$/.test(v)) return undefined;
   return Number(v);
 }
 
 /** When a 429 says the window ends: Retry-After (seconds or an HTTP date), else X-RateLimit-Reset. */
-export function retryAt(headers: Record<string, string | string[] | undefined>, now: number): number | undefined {
-  const retryAfter = headers['retry-after'];
-  const ra = Array.isArray(retryAfter) ? retryAfter[0] : retryAfter;
+export function retryAt(headers: Answer['headers'], now: number): number | undefined {
+  const ra = header(headers, 'retry-after');
   if (ra !== undefined) {
     if (/^\s*\d+(\.\d+)?\s*$/.test(ra)) return now + Number(ra) * 1000;
     const date = Date.parse(ra);
     if (!Number.isNaN(date)) return Math.max(now, date);
   }
-  const reset = intHeader(headers['x-ratelimit-reset']);
+  const reset = intHeader(headers, 'x-ratelimit-reset');
   if (reset !== undefined) {
     // Unix seconds when large, else seconds from now.
     return reset > 1e9 ? Math.max(now, reset * 1000) : now + reset * 1000;

@@ -1,56 +1,48 @@
 /**
- * The one walker of pages the client does not trust: a listing of websites, a search, and every
- * statistic read page by page. The page count decides how many requests sitesync sends, so it is
- * checked before it is followed: a paginator is Laravel's, whose `last_page` is
- * `max(1, ceil(total / per_page))`; a listing grows while it is read only by what is added
- * meanwhile; no listing holds more than a million items; an item counts once, by its key; a page
- * that brings nothing new yet says there is more goes in a circle. Anything else is the service's
- * error, said with what it said and what was expected, rather than a run that sends fifty million
- * requests or never ends.
+ * The walker of pages the client does not trust (listings, searches, statistics). The page count
+ * decides how many requests are sent, so it is checked before it is followed: `last_page` is
+ * Laravel's `max(1, ceil(total / per_page))`, a listing grows only by what is added meanwhile, no
+ * listing holds more than a million items, a page with nothing new that says there is more goes
+ * in a circle. Anything else is the service's error rather than a run that never ends.
  */
 import { MAX_ADDED_WHILE_LISTING, MAX_LISTED_ITEMS } from '../caps.js';
 import { ApiError } from './errors.js';
 import type { Page } from './wire.js';
 
-/** What a walk's errors say: its own words where its tests and users know them. */
+/** What a walk's errors say. */
 export interface PageWords {
-  /** The error around a problem: "list websites: … (problem); stopped listing". */
   wrap(problem: string): string;
-  /** What the pages hold: "websites", "values"; and one of them. */
+  /** "websites", "values"; and one of them. */
   noun: string;
   one: string;
-  /** "more websites than any account holds": past MAX_LISTED_ITEMS. */
+  /** Past MAX_LISTED_ITEMS: "more websites than any account holds". */
   most: string;
   /** `last_page` is not Laravel's for `total` at `size` a page (`inferred`: the page says no per_page). */
   disagrees(n: number, page: Page<unknown>, size: number, inferred: boolean, expected: number): string;
-  /** Page `n` says more pages than were added while walking, or the walk reached its last allowed page with more to come. */
+  /** More pages than were added while walking, or more past the last allowed page. */
   endless(n: number, page: Page<unknown>, first: Page<unknown>, firstPages: number | undefined): string;
-  /** Page `n` brings nothing new, yet says there is more. */
   circles(n: number): string;
-  /** When set, items never go away while they are read (statistics: hits only add): fewer than the first page counted means some were skipped. */
+  /** When set, items never go away (hits only add): fewer than the first page counted were skipped. */
   fewer?(total: number, held: number): string;
 }
 
 export interface Walk<R, T> {
-  /** Page `n` as the service answered it. */
   fetch(n: number): Promise<Page<R>>;
   /** An item as kept (called once its page can be a page). */
   read(raw: R): T;
   key(item: T): string | number;
   /** Of two readings of one item, the one kept (default: the later). */
   merge?(before: T, after: T): T;
-  /** The page size asked for. */
   perPage: number;
   words: PageWords;
   /** Pages read at once once the first says how many there are (default 1: in order). */
   readers?: number;
-  /** The items read by every walk that shares it (the searches of one plan): MAX_LISTED_ITEMS counts them all. */
+  /** Items read by every walk that shares it (the searches of one plan): MAX_LISTED_ITEMS counts them all. */
   shared?: { count: number };
-  /** After each page: pages read, the pages the service says there are, the page's items and its new ones, every item so far. May throw to stop. */
+  /** After each page; may throw to stop. */
   onPage?(read: number, of: number | undefined, page: { items: T[]; added: T[]; all: number }): void;
 }
 
-/** The last page of a Laravel paginator of `total` rows at `perPage` a page (one, empty, when there are none). */
 export function lastPageOf(total: number, perPage: number): number {
   return Math.max(1, Math.ceil(total / perPage));
 }
@@ -64,9 +56,8 @@ export async function walkPages<R, T>(walk: Walk<R, T>): Promise<T[]> {
   };
   let first: Page<R> | undefined;
   let firstPages: number | undefined;
-  /** The last page as the pages say it (the largest yet). */
   let lastPage: number | undefined;
-  /** The last page the walk may go to: a million items, or as many pages again as the first said and what is added meanwhile. */
+  /** A million items, or as many pages again as the first said and what is added meanwhile. */
   let bound = Math.ceil(MAX_LISTED_ITEMS / walk.perPage);
   let pagesRead = 0;
 
@@ -74,7 +65,6 @@ export async function walkPages<R, T>(walk: Walk<R, T>): Promise<T[]> {
   const take = (page: Page<R>, n: number): boolean => {
     const said = `page ${n} says`;
     if (page.currentPage !== undefined && page.currentPage !== n) fail(`asked for page ${n}, the service answered page ${page.currentPage}`);
-    // Checked first: the items of a page are read only once it can be a page.
     if (page.perPage !== undefined && page.perPage > 0 && page.items.length > page.perPage) fail(`${said} per_page ${page.perPage}, but holds ${page.items.length} ${words.noun}`);
     // A page before the last is full: its items are the page size where the answer does not say it.
     const full = page.lastPage !== undefined && n < page.lastPage && page.items.length > 0;
@@ -89,7 +79,6 @@ export async function walkPages<R, T>(walk: Walk<R, T>): Promise<T[]> {
     if (n > 1 && page.items.length === 0 && page.lastPage !== undefined && n <= page.lastPage) fail(`${said} last_page ${page.lastPage}, but holds no ${words.one}`);
     if (n === 1) {
       first = page;
-      // What is added while walking may add as many pages again, and a few.
       if ((firstPages = pages) !== undefined) bound = Math.min(bound, firstPages * 2 + Math.ceil(MAX_ADDED_WHILE_LISTING / walk.perPage));
     }
     if (pages !== undefined && pages > bound) fail(words.endless(n, page, first!, firstPages));
@@ -114,7 +103,7 @@ export async function walkPages<R, T>(walk: Walk<R, T>): Promise<T[]> {
   };
 
   let more = take(await walk.fetch(1), 1);
-  // Readers take the next page number while there is one: several once the page count is known, else one, in order.
+  // Several readers once the page count is known, else one, in order.
   let next = 2;
   let stopped = false;
   const reader = async () => {

@@ -1,10 +1,22 @@
-/**
- * What every client sitesync has (the service's, GitHub's and GitLab's) does alike below HTTP:
- * undici's errors read once, an answer's size capped and its whole time bounded.
- */
+/** Below HTTP, for the service's client and GitHub's and GitLab's: undici's errors read once, answers bounded. */
 import { checkServerIdentity as nodeCheckServerIdentity, type PeerCertificate } from 'node:tls';
 import { errors as undiciErrors } from 'undici';
 import { MAX_ANSWER_BYTES } from '../caps.js';
+
+export type Method = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
+
+export interface Answer {
+  status: number;
+  headers: Record<string, string | string[] | undefined>;
+  /** Parsed JSON (the service's client: undefined when not JSON; the CI's: the raw text). */
+  body: unknown;
+}
+
+/** `headers[name]` as one string. */
+export function header(headers: Answer['headers'], name: string): string | undefined {
+  const value = headers[name.toLowerCase()];
+  return Array.isArray(value) ? value[0] : value;
+}
 
 export type TransportFailure =
   | 'aborted'
@@ -13,10 +25,8 @@ export type TransportFailure =
   | 'refused'
   | 'dns'
   | 'lost'
-  // The server's TLS certificate was refused: a retry meets the same certificate.
   | 'certificate'
-  // No TLS where https:// expects it (an http port): a retry meets the same server.
-  | 'not-tls'
+  | 'not-tls' // an http port where https:// expects TLS
   | 'other';
 
 export function classifyTransportError(error: unknown): { failure: TransportFailure; code?: string } {
@@ -47,9 +57,8 @@ export function classifyTransportError(error: unknown): { failure: TransportFail
 }
 
 /**
- * Node's host name check, for undici's `connect` option, its error under OpenSSL's code for the
- * same failure: undici treats ERR_TLS_CERT_ALTNAME_INVALID apart and then never finishes closing
- * its pool, so that a run would end without a word (exit 0) instead of saying what is wrong.
+ * Node's host name check, its error under another code: undici treats ERR_TLS_CERT_ALTNAME_INVALID
+ * apart and then never finishes closing its pool, so that a run would end without a word (exit 0).
  */
 export function checkServerIdentity(host: string, cert: PeerCertificate): Error | undefined {
   const error = nodeCheckServerIdentity(host, cert);
@@ -57,7 +66,7 @@ export function checkServerIdentity(host: string, cert: PeerCertificate): Error 
   return error;
 }
 
-/** What is wrong with a certificate, and what to check: the words after "the certificate of HOST". */
+/** The words after "the certificate of HOST". */
 export interface CertificateProblem {
   problem: string;
   check: string;
@@ -67,10 +76,7 @@ const PRIVATE_AUTHORITY = "for a private authority (a company's own, or a proxy 
 const OTHER_NAMES = { problem: 'is for other names', check: 'the host name in the base URL must be one it names' };
 const NOT_VALID = { problem: 'is not valid', check: 'the service must replace it' };
 
-/**
- * Node's codes for a certificate it refuses (OpenSSL's verification codes, and Node's own host
- * name check), in words. Those of revocation lists are missing: Node checks none by default.
- */
+/** Node's codes for a certificate it refuses, in words (none of revocation lists: Node checks none). */
 const CERTIFICATE_PROBLEMS: Readonly<Record<string, CertificateProblem>> = {
   ERR_TLS_CERT_ALTNAME_INVALID: OTHER_NAMES,
   HOSTNAME_MISMATCH: OTHER_NAMES,
@@ -101,18 +107,13 @@ const CERTIFICATE_PROBLEMS: Readonly<Record<string, CertificateProblem>> = {
   ERROR_IN_CERT_NOT_AFTER_FIELD: NOT_VALID,
 };
 
-/**
- * What is wrong with the certificate a TLS error refused, for a failure classified as
- * 'certificate'. For the wrong host name, the names the certificate is for (text from the
- * server: the caller cleans it like any other).
- */
+/** For the wrong host name, the names the certificate is for (the server's text: the caller cleans it). */
 export function certificateProblem(error: unknown, code: string): CertificateProblem {
   const known = CERTIFICATE_PROBLEMS[code] ?? NOT_VALID;
   const names = certificateNames(error);
   return names.length && known === OTHER_NAMES ? { ...known, problem: `${known.problem} (${names.join(', ')})` } : known;
 }
 
-/** The names a refused certificate is for (its subject alternative names), a few at most. */
 function certificateNames(error: unknown): string[] {
   const cert = (error as { cert?: { subjectaltname?: unknown; subject?: { CN?: unknown } } }).cert;
   const altNames = typeof cert?.subjectaltname === 'string' ? cert.subjectaltname.split(', ') : [];
@@ -124,13 +125,11 @@ function certificateNames(error: unknown): string[] {
 /** Answers are some 50 KiB at most (a page of 100 websites, of comments): two minutes is a server that does not answer. */
 export const ANSWER_DEADLINE_MS = 120_000;
 
-/** An answer's body as undici gives it. */
 export interface AnswerBody {
-  headers: Record<string, string | string[] | undefined>;
+  headers: Answer['headers'];
   body: AsyncIterable<Buffer> & { dump(options: { limit: number }): Promise<void> };
 }
 
-/** Thrown by `readCapped` for an answer larger than the cap: nothing more of it was read. */
 export class AnswerTooLarge extends Error {
   constructor(readonly max: number) {
     super(`more than ${max >= 1024 * 1024 ? `${Math.round(max / 1024 / 1024)} MiB` : `${max} bytes`}`);
@@ -141,13 +140,11 @@ export class AnswerTooLarge extends Error {
 export async function readCapped(res: AnswerBody, max: number = MAX_ANSWER_BYTES): Promise<string> {
   const declared = Number(res.headers['content-length']);
   if (Number.isFinite(declared) && declared > max) {
-    // Discarded unread (undici closes the connection past the limit).
     await res.body.dump({ limit: 0 }).catch(() => undefined);
     throw new AnswerTooLarge(max);
   }
   const chunks: Buffer[] = [];
   let size = 0;
-  // Leaving the loop by a throw ends the body's stream.
   for await (const chunk of res.body) {
     size += chunk.length;
     if (size > max) throw new AnswerTooLarge(max);
@@ -157,9 +154,8 @@ export async function readCapped(res: AnswerBody, max: number = MAX_ANSWER_BYTES
 }
 
 /**
- * The whole time one answer may take, headers and body (undici's own timeouts run between
- * chunks, which a server trickling a few bytes at a time never trips): a signal that aborts past
- * `ms`, or when `outer` (Ctrl-C) does, and whether it was the deadline.
+ * The whole time one answer may take (undici's own timeouts run between chunks, which a server
+ * trickling a few bytes at a time never trips), or until `outer` (Ctrl-C) aborts.
  */
 export function deadline(ms: number, outer?: AbortSignal): { signal: AbortSignal; expired: () => boolean } {
   const timer = AbortSignal.timeout(ms);

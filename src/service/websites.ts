@@ -1,37 +1,17 @@
-/**
- * The account's websites at the service: listing, search, count, lookup, and the writes. Every
- * record read has its settings' text cleaned of the run's secrets; a write is never sent twice
- * where the first may have been done.
- */
+/** The account's websites: every record read is cleaned of the run's secrets; no write is sent twice where the first may have been done. */
 import { domainKey } from '../model/domain.js';
-import { FIELD, FIELDS } from '../model/fields.js';
+import { FIELD } from '../model/fields.js';
 import type { FieldName, LiveWebsite, WebsiteView } from '../model/types.js';
 import { ApiError } from './errors.js';
 import { PER_PAGE, type ServiceHttp } from './http.js';
 import { walkPages, type PageWords } from './pages.js';
 import { readPage, toForm, toLiveWebsite, unwrap, type Form, type Page } from './wire.js';
 
-/**
- * The websites the listings of one account read in all: a listing, or every search of a plan
- * with --target (each of which a service could answer with a million websites of its own).
- */
+/** The websites the listings of one account read in all (each search could answer a million). */
 export class WebsitesRead {
   count = 0;
 }
 
-/** A website record as read, its settings' text cleaned; its id and domain, which name it, as they are. */
-function websiteOf(http: ServiceHttp, raw: unknown): LiveWebsite {
-  const site = toLiveWebsite(raw);
-  const fields = site as unknown as Record<string, unknown>;
-  for (const { name } of FIELDS) {
-    const value = fields[name];
-    if (typeof value === 'string') fields[name] = http.cleaned(value);
-    else if (Array.isArray(value)) fields[name] = value.map((v: unknown) => (typeof v === 'string' ? http.cleaned(v) : v));
-  }
-  return site;
-}
-
-/** What a listing's errors say. */
 function listingWords(what: string): PageWords {
   return {
     wrap: (problem) => `${what}: the service's pagination cannot be right (${problem}); stopped listing`,
@@ -48,17 +28,11 @@ function listingWords(what: string): PageWords {
   };
 }
 
-/**
- * Every website of the account, id ascending. Pages are built from the base URL (never from the
- * links the service sends, which may name another host) and read by a few readers at once once
- * the first page says how many there are, up to the last page as the latest answer says (websites
- * added while listing push it further); the page count is checked before it is followed (pages.ts).
- */
+/** Every website of the account, id ascending; pages built from the base URL, never from the links the service sends (another host). */
 export async function listWebsites(
   http: ServiceHttp,
   query: Record<string, string> = {},
   onProgress?: (pages: number, of: number | undefined) => void,
-  /** Shared by the listings of one account (the searches of a plan with --target): a million websites in all. */
   read?: WebsitesRead,
 ): Promise<LiveWebsite[]> {
   const search = query.search === undefined ? undefined : `search websites for "${query.search}"`;
@@ -69,7 +43,7 @@ export async function listWebsites(
       const answer = await http.call({ method: 'GET', path: `/websites?${params}`, kind: search ? 'search' : 'listing', what, idempotent: true, abortable: true, fixedRoute: true });
       return readPage(answer.body, n);
     },
-    read: (raw) => websiteOf(http, raw),
+    read: (raw) => toLiveWebsite(raw, http.cleaned),
     key: (site) => site.id,
     perPage: PER_PAGE,
     words: listingWords(search ?? 'list websites'),
@@ -80,14 +54,14 @@ export async function listWebsites(
   return sites.sort((a, b) => a.id - b.id);
 }
 
-/** The website with this domain, if the account has it (a search, then an exact match). */
+/** The website with this domain, if the account has it. */
 export async function findWebsite(http: ServiceHttp, domain: string): Promise<LiveWebsite | undefined> {
   const key = domainKey(domain);
   const matches = await listWebsites(http, { search: key, search_by: 'domain' });
   return matches.find((w) => w.domain === key);
 }
 
-/** How many websites the account holds (one small request when the service says its total). */
+/** How many websites the account holds. */
 export async function countWebsites(http: ServiceHttp): Promise<number> {
   const params = new URLSearchParams({ per_page: '10', page: '1' });
   const answer = await http.call({ method: 'GET', path: `/websites?${params}`, kind: 'count', what: 'count websites', idempotent: true, abortable: true, fixedRoute: true });
@@ -96,17 +70,16 @@ export async function countWebsites(http: ServiceHttp): Promise<number> {
   return (await listWebsites(http)).length;
 }
 
-/** How many pages reading the whole list takes for an account of `total` websites. */
 export function pagesFor(total: number): number {
   return Math.ceil(Math.max(total, 1) / PER_PAGE);
 }
 
 export async function getWebsite(http: ServiceHttp, id: number): Promise<LiveWebsite> {
   const answer = await http.call({ method: 'GET', path: `/websites/${id}`, kind: 'show', what: `read website ${id}`, idempotent: true, abortable: true });
-  return websiteOf(http, unwrap(answer.body));
+  return toLiveWebsite(unwrap(answer.body), http.cleaned);
 }
 
-/** The website with this id; undefined when the service has none (404). */
+/** The website with this id; undefined on a 404. */
 export async function lookupWebsite(http: ServiceHttp, id: number): Promise<LiveWebsite | undefined> {
   try {
     return await getWebsite(http, id);
@@ -116,10 +89,7 @@ export async function lookupWebsite(http: ServiceHttp, id: number): Promise<Live
   }
 }
 
-/**
- * Stores a website with the `fields` of `values` (a password from `password`, never from a
- * view). The service ignores favorite on create: it is stored first, then set by an update.
- */
+/** Stores a website; the service ignores favorite on create: it is set by an update afterwards. */
 export async function storeWebsite(
   http: ServiceHttp,
   domain: string,
@@ -140,15 +110,11 @@ export async function storeWebsite(
   return stored;
 }
 
-/** Sends the `fields` of `values` to a stored website (a password from `password`). */
 export async function changeWebsite(http: ServiceHttp, id: number, domain: string, values: WebsiteView, fields: readonly FieldName[], password?: string): Promise<void> {
   await updateWebsite(http, id, domain, toForm(values, fields, password));
 }
 
-/**
- * Stores a website. A store is never blindly sent twice: when its answer is lost (5xx,
- * network, timeout), the domain is looked up first, and stored again only if truly absent.
- */
+/** When a store's answer is lost, the domain is looked up first, and stored again only if absent. */
 export async function createWebsite(http: ServiceHttp, domain: string, form: Form): Promise<{ website: LiveWebsite; recovered: boolean }> {
   let stored: LiveWebsite | undefined;
   const ifDone = async () => {
@@ -160,9 +126,8 @@ export async function createWebsite(http: ServiceHttp, domain: string, form: For
   const answer = await http.call({ method: 'POST', path: '/websites', form: { domain, ...form }, kind: 'write', what: `create ${domain}`, idempotent: false, ifDone });
   if (stored) return { website: stored, recovered: true };
   try {
-    return { website: websiteOf(http, unwrap(answer.body)), recovered: false };
+    return { website: toLiveWebsite(unwrap(answer.body), http.cleaned), recovered: false };
   } catch {
-    // Stored, but the answer is unreadable: find what was stored.
     const found = await findWebsite(http, domain);
     if (found) return { website: found, recovered: true };
     throw new ApiError('protocol', `create ${domain}: the service answered ${answer.status} but the website cannot be found`);
@@ -193,7 +158,7 @@ export async function updateWebsite(http: ServiceHttp, id: number, domain: strin
     },
   });
   try {
-    return websiteOf(http, unwrap(answer.body));
+    return toLiveWebsite(unwrap(answer.body), http.cleaned);
   } catch {
     return undefined;
   }

@@ -1,15 +1,12 @@
-/**
- * Translation between the service's wire format and the model, and nothing else. Reads
- * liberally (ints as strings, `null` for defaults, `\r\n` lists, missing fields), writes strictly
- * (every value as the form field the service validates).
- */
+/** The service's wire format to and from the model: read liberally, written strictly. */
 import { domainKey } from '../model/domain.js';
 import { FIELD, FIELDS } from '../model/fields.js';
 import type { Account, FieldName, LiveWebsite, WebsiteView } from '../model/types.js';
 import { ApiError } from './errors.js';
 import { toInt, type Raw } from '../model/field-values.js';
 
-export function toLiveWebsite(raw: unknown): LiveWebsite {
+/** `clean`: a setting's text as shown (the client cleans it of the run's secrets); the id and domain stay as they are. */
+export function toLiveWebsite(raw: unknown, clean = (text: string) => text): LiveWebsite {
   if (!raw || typeof raw !== 'object') throw new ApiError('protocol', 'the service sent a website that is not an object');
   const r = raw as Raw;
   const id = toInt(r.id);
@@ -17,21 +14,21 @@ export function toLiveWebsite(raw: unknown): LiveWebsite {
     throw new ApiError('protocol', 'the service sent a website without an id or domain');
   }
   const site: LiveWebsite = { id, domain: domainKey(r.domain) };
-  // Kept as stored (a trailing dot, unicode, a name that is no host name) so that export
-  // writes, and messages name, the website the service shows. Case and a leading `www.`
-  // never survive the service's own normalization, so they do not count.
+  // Kept as stored (a trailing dot, unicode) so that export and messages name what the service
+  // shows; case and a leading `www.` never survive the service's own normalization.
   const spelled = r.domain.trim().toLowerCase().replace(/^www\./, '');
   if (spelled !== site.domain) site.stored = spelled;
-  // Each field as its row reads it; one the record lacks stays undefined (write-only here).
   const fields = site as unknown as Record<string, unknown>;
   for (const field of FIELDS) {
     const value = field.read(r);
-    if (value !== undefined) fields[field.name] = value;
+    if (typeof value === 'string') fields[field.name] = clean(value);
+    else if (Array.isArray(value)) fields[field.name] = value.map((v: unknown) => (typeof v === 'string' ? clean(v) : v));
+    else if (value !== undefined) fields[field.name] = value;
   }
   return site;
 }
 
-export function toAccount(raw: unknown): Account {
+export function toAccount(raw: unknown, clean = (text: string) => text): Account {
   const data = unwrap(raw);
   const r = (data && typeof data === 'object' ? data : {}) as Raw;
   const plan = (r.plan && typeof r.plan === 'object' ? r.plan : {}) as Raw;
@@ -40,9 +37,9 @@ export function toAccount(raw: unknown): Account {
   const pageviews = toInt(features.pageviews);
   return {
     id: typeof r.id === 'number' || typeof r.id === 'string' ? r.id : null,
-    name: typeof r.name === 'string' ? r.name : '',
-    email: typeof r.email === 'string' ? r.email : '',
-    plan: typeof plan.name === 'string' ? plan.name : '',
+    name: typeof r.name === 'string' ? clean(r.name) : '',
+    email: typeof r.email === 'string' ? clean(r.email) : '',
+    plan: typeof plan.name === 'string' ? clean(plan.name) : '',
     websiteLimit: limit === undefined || limit < 0 ? null : limit,
     pageviewLimit: pageviews === undefined || pageviews < 0 ? null : pageviews,
     emailReports: flagOf(features.email_reports),
@@ -56,14 +53,14 @@ function flagOf(value: unknown): boolean | null {
   return n === undefined ? null : n !== 0;
 }
 
-/** A page of a list as the service answered it: its items, and what its paginator says of the whole. */
+/** A page of a list, and what its paginator says of the whole. */
 export interface Page<T = unknown> {
   items: T[];
   currentPage?: number;
   lastPage?: number;
   hasNext: boolean;
   total?: number;
-  /** The page size the answer says (a string in the product's answers), whatever was asked. */
+  /** As the answer says it (a string in the product's), whatever was asked. */
   perPage?: number;
 }
 
@@ -94,23 +91,20 @@ export function readPage(body: unknown, requested: number): Page {
   };
 }
 
-/** One row of the stats API: a value (a day, an hour…) and the sum of its counts. */
+/** One row of the stats API: a value (a day, an hour…) and its count. */
 export interface StatsRow {
   value: string;
   count: number;
 }
 
-/**
- * A page of the stats API, a bare paginator of `{value, count}` rows. `count` is an integer on
- * SQLite and may come as a string through MySQL (a SUM): read liberally.
- */
+/** A page of the stats API; `count` may come as a string through MySQL (a SUM). */
 export function readStatsRows(body: unknown): Page<StatsRow> {
   const page = readPage(body, 1);
   const items = page.items.map((item) => {
     const r = (item && typeof item === 'object' ? item : {}) as Record<string, unknown>;
     const count = typeof r.count === 'number' ? r.count : typeof r.count === 'string' && r.count.trim() !== '' ? Number(r.count) : NaN;
     if ((typeof r.value !== 'string' && typeof r.value !== 'number') || r.count === undefined || r.count === null) throw new ApiError('protocol', 'the service sent statistics that are not rows of a value and a count');
-    // A SUM of whole hits: a fraction, a negative or a number past exact integers is no count (and 0.4 is not 0).
+    // A SUM of whole hits: 0.4 is not 0.
     if (!Number.isSafeInteger(count) || count < 0) throw new ApiError('protocol', `the service sent a count that is not a number of hits: ${JSON.stringify(r.count)?.slice(0, 40)}`);
     return { value: String(r.value), count };
   });
@@ -120,10 +114,7 @@ export function readStatsRows(body: unknown): Page<StatsRow> {
 
 export type Form = Record<string, string>;
 
-/**
- * The form fields for the values of a website view, each written as its row says. A password
- * comes from `password`, never from the view (which holds only `(sensitive)`).
- */
+/** The form fields of a website view; a password from `password`, never from the view. */
 export function toForm(values: WebsiteView, fields: readonly FieldName[], password?: string): Form {
   const form: Form = {};
   for (const name of fields) {
