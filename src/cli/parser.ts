@@ -183,13 +183,21 @@ export function buildParser(argv: string[], onCommand: OnCommand): Argv {
     .alias('h', 'help')
     .alias('V', 'version')
     .epilogue(EPILOGUE)
-    .wrap(Math.min(110, process.stdout.columns || 100))
+    // yargs lays out the whole help before it runs any command's handler (it keeps it for a later
+    // showHelp), about a tenth of a second of CPU: laid out to a width only when help is asked for.
+    .wrap(asksForHelp(argv) ? Math.min(110, process.stdout.columns || 100) : null)
     .exitProcess(false)
     .fail((message, error) => {
       // A command's own error passes through; yargs' own (a YError: a flag without its value) is a usage error.
       if (error && error.name !== 'YError') throw error;
       throw commandLineError(message ?? error?.message ?? '', argv, parser);
     });
+}
+
+/** --help or -h before `--`: yargs shows help (and runs no command). */
+function asksForHelp(argv: readonly string[]): boolean {
+  const end = argv.indexOf('--');
+  return (end < 0 ? argv : argv.slice(0, end)).some((word) => word === '--help' || word === '-h');
 }
 
 /** yargs' failure message, with what is unknown and what was probably meant. */

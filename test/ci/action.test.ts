@@ -65,7 +65,9 @@ describe('the GitHub Action', () => {
     expect(Object.keys(action.outputs).sort()).toEqual(['archive-artifact', 'archive-dir', 'exitcode', 'has_changes', 'plan-json']);
   });
 
-  it('plan posts the plan comment, then updates the same comment on the next push', async () => {
+  // The first run is the action as checked out, its CLI the built bundle in processes of its own
+  // (five to eight Node start-ups): past 30 s on a machine busy with a second suite.
+  it('plan posts the plan comment, then updates the same comment on the next push', { timeout: 120_000 }, async () => {
     await writeFile(join(dir, 'sitesync.yaml'), config(['a.example.com']));
     // The first run with the action as checked out: its bundle built, the CLI a process of its own.
     const first = await runAction({ command: 'plan', comment: 'true' }, 'pr-event.json', {}, root);

@@ -1,9 +1,10 @@
 /** Mistakes on the command line lead to the fix: what is unknown, what was meant, and help only where it helps. */
+// The CLI runs in this process (runCliHere: main(argv, io), the entry the bundle runs); the bundle itself is run in test/cli/help-and-completion.
 import { writeFile, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { runCli } from '../helpers/cli.js';
+import { runCliHere } from '../helpers/cli.js';
 import { KEY, scenario, type Scenario } from '../helpers/scenario.js';
 
 let s: Scenario | undefined;
@@ -32,7 +33,7 @@ describe('unknown flags and commands say what is unknown and what was meant', ()
     [['--no-colour', 'validate'], 'Error: unknown option --no-colour for sitesync validate: did you mean --no-color?\nRun `sitesync validate --help` for usage.\n'],
     [['plan', '--colour'], 'Error: unknown option --colour for sitesync plan: did you mean --color?\nRun `sitesync plan --help` for usage.\n'],
   ])('sitesync %j', async (args, stderr) => {
-    const r = await runCli(args);
+    const r = await runCliHere(args);
     expect(r.stderr).toBe(stderr);
     expect(r.stdout).toBe('');
     expect(r.code).toBe(1);
@@ -40,7 +41,7 @@ describe('unknown flags and commands say what is unknown and what was meant', ()
 
   it('--api-key is refused with why a key is never an argument, and the value is not repeated', async () => {
     for (const args of [['plan', '--api-key', 'sk-secret-value-123'], ['--api-key=sk-secret-value-123', 'plan']]) {
-      const r = await runCli(args);
+      const r = await runCliHere(args);
       expect(r.code).toBe(1);
       expect(r.stderr).toContain('there is no --api-key option: the API key is never a command-line argument');
       expect(r.stderr).toContain('set SITESYNC_API_KEY, or put it in a file and pass --api-key-file FILE');
@@ -62,7 +63,7 @@ describe('unknown flags and commands say what is unknown and what was meant', ()
     [['validate', '--no-color', '--color'], 'Error: --color is given 2 times (--no-color, --color); give it once\nRun `sitesync validate --help` for usage.\n'],
     [['--verbose', 'validate', '--verbose'], 'Error: --verbose is given 2 times (--verbose, --verbose); give it once\nRun `sitesync validate --help` for usage.\n'],
   ])('a value or a flag given twice is a mistake that says so, not an internal error: sitesync %j', async (args, stderr) => {
-    const r = await runCli(args);
+    const r = await runCliHere(args);
     expect(r.stderr).toBe(stderr);
     expect(r.code).toBe(1);
   });
@@ -77,14 +78,14 @@ describe('unknown flags and commands say what is unknown and what was meant', ()
   });
 
   it('several unknown flags are each named', async () => {
-    const r = await runCli(['validate', '--frobnicate', '--verbos']);
+    const r = await runCliHere(['validate', '--frobnicate', '--verbos']);
     expect(r.stderr).toBe(
       'Error: 2 unknown arguments\n  unknown option --frobnicate for sitesync validate\n  unknown option --verbos for sitesync validate: did you mean --verbose?\nRun `sitesync validate --help` for usage.\n',
     );
   });
 
   it('messages are in English whatever the locale', async () => {
-    const r = await runCli(['plan', '--detailed-exit-code'], { env: { LANG: 'de_DE.UTF-8', LC_ALL: 'de_DE.UTF-8' } });
+    const r = await runCliHere(['plan', '--detailed-exit-code'], { env: { LANG: 'de_DE.UTF-8', LC_ALL: 'de_DE.UTF-8' } });
     expect(r.stderr).toContain('did you mean --detailed-exitcode?');
   });
 });
@@ -119,19 +120,19 @@ describe('"Run sitesync --help" only after usage errors', () => {
   it('an error that is not about the command line does not point at --help', async () => {
     dir = await mkdtemp(join(tmpdir(), 'sitesync-cli-'));
     await writeFile(join(dir, 'sitesync.yaml'), 'version: 1\nwebsites: []\n');
-    const noKey = await runCli(['plan', '--base-url', 'https://analytics.example.com'], { cwd: dir });
+    const noKey = await runCliHere(['plan', '--base-url', 'https://analytics.example.com'], { cwd: dir });
     expect(noKey.stderr).toBe('Error: no API key: set SITESYNC_API_KEY, or pass --api-key-file FILE (the key is never read from the config file)\n');
-    const plainHttp = await runCli(['plan', '--base-url', 'http://analytics.example.com'], { cwd: dir, env: { SITESYNC_API_KEY: 'k-123456' } });
+    const plainHttp = await runCliHere(['plan', '--base-url', 'http://analytics.example.com'], { cwd: dir, env: { SITESYNC_API_KEY: 'k-123456' } });
     expect(plainHttp.stderr).not.toContain('--help');
     expect(plainHttp.code).toBe(1);
-    const missingFile = await runCli(['validate', '-c', 'nope.yaml'], { cwd: dir });
+    const missingFile = await runCliHere(['validate', '-c', 'nope.yaml'], { cwd: dir });
     expect(missingFile.stderr).not.toContain('--help');
   });
 });
 
 describe('an API key that cannot be one is refused at once', () => {
   it('--api-key-file /dev/zero says it is not an API key, quickly', async () => {
-    const r = await runCli(['account', '--base-url', 'https://analytics.example.com', '--api-key-file', '/dev/zero']);
+    const r = await runCliHere(['account', '--base-url', 'https://analytics.example.com', '--api-key-file', '/dev/zero']);
     expect(r.stderr).toBe('Error: --api-key-file /dev/zero is not an API key: the file holds more than 4 KiB\n');
     expect(r.code).toBe(1);
   });
@@ -151,7 +152,7 @@ describe('an API key that cannot be one is refused at once', () => {
 
 describe('a host that does not resolve', () => {
   it('--base-url https://no-such-host.invalid fails at once, without retries, and says to check the base URL', async () => {
-    const r = await runCli(['account', '--verbose', '--base-url', 'https://no-such-host.invalid'], { env: { SITESYNC_API_KEY: 'k-123456789' } });
+    const r = await runCliHere(['account', '--verbose', '--base-url', 'https://no-such-host.invalid'], { env: { SITESYNC_API_KEY: 'k-123456789' } });
     expect(r.code).toBe(1);
     expect(r.stderr).toMatch(
       /Error: (read the account|count websites): cannot find the host no-such-host\.invalid \(DNS (ENOTFOUND|EAI_AGAIN)\): check the base URL \(--base-url, SITESYNC_BASE_URL or api\.base_url in the file\)\n$/,
