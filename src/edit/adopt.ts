@@ -5,7 +5,7 @@
  * `password_env` its passwords' variables match. Edited through yaml's Document, so that the
  * person's comments, order and values stay; then laid out as `fmt` lays a file out.
  */
-import { isMap, isScalar, isSeq, parseDocument, type Document, type Scalar, type YAMLMap, type YAMLSeq } from 'yaml';
+import { isMap, isScalar, isSeq, parseDocument, type Pair, type Scalar, type YAMLSeq } from 'yaml';
 import { yamlWithControlsEscaped } from './file-entry.js';
 import { formatConfigText } from './layout.js';
 
@@ -52,12 +52,8 @@ export function passwordVariable(prefix: string, domain: string): string {
 /** The accounts of an `accounts:` file that hold neither `websites:` nor `include:`: those init fills. */
 export function accountsToFill(text: string): string[] {
   const accounts = parseDocument(text).get('accounts', true);
-  if (!isMap(accounts)) return [];
-  return accounts.items.flatMap((pair) => {
-    const body = pair.value;
-    const name = isScalar(pair.key) ? String(pair.key.value) : undefined;
-    return name !== undefined && isMap(body) && !body.has('websites') && !body.has('include') ? [name] : [];
-  });
+  const empty = (pair: Pair) => isScalar(pair.key) && isMap(pair.value) && !pair.value.has('websites') && !pair.value.has('include');
+  return isMap(accounts) ? accounts.items.filter(empty).map((pair) => String((pair.key as Scalar).value)) : [];
 }
 
 /** The text with `websites: []` in each account init fills: how the loader reads it before the included files exist. */
@@ -70,12 +66,22 @@ export function withEmptyWebsites(text: string, accounts: string[]): string {
 /** The file with each account's include, left-alone names and password_env added; the rest as it was. */
 export function adoptAccounts(text: string, file: string, adoptions: Adoption[]): string {
   const doc = parseDocument(text);
-  for (const adoption of adoptions) {
-    const body = doc.getIn(['accounts', adoption.account], true);
+  for (const { account, include, passwordEnv, leftAlone } of adoptions) {
+    const body = doc.getIn(['accounts', account], true);
     if (!isMap(body)) continue;
-    body.set('include', doc.createNode([adoption.include]));
-    if (!body.has('password_env')) body.set('password_env', doc.createNode([adoption.passwordEnv]));
-    addLeftAlone(doc, body, adoption.leftAlone);
+    body.set('include', doc.createNode([include]));
+    if (!body.has('password_env')) body.set('password_env', doc.createNode([passwordEnv]));
+    for (const list of ['protect', 'ignore'] as const) {
+      const mine = leftAlone.filter((n) => n.list === list);
+      const had: unknown = body.get(list, true);
+      if (!mine.length) continue;
+      const seq = isSeq(had) ? had : (doc.createNode([]) as YAMLSeq);
+      if (seq !== had) body.set(list, seq);
+      const written = seq.items.map((i) => (isScalar(i) ? String(i.value) : ''));
+      for (const { name, note } of mine.filter((n) => !written.includes(n.name))) {
+        seq.items.push(Object.assign(doc.createNode(name), { commentBefore: note }));
+      }
+    }
   }
   return formatConfigText(yamlWithControlsEscaped(doc), { file }).text;
 }
@@ -85,21 +91,4 @@ export function withPasswordEnv(text: string, file: string, passwordEnv: string)
   const doc = parseDocument(text);
   if (!doc.has('password_env')) doc.set('password_env', doc.createNode([passwordEnv]));
   return formatConfigText(yamlWithControlsEscaped(doc), { file }).text;
-}
-
-function addLeftAlone(doc: Document, body: YAMLMap, names: LeftAloneName[]): void {
-  for (const list of ['protect', 'ignore'] as const) {
-    const mine = names.filter((n) => n.list === list);
-    if (!mine.length) continue;
-    const had: unknown = body.get(list, true);
-    const seq = isSeq(had) ? had : (doc.createNode([]) as YAMLSeq);
-    if (seq !== had) body.set(list, seq);
-    const written = new Set(seq.items.map((i) => (isScalar(i) ? String(i.value) : '')));
-    for (const name of mine) {
-      if (written.has(name.name)) continue;
-      const item = doc.createNode(name.name) as Scalar;
-      item.commentBefore = name.note;
-      seq.items.push(item);
-    }
-  }
 }
