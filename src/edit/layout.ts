@@ -1,14 +1,9 @@
 /**
- * `sitesync fmt`'s layout, pure: YAML text in, the same content in the canonical layout out.
- *
- * The canonical layout: keys in the schema's `properties` order (unknown keys after the known
- * ones, in their order), every list and mapping in block style, two-space indentation, one
- * blank line between websites. Everything else is kept: comments (they travel with the key or
- * item they are written above or beside), scalar styles and values (`"quoted"` stays quoted,
- * `${NAME}` untouched), anchors and aliases, blank lines between top-level sections.
- *
- * The rewriting is done on the `yaml` package's Document, never on text: what comes out is
- * yaml's own printing of the same nodes, so it means what the input meant.
+ * `sitesync fmt`'s layout, pure: keys in the schema's `properties` order (unknown keys after the
+ * known ones), every list and mapping in block style, two-space indentation, one blank line
+ * between websites. Comments travel with the key or item they are written at; scalar styles,
+ * anchors and aliases, and blank lines between sections stay. The `yaml` Document is rewritten,
+ * never the text: what comes out is yaml's own printing of the same nodes, meaning the same.
  */
 import { readFileSync } from 'node:fs';
 import { isAlias, isCollection, isMap, isScalar, visit, type Alias, type Document, type Node, type Pair, type YAMLMap, type YAMLSeq } from 'yaml';
@@ -17,7 +12,7 @@ import { schemaPath } from '../io/paths.js';
 import { readDocument, yamlErrors } from '../config/document.js';
 import { passwordSource } from '../config/interpolate.js';
 
-/** The part of a JSON Schema the layout follows: which keys exist, in which order, and what is under them. */
+/** The part of a JSON Schema the layout follows: which keys, in which order, and what is under them. */
 export interface SchemaNode {
   $ref?: string;
   properties?: Record<string, SchemaNode>;
@@ -31,7 +26,7 @@ export interface FormatOptions {
   file: string;
   /** Also sort each `websites:` list by domain. */
   sort?: boolean;
-  /** The schema whose `properties` order the keys follow; sitesync's own by default. */
+  /** sitesync's own by default. */
   schema?: SchemaNode;
 }
 
@@ -49,13 +44,10 @@ export interface NotSorted {
   why: string;
 }
 
+/** sitesync's schema, read once. */
 let ownSchema: SchemaNode | undefined;
 
-function sitesyncSchema(): SchemaNode {
-  return (ownSchema ??= JSON.parse(readFileSync(schemaPath(), 'utf8')) as SchemaNode);
-}
-
-/** The text in the canonical layout, or a ConfigError (FILE:LINE:COL) when it is not YAML. Formatting its own output changes nothing. */
+/** The text in the canonical layout (which it keeps as it is), or a ConfigError at FILE:LINE:COL. */
 export function formatConfigText(text: string, options: FormatOptions): Formatted {
   const read = readDocument(text);
   const at = (offset: number, message: string): Diagnostic => ({ file: options.file, ...read.lines.linePos(offset), message, severity: 'error' });
@@ -72,7 +64,7 @@ export function formatConfigText(text: string, options: FormatOptions): Formatte
     throw new ConfigError(unresolved.map((alias) => at(alias.range![0], why(alias))));
   }
 
-  const layout = new Layout(options.schema ?? sitesyncSchema(), options.sort === true);
+  const layout = new Layout(options.schema ?? (ownSchema ??= JSON.parse(readFileSync(schemaPath(), 'utf8')) as SchemaNode), options.sort === true);
   layout.node(doc.contents, layout.root, undefined, false);
   keepHeaderOnTop(doc, layout.reordered);
   // A reordering that would put an alias before its anchor (or make it name another node) is
@@ -83,8 +75,8 @@ export function formatConfigText(text: string, options: FormatOptions): Formatte
   const stillMoved = moved();
   const notSorted = stillMoved.length ? notSortedOf(doc, layout.unsortWebsites(stillMoved)) : undefined;
   if (stillMoved.length && moved().length) layout.keepAnchorsFirst(() => true);
-  // Only now, with every list in its final order: a blank line before each website but the first
-  // (yaml writes one before a first item as a line of indentation, which a second run would remove).
+  // With every list in its final order: a blank line before each website but the first (before
+  // a first item yaml writes it as a line of indentation, which a second run would remove).
   for (const seq of layout.websiteLists) seq.items.forEach((item, i) => ((item as Node).spaceBefore = i > 0));
 
   let out: string;
@@ -100,7 +92,7 @@ export function formatConfigText(text: string, options: FormatOptions): Formatte
   return { text: eol === '\n' ? out : out.replace(/\r?\n/g, eol), passwords: passwordsInClear(doc), ...(notSorted ? { notSorted } : {}) };
 }
 
-/** What --sort left unsorted, named as the user knows it: the file's websites, or those of an account. */
+/** What --sort left unsorted, named as the user knows it. */
 function notSortedOf(doc: Document.Parsed, unsorted: { list: YAMLSeq; why: string }[]): NotSorted | undefined {
   if (!unsorted.length) return undefined;
   const accounts = doc.get('accounts', true);
@@ -127,7 +119,6 @@ class Layout {
   readonly reordered: Reordered[] = [];
   /** Websites lists --sort reordered. */
   private readonly sorted: Reordered[] = [];
-  /** Every `websites:` list laid out: spaced once all reordering is done. */
   readonly websiteLists: YAMLSeq[] = [];
 
   constructor(
@@ -135,14 +126,13 @@ class Layout {
     private readonly sort: boolean,
   ) {}
 
-  /** Lays out `node`, which `schema` describes (undefined: not known to it), found under `key` or as an item of a list. */
+  /** Lays out `node`, which `schema` describes (if known to it), found under `key` or as an item of a list. */
   node(node: unknown, schema: SchemaNode | undefined, key: string | undefined, inList: boolean): void {
     if (!isCollection(node)) return;
     // An empty list or mapping stays `[]` / `{}`: YAML has no block form of nothing.
     if (node.flow && node.items.length > 0) {
       node.flow = false;
-      // A comment beside a flow collection (`protect: [a]  # why`) would land below its last
-      // item once it is a block; above the first item it stays with what it is about.
+      // A comment beside a flow collection (`protect: [a]  # why`) would land below its last item.
       node.commentBefore = joined(node.commentBefore, node.comment);
       node.comment = undefined;
     }
@@ -169,10 +159,7 @@ class Layout {
     }
   }
 
-  /**
-   * Puts back in their order the sorted websites lists that hold an alias `moved` lists or its
-   * anchor, each with why: sorting it would put an alias above its anchor.
-   */
+  /** Puts back in their order the sorted websites lists that hold an alias of `moved` or its anchor, each with why. */
   unsortWebsites(moved: [Alias, unknown][]): { list: YAMLSeq; why: string }[] {
     const unsorted: { list: YAMLSeq; why: string }[] = [];
     for (const { collection, before } of this.sorted) {
@@ -192,10 +179,9 @@ class Layout {
   }
 
   /**
-   * In every reordered collection (that `which` takes) with anchors or aliases in more than one
-   * item, those items keep their first order among themselves, in the places the sort gave such
-   * items: an anchor then still comes before its aliases. The other items stay where the sort
-   * put them.
+   * In each reordered collection `which` takes, the items that hold anchors or aliases keep their
+   * first order among themselves (in the places the sort gave such items), so that an anchor still
+   * comes before its aliases; the others stay where the sort put them.
    */
   keepAnchorsFirst(which: (collection: YAMLMap | YAMLSeq) => boolean): void {
     const involved = (item: unknown) => holds(item, (n) => isAlias(n) || Boolean(n.anchor));
@@ -219,9 +205,8 @@ class Layout {
 }
 
 /**
- * Gives the collection its items in the `sorted` order, recorded in `log`, unless that is the order
- * they have; a comment above the first item, which yaml gives the collection, goes to `holder`
- * (that item, or its key) so that it moves with it.
+ * The collection's items in the `sorted` order, recorded in `log`; a comment above the first
+ * item, which yaml gives the collection, goes to `holder` (the item, or its key) to move with it.
  */
 function reorder(collection: YAMLMap | YAMLSeq, sorted: unknown[], log: Reordered[], holder: Node | undefined): void {
   if (sorted.every((item, i) => item === collection.items[i])) return;
@@ -233,15 +218,11 @@ function reorder(collection: YAMLMap | YAMLSeq, sorted: unknown[], log: Reordere
   collection.items = sorted as never;
 }
 
-/** Two comments as one, either maybe missing. */
 function joined(first: string | null | undefined, second: string | null | undefined): string | null {
   return first && second ? `${first}\n${second}` : first || second || null;
 }
 
-/**
- * The comment at the top of the file (the yaml-language-server line, a header) stays at the
- * top when the first key moves: yaml gives it to the first key when no blank line follows it.
- */
+/** The file's header (the yaml-language-server line) stays on top: yaml gives it to the first key when no blank line follows. */
 function keepHeaderOnTop(doc: Document.Parsed, reordered: Reordered[]): void {
   const top = doc.contents;
   const first = reordered.find((r) => r.collection === top)?.before[0] as Pair | undefined;
@@ -266,13 +247,11 @@ function keyName(pair: Pair): string | undefined {
   return isScalar(pair.key) && typeof pair.key.value === 'string' ? pair.key.value : undefined;
 }
 
-/** The domain an item of a websites list names, if it is a mapping with one. */
 function domainOf(item: unknown): string | undefined {
   const domain = isMap(item) ? item.get('domain', true) : undefined;
   return isScalar(domain) && typeof domain.value === 'string' ? domain.value : undefined;
 }
 
-/** Whether `node`, or a node inside it, passes `test`. */
 function holds(node: unknown, test: (n: Node) => boolean): boolean {
   let found = false;
   visit(node as Node, {
