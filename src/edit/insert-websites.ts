@@ -1,14 +1,9 @@
 /**
- * Adds website entries to a config file's text, changing nothing else: `sitesync import`.
- *
- * A file in git is read and reviewed by people, so an edit must show as the added lines alone.
- * The new entries are written by the `yaml` package in the file's own indentation and line
- * ending and inserted as text: where the `websites` list is a block list with items (the usual
- * case), after its last item. A flow list or an empty one (`[]`, nothing) is written anew as a
- * block list under its key, and a missing one after the last key of its mapping (an account
- * whose websites are in included files): only the list's own lines change, and every comment
- * must still be there. Either way the result is read back, and must hold exactly the old data
- * plus the new entries, or nothing is written.
+ * `sitesync import`'s edit: website entries added to a config file's text, nothing else changed
+ * (a file in git is reviewed by people: the diff must be the added lines). The entries are printed
+ * by `yaml` in the file's own indentation and line ending and inserted after the list's last item;
+ * a flow, empty or missing list is written anew as a block list, its comments kept. The result
+ * must read back as the old data plus the new entries, or nothing is written.
  */
 import { isDeepStrictEqual } from 'node:util';
 import { Document, isMap, isScalar, isSeq, Lexer, parseDocument, visit, type Node, type Pair, type YAMLMap, type YAMLSeq } from 'yaml';
@@ -26,9 +21,7 @@ export interface NewWebsiteEntry {
 /** The `websites` list to add to: the file's own, or that of one account of an `accounts:` file. */
 export type WebsitesTarget = { account?: string };
 
-/** How the file writes a list of websites. */
 interface ListStyle {
-  /** Column of each item's `-`. */
   dashCol: number;
   /** From the `-` to the item's first key (`- domain` 2, `-   domain` 4). */
   contentOffset: number;
@@ -40,7 +33,7 @@ interface ListStyle {
   flowPadding: boolean;
 }
 
-/** The list entries are added to: the websites, or `ignore` (`import --unmanaged`'s names no entry can hold). */
+/** `key`: the list entries are added to, or `ignore` (`import --unmanaged`'s names no entry can hold). */
 export function insertWebsites(text: string, target: WebsitesTarget, entries: NewWebsiteEntry[], key: 'websites' | 'ignore' = 'websites'): string {
   const path = target.account === undefined ? [key] : ['accounts', target.account, key];
   const doc = parseDocument(text);
@@ -58,9 +51,8 @@ export function insertWebsites(text: string, target: WebsitesTarget, entries: Ne
     throw new SitesyncError(`the websites of ${whose} are not a list`, { nothingWritten: true });
   }
   const keyCol = column(text, ((pair ?? owner.items[0]!).key as Node).range![0]);
-  // New lines end as most of the file's lines do (`\r\n` in a file written on Windows).
   const eol = lineEnding(text);
-  // A blank line between two websites (and before the first new one), as `sitesync fmt` writes them: the result passes `fmt --check`.
+  // A blank line before each new website, as `sitesync fmt` writes them: the result passes `fmt --check`.
   const blank = key === 'websites';
   const block = isSeq(list) && !list.flow && list.items.length > 0 ? list : undefined;
   const style = listStyle(text, doc, block, keyCol);
@@ -75,7 +67,7 @@ export function insertWebsites(text: string, target: WebsitesTarget, entries: Ne
     result = `${withoutValue(text, list.range[0], list.range[1], lineEnd)}${eol}${lines}${eol}${lineEnd < 0 ? '' : text.slice(lineEnd + 1)}`;
   } else {
     const last = owner.items.at(-1) as Pair;
-    const at = (key === 'ignore' ? lineOfFirstKey(text, owner, AFTER_IGNORE) : undefined) ?? lineAfter(text, (last.value ?? last.key) as Node, keyCol);
+    const at = (key === 'ignore' ? lineOfIgnore(text, owner) : undefined) ?? lineAfter(text, (last.value ?? last.key) as Node, keyCol);
     result = insertAt(text, at, `${' '.repeat(keyCol)}${key}:${eol}${lines}`, eol);
   }
   const lost = block ? [] : missingComments(text, result);
@@ -95,9 +87,8 @@ function insertAt(text: string, at: number, lines: string, eol: string): string 
 }
 
 /**
- * Where the line after `node` starts. yaml's range runs on over the blank lines and outer comments
- * after a block mapping; comment lines indented deeper than `col` that follow it are its own
- * (they read as part of it, e.g. a commented-out field).
+ * Where the line after `node` starts: yaml's range runs on over the blank lines and comments after
+ * a block mapping, but the comments indented deeper than `col` are its own (a commented-out field).
  */
 function lineAfter(text: string, node: Node, col: number): number {
   const [start, , end] = node.range!;
@@ -141,8 +132,8 @@ function listStyle(text: string, doc: Document.Parsed, list: YAMLSeq | undefined
   return { dashCol, contentOffset, nestedOffset, flowLists, flowPadding };
 }
 
-/** The first value in `node` under a key that `test` takes, with how far right of its key it starts; `deep`: in any mapping, else in those of its items. */
-function nested(text: string, node: Document | Node, test: (value: Node, offset: number) => boolean, deep = true): { value: Node; offset: number } | undefined {
+/** The first value under a key in `node` (`deep`, else in its items) that `test` takes, and how far right of its key it starts. */
+function nested(text: string, node: Document | Node, test: (v: Node, offset: number) => boolean, deep = true): { value: Node; offset: number } | undefined {
   let found: { value: Node; offset: number } | undefined;
   visit(node, {
     Pair(_, { key, value }) {
@@ -160,11 +151,7 @@ function column(text: string, offset: number): number {
   return offset - (text.lastIndexOf('\n', offset - 1) + 1);
 }
 
-/**
- * A new entry (with its notes above it) or an item of an old flow list, as YAML at column 0
- * printed by the yaml package; an alias in an old item is written as it was (its anchor is
- * elsewhere in the file).
- */
+/** A new entry (its notes above it) or an old flow list's item (an alias in it as it was) printed at column 0. */
 function itemText(value: unknown, style: ListStyle, notes: string[] = []): string {
   const doc = new Document(value);
   const item = doc.contents as Node;
@@ -178,27 +165,24 @@ function itemText(value: unknown, style: ListStyle, notes: string[] = []): strin
   return yamlWithControlsEscaped(doc, { ...options, verifyAliasOrder: false });
 }
 
-/** Items printed at column 0 as items of the list, each with its `-` and every line where the file has them. */
+/** Items printed at column 0 as the list's items: each line, and the `-`, where the file has them. */
 function listLines(items: string[], style: ListStyle, eol: string, blank: boolean): string {
   const pad = (n: number) => ' '.repeat(n);
   const placed = items.map((printed) => {
     const lines = printed.split('\n').filter((l) => l !== '');
     const first = lines.findIndex((l) => !l.startsWith('#'));
-    return lines.map((line, i) => {
-      if (i < first) return `${pad(style.dashCol)}${line}`;
-      if (i === first) return `${pad(style.dashCol)}-${pad(style.contentOffset - 1)}${line}`;
-      return `${pad(style.dashCol + style.contentOffset)}${line}`;
-    });
+    const indent = (i: number) => (i < first ? '' : i === first ? `-${pad(style.contentOffset - 1)}` : pad(style.contentOffset));
+    return lines.map((line, i) => `${pad(style.dashCol)}${indent(i)}${line}`).join(eol);
   });
-  return placed.map((lines) => lines.join(eol)).join(blank ? `${eol}${eol}` : eol);
+  return placed.join(blank ? `${eol}${eol}` : eol);
 }
 
-/** The keys a new `ignore:` goes above, as fmt orders a file's (and an account's) keys. */
-const AFTER_IGNORE = ['retire', 'safety', 'archive', 'include', 'websites', 'accounts'];
-
-/** Where the first of `keys` the mapping holds starts: its line, above the comment lines right over it; undefined when it holds none. */
-function lineOfFirstKey(text: string, owner: YAMLMap, keys: string[]): number | undefined {
-  const pair = owner.items.find((p) => isScalar(p.key) && keys.includes(String(p.key.value)));
+/**
+ * Where a new `ignore:` goes, as fmt orders a file's (and an account's) keys: the line of the
+ * first key that comes after it, above the comment lines right over it (none: undefined).
+ */
+function lineOfIgnore(text: string, owner: YAMLMap): number | undefined {
+  const pair = owner.items.find((p) => isScalar(p.key) && ['retire', 'safety', 'archive', 'include', 'websites', 'accounts'].includes(String(p.key.value)));
   const key = pair?.key as Node | undefined;
   if (!key?.range) return undefined;
   let at = text.lastIndexOf('\n', key.range[0] - 1) + 1;
@@ -227,13 +211,11 @@ function withoutValue(text: string, start: number, end: number, lineEnd: number)
 export function missingComments(before: string, after: string): string[] {
   const left = new Map<string, number>();
   for (const c of comments(after)) left.set(c, (left.get(c) ?? 0) + 1);
-  const lost: string[] = [];
-  for (const c of comments(before)) {
+  return comments(before).filter((c) => {
     const n = left.get(c) ?? 0;
-    if (n === 0) lost.push(c);
-    else left.set(c, n - 1);
-  }
-  return lost;
+    left.set(c, n - 1);
+    return n <= 0;
+  });
 }
 
 function comments(text: string): string[] {
