@@ -64,20 +64,19 @@ export function formatConfigText(text: string, options: FormatOptions): Formatte
     throw new ConfigError(unresolved.map((alias) => at(alias.range![0], why(alias))));
   }
 
-  const layout = new Layout(options.schema ?? (ownSchema ??= JSON.parse(readFileSync(schemaPath(), 'utf8')) as SchemaNode), options.sort === true);
-  layout.node(doc.contents, layout.root, undefined, false);
-  keepHeaderOnTop(doc, layout.reordered);
+  const layout = layOut(doc, options.schema ?? (ownSchema ??= JSON.parse(readFileSync(schemaPath(), 'utf8')) as SchemaNode), options.sort === true);
+  keepHeaderOnTop(doc, layout.keys);
   // A reordering that would put an alias before its anchor (or make it name another node) is
   // held back: first that of keys, where anchors or aliases sit in more than one of them; then,
   // if an alias still moved, --sort's, whole (a list sorted but for some items is not sorted).
   const moved = () => [...targets].filter(([alias, target]) => alias.resolve(doc) !== target);
-  if (moved().length) layout.keepAnchorsFirst((c) => isMap(c));
+  if (moved().length) keepAnchorsFirst(layout.keys);
   const stillMoved = moved();
-  const notSorted = stillMoved.length ? notSortedOf(doc, layout.unsortWebsites(stillMoved)) : undefined;
-  if (stillMoved.length && moved().length) layout.keepAnchorsFirst(() => true);
+  const notSorted = stillMoved.length ? notSortedOf(doc, unsortWebsites(layout.sorted, stillMoved)) : undefined;
+  if (stillMoved.length && moved().length) keepAnchorsFirst([...layout.keys, ...layout.sorted]);
   // With every list in its final order: a blank line before each website but the first (before
   // a first item yaml writes it as a line of indentation, which a second run would remove).
-  for (const seq of layout.websiteLists) seq.items.forEach((item, i) => ((item as Node).spaceBefore = i > 0));
+  for (const seq of layout.lists) seq.items.forEach((item, i) => ((item as Node).spaceBefore = i > 0));
 
   let out: string;
   try {
@@ -109,25 +108,21 @@ export function lineEnding(text: string): '\n' | '\r\n' {
 }
 
 /** A collection whose items were reordered, with the order it had. */
-interface Reordered {
-  collection: YAMLMap | YAMLSeq;
-  before: unknown[];
-}
+type Reordered = { collection: YAMLMap | YAMLSeq; before: unknown[] };
 
-class Layout {
-  /** Mappings whose keys were reordered. */
-  readonly reordered: Reordered[] = [];
-  /** Websites lists --sort reordered. */
-  private readonly sorted: Reordered[] = [];
-  readonly websiteLists: YAMLSeq[] = [];
-
-  constructor(
-    readonly root: SchemaNode,
-    private readonly sort: boolean,
-  ) {}
-
+/** The document laid out: the mappings whose keys it reordered, the websites lists it sorted, and every websites list. */
+function layOut(doc: Document.Parsed, root: SchemaNode, sort: boolean): { keys: Reordered[]; sorted: Reordered[]; lists: YAMLSeq[] } {
+  const done = { keys: [] as Reordered[], sorted: [] as Reordered[], lists: [] as YAMLSeq[] };
+  /** Follows `$ref`s (local ones, `#/$defs/NAME`) to the node that says what is there. */
+  const resolve = (schema: SchemaNode | undefined) => {
+    for (let hops = 0; schema?.$ref && hops < 32; hops++) {
+      const name = /^#\/\$defs\/(.+)$/.exec(schema.$ref)?.[1];
+      schema = name ? root.$defs?.[name] : undefined;
+    }
+    return schema;
+  };
   /** Lays out `node`, which `schema` describes (if known to it), found under `key` or as an item of a list. */
-  node(node: unknown, schema: SchemaNode | undefined, key: string | undefined, inList: boolean): void {
+  const layOutNode = (node: unknown, schema: SchemaNode | undefined, key: string | undefined, inList: boolean): void => {
     if (!isCollection(node)) return;
     // An empty list or mapping stays `[]` / `{}`: YAML has no block form of nothing.
     if (node.flow && node.items.length > 0) {
@@ -136,71 +131,63 @@ class Layout {
       node.commentBefore = joined(node.commentBefore, node.comment);
       node.comment = undefined;
     }
-    const known = this.resolve(schema);
+    const known = resolve(schema);
     if (isMap(node)) {
       const order = new Map(Object.keys(known?.properties ?? {}).map((name, i) => [name, i]));
       const rank = (pair: Pair) => order.get(keyName(pair) ?? '') ?? order.size;
       // A comment above the first key of a nested mapping is the mapping's (one above a list's item, the item's).
       const first = node.items[0]?.key;
-      if (order.size) reorder(node, [...node.items].sort((a, b) => rank(a) - rank(b)), this.reordered, isScalar(first) && !inList ? first : undefined);
+      if (order.size) reorder(node, [...node.items].sort((a, b) => rank(a) - rank(b)), done.keys, isScalar(first) && !inList ? first : undefined);
       for (const pair of node.items) {
         const name = keyName(pair);
         const child = name === undefined ? undefined : (known?.properties?.[name] ?? known?.additionalProperties);
-        this.node(pair.value, typeof child === 'object' ? child : undefined, name, false);
+        layOutNode(pair.value, typeof child === 'object' ? child : undefined, name, false);
       }
     } else {
-      if (key === 'websites') this.websiteLists.push(node);
-      if (key === 'websites' && this.sort) {
+      if (key === 'websites') done.lists.push(node);
+      if (key === 'websites' && sort) {
         const sorted = [...node.items].sort((a, b) => compareDomains(domainOf(a)?.toLowerCase(), domainOf(b)?.toLowerCase()));
-        reorder(node, sorted, this.sorted, node.items[0] as Node | undefined);
+        reorder(node, sorted, done.sorted, node.items[0] as Node | undefined);
       }
       const items = known && typeof known.items === 'object' ? known.items : undefined;
-      for (const item of node.items) this.node(item, items, undefined, true);
+      for (const item of node.items) layOutNode(item, items, undefined, true);
     }
-  }
+  };
+  layOutNode(doc.contents, root, undefined, false);
+  return done;
+}
 
-  /** Puts back in their order the sorted websites lists that hold an alias of `moved` or its anchor, each with why. */
-  unsortWebsites(moved: [Alias, unknown][]): { list: YAMLSeq; why: string }[] {
-    const unsorted: { list: YAMLSeq; why: string }[] = [];
-    for (const { collection, before } of this.sorted) {
-      const holder = (node: unknown) => collection.items.find((item) => holds(item, (n) => n === node));
-      const broken = moved.find(([alias, target]) => holder(alias) || holder(target));
-      if (!broken) continue;
-      collection.items = before as never;
-      const [alias, target] = broken;
-      const [user, anchor] = [holder(alias), holder(target)];
-      const why =
-        user && anchor
-          ? `${domainOf(user) ?? 'a website'} uses *${alias.source}, whose anchor is in ${domainOf(anchor) ?? 'a website'}, and an alias must stay below its anchor; anchor the value in the website that sorts first to sort them`
-          : `the alias *${alias.source} must stay below its anchor`;
-      unsorted.push({ list: collection as YAMLSeq, why });
-    }
-    return unsorted;
+/** Puts back in their order the sorted websites lists that hold an alias of `moved` or its anchor, each with why. */
+function unsortWebsites(sorted: Reordered[], moved: [Alias, unknown][]): { list: YAMLSeq; why: string }[] {
+  const unsorted: { list: YAMLSeq; why: string }[] = [];
+  for (const { collection, before } of sorted) {
+    const holder = (node: unknown) => collection.items.find((item) => holds(item, (n) => n === node));
+    const broken = moved.find(([alias, target]) => holder(alias) || holder(target));
+    if (!broken) continue;
+    collection.items = before as never;
+    const [alias, target] = broken;
+    const [user, anchor] = [holder(alias), holder(target)];
+    const why =
+      user && anchor
+        ? `${domainOf(user) ?? 'a website'} uses *${alias.source}, whose anchor is in ${domainOf(anchor) ?? 'a website'}, and an alias must stay below its anchor; anchor the value in the website that sorts first to sort them`
+        : `the alias *${alias.source} must stay below its anchor`;
+    unsorted.push({ list: collection as YAMLSeq, why });
   }
+  return unsorted;
+}
 
-  /**
-   * In each reordered collection `which` takes, the items that hold anchors or aliases keep their
-   * first order among themselves (in the places the sort gave such items), so that an anchor still
-   * comes before its aliases; the others stay where the sort put them.
-   */
-  keepAnchorsFirst(which: (collection: YAMLMap | YAMLSeq) => boolean): void {
-    const involved = (item: unknown) => holds(item, (n) => isAlias(n) || Boolean(n.anchor));
-    for (const { collection, before } of [...this.reordered, ...this.sorted]) {
-      if (!which(collection)) continue;
-      const inFirstOrder = before.filter(involved);
-      if (inFirstOrder.length < 2) continue;
-      let next = 0;
-      collection.items = collection.items.map((item) => (involved(item) ? inFirstOrder[next++] : item)) as never;
-    }
-  }
-
-  /** Follows `$ref`s (local ones, `#/$defs/NAME`) to the node that says what is there. */
-  private resolve(schema: SchemaNode | undefined): SchemaNode | undefined {
-    for (let hops = 0; schema?.$ref && hops < 32; hops++) {
-      const name = /^#\/\$defs\/(.+)$/.exec(schema.$ref)?.[1];
-      schema = name ? this.root.$defs?.[name] : undefined;
-    }
-    return schema;
+/**
+ * In each of the reordered collections, the items that hold anchors or aliases keep their first
+ * order among themselves (in the places the sort gave such items), so that an anchor still comes
+ * before its aliases; the others stay where the sort put them.
+ */
+function keepAnchorsFirst(reordered: Reordered[]): void {
+  const involved = (item: unknown) => holds(item, (n) => isAlias(n) || Boolean(n.anchor));
+  for (const { collection, before } of reordered) {
+    const inFirstOrder = before.filter(involved);
+    if (inFirstOrder.length < 2) continue;
+    let next = 0;
+    collection.items = collection.items.map((item) => (involved(item) ? inFirstOrder[next++] : item)) as never;
   }
 }
 
