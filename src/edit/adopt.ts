@@ -1,9 +1,8 @@
 /**
- * What `sitesync init` adds to a config file that names its accounts only (name, `base_url`,
- * `api_key_env`: what only the agency knows): for each such account, the `include:` of its
- * folder, the names no file entry can hold (`ignore`/`protect`, each with its note) and the
- * `password_env` its passwords' variables match. Edited through yaml's Document, so that the
- * person's comments, order and values stay; then laid out as `fmt` lays a file out.
+ * What `sitesync init` adds to a config file that names its accounts only (what only the agency
+ * knows): each account's `include:` of its folder, the names no entry can hold (`ignore`/`protect`,
+ * with notes) and its `password_env`. Edited through yaml's Document (the person's comments, order
+ * and values stay), then laid out as `fmt` lays a file out.
  */
 import { isMap, isScalar, isSeq, parseDocument, type Pair, type Scalar, type YAMLSeq } from 'yaml';
 import { yamlWithControlsEscaped } from './file-entry.js';
@@ -17,7 +16,6 @@ export interface LeftAloneName {
   note: string;
 }
 
-/** What one account gets. */
 export interface Adoption {
   account: string;
   include: string;
@@ -32,10 +30,9 @@ export function accountFolder(name: string): string {
 }
 
 /**
- * The start of the names of an account's password variables: its name in capitals (`acme` →
- * `ACME`); `SITE` for the one account of a single-account file. Its `password_env` is
- * `PREFIX_*`: the names init proposes all match it, so the first pull request that sets a
- * password passes the trusted copy's check (the key's own variable stays refused by its own rule).
+ * The start of an account's password variables (`acme` → `ACME`; `SITE` in a single-account file).
+ * Its `password_env` is `PREFIX_*`, which every name init proposes matches: the first pull request
+ * that sets a password passes the trusted copy's check (the key's own variable stays refused).
  */
 export function passwordPrefix(account: string | undefined): string {
   if (account === undefined) return 'SITE';

@@ -92,10 +92,8 @@ function traitNotes(site: LiveWebsite, traits: DomainTraits): string[] {
 const RAW_IN_YAML = new RegExp(`(?![\\t\\n])${UNPRINTABLE.source}`, 'gu');
 
 /**
- * The document as text, with every value from the service that holds a control or invisible
- * character (a domain with an ESC sequence or a zero-width joiner, a list entry) written
- * double-quoted with `\u` escapes, which YAML reads back as the same characters: the file
- * round-trips and is safe to print.
+ * The document as text, every value that holds a control or invisible character (an ESC sequence,
+ * a zero-width joiner) double-quoted with `\u` escapes: it reads back the same, and is safe to print.
  */
 export function yamlWithControlsEscaped(doc: Document, options: ToStringOptions = {}): string {
   let quoted = false;

@@ -18,9 +18,8 @@ export interface FileText {
 }
 
 /**
- * Reads a file to edit in place: a regular file once, as bytes, so that its byte-order mark is
- * seen (readTextFile drops it); anything else (missing, a folder, a pipe, too large) as
- * readTextFile reads, or refuses, it.
+ * A regular file is read once, as bytes, so that its byte-order mark is seen (readTextFile drops
+ * it); anything else (missing, a folder, a pipe, too large) is read, or refused, by readTextFile.
  */
 export async function readFileText(path: string): Promise<FileText> {
   const bytes = hasNoFolder(path) ? undefined : await readFile(path).catch(() => undefined);
@@ -33,7 +32,6 @@ export async function readFileText(path: string): Promise<FileText> {
   return { text, bom, raw: withBom(text, bom) };
 }
 
-/** The text to write for `text`: with the byte-order mark the file had. */
 export function withBom(text: string, bom: boolean): string {
   return bom ? `\ufeff${text}` : text;
 }

@@ -14,15 +14,15 @@ import { readFileText, withBom } from './file.js';
 import { formatConfigText, type NotSorted } from './layout.js';
 
 export interface FormattedFile {
-  /** The file on disk (symbolic links followed: the file written is the one the link names). */
+  /** The file on disk, symbolic links followed (the file written is the one a link names). */
   path: string;
   /** As the user named it, or relative to the working folder for an included file. */
   shown: string;
   /** Every byte the file held when it was read, a byte-order mark included. */
   before: string;
-  /** The same in the canonical layout, with the file's line ending and byte-order mark. */
+  /** The same in the canonical layout (its line ending and byte-order mark kept). */
   after: string;
-  /** Passwords written in clear in it, which no output may show. */
+  /** Passwords written in clear in it: no output may show them. */
   passwords: string[];
   notSorted?: NotSorted;
   /** What the loader reads of it (its includes), when it is a config the loader reads. */

@@ -161,8 +161,8 @@ function itemText(value: unknown, style: ListStyle, notes: string[] = []): strin
   }
   if (notes.length) item.commentBefore = notes.map((n) => ` ${n}`).join('\n');
   // (An entry nests nothing but lists; yaml puts an unindented list at `indent - 2`.)
-  const options = { indent: style.nestedOffset || 2, indentSeq: style.nestedOffset > 0, flowCollectionPadding: style.flowPadding };
-  return yamlWithControlsEscaped(doc, { ...options, verifyAliasOrder: false });
+  const { nestedOffset, flowPadding } = style;
+  return yamlWithControlsEscaped(doc, { indent: nestedOffset || 2, indentSeq: nestedOffset > 0, flowCollectionPadding: flowPadding, verifyAliasOrder: false });
 }
 
 /** Items printed at column 0 as the list's items: each line, and the `-`, where the file has them. */
@@ -201,10 +201,9 @@ function lineOfIgnore(text: string, owner: YAMLMap): number | undefined {
 function withoutValue(text: string, start: number, end: number, lineEnd: number): string {
   const key = text.slice(0, start).replace(/\s+$/, '');
   const rest = text.slice(end, lineEnd < 0 ? text.length : lineEnd).replace(/\s+$/, '');
-  if (rest === '') return key;
-  if (/^[ \t]/.test(rest)) return `${key}${rest}`;
   // Nothing was written between the value and its comment (`websites:   # soon`): the blanks before the value stay.
-  return `${key}${/[ \t]*$/.exec(text.slice(0, start))![0] || ' '}${rest}`;
+  const gap = rest === '' || /^[ \t]/.test(rest) ? '' : /[ \t]*$/.exec(text.slice(0, start))![0] || ' ';
+  return `${key}${gap}${rest}`;
 }
 
 /** The comments of `before` that `after` no longer holds (each counted as often as it occurs). */
