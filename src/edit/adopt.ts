@@ -1,11 +1,10 @@
 /**
- * What `sitesync init` adds to a config file that names its accounts only (name, `base_url`,
- * `api_key_env`: what only the agency knows): for each such account, the `include:` of its
- * folder, the names no file entry can hold (`ignore`/`protect`, each with its note) and the
- * `password_env` its passwords' variables match. Edited through yaml's Document, so that the
- * person's comments, order and values stay; then laid out as `fmt` lays a file out.
+ * What `sitesync init` adds to a config file that names its accounts only (what only the agency
+ * knows): each account's `include:` of its folder, the names no entry can hold (`ignore`/`protect`,
+ * with notes) and its `password_env`. Edited through yaml's Document (the person's comments, order
+ * and values stay), then laid out as `fmt` lays a file out.
  */
-import { isMap, isScalar, isSeq, parseDocument, type Document, type Scalar, type YAMLMap, type YAMLSeq } from 'yaml';
+import { isMap, isScalar, isSeq, parseDocument, type Pair, type Scalar, type YAMLSeq } from 'yaml';
 import { yamlWithControlsEscaped } from './file-entry.js';
 import { formatConfigText } from './layout.js';
 
@@ -17,7 +16,6 @@ export interface LeftAloneName {
   note: string;
 }
 
-/** What one account gets. */
 export interface Adoption {
   account: string;
   include: string;
@@ -32,10 +30,9 @@ export function accountFolder(name: string): string {
 }
 
 /**
- * The start of the names of an account's password variables: its name in capitals (`acme` →
- * `ACME`); `SITE` for the one account of a single-account file. Its `password_env` is
- * `PREFIX_*`: the names init proposes all match it, so the first pull request that sets a
- * password passes the trusted copy's check (the key's own variable stays refused by its own rule).
+ * The start of an account's password variables (`acme` → `ACME`; `SITE` in a single-account file).
+ * Its `password_env` is `PREFIX_*`, which every name init proposes matches: the first pull request
+ * that sets a password passes the trusted copy's check (the key's own variable stays refused).
  */
 export function passwordPrefix(account: string | undefined): string {
   if (account === undefined) return 'SITE';
@@ -52,12 +49,8 @@ export function passwordVariable(prefix: string, domain: string): string {
 /** The accounts of an `accounts:` file that hold neither `websites:` nor `include:`: those init fills. */
 export function accountsToFill(text: string): string[] {
   const accounts = parseDocument(text).get('accounts', true);
-  if (!isMap(accounts)) return [];
-  return accounts.items.flatMap((pair) => {
-    const body = pair.value;
-    const name = isScalar(pair.key) ? String(pair.key.value) : undefined;
-    return name !== undefined && isMap(body) && !body.has('websites') && !body.has('include') ? [name] : [];
-  });
+  const empty = (pair: Pair) => isScalar(pair.key) && isMap(pair.value) && !pair.value.has('websites') && !pair.value.has('include');
+  return isMap(accounts) ? accounts.items.filter(empty).map((pair) => String((pair.key as Scalar).value)) : [];
 }
 
 /** The text with `websites: []` in each account init fills: how the loader reads it before the included files exist. */
@@ -70,12 +63,22 @@ export function withEmptyWebsites(text: string, accounts: string[]): string {
 /** The file with each account's include, left-alone names and password_env added; the rest as it was. */
 export function adoptAccounts(text: string, file: string, adoptions: Adoption[]): string {
   const doc = parseDocument(text);
-  for (const adoption of adoptions) {
-    const body = doc.getIn(['accounts', adoption.account], true);
+  for (const { account, include, passwordEnv, leftAlone } of adoptions) {
+    const body = doc.getIn(['accounts', account], true);
     if (!isMap(body)) continue;
-    body.set('include', doc.createNode([adoption.include]));
-    if (!body.has('password_env')) body.set('password_env', doc.createNode([adoption.passwordEnv]));
-    addLeftAlone(doc, body, adoption.leftAlone);
+    body.set('include', doc.createNode([include]));
+    if (!body.has('password_env')) body.set('password_env', doc.createNode([passwordEnv]));
+    for (const list of ['protect', 'ignore'] as const) {
+      const mine = leftAlone.filter((n) => n.list === list);
+      const had: unknown = body.get(list, true);
+      if (!mine.length) continue;
+      const seq = isSeq(had) ? had : (doc.createNode([]) as YAMLSeq);
+      if (seq !== had) body.set(list, seq);
+      const written = seq.items.map((i) => (isScalar(i) ? String(i.value) : ''));
+      for (const { name, note } of mine.filter((n) => !written.includes(n.name))) {
+        seq.items.push(Object.assign(doc.createNode(name), { commentBefore: note }));
+      }
+    }
   }
   return formatConfigText(yamlWithControlsEscaped(doc), { file }).text;
 }
@@ -85,21 +88,4 @@ export function withPasswordEnv(text: string, file: string, passwordEnv: string)
   const doc = parseDocument(text);
   if (!doc.has('password_env')) doc.set('password_env', doc.createNode([passwordEnv]));
   return formatConfigText(yamlWithControlsEscaped(doc), { file }).text;
-}
-
-function addLeftAlone(doc: Document, body: YAMLMap, names: LeftAloneName[]): void {
-  for (const list of ['protect', 'ignore'] as const) {
-    const mine = names.filter((n) => n.list === list);
-    if (!mine.length) continue;
-    const had: unknown = body.get(list, true);
-    const seq = isSeq(had) ? had : (doc.createNode([]) as YAMLSeq);
-    if (seq !== had) body.set(list, seq);
-    const written = new Set(seq.items.map((i) => (isScalar(i) ? String(i.value) : '')));
-    for (const name of mine) {
-      if (written.has(name.name)) continue;
-      const item = doc.createNode(name.name) as Scalar;
-      item.commentBefore = name.note;
-      seq.items.push(item);
-    }
-  }
 }

@@ -1,10 +1,10 @@
 /**
- * A live website as a config file entry, and YAML text that is safe to print: what `export`
- * writes for every website and `import` adds to a file, from the one field table.
+ * A live website as a config file entry (what `export` writes for every website and `import`
+ * adds to a file, from the one field table), and YAML text that is safe to print.
  */
 import { Scalar, visit, type Document, type ToStringOptions } from 'yaml';
 import type { DomainTraits } from '../model/domain.js';
-import { FIELDS, sameValue, type Field } from '../model/fields.js';
+import { FIELDS, sameValue } from '../model/fields.js';
 import type { DefaultSettings, FieldName, LiveWebsite } from '../model/types.js';
 import { printable as shownAsData, UNPRINTABLE } from '../messages/escape.js';
 import { literal } from '../config/interpolate.js';
@@ -12,12 +12,9 @@ import { controlCharacterIn } from '../config/shape.js';
 
 export interface FileEntryOptions {
   includeFavorite?: boolean;
-  /**
-   * The defaults of the file the entry goes into: a value equal to its default is left out.
-   * A field they do not set defaults to the service's own, so `{}` leaves out service defaults.
-   */
+  /** The defaults of the file the entry goes into (`{}`: the service's): a value equal to its default is left out. */
   defaults?: DefaultSettings;
-  /** The variable a password-protected website's password would read: its note names it (init writes a commented `password:` line). */
+  /** The variable a password-protected website's password would read: its note names it. */
   passwordVariable?: string;
 }
 
@@ -33,15 +30,16 @@ export interface FileEntry {
 }
 
 /**
- * The file entry of a live website that a file entry can name (`traits`: what is odd about its
- * name). Every setting the service shows that differs from the default the file would give it;
- * never the password (the service does not return it), favorite only when asked for.
+ * The file entry of a live website (`traits`: what is odd about its name): every setting the
+ * service shows that differs from the default the file would give it; never the password (the
+ * service does not return it), favorite only when asked for.
  */
 export function fileEntry(site: LiveWebsite, traits: DomainTraits, options: FileEntryOptions = {}): FileEntry {
-  const domain = storedName(site);
-  const entry: Record<string, unknown> = { domain: literal(domain) };
+  const entry: Record<string, unknown> = { domain: literal(storedName(site)) };
   const notes = traitNotes(site, traits);
   const unknown: FieldName[] = [];
+  // Text from the service reads back as itself: `${` in it is no reference.
+  const asText = (value: unknown) => (typeof value === 'string' ? literal(value) : value);
   for (const field of FIELDS) {
     if (!field.toFile || (field.name === 'favorite' && !options.includeFavorite)) continue;
     const value = site[field.name];
@@ -50,18 +48,16 @@ export function fileEntry(site: LiveWebsite, traits: DomainTraits, options: File
       if (field.compare === 'set') unknown.push(field.name);
       continue;
     }
-    if (sameValue(field, value, defaultOf(field, options.defaults ?? {}))) continue;
+    const own = field.inDefaults ? options.defaults?.[field.name as keyof DefaultSettings] : undefined;
+    if (sameValue(field, value, own ?? field.serviceDefault)) continue;
     const written = field.toFile(value);
-    // Text from the service reads back as itself: `${` in it is no reference.
-    entry[field.name] = typeof written === 'string' ? literal(written) : Array.isArray(written) ? written.map((v) => (typeof v === 'string' ? literal(v) : v)) : written;
-    if (Array.isArray(value)) {
-      for (const item of value) {
-        // The service keeps any text; a file refuses a control character (shape.ts), so the entry says so.
-        const note = controlCharacterIn(item)
-          ? `${field.name} ${printable(item)} holds a control character, which a file refuses: delete it here (apply then removes it at the service)`
-          : field.entryNote?.(item, printable(item));
-        if (note) notes.push(note);
-      }
+    entry[field.name] = Array.isArray(written) ? written.map(asText) : asText(written);
+    for (const item of Array.isArray(value) ? value : []) {
+      // The service keeps any text; a file refuses a control character (shape.ts), so the entry says so.
+      const note = controlCharacterIn(item)
+        ? `${field.name} ${printable(item)} holds a control character, which a file refuses: delete it here (apply then removes it at the service)`
+        : field.entryNote?.(item, printable(item));
+      if (note) notes.push(note);
     }
   }
   const needsPassword = site.privacy === 2;
@@ -73,12 +69,6 @@ export function fileEntry(site: LiveWebsite, traits: DomainTraits, options: File
     );
   }
   return { entry, notes, unknown, needsPassword };
-}
-
-/** What a file gives a field its entry leaves out: its `defaults`, else the service's create default. */
-function defaultOf(field: Field, defaults: DefaultSettings): unknown {
-  const own = field.inDefaults ? defaults[field.name as keyof DefaultSettings] : undefined;
-  return own ?? field.serviceDefault;
 }
 
 /** The domain as the service stores it: what an entry writes, so that it names that website. */
@@ -98,17 +88,12 @@ function traitNotes(site: LiveWebsite, traits: DomainTraits): string[] {
   return notes;
 }
 
-/**
- * What `printable` escapes but yaml writes raw in a double-quoted scalar (it escapes tabs and line
- * breaks itself): never raw in the file, which is also printed.
- */
+/** What `printable` escapes but yaml writes raw in a double-quoted scalar (it escapes tabs and line breaks itself). */
 const RAW_IN_YAML = new RegExp(`(?![\\t\\n])${UNPRINTABLE.source}`, 'gu');
 
 /**
- * The document as text, with every value from the service that holds a control or invisible
- * character (a domain with an ESC sequence or a zero-width joiner, a list entry) written
- * double-quoted with `\u` escapes, which YAML reads back as the same characters: the file
- * round-trips and is safe to print.
+ * The document as text, every value that holds a control or invisible character (an ESC sequence,
+ * a zero-width joiner) double-quoted with `\u` escapes: it reads back the same, and is safe to print.
  */
 export function yamlWithControlsEscaped(doc: Document, options: ToStringOptions = {}): string {
   let quoted = false;
@@ -129,10 +114,7 @@ export function yamlWithControlsEscaped(doc: Document, options: ToStringOptions 
   });
 }
 
-/**
- * Live text for a comment line: quoted, with control characters escaped, so that no domain can
- * end the comment or drive the terminal that shows the file.
- */
+/** Live text for a comment line: quoted, its control characters escaped (no domain may end the comment or drive a terminal). */
 export function printable(text: string, quote = true): string {
   const escaped = shownAsData(text);
   return quote ? `"${escaped.replace(/"/g, '\\"')}"` : escaped;

@@ -8,7 +8,7 @@ import { MAX_CONFIG_FILE_BYTES } from '../caps.js';
 import { FILE_CHANGED, replaceIfUnchanged } from '../io/files.js';
 import { SitesyncError } from '../messages/errors.js';
 
-/** A file as an edit in place reads it: its text, and whether it starts with a byte-order mark, which the edit keeps. */
+/** A file as an edit in place reads it. */
 export interface FileText {
   /** Without the byte-order mark, as every reader of sitesync sees it. */
   text: string;
@@ -17,29 +17,23 @@ export interface FileText {
   raw: string;
 }
 
-const BOM = '\ufeff';
-
 /**
- * Reads a file to edit in place. A regular file is read once, as bytes, so that its
- * byte-order mark is seen (readTextFile drops it); anything else (missing, a folder, a pipe,
- * too large) is read, or refused, as readTextFile does.
+ * A regular file is read once, as bytes, so that its byte-order mark is seen (readTextFile drops
+ * it); anything else (missing, a folder, a pipe, too large) is read, or refused, by readTextFile.
  */
-export async function readFileText(path: string, what = 'config file'): Promise<FileText> {
-  const viaReader = async (): Promise<FileText> => {
-    const text = await readTextFile(path, what);
+export async function readFileText(path: string): Promise<FileText> {
+  const bytes = hasNoFolder(path) ? undefined : await readFile(path).catch(() => undefined);
+  if (!bytes || bytes.length > MAX_CONFIG_FILE_BYTES) {
+    const text = await readTextFile(path);
     return { text, bom: false, raw: text };
-  };
-  if (hasNoFolder(path)) return viaReader();
-  const bytes = await readFile(path).catch(() => undefined);
-  if (!bytes || bytes.length > MAX_CONFIG_FILE_BYTES) return viaReader();
-  const text = decodeText(bytes, path, what);
+  }
+  const text = decodeText(bytes, path);
   const bom = bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf;
-  return { text, bom, raw: bom ? `${BOM}${text}` : text };
+  return { text, bom, raw: withBom(text, bom) };
 }
 
-/** The text to write for `text`: with the byte-order mark the file had. */
 export function withBom(text: string, bom: boolean): string {
-  return bom ? `${BOM}${text}` : text;
+  return bom ? `\ufeff${text}` : text;
 }
 
 /**

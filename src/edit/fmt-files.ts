@@ -1,8 +1,7 @@
 /**
- * The I/O half of `sitesync fmt`: reads the files named and every file their `include:` globs
- * match, found by the loader's own walker with its rules (config/load.ts walkIncludes), and
- * formats each in memory. Nothing is written here: the command writes only once every file
- * formatted.
+ * The I/O half of `sitesync fmt`: the files named and every file their `include:` globs match
+ * (found by the loader's own walker, with its rules), each formatted in memory. Nothing is
+ * written here: the command writes only once every file is formatted.
  */
 import { realpath } from 'node:fs/promises';
 import { walkIncludes } from '../config/load.js';
@@ -15,19 +14,18 @@ import { readFileText, withBom } from './file.js';
 import { formatConfigText, type NotSorted } from './layout.js';
 
 export interface FormattedFile {
-  /** The file on disk (symbolic links followed: the file written is the one the link names). */
+  /** The file on disk, symbolic links followed (the file written is the one a link names). */
   path: string;
   /** As the user named it, or relative to the working folder for an included file. */
   shown: string;
   /** Every byte the file held when it was read, a byte-order mark included. */
   before: string;
-  /** The same in the canonical layout, with the file's line ending and byte-order mark. */
+  /** The same in the canonical layout (its line ending and byte-order mark kept). */
   after: string;
-  /** Passwords written in clear in it, which no output may show. */
+  /** Passwords written in clear in it: no output may show them. */
   passwords: string[];
-  /** What `--sort` left in its order, and why. */
   notSorted?: NotSorted;
-  /** What the loader reads of it: its includes and its passwords in clear (none when it is no config the loader reads). */
+  /** What the loader reads of it (its includes), when it is a config the loader reads. */
   parsed?: ParsedFile;
 }
 
@@ -35,17 +33,8 @@ export interface FormattedFile {
 export async function formatFile(path: string, shown: string, sort: boolean, role: FileRole = 'main'): Promise<FormattedFile> {
   try {
     const read = await readFileText(path);
-    const formatted = formatConfigText(read.text, { file: shown, sort });
-    const parsed = configOf(read.text, path, role);
-    return {
-      path,
-      shown,
-      before: read.raw,
-      after: withBom(formatted.text, read.bom),
-      passwords: formatted.passwords,
-      ...(parsed ? { parsed } : {}),
-      ...(formatted.notSorted ? { notSorted: formatted.notSorted } : {}),
-    };
+    const { text, passwords, notSorted } = formatConfigText(read.text, { file: shown, sort });
+    return { path, shown, before: read.raw, after: withBom(text, read.bom), passwords, notSorted, parsed: configOf(read.text, path, role) };
   } catch (error) {
     if (!(error instanceof ConfigError)) throw error;
     // readTextFile names the file by its path: say it as the user did.

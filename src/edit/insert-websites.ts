@@ -1,14 +1,9 @@
 /**
- * Adds website entries to a config file's text, changing nothing else: `sitesync import`.
- *
- * A file in git is read and reviewed by people, so an edit must show as the added lines alone.
- * The new entries are written by the `yaml` package in the file's own indentation and line
- * ending and inserted as text: where the `websites` list is a block list with items (the usual
- * case), after its last item. A flow list or an empty one (`[]`, nothing) is written anew as a
- * block list under its key, and a missing one after the last key of its mapping (an account
- * whose websites are in included files): only the list's own lines change, never another line
- * of the file, and every comment must still be there. Either way the result is read back, and
- * must hold exactly the old data plus the new entries, or nothing is written.
+ * `sitesync import`'s edit: website entries added to a config file's text, nothing else changed
+ * (a file in git is reviewed by people: the diff must be the added lines). The entries are printed
+ * by `yaml` in the file's own indentation and line ending and inserted after the list's last item;
+ * a flow, empty or missing list is written anew as a block list, its comments kept. The result
+ * must read back as the old data plus the new entries, or nothing is written.
  */
 import { isDeepStrictEqual } from 'node:util';
 import { Document, isMap, isScalar, isSeq, Lexer, parseDocument, visit, type Node, type Pair, type YAMLMap, type YAMLSeq } from 'yaml';
@@ -26,9 +21,7 @@ export interface NewWebsiteEntry {
 /** The `websites` list to add to: the file's own, or that of one account of an `accounts:` file. */
 export type WebsitesTarget = { account?: string };
 
-/** How the file writes a list of websites, measured on its existing items. */
-export interface ListStyle {
-  /** Column of each item's `-`. */
+interface ListStyle {
   dashCol: number;
   /** From the `-` to the item's first key (`- domain` 2, `-   domain` 4). */
   contentOffset: number;
@@ -36,218 +29,160 @@ export interface ListStyle {
   nestedOffset: number;
   /** Lists inside entries are written `[a, b]`. */
   flowLists: boolean;
-  /** The file's indentation step, for a re-print. */
-  indent: number;
   /** Flow lists are written `[ a, b ]`, not `[a, b]`. */
   flowPadding: boolean;
 }
 
-/** The lists entries are added to: the websites, or the names left alone (`import --unmanaged`'s names no entry can hold). */
-export type ListKey = 'websites' | 'ignore';
-
-export function insertWebsites(text: string, target: WebsitesTarget, entries: NewWebsiteEntry[], key: ListKey = 'websites'): string {
+/** `key`: the list entries are added to, or `ignore` (`import --unmanaged`'s names no entry can hold). */
+export function insertWebsites(text: string, target: WebsitesTarget, entries: NewWebsiteEntry[], key: 'websites' | 'ignore' = 'websites'): string {
   const path = target.account === undefined ? [key] : ['accounts', target.account, key];
   const doc = parseDocument(text);
   if (doc.errors.length) throw new SitesyncError(`the file does not parse as YAML (${doc.errors[0]!.message.split('\n')[0]})`);
   const before = doc.toJS() as unknown;
-  const list = doc.getIn(path, true) as Node | undefined;
-  // New lines end as most of the file's lines do (`\r\n` in a file written on Windows).
+  const owner = doc.getIn(path.slice(0, -1), true);
+  const whose = path.length === 1 ? 'the file' : `account ${path[1]}`;
+  if (!isMap(owner) || !owner.items.length) throw new SitesyncError(`${whose} holds no keys to add websites: to`, { nothingWritten: true });
+  if (owner.flow) {
+    throw new SitesyncError(`${whose} is written as a flow mapping ({…}), where no block list of websites can go; write it in block style (sitesync fmt does), then import again`, { nothingWritten: true });
+  }
+  const pair = owner.items.find((p) => isScalar(p.key) && p.key.value === key);
+  const list = pair?.value as Node | undefined;
+  if (list !== undefined && !isSeq(list) && !(isScalar(list) && list.value === null)) {
+    throw new SitesyncError(`the websites of ${whose} are not a list`, { nothingWritten: true });
+  }
+  const keyCol = column(text, ((pair ?? owner.items[0]!).key as Node).range![0]);
   const eol = lineEnding(text);
-  const result =
-    isSeq(list) && !list.flow && list.items.length > 0
-      ? insertAfterLastItem(text, doc, list as YAMLSeq, path, entries, eol)
-      : writeNewList(text, doc, path, list, entries, eol);
+  // A blank line before each new website, as `sitesync fmt` writes them: the result passes `fmt --check`.
+  const blank = key === 'websites';
+  const block = isSeq(list) && !list.flow && list.items.length > 0 ? list : undefined;
+  const style = listStyle(text, doc, block, keyCol);
+  const old = isSeq(list) && !block ? list.items.map((item) => itemText(item, style)) : [];
+  const lines = listLines([...old, ...entries.map((e) => itemText(e.entry, style, e.notes))], style, eol, blank);
+  let result: string;
+  if (block) {
+    result = insertAt(text, lineAfter(text, block.items.at(-1) as Node, style.dashCol), `${blank ? eol : ''}${lines}`, eol);
+  } else if (pair && list?.range) {
+    // The flow or empty list written anew in its place: what follows it on the key's line, a comment, stays there.
+    const lineEnd = text.indexOf('\n', list.range[1]);
+    result = `${withoutValue(text, list.range[0], list.range[1], lineEnd)}${eol}${lines}${eol}${lineEnd < 0 ? '' : text.slice(lineEnd + 1)}`;
+  } else {
+    const last = owner.items.at(-1) as Pair;
+    const at = (key === 'ignore' ? lineOfIgnore(text, owner) : undefined) ?? lineAfter(text, (last.value ?? last.key) as Node, keyCol);
+    result = insertAt(text, at, `${' '.repeat(keyCol)}${key}:${eol}${lines}`, eol);
+  }
+  const lost = block ? [] : missingComments(text, result);
+  if (lost.length) {
+    const error = new SitesyncError(`adding to this websites list would lose ${lost.length === 1 ? 'a comment' : `${lost.length} comments`} of the file`, { nothingWritten: true });
+    error.details = [...lost.map((c) => `lost: ${c}`), 'Write websites: as a block list (one "- domain: …" per line), or add the entries by hand.'];
+    throw error;
+  }
   assertOnlyAdded(result, before, path, entries);
   return result;
 }
 
-/** The new entries as text after the list's last item, indented as its items are. */
-function insertAfterLastItem(text: string, doc: Document.Parsed, list: YAMLSeq, path: string[], entries: NewWebsiteEntry[], eol: string): string {
-  const style = listStyle(text, doc, list, path);
-  const placed = spaced(entries.map((e) => placeEntry(entryText(e, style), style)), eol, path);
-  const last = list.items.at(-1) as Node;
-  const at = lineStartAfter(text, endOfItem(text, last.range![0], last.range![2], style.dashCol));
-  // A blank line before each new entry, as `sitesync fmt` writes websites: the result passes `fmt --check`.
-  return `${withFinalNewline(text.slice(0, at), eol)}${blankBetween(path) ? eol : ''}${placed}${eol}${text.slice(at)}`;
+/** The text with `lines` and a line end inserted at `at`: a line's start, or the end of a file with no final newline. */
+function insertAt(text: string, at: number, lines: string, eol: string): string {
+  const head = text.slice(0, at);
+  return `${head === '' || head.endsWith('\n') ? head : `${head}${eol}`}${lines}${eol}${text.slice(at)}`;
 }
 
-/** Items' lines, a blank line between two websites (fmt's layout; a list of names has none). */
-function spaced(items: string[][], eol: string, path: string[]): string {
-  return items.map((lines) => lines.join(eol)).join(blankBetween(path) ? `${eol}${eol}` : eol);
-}
-
-function blankBetween(path: string[]): boolean {
-  return path.at(-1) === 'websites';
-}
-
-/** Where the line that holds `at` ends (after its newline): `at` itself when it starts a line. */
-function lineStartAfter(text: string, at: number): number {
+/**
+ * Where the line after `node` starts: yaml's range runs on over the blank lines and comments after
+ * a block mapping, but the comments indented deeper than `col` are its own (a commented-out field).
+ */
+function lineAfter(text: string, node: Node, col: number): number {
+  const [start, , end] = node.range!;
+  const indent = (line: string) => line.length - line.trimStart().length;
+  let at = end;
+  if (text[at - 1] === '\n') {
+    while (at > start) {
+      const lineStart = text.lastIndexOf('\n', at - 2) + 1;
+      const line = text.slice(lineStart, at - 1);
+      if (line.trim() !== '' && !(line.trimStart().startsWith('#') && indent(line) <= col)) break;
+      at = lineStart;
+    }
+    const ownComment = (line: string) => line.trimStart().startsWith('#') && indent(line) > col;
+    for (let next = text.indexOf('\n', at); next >= 0 && ownComment(text.slice(at, next)); next = text.indexOf('\n', at)) at = next + 1;
+  }
   if (at === 0 || text[at - 1] === '\n') return at;
   // Something ends mid-line (a comment after it), or the file has no final newline.
   const next = text.indexOf('\n', at);
   return next < 0 ? text.length : next + 1;
 }
 
-/** The head of a file, ending with a newline where new lines follow it (a file may end without one). */
-function withFinalNewline(head: string, eol: string): string {
-  return head === '' || head.endsWith('\n') ? head : `${head}${eol}`;
-}
-
-/**
- * Where an item that spans `start` to `end` (yaml's range, which runs on over the blank lines
- * and outer comments after a block mapping) ends: after its last line, and after comment lines
- * indented deeper than `dashCol` that follow (they read as part of it, e.g. a commented-out field).
- */
-function endOfItem(text: string, start: number, end: number, dashCol: number): number {
-  let at = end;
-  if (!text.slice(0, at).endsWith('\n')) return at;
-  while (at > start) {
-    const lineStart = text.lastIndexOf('\n', at - 2) + 1;
-    const line = text.slice(lineStart, at - 1);
-    const indent = line.length - line.trimStart().length;
-    if (line.trim() !== '' && !(line.trimStart().startsWith('#') && indent <= dashCol)) break;
-    at = lineStart;
+/** The file's way of writing `list` (a block list with items), or a new block list under a key at `keyCol`. */
+function listStyle(text: string, doc: Document.Parsed, list: YAMLSeq | undefined, keyCol: number): ListStyle {
+  const flowPadding = /[[{] \S/.test(text) && !/[[{][^\s\]}]/.test(text);
+  // The indentation step of the file: how far the first nested block map is from its key.
+  const indent = nested(text, doc, (value, offset) => isMap(value) && !value.flow && offset > 0)?.offset ?? 2;
+  if (!list) {
+    // As the file's other block lists sit under their keys.
+    const offset = Math.max(0, nested(text, doc, (value) => isSeq(value) && !value.flow && value.items.length > 0)?.offset ?? indent);
+    return { dashCol: keyCol + offset, contentOffset: 2, nestedOffset: offset, flowLists: false, flowPadding };
   }
-  for (;;) {
-    const eol = text.indexOf('\n', at);
-    const line = text.slice(at, eol < 0 ? text.length : eol);
-    const indent = line.length - line.trimStart().length;
-    if (!line.trimStart().startsWith('#') || indent <= dashCol || eol < 0) return at;
-    at = eol + 1;
-  }
-}
-
-/** The file's way of writing the list, read from its existing items (and the rest of the file). */
-export function listStyle(text: string, doc: Document.Parsed, list: YAMLSeq, path: string[]): ListStyle {
   const dashAt = list.range![0];
   const dashCol = column(text, dashAt);
-  const first = list.items[0] as Node | undefined;
-  const firstAt = first?.range?.[0];
+  const firstAt = (list.items[0] as Node).range![0];
   // The first key on the `-`'s own line; an item starting on the next line keeps yaml's 2.
-  const sameLine = firstAt !== undefined && !text.slice(dashAt, firstAt).includes('\n');
-  const contentOffset = sameLine ? Math.max(2, firstAt - dashAt) : 2;
-  let nested: { offset: number } | undefined;
-  let flowLists: boolean | undefined;
-  for (const item of list.items) {
-    if (!isMap(item)) continue;
-    for (const pair of item.items) {
-      if (!isSeq(pair.value) || !isScalar(pair.key) || !pair.value.range || !pair.key.range) continue;
-      if (pair.value.flow) flowLists ??= true;
-      else if (pair.value.items.length) {
-        flowLists ??= false;
-        nested ??= { offset: column(text, pair.value.range[0]) - column(text, pair.key.range[0]) };
-      }
-    }
-  }
-  const indent = indentStep(text, doc);
-  // With no list inside any entry yet: as the websites list sits under its own key.
-  const parent = doc.getIn(path.slice(0, -1), true) as YAMLMap | undefined;
-  const key = (isMap(parent) ? parent.items.find((p) => isScalar(p.key) && p.key.value === path.at(-1)) : undefined)?.key as Node | undefined;
-  const own = key?.range ? (dashCol > column(text, key.range[0]) ? indent : 0) : indent;
-  return { dashCol, contentOffset, nestedOffset: nested?.offset ?? own, flowLists: flowLists ?? false, indent, flowPadding: flowPadding(text) };
+  const contentOffset = text.slice(dashAt, firstAt).includes('\n') ? 2 : Math.max(2, firstAt - dashAt);
+  // As the lists inside its entries are written; with none yet, as the list sits under its own key.
+  const inEntry = nested(text, list, (value) => isSeq(value) && (value.flow || value.items.length > 0), false);
+  const flowLists = (inEntry?.value as YAMLSeq | undefined)?.flow === true;
+  const nestedOffset = inEntry && !flowLists ? inEntry.offset : dashCol > keyCol ? indent : 0;
+  return { dashCol, contentOffset, nestedOffset, flowLists, flowPadding };
 }
 
-/** The indentation step of the file: how far the first nested block map is from its key. */
-function indentStep(text: string, doc: Document.Parsed): number {
-  let step: number | undefined;
-  visit(doc, {
-    Pair(_key, pair) {
-      if (step !== undefined) return visit.BREAK;
-      if (isMap(pair.value) && !pair.value.flow && isScalar(pair.key) && pair.key.range && pair.value.range) {
-        const d = column(text, pair.value.range[0]) - column(text, pair.key.range[0]);
-        if (d > 0) step = d;
-      }
-      return undefined;
+/** The first value under a key in `node` (`deep`, else in its items) that `test` takes, and how far right of its key it starts. */
+function nested(text: string, node: Document | Node, test: (v: Node, offset: number) => boolean, deep = true): { value: Node; offset: number } | undefined {
+  let found: { value: Node; offset: number } | undefined;
+  visit(node, {
+    Pair(_, { key, value }) {
+      const at = (value as Node | null)?.range?.[0];
+      const offset = isScalar(key) && key.range && at !== undefined ? column(text, at) - column(text, key.range[0]) : undefined;
+      if (offset === undefined || !test(value as Node, offset)) return deep ? undefined : visit.SKIP;
+      found = { value: value as Node, offset };
+      return visit.BREAK;
     },
   });
-  return step ?? 2;
-}
-
-/** yaml pads flow collections (`[ a ]`) unless told otherwise; most files write `[a]`. */
-function flowPadding(text: string): boolean {
-  return /[[{] \S/.test(text) && !/[[{][^\s\]}]/.test(text);
+  return found;
 }
 
 function column(text: string, offset: number): number {
   return offset - (text.lastIndexOf('\n', offset - 1) + 1);
 }
 
-/** One new entry as a YAML mapping at column 0, its notes above it, printed by the yaml package. */
-function entryText(e: NewWebsiteEntry, style: ListStyle): string {
-  const doc = new Document(e.entry);
-  const map = doc.contents as YAMLMap;
-  withNotes(map, e.notes);
-  if (style.flowLists && isMap(map)) for (const pair of map.items) if (isSeq(pair.value)) pair.value.flow = true;
-  return yamlWithControlsEscaped(doc, {
-    // (An entry nests nothing but lists; yaml puts an unindented list at `indent - 2`.)
-    indent: style.nestedOffset > 0 ? style.nestedOffset : 2,
-    indentSeq: style.nestedOffset > 0,
-    flowCollectionPadding: style.flowPadding,
-  });
+/** A new entry (its notes above it) or an old flow list's item (an alias in it as it was) printed at column 0. */
+function itemText(value: unknown, style: ListStyle, notes: string[] = []): string {
+  const doc = new Document(value);
+  const item = doc.contents as Node;
+  if (isMap(item)) {
+    item.flow = false;
+    if (style.flowLists) for (const pair of item.items) if (isSeq(pair.value)) pair.value.flow = true;
+  }
+  if (notes.length) item.commentBefore = notes.map((n) => ` ${n}`).join('\n');
+  // (An entry nests nothing but lists; yaml puts an unindented list at `indent - 2`.)
+  const { nestedOffset, flowPadding } = style;
+  return yamlWithControlsEscaped(doc, { indent: nestedOffset || 2, indentSeq: nestedOffset > 0, flowCollectionPadding: flowPadding, verifyAliasOrder: false });
 }
 
-/** A mapping printed at column 0 made an item of the list: its `-` and every line where the file has them. */
-function placeEntry(mapping: string, style: ListStyle): string[] {
-  const lines = mapping.split('\n').filter((l) => l !== '');
-  const first = lines.findIndex((l) => !l.startsWith('#'));
-  return lines.map((line, i) => {
-    if (i < first) return `${' '.repeat(style.dashCol)}${line}`;
-    if (i === first) return `${' '.repeat(style.dashCol)}-${' '.repeat(style.contentOffset - 1)}${line}`;
-    return `${' '.repeat(style.dashCol + style.contentOffset)}${line}`;
+/** Items printed at column 0 as the list's items: each line, and the `-`, where the file has them. */
+function listLines(items: string[], style: ListStyle, eol: string, blank: boolean): string {
+  const pad = (n: number) => ' '.repeat(n);
+  const placed = items.map((printed) => {
+    const lines = printed.split('\n').filter((l) => l !== '');
+    const first = lines.findIndex((l) => !l.startsWith('#'));
+    const indent = (i: number) => (i < first ? '' : i === first ? `-${pad(style.contentOffset - 1)}` : pad(style.contentOffset));
+    return lines.map((line, i) => `${pad(style.dashCol)}${indent(i)}${line}`).join(eol);
   });
-}
-
-function withNotes(node: Node, notes: string[]): void {
-  if (notes.length) node.commentBefore = notes.map((n) => ` ${n}`).join('\n');
+  return placed.join(blank ? `${eol}${eol}` : eol);
 }
 
 /**
- * A flow, empty or missing list, written anew as a block list of its old items and the new
- * entries: in place of the old value (what follows it on the key's line, a comment, stays
- * there), or, missing, as `websites:` after the last key of its mapping. No other line changes.
+ * Where a new `ignore:` goes, as fmt orders a file's (and an account's) keys: the line of the
+ * first key that comes after it, above the comment lines right over it (none: undefined).
  */
-function writeNewList(text: string, doc: Document.Parsed, path: string[], list: Node | undefined, entries: NewWebsiteEntry[], eol: string): string {
-  const owner = path.length === 1 ? doc.contents : doc.getIn(path.slice(0, -1), true);
-  const whose = path.length === 1 ? 'the file' : `account ${path[1]}`;
-  if (!isMap(owner) || !owner.items.length) throw new SitesyncError(`${whose} holds no keys to add websites: to`, { nothingWritten: true });
-  if (owner.flow) {
-    throw new SitesyncError(`${whose} is written as a flow mapping ({…}), where no block list of websites can go; write it in block style (sitesync fmt does), then import again`, { nothingWritten: true });
-  }
-  if (list !== undefined && !isSeq(list) && !(isScalar(list) && list.value === null)) {
-    throw new SitesyncError(`the websites of ${whose} are not a list`, { nothingWritten: true });
-  }
-  const listKey = path.at(-1)!;
-  const pair = owner.items.find((p) => isScalar(p.key) && p.key.value === listKey);
-  const keyCol = column(text, ((pair ?? owner.items[0]!).key as Node).range![0]);
-  const style = newListStyle(text, doc, keyCol);
-  const old = isSeq(list) ? list.items.map((item) => nodeText(item as Node, style)) : [];
-  const lines = spaced([...old, ...entries.map((e) => entryText(e, style))].map((item) => placeEntry(item, style)), eol, path);
-  let result: string;
-  if (pair && list?.range) {
-    const lineEnd = text.indexOf('\n', list.range[1]);
-    result = `${withoutValue(text, list.range[0], list.range[1], lineEnd)}${eol}${lines}${eol}${lineEnd < 0 ? '' : text.slice(lineEnd + 1)}`;
-  } else {
-    const before = listKey === 'ignore' ? lineOfFirstKey(text, owner, AFTER_IGNORE) : undefined;
-    const last = owner.items.at(-1) as Pair;
-    const node = (last.value ?? last.key) as Node;
-    const at = before ?? lineStartAfter(text, endOfItem(text, node.range![0], node.range![2], keyCol));
-    result = `${withFinalNewline(text.slice(0, at), eol)}${' '.repeat(keyCol)}${listKey}:${eol}${lines}${eol}${text.slice(at)}`;
-  }
-  const lost = missingComments(text, result);
-  if (lost.length) {
-    const error = new SitesyncError(`adding to this websites list would lose ${lost.length === 1 ? 'a comment' : `${lost.length} comments`} of the file`, { nothingWritten: true });
-    error.details = [...lost.map((c) => `lost: ${c}`), 'Write websites: as a block list (one "- domain: …" per line), or add the entries by hand.'];
-    throw error;
-  }
-  return result;
-}
-
-/** The keys a new `ignore:` goes above, as fmt orders a file's (and an account's) keys. */
-const AFTER_IGNORE = ['retire', 'safety', 'archive', 'include', 'websites', 'accounts'];
-
-/** Where the first of `keys` the mapping holds starts: its line, above the comment lines right over it; undefined when it holds none. */
-function lineOfFirstKey(text: string, owner: YAMLMap, keys: string[]): number | undefined {
-  const pair = owner.items.find((p) => isScalar(p.key) && keys.includes(String(p.key.value)));
+function lineOfIgnore(text: string, owner: YAMLMap): number | undefined {
+  const pair = owner.items.find((p) => isScalar(p.key) && ['retire', 'safety', 'archive', 'include', 'websites', 'accounts'].includes(String(p.key.value)));
   const key = pair?.key as Node | undefined;
   if (!key?.range) return undefined;
   let at = text.lastIndexOf('\n', key.range[0] - 1) + 1;
@@ -266,54 +201,20 @@ function lineOfFirstKey(text: string, owner: YAMLMap, keys: string[]): number | 
 function withoutValue(text: string, start: number, end: number, lineEnd: number): string {
   const key = text.slice(0, start).replace(/\s+$/, '');
   const rest = text.slice(end, lineEnd < 0 ? text.length : lineEnd).replace(/\s+$/, '');
-  if (rest === '') return key;
-  if (/^[ \t]/.test(rest)) return `${key}${rest}`;
   // Nothing was written between the value and its comment (`websites:   # soon`): the blanks before the value stay.
-  return `${key}${/[ \t]*$/.exec(text.slice(0, start))![0] || ' '}${rest}`;
-}
-
-/** How a new block list under a key at `keyCol` is written: as the file's other block lists sit under their keys. */
-function newListStyle(text: string, doc: Document.Parsed, keyCol: number): ListStyle {
-  const indent = indentStep(text, doc);
-  let seqOffset: number | undefined;
-  visit(doc, {
-    Pair(_key, pair) {
-      if (seqOffset !== undefined) return visit.BREAK;
-      if (isSeq(pair.value) && !pair.value.flow && pair.value.items.length && isScalar(pair.key) && pair.key.range && pair.value.range) {
-        seqOffset = Math.max(0, column(text, pair.value.range[0]) - column(text, pair.key.range[0]));
-      }
-      return undefined;
-    },
-  });
-  const offset = seqOffset ?? indent;
-  return { dashCol: keyCol + offset, contentOffset: 2, nestedOffset: offset, flowLists: false, indent, flowPadding: flowPadding(text) };
-}
-
-/** An item of an old flow list as a block mapping at column 0 (its own nested flow lists stay flow). */
-function nodeText(node: Node, style: ListStyle): string {
-  if (isMap(node)) node.flow = false;
-  const doc = new Document();
-  doc.contents = node;
-  // An alias to an anchor elsewhere in the file is written as it was: its anchor is not in this piece.
-  return yamlWithControlsEscaped(doc, {
-    indent: style.nestedOffset > 0 ? style.nestedOffset : 2,
-    indentSeq: style.nestedOffset > 0,
-    flowCollectionPadding: style.flowPadding,
-    verifyAliasOrder: false,
-  });
+  const gap = rest === '' || /^[ \t]/.test(rest) ? '' : /[ \t]*$/.exec(text.slice(0, start))![0] || ' ';
+  return `${key}${gap}${rest}`;
 }
 
 /** The comments of `before` that `after` no longer holds (each counted as often as it occurs). */
 export function missingComments(before: string, after: string): string[] {
   const left = new Map<string, number>();
   for (const c of comments(after)) left.set(c, (left.get(c) ?? 0) + 1);
-  const lost: string[] = [];
-  for (const c of comments(before)) {
+  return comments(before).filter((c) => {
     const n = left.get(c) ?? 0;
-    if (n === 0) lost.push(c);
-    else left.set(c, n - 1);
-  }
-  return lost;
+    left.set(c, n - 1);
+    return n <= 0;
+  });
 }
 
 function comments(text: string): string[] {
@@ -324,11 +225,9 @@ function comments(text: string): string[] {
 function assertOnlyAdded(result: string, before: unknown, path: string[], entries: NewWebsiteEntry[]): void {
   const after = parseDocument(result);
   const expected = structuredClone(before) as Record<string, unknown>;
-  let holder = expected;
-  for (const key of path.slice(0, -1)) holder = holder[key] as Record<string, unknown>;
+  const holder = path.slice(0, -1).reduce((h, key) => h[key] as Record<string, unknown>, expected);
   const key = path.at(-1)!;
-  const list = Array.isArray(holder[key]) ? (holder[key] as unknown[]) : (holder[key] = []);
-  list.push(...entries.map((e) => e.entry));
+  holder[key] = [...(Array.isArray(holder[key]) ? holder[key] : []), ...entries.map((e) => e.entry)];
   if (after.errors.length || !isDeepStrictEqual(after.toJS(), expected)) {
     throw new SitesyncError('the edited file would not read as the old one with the new websites added (a bug in sitesync)', { nothingWritten: true });
   }
