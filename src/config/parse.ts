@@ -22,7 +22,7 @@ import { passwordRuleProblem, passwordRuleWords } from '../model/password-rule.j
 import { interpolate, passwordSource, type Env } from './interpolate.js';
 import { readDocument, yamlErrors, type ReadDocument, type TokenBudget } from './document.js';
 import { Locator, type Path, type Positions } from './locate.js';
-import { checkShape, controlCharacterIn, pathName } from './shape.js';
+import { controlCharacterIn, pathName, schemaIssues } from '../schema/errors.js';
 import { MAX_WILDCARD_GLOBS, MAX_YAML_ALIAS_EXPANSIONS } from '../caps.js';
 
 /** The fields `defaults` may carry, and those a website entry sets from the file (a secret: by its `${NAME}`, below). */
@@ -196,7 +196,7 @@ function build(
   // A string the schema refuses for its `${` is said once, in words, whatever else the schema
   // says of it; nothing more is checked of it, and it is left out of what is read below.
   const refused = new Map<string, Path>();
-  for (const issue of checkShape(raw)) {
+  for (const issue of schemaIssues('config', raw, 'yaml')) {
     const name = pathName(issue.path);
     if (!issue.atKey && (unknown.has(name) || refused.has(name))) continue;
     // What the schema refuses for its shape (an unknown key, a list written as a mapping) it does

@@ -8,7 +8,7 @@ import { FIELDS, sameValue, type Field } from '../model/fields.js';
 import type { DefaultSettings, FieldName, LiveWebsite } from '../model/types.js';
 import { printable as shownAsData, UNPRINTABLE } from '../messages/escape.js';
 import { literal } from '../config/interpolate.js';
-import { controlCharacterIn } from '../config/shape.js';
+import { controlCharacterIn } from '../schema/errors.js';
 
 export interface FileEntryOptions {
   includeFavorite?: boolean;
