@@ -12,9 +12,8 @@ import type { FileSystemAdapter } from 'tinyglobby';
 import { runGit } from '../io/git.js';
 import { ConfigError, SitesyncError, UsageError } from '../messages/errors.js';
 import type { Env } from './interpolate.js';
-import { includedFiles, type FileTree } from './include-glob.js';
 import { aOrAn, decodeText } from './read.js';
-import type { FileSource } from './source.js';
+import { includedFiles, type FileSource, type FileTree } from './source.js';
 import { MAX_CONFIG_FILE_BYTES, MAX_TREE_ENTRIES, MAX_TREE_LISTING_BYTES, MAX_TREE_PATH_BYTES } from '../caps.js';
 
 /** One entry of the revision's tree: a file (blob), a symbolic link, a submodule (commit). */

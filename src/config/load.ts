@@ -1,6 +1,7 @@
 /** Loading a config file: read it (I/O), then parse it (pure). */
 import { createHash } from 'node:crypto';
-import { basename, dirname, relative } from 'node:path';
+import { existsSync } from 'node:fs';
+import { basename, dirname, join, relative } from 'node:path';
 import { installationOf } from '../model/address.js';
 import { ConfigError, SitesyncError } from '../messages/errors.js';
 import { GlobSet, namesTwinSpelling } from '../model/domain.js';
@@ -8,10 +9,9 @@ import type { Diagnostic } from '../messages/errors.js';
 import { DEFAULT_SAFETY, type Config, type DesiredWebsite, type Position, type Workspace } from '../model/types.js';
 import { envValue, interpolate, type Env } from './interpolate.js';
 import { parseFile, readFileCollecting, type ParsedFile } from './parse.js';
-import { folderOutside, outsideMessage } from './include-glob.js';
-import { noFolderMessage } from './read.js';
+import { foldersUp, noFolderMessage } from './read.js';
 import { type TokenBudget } from './document.js';
-import { WORK_TREE, type FileSource } from './source.js';
+import { folderOutside, outsideMessage, realOrSelf, WORK_TREE, type FileSource } from './source.js';
 import { ownPasswordEnvProblems } from './password-env.js';
 import { openRevision } from './git-revision.js';
 import { MAX_CONFIG_FILE_BYTES, MAX_YAML_TOKENS } from '../caps.js';
@@ -120,6 +120,29 @@ export async function loadWorkspace(file: string, env: Env, options: LoadOptions
   for (const part of hashed) hash.update(part);
   const byFile = Object.fromEntries(walked.matches.map(({ path, config }) => [path, parsed.configs[config]!.account?.name ?? '']));
   return { file, multi: parsed.multi, configs: parsed.configs, warnings: ordered, sha256: hash.digest('hex'), files, includedBy: byFile };
+}
+
+/** The config that includes `file`, one that has no `version` (an included file): what validate reports it with. */
+export interface Includer {
+  /** The including config file (absolute). */
+  config: string;
+  /** The account that includes the file ('' in a single-account file). */
+  account: string;
+  /** The including config, read with every file it includes (problems kept, not thrown). */
+  workspace: Workspace;
+}
+
+/** The `sitesync.yaml` in the folder of `file` or a folder above it whose includes match the file; undefined when none does. */
+export async function includerOf(file: string, env: Env): Promise<Includer | undefined> {
+  const real = realOrSelf(file);
+  for (const dir of foldersUp(dirname(file))) {
+    const candidate = join(dir, 'sitesync.yaml');
+    if (candidate === file || !existsSync(candidate)) continue;
+    const workspace = await loadWorkspace(candidate, env, { lenientEnv: true, missingEnvAsWarning: true, keepErrors: true }).catch(() => undefined);
+    const match = Object.entries(workspace?.includedBy ?? {}).find(([path]) => realOrSelf(path) === real);
+    if (workspace && match) return { config: candidate, account: match[1], workspace };
+  }
+  return undefined;
 }
 
 /** One file an `include:` glob matches, for the account (by its index) whose glob it is, with where the glob is written. */

@@ -24,25 +24,31 @@ const MISSING: Record<string, string> = {
     'no such file (a baseline is the config as it was before your change: --baseline-ref origin/main reads it and its includes from git)',
 };
 
+/** `dir` and each folder above it, up to the one holding `.git` (as git finds its repository) or the root. */
+export function* foldersUp(dir: string): Generator<string> {
+  for (; ; dir = dirname(dir)) {
+    yield dir;
+    if (existsSync(join(dir, '.git')) || dirname(dir) === dir) return;
+  }
+}
+
 /**
  * A config file not found where it was looked for, run from a subfolder (`clients/harbor/`): the
- * one of that name in a parent folder, looked for as git finds its repository (up to the folder
- * holding `.git`, or the root), named as a path from the folder looked in. Said, not used: which
- * file a run reads is the user's to say (-c).
+ * one of that name in a parent folder, named as a path from the folder looked in. Said, not used:
+ * which file a run reads is the user's to say (-c).
  */
 function configUpward(file: string): string | undefined {
-  const name = basename(file);
   const start = dirname(file);
-  if (existsSync(join(start, '.git'))) return undefined;
-  for (let dir = dirname(start); ; dir = dirname(dir)) {
-    const candidate = join(dir, name);
+  for (const dir of foldersUp(start)) {
+    if (dir === start) continue;
+    const candidate = join(dir, basename(file));
     if (existsSync(candidate)) {
       const path = relative(start, candidate);
       return `no such file in ${start}; a parent folder holds ${path}: pass -c ${path}, or run from ${relative(start, dir) || '.'}`;
     }
     if (existsSync(join(dir, '.git'))) return `${MISSING['config file']}; looked in ${start} and each parent folder up to the repository's top, ${dir}`;
-    if (dirname(dir) === dir) return undefined;
   }
+  return undefined;
 }
 
 export async function readTextFile(file: string, what = 'config file'): Promise<string> {

@@ -56,7 +56,7 @@ export function fileEntry(site: LiveWebsite, traits: DomainTraits, options: File
     entry[field.name] = typeof written === 'string' ? literal(written) : Array.isArray(written) ? written.map((v) => (typeof v === 'string' ? literal(v) : v)) : written;
     if (Array.isArray(value)) {
       for (const item of value) {
-        // The service keeps any text; a file refuses a control character (shape.ts), so the entry says so.
+        // The service keeps any text; a file refuses a control character (the schema), so the entry says so.
         const note = controlCharacterIn(item)
           ? `${field.name} ${printable(item)} holds a control character, which a file refuses: delete it here (apply then removes it at the service)`
           : field.entryNote?.(item, printable(item));
