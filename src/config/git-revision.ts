@@ -12,7 +12,7 @@ import type { FileSystemAdapter } from 'tinyglobby';
 import { runGit } from '../io/git.js';
 import { ConfigError, SitesyncError, UsageError } from '../messages/errors.js';
 import type { Env } from './interpolate.js';
-import { aOrAn, decodeText } from './read.js';
+import { decodeText, tooLarge } from './read.js';
 import { includedFiles, type FileSource, type FileTree } from './source.js';
 import { MAX_CONFIG_FILE_BYTES, MAX_TREE_ENTRIES, MAX_TREE_LISTING_BYTES, MAX_TREE_PATH_BYTES } from '../caps.js';
 
@@ -163,7 +163,7 @@ export async function revisionAt(place: RevisionPlace): Promise<Revision> {
       if (!entry.mode.startsWith('100')) return fail(`at ${ref} this is not a file`);
       await sizesOf([entry.id]);
       const size = sizes.get(entry.id) ?? 0;
-      if (size > MAX_CONFIG_FILE_BYTES) return fail(`the file is ${(size / 1048576).toFixed(1)} MiB at ${ref}; ${aOrAn(what)} may be at most ${MAX_CONFIG_FILE_BYTES / 1048576} MiB`);
+      if (size > MAX_CONFIG_FILE_BYTES) return fail(tooLarge((size / 1048576).toFixed(1), what, ` at ${ref}`));
       if (!blobs.has(entry.id)) await fetch([path]);
       const bytes = blobs.get(entry.id);
       if (!bytes) return fail(`git could not read it at ${ref} (its object is missing)`);

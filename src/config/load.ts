@@ -7,12 +7,12 @@ import { ConfigError, SitesyncError } from '../messages/errors.js';
 import { GlobSet, namesTwinSpelling } from '../model/domain.js';
 import type { Diagnostic } from '../messages/errors.js';
 import { DEFAULT_SAFETY, type Config, type DesiredWebsite, type Position, type Workspace } from '../model/types.js';
-import { envValue, interpolate, type Env } from './interpolate.js';
-import { parseFile, readFileCollecting, type ParsedFile } from './parse.js';
-import { foldersUp, noFolderMessage } from './read.js';
+import { envValue, type Env } from './interpolate.js';
+import { parseFile, readFileCollecting, type ParsedFile, type ReadFile } from './parse.js';
+import { foldersUp } from './read.js';
 import { type TokenBudget } from './document.js';
 import { folderOutside, outsideMessage, realOrSelf, WORK_TREE, type FileSource } from './source.js';
-import { ownPasswordEnvProblems } from './password-env.js';
+import { ownPasswordEnvProblems, passwordReads } from './password-env.js';
 import { openRevision } from './git-revision.js';
 import { MAX_CONFIG_FILE_BYTES, MAX_YAML_TOKENS } from '../caps.js';
 
@@ -64,20 +64,25 @@ export async function loadConfig(file: string, env: Env, options: LoadOptions = 
  */
 export async function loadWorkspace(file: string, env: Env, options: LoadOptions = {}): Promise<Workspace> {
   const source = options.source ?? WORK_TREE;
-  // The config file itself may be a link (a checkout makes the ones a pull request commits): to
-  // nothing outside its repository, whose text the messages would quote.
-  const outside = source.refused(file);
-  if (outside) throw new ConfigError([{ file: source.shown(file), line: 0, col: 0, severity: 'error', message: outside }]);
-  const text = await source.read(file, options.what ?? 'config file').catch((error: unknown) => {
-    throw error instanceof ConfigError ? new ConfigError(error.diagnostics.map((d) => ({ ...d, file: source.shown(d.file) }))) : error;
-  });
   // What the config and the files it includes may hold together: one file's caps, whatever the
   // number of files (a thousand files, each under the caps, would take a thousand times as long).
   const tokens: TokenBudget = { left: MAX_YAML_TOKENS };
+  const parseOptions = { env, lenientEnv: options.lenientEnv, missingEnvAsWarning: options.missingEnvAsWarning, tokens };
+  let text: string;
+  let read: ReadFile;
+  try {
+    // The config file itself may be a link (a checkout makes the ones a pull request commits): to
+    // nothing outside its repository, whose text the messages would quote.
+    const outside = source.refused(file);
+    if (outside) throw new ConfigError([{ file, line: 0, col: 0, severity: 'error', message: outside }]);
+    text = await source.read(file, options.what ?? 'config file');
+    read = readFileCollecting(text, file, parseOptions);
+  } catch (error) {
+    throw error instanceof ConfigError ? new ConfigError(error.diagnostics.map((d) => ({ ...d, file: source.shown(d.file) }))) : error;
+  }
+  const { parsed, problems } = read;
   let bytes = MAX_CONFIG_FILE_BYTES - Buffer.byteLength(text);
   let over = false;
-  const parseOptions = { env, lenientEnv: options.lenientEnv, missingEnvAsWarning: options.missingEnvAsWarning, tokens };
-  const { parsed, problems } = named(() => readFileCollecting(text, file, parseOptions), source);
   // What the SHA-256 covers. Without includes, as before there were any: a saved plan of such a file stays valid.
   const hashed = parsed.includes.length === 0 ? [text] : [`${basename(file)}\0${text}\0`];
   const files = [file];
@@ -108,7 +113,7 @@ export async function loadWorkspace(file: string, env: Env, options: LoadOptions
   }
   problems.push(
     ...crossFileProblems(parsed.configs, file, source.shown),
-    ...keyAsPasswordProblems(parsed.configs, file),
+    ...passwordsFromKeyVariables(parsed.configs, file, keyVariables(parsed.configs)),
     ...ownPasswordEnvProblems(parsed.configs, file),
     ...archiveProblems(parsed.configs, file, options, source),
   );
@@ -169,7 +174,8 @@ export async function walkIncludes(file: string, parsed: ParsedFile, source: Fil
   for (const { config, glob, pos } of parsed.includes) {
     const problem = (message: string) => problems.push({ file, ...pos, severity: 'error', message });
     if (piped) {
-      problem(noFolderMessage(glob, what === 'baseline file' ? 'or read it and its includes from git: --baseline-ref origin/main' : undefined));
+      const copy = what === 'baseline file' ? 'or read it and its includes from git: --baseline-ref origin/main' : 'with the files it includes';
+      problem(`include "${glob}": this file was read from a pipe or standard input, which has no folder to find included files in; give the file in its folder (${copy})`);
       continue;
     }
     const { inside, outside } = await source.include(glob, dirname(file), root);
@@ -179,7 +185,7 @@ export async function walkIncludes(file: string, parsed: ParsedFile, source: Fil
       const other = includedBy.get(path);
       if (path === file) problem(`include "${glob}" matches this file itself`);
       else if (other !== undefined && other !== config) {
-        problem(`include "${glob}": ${source.shown(path)} is already included by account ${accountLabel(parsed.configs[other]!)}; a file belongs to one account`);
+        problem(`include "${glob}": ${source.shown(path)} is already included by account ${parsed.configs[other]!.account?.name ?? '(the file)'}; a file belongs to one account`);
       } else if (other === undefined) {
         includedBy.set(path, config);
         matches.push({ config, glob, pos, path });
@@ -229,20 +235,6 @@ function archiveProblems(configs: Config[], file: string, options: LoadOptions, 
     if (outside) out.push({ file, ...archive.pos, severity: 'error', message: `archive "${archive.shown}": ${outside}; sitesync writes no archive outside the repository that holds the config (${root})` });
   }
   return out;
-}
-
-/** `read()`, its problems naming the file as the source does (a file that is not YAML throws at once). */
-function named<T>(read: () => T, source: FileSource): T {
-  try {
-    return read();
-  } catch (error) {
-    if (!(error instanceof ConfigError) || source === WORK_TREE) throw error;
-    throw new ConfigError(error.diagnostics.map((d) => ({ ...d, file: source.shown(d.file) })));
-  }
-}
-
-function accountLabel(config: Config): string {
-  return config.account?.name ?? '(the file)';
 }
 
 /**
@@ -306,15 +298,6 @@ function sortByFile(list: Diagnostic[], files: string[]): Diagnostic[] {
 const CI_TOKENS = ['GITHUB_TOKEN', 'GITLAB_TOKEN', 'CI_JOB_TOKEN'];
 
 /**
- * A password read from a variable that holds an API key (SITESYNC_API_KEY, an account's
- * api_key_env) or the CI's token would store that secret at the service, where whoever opens the
- * website's statistics can use it. Refused by name here, offline; apply refuses by value too.
- */
-function keyAsPasswordProblems(configs: Config[], main: string): Diagnostic[] {
-  return passwordsFromKeyVariables(configs, main, keyVariables(configs));
-}
-
-/**
  * The variables that hold keys in `configs` (each account's api_key_env), with SITESYNC_API_KEY
  * and the CI's tokens, and what each holds; by their names in upper case, as Windows reads
  * environment names (`${github_token}` is GITHUB_TOKEN there), which costs nothing elsewhere.
@@ -326,25 +309,18 @@ export function keyVariables(configs: Config[]): Map<string, string> {
   return held;
 }
 
-/** A problem at each website password of `configs` that reads one of the `held` variables. */
+/**
+ * A problem at each website password of `configs` that reads one of the `held` variables: it would
+ * store that secret at the service, where whoever opens the website's statistics can use it.
+ * Refused by name here, offline; apply refuses by value too.
+ */
 export function passwordsFromKeyVariables(configs: Config[], main: string, held: Map<string, string>): Diagnostic[] {
-  const out: Diagnostic[] = [];
-  for (const config of configs) {
-    for (const site of config.websites) {
-      if (!site.password) continue;
-      for (const name of new Set(interpolate(site.password.template, {}).missing)) {
-        const what = held.get(name.toUpperCase());
-        if (!what) continue;
-        out.push({
-          file: site.file ?? main,
-          ...site.password.pos,
-          severity: 'error',
-          message: `the password of ${site.written} is \${${name}}, which holds ${what}: the service would store it where anyone who opens the website's statistics can read it; give the website a password of its own`,
-        });
-      }
-    }
-  }
-  return out;
+  return configs.flatMap(passwordReads).flatMap(({ name, site }) => {
+    const what = held.get(name.toUpperCase());
+    if (!what) return [];
+    const message = `the password of ${site.written} is \${${name}}, which holds ${what}: the service would store it where anyone who opens the website's statistics can read it; give the website a password of its own`;
+    return [{ file: site.file ?? main, ...site.password!.pos, severity: 'error' as const, message }];
+  });
 }
 
 /** What is wrong when the variable an account's `api_key_env` names is not set; undefined when it is. */
