@@ -1,10 +1,8 @@
 /**
  * A config file and the files it includes as they were at a git revision (`--baseline-ref REF`),
- * read from git's objects in the repository that holds the config file: no checkout, no work
- * tree touched. git runs without a shell, as plumbing only (`rev-parse`, `ls-tree`, `cat-file`).
- * The include globs walk the revision's tree with the loader's own glob engine and rules: inside
- * the repository (a tree holds nothing else, and never a .git), no symbolic link (mode 120000)
- * followed or read, a glob that matches nothing an error.
+ * read from git's objects: no checkout, no work tree touched, git as plumbing only. The include
+ * globs walk the revision's tree with the loader's own glob engine and rules; no symbolic link
+ * (mode 120000) is followed or read.
  */
 import { realpathSync } from 'node:fs';
 import { dirname, join, relative, resolve, sep } from 'node:path';
@@ -17,25 +15,18 @@ import { includedFiles, type FileSource, type FileTree } from './source.js';
 import { MAX_CONFIG_FILE_BYTES, MAX_TREE_ENTRIES, MAX_TREE_LISTING_BYTES, MAX_TREE_PATH_BYTES } from '../caps.js';
 
 /** One entry of the revision's tree: a file (blob), a symbolic link, a submodule (commit). */
-interface Entry {
-  mode: string;
-  id: string;
-}
+type Entry = { mode: string; id: string };
 
 const LINK = '120000';
 
-/** A git revision as a source of config files, and whether the config file was there at all. */
 export interface Revision extends FileSource {
   /** Whether the revision holds the file (a config added since holds nothing: everything in it is new). */
   has(file: string): boolean;
 }
 
-/**
- * Opens REF in the repository that holds `file` (absolute). Throws, in words, when the folder is
- * not in a git repository, when REF names no commit there (a shallow clone lacks the earlier
- * ones), or when git cannot be run. `flag` names the option in messages.
- */
-export async function openRevision(file: string, ref: string, env: Env, flag = '--baseline-ref'): Promise<Revision> {
+/** Opens REF in the repository that holds `file` (absolute); throws, in words, when it cannot. */
+export async function openRevision(file: string, ref: string, env: Env): Promise<Revision> {
+  const flag = '--baseline-ref';
   // A name git would read as an option, or that cannot be one line of a command: no revision.
   if (!ref || ref.startsWith('-') || /[\0\r\n]/.test(ref)) throw new UsageError(`${flag} "${ref}" is not a name of a git revision (e.g. HEAD~1, origin/main, a commit SHA)`);
   let folder: string;
@@ -62,7 +53,6 @@ export async function openRevision(file: string, ref: string, env: Env, flag = '
   return revisionAt({ cwd: folder, commit: sha, root, at: ref, shown: (rel) => `${ref}:${rel}`, env });
 }
 
-/** Where a revision's files are read, and how they are named. */
 export interface RevisionPlace {
   /** A folder of the repository, where git runs. */
   cwd: string;
@@ -70,9 +60,8 @@ export interface RevisionPlace {
   commit: string;
   /** The absolute path its top stands for: the work tree's, or a folder that exists nowhere (ci plan-open). */
   root: string;
-  /** The revision in messages: `at ${at} this is a symbolic link`. */
+  /** The revision in messages: `at ${at} this is a symbolic link`; `shown` names a file of it by its path from the top. */
   at: string;
-  /** How messages name a file of it, from its path relative to the top. */
   shown(rel: string): string;
   env: Env;
   /** Stops the git commands that read its files' contents (ci plan-open's time limit for one merge request's reads). */
@@ -80,11 +69,10 @@ export interface RevisionPlace {
 }
 
 /**
- * The files of a commit, as a source the loader reads (see openRevision), with paths under
- * `root`. What it costs is bounded whatever the commit holds: its tree is listed up to
- * MAX_TREE_ENTRIES (a "git bomb" of nested trees lists billions), and only the files the config
- * names are read, each up to MAX_CONFIG_FILE_BYTES, in `git cat-file --batch`, without any of git's
- * conversions (.gitattributes: export-ignore, export-subst, filters), as git stores them.
+ * The files of a commit, as a source the loader reads, with paths under `root`. Bounded whatever
+ * the commit holds: its tree is listed up to MAX_TREE_ENTRIES (a "git bomb" of nested trees lists
+ * billions), and only the files the config names are read, each up to MAX_CONFIG_FILE_BYTES,
+ * as git stores them (none of .gitattributes' conversions).
  */
 export async function revisionAt(place: RevisionPlace): Promise<Revision> {
   const { cwd: folder, commit: sha, root, at: ref, env, signal } = place;
@@ -118,8 +106,7 @@ export async function revisionAt(place: RevisionPlace): Promise<Revision> {
   const tree = revisionTree(root, inTree, entries, children);
   // The files a glob matches are read in one `git cat-file --batch`, not a process each.
   const blobs = new Map<string, Buffer>();
-  // Each blob's size, asked of git only for the files the config names (listing every size of a
-  // large tree costs git a read of each object: seconds for a million).
+  // Sizes asked only for the files the config names: listing every size costs git a read of each object.
   const sizes = new Map<string, number>();
   const sizesOf = async (ids: string[]) => {
     const unknown = [...new Set(ids.filter((id) => !sizes.has(id)))];
@@ -153,7 +140,6 @@ export async function revisionAt(place: RevisionPlace): Promise<Revision> {
       return found;
     },
     read: async (path, what) => {
-      // The path itself: the loader names the files of its problems as this source does (shown).
       const fail = (message: string): never => {
         throw new ConfigError([{ file: path, line: 0, col: 0, severity: 'error', message }]);
       };
@@ -172,7 +158,6 @@ export async function revisionAt(place: RevisionPlace): Promise<Revision> {
   };
 }
 
-/** What a tree entry is to the glob engine. */
 type Kind = 'file' | 'folder' | 'link' | 'other';
 
 /** The revision's tree as the glob engine walks it: folders and files, links as links (never followed). */
