@@ -14,8 +14,10 @@
  *   file nested deeper than any config needs is refused at the first node past the limit, the
  *   same on every machine.
  */
-import { Composer, CST, Lexer, LineCounter, Parser, YAMLParseError, type Document } from 'yaml';
+import { Composer, CST, isAlias, isMap, isPair, isScalar, isSeq, Lexer, LineCounter, Parser, YAMLParseError, type Document, type Node } from 'yaml';
 import type { Diagnostic } from '../messages/errors.js';
+import type { Position } from '../model/types.js';
+import type { Path } from '../schema/errors.js';
 import { MAX_YAML_DEPTH, MAX_YAML_ERRORS_SHOWN, MAX_YAML_TOKENS } from '../caps.js';
 
 export type ReadDocument =
@@ -135,7 +137,7 @@ export function yamlErrors(doc: Document.Parsed, lines: LineCounter, file: strin
   return shown;
 }
 
-function linePos(lines: LineCounter, offset: number): { line: number; col: number } {
+function linePos(lines: LineCounter, offset: number): Position {
   const { line, col } = lines.linePos(offset);
   return { line, col };
 }
@@ -146,4 +148,72 @@ export function yamlMessage(code: string, message: string): string {
   if (code === 'DUPLICATE_KEY') return 'this key is written twice in the same mapping';
   const first = message.split('\n', 1)[0] ?? message;
   return `YAML: ${first.replace(/ at line \d+, column \d+:?$/, '')}`;
+}
+
+/**
+ * Maps a path in the parsed data (`['websites', 3, 'privacy']`), under `base` (an account's
+ * block), back to a line and column in the source: every message points at the key or value.
+ */
+export class Locator {
+  constructor(
+    private readonly doc: Document,
+    private readonly lines: LineCounter,
+    private readonly base: Path = [],
+  ) {}
+
+  /** The same document, its paths read under `base`: an account's keys, as a single-account file's. */
+  under(base: Path): Locator {
+    return new Locator(this.doc, this.lines, [...this.base, ...base]);
+  }
+
+  /** Where the value at `path` starts (or the nearest enclosing node that exists). */
+  value(path: Path): Position {
+    const { node, keyNode } = this.walk(path);
+    return linePos(this.lines, node?.range?.[0] ?? keyNode?.range?.[0] ?? 0);
+  }
+
+  /** Where the key of the last path segment is written (falls back to the value). */
+  key(path: Path): Position {
+    const { keyNode, node } = this.walk(path);
+    return linePos(this.lines, keyNode?.range?.[0] ?? node?.range?.[0] ?? 0);
+  }
+
+  /** For each item of the sequence at `path`, where the value of its `key` starts: one walk for a whole list. */
+  itemValues(path: Path, key: string): (Position | undefined)[] {
+    let seq: unknown = this.walk(path).node;
+    if (isAlias(seq)) seq = seq.resolve(this.doc);
+    if (!isSeq(seq)) return [];
+    return seq.items.map((item) => {
+      const map = isAlias(item) ? item.resolve(this.doc) : item;
+      if (!isMap(map)) return undefined;
+      const pair = map.items.find((p) => isPair(p) && keyText(p.key) === key);
+      const node = (pair?.value ?? pair?.key) as Node | null | undefined;
+      return node?.range ? linePos(this.lines, node.range[0]) : undefined;
+    });
+  }
+
+  private walk(path: Path): { node: Node | null; keyNode: Node | null } {
+    let node: unknown = this.doc.contents;
+    let keyNode: Node | null = null;
+    for (const segment of [...this.base, ...path]) {
+      if (isAlias(node)) node = node.resolve(this.doc);
+      if (isMap(node)) {
+        const pair = node.items.find((p) => isPair(p) && keyText(p.key) === String(segment));
+        if (!pair) break;
+        keyNode = (pair.key as Node | null) ?? keyNode;
+        node = pair.value;
+        if (node === null) return { node: keyNode, keyNode };
+      } else if (isSeq(node) && typeof segment === 'number' && node.items[segment] !== undefined) {
+        node = node.items[segment];
+        keyNode = node as Node;
+      } else {
+        break;
+      }
+    }
+    return { node: (node as Node | null) ?? null, keyNode };
+  }
+}
+
+function keyText(key: unknown): string | undefined {
+  return isScalar(key) ? String(key.value) : undefined;
 }

@@ -6,7 +6,7 @@ import { installationOf } from '../model/address.js';
 import { ConfigError, SitesyncError } from '../messages/errors.js';
 import { GlobSet, namesTwinSpelling } from '../model/domain.js';
 import type { Diagnostic } from '../messages/errors.js';
-import { DEFAULT_SAFETY, type Config, type DesiredWebsite, type Position, type Workspace } from '../model/types.js';
+import { type Config, type DesiredWebsite, type Position, type Workspace } from '../model/types.js';
 import { envValue, type Env } from './interpolate.js';
 import { parseFile, readFileCollecting, type ParsedFile, type ReadFile } from './parse.js';
 import { foldersUp } from './read.js';
@@ -44,11 +44,6 @@ export async function loadWorkspaceAt(file: string, ref: string, env: Env): Prom
   const source = await openRevision(file, ref, env);
   if (!source.has(file)) return undefined;
   return loadWorkspace(file, env, { lenientEnv: true, what: 'baseline file', source });
-}
-
-/** A config that lists nothing: no file at all (an account from the flags alone), or a file a revision did not hold. */
-export function emptyConfig(file: string): Config {
-  return { file, defaults: {}, prune: false, protect: [], ignore: [], retire: [], safety: { ...DEFAULT_SAFETY }, websites: [], warnings: [] };
 }
 
 /** A single-account file's config, with the websites of the files it includes. */

@@ -20,9 +20,8 @@ import { Secret } from '../secrets/secret.js';
 import { listValue } from '../model/field-values.js';
 import { passwordRuleProblem, passwordRuleWords } from '../model/password-rule.js';
 import { interpolate, passwordSource, type Env } from './interpolate.js';
-import { readDocument, yamlErrors, type ReadDocument, type TokenBudget } from './document.js';
-import { Locator, type Path, type Positions } from './locate.js';
-import { controlCharacterIn, pathName, schemaIssues } from '../schema/errors.js';
+import { Locator, readDocument, yamlErrors, type TokenBudget } from './document.js';
+import { controlCharacterIn, pathName, schemaIssues, type Path } from '../schema/errors.js';
 import { MAX_WILDCARD_GLOBS, MAX_YAML_ALIAS_EXPANSIONS } from '../caps.js';
 
 /** The fields `defaults` may carry, and those a website entry sets from the file (a secret: by its `${NAME}`, below). */
@@ -33,10 +32,7 @@ export interface ParseOptions {
   env: Env;
   /** The YAML tokens this file and the rest of its workspace may still hold (see readDocument). */
   tokens?: TokenBudget;
-  /**
-   * Leave `${NAME}` in place when NAME is not set instead of failing: for a baseline file,
-   * whose variables may since have been renamed.
-   */
+  /** Leave `${NAME}` in place when NAME is not set instead of failing: a baseline's variables may since have been renamed. */
   lenientEnv?: boolean;
   /**
    * Report a variable that is not set as a warning instead (validate in a fork's pull request,
@@ -61,16 +57,14 @@ export interface ParsedFile {
 /** What a file is to the one who reads it: the main config file, or one it includes. */
 export type FileRole = 'main' | 'include';
 
-/**
- * Every file is read by the `yaml` package alone (YAML 1.2, core schema), the reader editors'
- * YAML language server uses too: what the file means on screen is what sitesync does.
- * A single-account file's config (a file with accounts: loadWorkspace).
- */
-export function parseConfig(text: string, file: string, options: ParseOptions): Config {
-  return onlyConfig(parseFile(text, file, options), file);
+/** A config that lists nothing: no file at all (an account from the flags alone), or a file a revision did not hold. */
+export function emptyConfig(file: string): Config {
+  return { file, defaults: {}, prune: false, protect: [], ignore: [], retire: [], safety: { ...DEFAULT_SAFETY }, websites: [], warnings: [] };
 }
 
-function onlyConfig(parsed: ParsedFile, file: string): Config {
+/** A single-account file's config (a file with accounts: loadWorkspace). */
+export function parseConfig(text: string, file: string, options: ParseOptions): Config {
+  const parsed = parseFile(text, file, options);
   if (parsed.multi) {
     throw new ConfigError([{ file, line: 1, col: 1, message: 'the file holds accounts: read it with loadWorkspace', severity: 'error' }]);
   }
@@ -78,7 +72,10 @@ function onlyConfig(parsed: ParsedFile, file: string): Config {
 }
 
 export function parseFile(text: string, file: string, options: ParseOptions, role: FileRole = 'main'): ParsedFile {
-  return thrown(readFileCollecting(text, file, options, role));
+  const { parsed, problems } = readFileCollecting(text, file, options, role);
+  if (problems.some((d) => d.severity === 'error')) throw new ConfigError(problems);
+  parsed.warnings = problems;
+  return parsed;
 }
 
 /** A file's data and its problems, errors too, for a reader that reads more files before it reports. */
@@ -93,58 +90,40 @@ export interface ReadFile {
  * once. A file that is not YAML (or too deep) has no data, and throws.
  */
 export function readFileCollecting(text: string, file: string, options: ParseOptions, role: FileRole = 'main'): ReadFile {
-  return fromDocument(readDocument(text, options.tokens), file, options, mayReference(text), role);
-}
-
-function thrown({ parsed, problems }: ReadFile): ParsedFile {
-  if (problems.some((d) => d.severity === 'error')) throw new ConfigError(problems);
-  parsed.warnings = problems;
-  return parsed;
-}
-
-/** Whether any string may hold `${`: written so, or through a double-quoted escape (`\x24{`). */
-function mayReference(text: string): boolean {
-  return text.includes('${') || text.includes('\\');
-}
-
-function fromDocument(read: ReadDocument, file: string, options: ParseOptions, references: boolean, role: FileRole): ReadFile {
   const fail = (pos: Position, message: string): never => {
     throw new ConfigError([{ file, ...pos, message, severity: 'error' }]);
   };
+  const read = readDocument(text, options.tokens);
   if (read.refused) fail(read.lines.linePos(read.refused.offset), read.refused.message);
   const doc = read.doc!;
   const at = new Locator(doc as Document, read.lines);
-
-  if (doc.errors.length) {
-    throw new ConfigError(yamlErrors(doc, read.lines, file));
-  }
+  if (doc.errors.length) throw new ConfigError(yamlErrors(doc, read.lines, file));
   const needs = role === 'include' ? '"websites:"' : '"version: 1" and "websites:"';
   if (doc.contents === null) fail({ line: 1, col: 1 }, `the file is empty: it needs at least ${needs}`);
-  if (!isMap(doc.contents)) {
-    const what = isSeq(doc.contents) ? 'a list' : 'a single value';
-    fail(at.value([]), `the top level is ${what}; it must be a mapping with ${needs}`);
-  }
+  if (!isMap(doc.contents)) fail(at.value([]), `the top level is ${isSeq(doc.contents) ? 'a list' : 'a single value'}; it must be a mapping with ${needs}`);
   let raw: Raw = {};
   try {
     raw = doc.toJS({ maxAliasCount: MAX_YAML_ALIAS_EXPANSIONS }) as Raw;
   } catch (e) {
     fail({ line: 1, col: 1 }, `the file expands aliases too often (${(e as Error).message.replace(/\.$/, '')}); write the values out`);
   }
+  // Whether any string may hold `${`: written so, or through a double-quoted escape (`\x24{`).
+  const references = text.includes('${') || text.includes('\\');
   const { parsed, diagnostics } = build(raw, at, file, options, references, role);
-  return { parsed, problems: sortDiagnostics(diagnostics) };
+  return { parsed, problems: diagnostics.sort((a, b) => a.line - b.line || a.col - b.col) };
 }
 
-/** Top-level keys of a single-account file that belong in an account when the file has accounts. */
 /** A main config file's two required keys, missing: validate tells an included file by the first (commands/validate.ts). */
 export const NO_VERSION = 'the file has no "version", which is required';
 export const NO_WEBSITES = 'the file has no "websites", which is required';
 
+/** Top-level keys of a single-account file that belong in an account when the file has accounts. */
 const ACCOUNT_LEVEL = ['api', 'password_env', 'prune', 'protect', 'ignore', 'retire', 'safety', 'include', 'websites'];
 
 /** From the parsed data to the model: `${NAME}`, the schema, then every rule of the contract. */
 function build(
   raw: Raw,
-  at: Positions,
+  at: Locator,
   file: string,
   options: ParseOptions,
   references: boolean,
@@ -250,7 +229,7 @@ function build(
   for (const [name, data] of accounts) {
     const base = ['accounts', name];
     const said = diagnostics.length;
-    const here = prefixed(at, base);
+    const here = at.under(base);
     const config = normalize({ ...data, api: undefined }, passwords, file, here, error, warn);
     config.defaults = { ...topDefaults, ...config.defaults };
     // An account's own archive: wins over the file's.
@@ -269,7 +248,7 @@ function build(
 }
 
 /** The `include:` globs of `holder` (at `base`), for the loader to read. */
-function includesOf(holder: Raw, base: Path, config: number, at: Positions, parsed: ParsedFile): void {
+function includesOf(holder: Raw, base: Path, config: number, at: Locator, parsed: ParsedFile): void {
   if (!Array.isArray(holder.include)) return;
   holder.include.forEach((glob, i) => {
     if (typeof glob === 'string' && glob.trim()) parsed.includes.push({ config, glob: glob.trim(), pos: at.value([...base, 'include', i]) });
@@ -284,23 +263,10 @@ function websiteEntries(raw: Raw): { path: Path; entry: Raw }[] {
   );
 }
 
-/** Positions below `base`: an account's keys, read as a single-account file's. */
-function prefixed(at: Positions, base: Path): Positions {
-  return {
-    value: (path) => at.value([...base, ...path]),
-    key: (path) => at.key([...base, ...path]),
-    itemValues: (path, key) => at.itemValues([...base, ...path], key),
-  };
-}
-
 function isRecord(value: unknown): value is Raw {
   return Boolean(value) && typeof value === 'object' && !Array.isArray(value);
 }
 
-
-function sortDiagnostics(list: Diagnostic[]): Diagnostic[] {
-  return [...list].sort((a, b) => a.line - b.line || a.col - b.col);
-}
 
 /** Whether a path is a website's password (`websites[3].password`, in an account or not). */
 function isPasswordPath(path: Path): boolean {
@@ -373,21 +339,11 @@ function normalize(
   /** Each website's password now, by its entry, where it is written with `${NAME}`. */
   passwords: WeakMap<object, string>,
   file: string,
-  at: Positions,
+  at: Locator,
   error: Report,
   warn: Report,
 ): Config {
-  const config: Config = {
-    file,
-    defaults: {},
-    prune: data.prune === true,
-    protect: [],
-    ignore: [],
-    retire: [],
-    safety: { ...DEFAULT_SAFETY },
-    websites: [],
-    warnings: [],
-  };
+  const config: Config = { ...emptyConfig(file), prune: data.prune === true };
 
   const baseUrl = isRecord(data.api) ? baseUrlOf(data.api, ['api'], at, error) : undefined;
   if (baseUrl) config.baseUrl = baseUrl;
@@ -508,7 +464,7 @@ function normalize(
 }
 
 /** The `base_url` of `holder` (at `path`: `api`, or an account), once checked; undefined when there is none, or it is wrong (said). */
-function baseUrlOf(holder: Raw, path: Path, at: Positions, error: Report): string | undefined {
+function baseUrlOf(holder: Raw, path: Path, at: Locator, error: Report): string | undefined {
   const written = holder.base_url;
   if (typeof written !== 'string') return undefined;
   // Plain http:// is checked when connecting, where --insecure-http is known.
@@ -521,7 +477,7 @@ function baseUrlOf(holder: Raw, path: Path, at: Positions, error: Report): strin
  * `archive:` of `holder`: a folder relative to the config file (the loader keeps it inside the
  * repository, as it keeps includes). Undefined when there is none, or it is unusable (said).
  */
-function archiveFolder(holder: Raw, at: Positions, file: string, error: Report): ArchiveFolder | undefined {
+function archiveFolder(holder: Raw, at: Locator, file: string, error: Report): ArchiveFolder | undefined {
   const written = holder.archive;
   if (typeof written !== 'string' || written.trim() === '' || written.includes('${')) return undefined;
   const pos = at.value(['archive']);
@@ -533,7 +489,7 @@ function archiveFolder(holder: Raw, at: Positions, file: string, error: Report):
 }
 
 /** The settings of `entry` the rows of `which` read, each as its row reads the file; list entries a row suspects are warned about. */
-function settings(entry: Raw, path: Path, at: Positions, warn: Report, which: readonly Field[]): Record<string, unknown> {
+function settings(entry: Raw, path: Path, at: Locator, warn: Report, which: readonly Field[]): Record<string, unknown> {
   const out: Record<string, unknown> = {};
   for (const field of which) {
     const written = entry[field.name];
