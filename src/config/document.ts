@@ -1,18 +1,12 @@
 /**
- * YAML text → `yaml`'s document, read by the `yaml` package alone (YAML 1.2, core schema): the
- * reader editors' YAML language server uses too, so a file means to sitesync what it shows.
- *
- * This is `parseDocument` in its steps (yaml's Lexer, Parser, then Composer), driven here for
- * what a file may make it build:
- * - size: yaml's CST and document take some 0.3 to 1 KB a token, so a file under the byte cap
- *   made of tiny tokens (`x: [1,1,1,…]`, a flood of line breaks or comments) would take
- *   gigabytes. The lexer's tokens are counted before the Parser builds anything, and a file of
- *   more than any config holds is refused at the first token past the limit;
- * - depth: yaml's Parser keeps its own stack, but the Composer, `toJS` and the schema check
- *   recurse once per level, and a few thousand nested lists overflow the call stack (a RangeError
- *   at a place that depends on the stack size). The Parser's stack is watched as it grows, and a
- *   file nested deeper than any config needs is refused at the first node past the limit, the
- *   same on every machine.
+ * YAML text → `yaml`'s document, read by the `yaml` package alone (YAML 1.2, core schema), as
+ * editors' YAML language server reads it, and where things are in it. This is `parseDocument` in
+ * its steps (Lexer, Parser, Composer), driven for what a file may make it build:
+ * - size: a document takes some 0.3 to 1 KB a token, so a file under the byte cap of tiny tokens
+ *   (`x: [1,1,1,…]`) would take gigabytes: the lexer's tokens are counted before anything is built;
+ * - depth: the Composer, `toJS` and the schema check recurse once per level, and a few thousand
+ *   nested lists overflow the call stack: the Parser's stack is watched as it grows, so a file
+ *   nested too deep is refused at the same node on every machine.
  */
 import { Composer, CST, isAlias, isMap, isPair, isScalar, isSeq, Lexer, LineCounter, Parser, YAMLParseError, type Document, type Node } from 'yaml';
 import type { Diagnostic } from '../messages/errors.js';
@@ -25,11 +19,7 @@ export type ReadDocument =
   /** The file is refused before it is composed: the offset where, and why (a message that follows FILE:LINE:COL). */
   | { doc?: undefined; lines: LineCounter; refused: { offset: number; message: string } };
 
-/**
- * What the files of one workspace may still hold together: a config and the files it includes
- * hold at most MAX_YAML_TOKENS, or a thousand included files each under the cap would take a thousand
- * times as long. readDocument takes each file's tokens from it, all that is left when it refuses one.
- */
+/** The YAML tokens a config and the files it includes may still hold together (MAX_YAML_TOKENS at first); readDocument spends it. */
 export interface TokenBudget {
   left: number;
 }
@@ -103,8 +93,7 @@ class Reading {
     if (this.refused !== undefined) return { lines: this.lines, refused: this.refused };
     const composer = new Composer({ prettyErrors: false, uniqueKeys: true });
     let doc: Document.Parsed | undefined;
-    // yaml makes each of its errors an Error, whose stack trace costs more than the rest of its
-    // work: a file of a million mistakes (a stranger's) took half a minute, for traces no one reads.
+    // yaml makes each of its errors an Error, whose stack trace costs more than the rest of its work.
     const traces = Error.stackTraceLimit;
     Error.stackTraceLimit = 0;
     try {
@@ -123,10 +112,7 @@ class Reading {
   }
 }
 
-/**
- * The YAML errors of a document, as diagnostics of `file`: the first MAX_YAML_ERRORS_SHOWN, then
- * one line that counts the rest (a file of a million mistakes is not a million lines of output).
- */
+/** The YAML errors of a document, as diagnostics of `file`: the first MAX_YAML_ERRORS_SHOWN, then one line that counts the rest. */
 export function yamlErrors(doc: Document.Parsed, lines: LineCounter, file: string): Diagnostic[] {
   const shown = doc.errors.slice(0, MAX_YAML_ERRORS_SHOWN).map((e) => ({ file, ...linePos(lines, e.pos[0]), message: yamlMessage(e.code, e.message), severity: 'error' as const }));
   const more = doc.errors.length - shown.length;

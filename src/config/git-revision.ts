@@ -99,6 +99,7 @@ export async function revisionAt(place: RevisionPlace): Promise<Revision> {
     if (rel === '..' || rel.startsWith(`..${sep}`) || resolve(root, rel) !== resolve(path)) return undefined;
     return rel.split(sep).join('/');
   };
+  const entryAt = (path: string) => entries.get(inTree(path) ?? '\0');
   const shown = (path: string) => {
     const rel = inTree(path);
     return rel === undefined ? path : rel === '' ? `the top of the repository at ${ref}` : place.shown(rel);
@@ -117,10 +118,7 @@ export async function revisionAt(place: RevisionPlace): Promise<Revision> {
     }
   };
   const fetch = async (paths: string[]) => {
-    const files = paths.flatMap((path) => {
-      const entry = entries.get(inTree(path) ?? '\0');
-      return entry?.mode.startsWith('100') && !blobs.has(entry.id) ? [entry.id] : [];
-    });
+    const files = paths.map(entryAt).flatMap((entry) => (entry?.mode.startsWith('100') && !blobs.has(entry.id) ? [entry.id] : []));
     await sizesOf(files);
     // No more at once than the loader reads of a workspace (16 MiB): the rest, if it comes to them, one by one.
     let room = MAX_CONFIG_FILE_BYTES;
@@ -130,8 +128,8 @@ export async function revisionAt(place: RevisionPlace): Promise<Revision> {
 
   return {
     shown,
-    has: (path) => entries.has(inTree(path) ?? '\0'),
-    refused: (path) => (entries.get(inTree(path) ?? '\0')?.mode === LINK ? `at ${ref} this is a symbolic link: sitesync reads no config through a link` : undefined),
+    has: (path) => entryAt(path) !== undefined,
+    refused: (path) => (entryAt(path)?.mode === LINK ? `at ${ref} this is a symbolic link: sitesync reads no config through a link` : undefined),
     hasNoFolder: () => false,
     repositoryOf: () => root,
     include: async (glob, from, inside) => {
@@ -143,7 +141,7 @@ export async function revisionAt(place: RevisionPlace): Promise<Revision> {
       const fail = (message: string): never => {
         throw new ConfigError([{ file: path, line: 0, col: 0, severity: 'error', message }]);
       };
-      const entry = entries.get(inTree(path) ?? '\0');
+      const entry = entryAt(path);
       if (!entry) return fail(`no such file at ${ref}`);
       if (entry.mode === LINK) return fail(`at ${ref} this is a symbolic link: sitesync reads no file through a link`);
       if (!entry.mode.startsWith('100')) return fail(`at ${ref} this is not a file`);
@@ -178,13 +176,7 @@ function revisionTree(root: string, inTree: (path: string) => string | undefined
   };
   const fs = {
     readdir: (path: string, _options: unknown, callback: (error: Error | null, entries?: ReturnType<typeof list>) => void) => {
-      let found;
-      try {
-        found = list(path);
-      } catch (error) {
-        return callback(error as Error);
-      }
-      callback(null, found);
+      Promise.resolve(path).then(list).then((found) => callback(null, found), callback);
     },
     readdirSync: (path: string) => list(path),
   } as unknown as FileSystemAdapter;

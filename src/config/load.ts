@@ -1,4 +1,4 @@
-/** Loading a config file: read it (I/O), then parse it (pure). */
+/** Loading a config file and the files it includes: read them (I/O), then parse them (pure). */
 import { createHash } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { basename, dirname, join, relative } from 'node:path';
@@ -8,22 +8,18 @@ import { GlobSet, namesTwinSpelling } from '../model/domain.js';
 import type { Diagnostic } from '../messages/errors.js';
 import { type Config, type DesiredWebsite, type Position, type Workspace } from '../model/types.js';
 import { envValue, type Env } from './interpolate.js';
-import { parseFile, readFileCollecting, type ParsedFile, type ReadFile } from './parse.js';
+import { parseFile, readFileCollecting, type ParsedFile, type ParseOptions, type ReadFile } from './parse.js';
 import { foldersUp } from './read.js';
 import { type TokenBudget } from './document.js';
-import { folderOutside, outsideMessage, realOrSelf, WORK_TREE, type FileSource } from './source.js';
+import { folderOutside, realOrSelf, WORK_TREE, type FileSource } from './source.js';
 import { ownPasswordEnvProblems, passwordReads } from './password-env.js';
 import { openRevision } from './git-revision.js';
 import { MAX_CONFIG_FILE_BYTES, MAX_YAML_TOKENS } from '../caps.js';
 
-
 /** What to do about an include that matches no file: the layout is entered by a file to fill, or by init. */
 const NO_FILE_HINT = ': create the file (websites: [] is enough, and import --unmanaged fills it), or leave include: out of an account that lists no websites yet and let sitesync init write its folder';
 
-export interface LoadOptions {
-  lenientEnv?: boolean;
-  /** An unset variable is a warning (validate without secrets), not an error. */
-  missingEnvAsWarning?: boolean;
+export interface LoadOptions extends Pick<ParseOptions, 'lenientEnv' | 'missingEnvAsWarning'> {
   /** What the file is to the user, for messages: a config file, or a baseline file. */
   what?: 'config file' | 'baseline file';
   /** Where the files are read from: the work tree (default), or a git revision (git-revision.ts). */
@@ -79,7 +75,7 @@ export async function loadWorkspace(file: string, env: Env, options: LoadOptions
   let bytes = MAX_CONFIG_FILE_BYTES - Buffer.byteLength(text);
   let over = false;
   // What the SHA-256 covers. Without includes, as before there were any: a saved plan of such a file stays valid.
-  const hashed = parsed.includes.length === 0 ? [text] : [`${basename(file)}\0${text}\0`];
+  const hash = createHash('sha256').update(parsed.includes.length === 0 ? text : `${basename(file)}\0${text}\0`);
   const files = [file];
   const walked = await walkIncludes(file, parsed, source, options.what);
   problems.push(...walked.problems);
@@ -95,7 +91,7 @@ export async function loadWorkspace(file: string, env: Env, options: LoadOptions
         problems.push({ file, ...pos, severity: 'error', message: `include "${glob}": with ${source.shown(match)}, the config and the files it includes hold more than ${MAX_CONFIG_FILE_BYTES / 1048576} MiB together, more than any config (100,000 websites take at most about 15 MiB); nothing more is read` });
         continue;
       }
-      hashed.push(`${relative(dirname(file), match)}\0${included}\0`);
+      hash.update(`${relative(dirname(file), match)}\0${included}\0`);
       const one = parseFile(included, match, parseOptions, 'include');
       problems.push(...one.warnings.map((d) => ofAccount(d, parsed.configs[config]!)));
       for (const site of one.configs[0]!.websites) parsed.configs[config]!.websites.push({ ...site, file: match });
@@ -116,8 +112,6 @@ export async function loadWorkspace(file: string, env: Env, options: LoadOptions
   const ordered = sortByFile(problems, files).map((d) => ({ ...d, file: source.shown(d.file) }));
   if (!options.keepErrors && ordered.some((d) => d.severity === 'error')) throw new ConfigError(ordered);
   for (const config of parsed.configs) separateTwinSpellings(config);
-  const hash = createHash('sha256');
-  for (const part of hashed) hash.update(part);
   const byFile = Object.fromEntries(walked.matches.map(({ path, config }) => [path, parsed.configs[config]!.account?.name ?? '']));
   return { file, multi: parsed.multi, configs: parsed.configs, warnings: ordered, sha256: hash.digest('hex'), files, includedBy: byFile };
 }
@@ -155,15 +149,13 @@ export interface IncludeMatch {
 
 /**
  * The files the `include:` globs of `file` match, each once, and the problems of the globs: the
- * one set of rules that the loader and fmt follow. A file read from a pipe has no folder to find
- * them in; a glob reaches nothing outside the repository; one that matches no file, or the file
- * itself, is an error; a file belongs to one account.
+ * one set of rules that the loader and fmt follow. A glob reaches nothing outside the repository;
+ * one that matches no file, or the file itself, is an error; a file belongs to one account.
  */
 export async function walkIncludes(file: string, parsed: ParsedFile, source: FileSource, what?: LoadOptions['what']): Promise<{ matches: IncludeMatch[]; problems: Diagnostic[] }> {
   const matches: IncludeMatch[] = [];
   const problems: Diagnostic[] = [];
   const includedBy = new Map<string, number>();
-  // A pipe or standard input has no folder: the files it includes cannot be found beside it.
   const piped = parsed.includes.length > 0 && source.hasNoFolder(file);
   const root = parsed.includes.length > 0 && !piped ? source.repositoryOf(file) : '';
   for (const { config, glob, pos } of parsed.includes) {
@@ -174,7 +166,7 @@ export async function walkIncludes(file: string, parsed: ParsedFile, source: Fil
       continue;
     }
     const { inside, outside } = await source.include(glob, dirname(file), root);
-    if (outside) problem(outsideMessage(glob, outside, root));
+    if (outside) problem(`include "${glob}": ${outside}; sitesync reads no file outside the repository that holds the config (${root})`);
     else if (inside.length === 0) problem(`include "${glob}" matches no file (globs are relative to ${source.shown(dirname(file))})${NO_FILE_HINT}`);
     for (const path of inside) {
       const other = includedBy.get(path);
@@ -208,11 +200,7 @@ function separateTwinSpellings(config: Config): void {
   config.ignore = config.ignore.filter((p) => !twin(p.glob));
 }
 
-/**
- * `archive:` folders, inside the repository as includes are: the file may be a stranger's, and
- * must not make sitesync write anywhere else. A file read from a pipe has no folder for one (a
- * baseline's archive: is never used).
- */
+/** `archive:` folders, inside the repository as includes are: the file may be a stranger's (a baseline's archive: is never used). */
 function archiveProblems(configs: Config[], file: string, options: LoadOptions, source: FileSource): Diagnostic[] {
   const out: Diagnostic[] = [];
   const said = new Set<string>();
@@ -223,8 +211,7 @@ function archiveProblems(configs: Config[], file: string, options: LoadOptions, 
       if (options.what !== 'baseline file') out.push({ file, ...archive.pos, severity: 'error', message: `archive "${archive.shown}": this file was read from a pipe or standard input, which has no folder to hold it; give the file in its folder, or apply --archive DIR` });
       continue;
     }
-    // The repository as the source has it: the work tree, or (ci plan-open) a top that exists
-    // nowhere, where what the path says is what is checked (apply checks its checkout's again).
+    // The repository as the source has it: the work tree, or (ci plan-open) a top that exists nowhere.
     const root = source.repositoryOf(file);
     const outside = folderOutside(archive.dir, root);
     if (outside) out.push({ file, ...archive.pos, severity: 'error', message: `archive "${archive.shown}": ${outside}; sitesync writes no archive outside the repository that holds the config (${root})` });
@@ -232,11 +219,7 @@ function archiveProblems(configs: Config[], file: string, options: LoadOptions, 
   return out;
 }
 
-/**
- * What only the whole set of files shows: a domain listed twice across files, one an `ignore`
- * of its account matches, and a domain in two accounts of one installation (which stores a
- * domain once).
- */
+/** What only the whole set of files shows: a domain listed twice across files, or ignored there, or in two accounts of one installation. */
 function crossFileProblems(configs: Config[], main: string, shown: (path: string) => string): Diagnostic[] {
   const out: Diagnostic[] = [];
   const where = (w: DesiredWebsite) => `${shown(w.file ?? main)}:${w.pos.line}:${w.pos.col}`;
@@ -293,9 +276,8 @@ function sortByFile(list: Diagnostic[], files: string[]): Diagnostic[] {
 const CI_TOKENS = ['GITHUB_TOKEN', 'GITLAB_TOKEN', 'CI_JOB_TOKEN'];
 
 /**
- * The variables that hold keys in `configs` (each account's api_key_env), with SITESYNC_API_KEY
- * and the CI's tokens, and what each holds; by their names in upper case, as Windows reads
- * environment names (`${github_token}` is GITHUB_TOKEN there), which costs nothing elsewhere.
+ * The variables that hold keys in `configs` (each account's api_key_env, SITESYNC_API_KEY, the
+ * CI's tokens) and what each holds; by their names in upper case, as Windows reads them.
  */
 export function keyVariables(configs: Config[]): Map<string, string> {
   const held = new Map<string, string>([['SITESYNC_API_KEY', 'the API key']]);

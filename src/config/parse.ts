@@ -1,7 +1,4 @@
-/**
- * The pure half of loading: YAML text → the normalized `Config`, or a `ConfigError` holding
- * every problem found, each with the line and column it is about.
- */
+/** The pure half of loading: YAML text → the normalized `Config`, or a `ConfigError` of every problem, each at its line and column. */
 import { dirname, isAbsolute, resolve } from 'node:path';
 import { isMap, isSeq, type Document } from 'yaml';
 import { ConfigError, type Diagnostic } from '../messages/errors.js';
@@ -24,7 +21,7 @@ import { Locator, readDocument, yamlErrors, type TokenBudget } from './document.
 import { controlCharacterIn, pathName, schemaIssues, type Path } from '../schema/errors.js';
 import { MAX_WILDCARD_GLOBS, MAX_YAML_ALIAS_EXPANSIONS } from '../caps.js';
 
-/** The fields `defaults` may carry, and those a website entry sets from the file (a secret: by its `${NAME}`, below). */
+/** The fields `defaults` may carry, and those a website entry sets from the file (a secret: by its `${NAME}`). */
 const IN_DEFAULTS = FIELDS.filter((f) => f.inDefaults);
 const FROM_FILE = FIELDS.filter((f) => f.fromFile);
 
@@ -34,10 +31,7 @@ export interface ParseOptions {
   tokens?: TokenBudget;
   /** Leave `${NAME}` in place when NAME is not set instead of failing: a baseline's variables may since have been renamed. */
   lenientEnv?: boolean;
-  /**
-   * Report a variable that is not set as a warning instead (validate in a fork's pull request,
-   * which gets no secrets): the value is then not known, so nothing about it is checked.
-   */
+  /** A variable that is not set is a warning (validate in a fork's pull request, which gets no secrets), its value unchecked. */
   missingEnvAsWarning?: boolean;
 }
 
@@ -85,9 +79,8 @@ export interface ReadFile {
 }
 
 /**
- * Parses as far as the data goes, and returns the problems instead of throwing them: the
- * loader then still reads the files this one includes, and reports every file's problems at
- * once. A file that is not YAML (or too deep) has no data, and throws.
+ * Parses as far as the data goes, returning the problems: the loader then still reads the files
+ * this one includes, and reports every file's at once. A file that is not YAML has no data, and throws.
  */
 export function readFileCollecting(text: string, file: string, options: ParseOptions, role: FileRole = 'main'): ReadFile {
   const fail = (pos: Position, message: string): never => {
@@ -134,9 +127,8 @@ function build(
   const warn = (pos: Position, message: string) => diagnostics.push({ file, ...pos, message, severity: 'warning' });
   const parsed: ParsedFile = { multi: false, configs: [], includes: [], warnings: [] };
 
-  // Passwords stay as written (`${NAME}`) in the data: the schema checks what the file says, and a
-  // saved plan refers to it. The value of each is kept beside, by website, for the request that
-  // sends it — never checked or shown, so no message tells a file's author anything about it.
+  // Passwords stay as written (`${NAME}`) in the data: the schema checks what the file says. The
+  // value is kept beside, by website, for the request that sends it, and shown in no message.
   const accounts = isRecord(raw.accounts) ? (Object.entries(raw.accounts).filter(([, a]) => isRecord(a)) as [string, Raw][]) : [];
   const passwords = new WeakMap<object, string>();
   // What is said of a value in an account's block belongs to that account.
@@ -145,10 +137,8 @@ function build(
     say();
     if (path[0] === 'accounts' && typeof path[1] === 'string') for (const d of diagnostics.slice(said)) d.account ??= path[1];
   };
-  // ${NAME} is read where a password is read, and nowhere else: the file may be a stranger's (a
-  // pull request), and a value from the environment anywhere else would show in plans and
-  // comments, or be sent. The schema refuses `${` in every other string (its noReference).
-  // A password whose variable is not set (validate without secrets) is not known: nothing of it is checked.
+  // ${NAME} is read in a password and nowhere else: the file may be a stranger's, and a value from
+  // the environment anywhere else would show in plans and comments, or be sent (noReference).
   const unknown = new Set<string>();
   for (const { path, entry } of websiteEntries(raw)) {
     const template = entry.password;
@@ -163,23 +153,20 @@ function build(
       } else if (!options.lenientEnv) {
         for (const name of r.missing) diagnostics.push({ file, ...at.value(where), message: `${pathName(where)}: environment variable ${name} is not set`, severity: 'error', missing: name });
       }
-      // Held to the product's rules before anything is sent, named by its variables and never shown (one written in clear: see normalize).
+      // Held to the product's rules before anything is sent, named by its variables, never shown.
       const problem = r.referenced && !r.missing.length && !r.malformed.length ? passwordRuleProblem(r.value) : undefined;
       const names = passwordSource(template).variables.map((name) => `\${${name}}`).join(', ');
       if (problem) error(at.value(where), `${pathName(where)}: the value read from ${names} ${passwordRuleWords(problem)}`);
-      // The template stays as written (`${NAME}`, or `$${` for a literal one), the value beside it.
       passwords.set(entry, r.value);
     });
   }
 
-  // A string the schema refuses for its `${` is said once, in words, whatever else the schema
-  // says of it; nothing more is checked of it, and it is left out of what is read below.
+  // A string the schema refuses for its `${` is said once, in words, and left out of what is read below.
   const refused = new Map<string, Path>();
   for (const issue of schemaIssues('config', raw, 'yaml')) {
     const name = pathName(issue.path);
     if (!issue.atKey && (unknown.has(name) || refused.has(name))) continue;
-    // What the schema refuses for its shape (an unknown key, a list written as a mapping) it does
-    // not look into: a reference in there is refused too.
+    // What the schema refuses for its shape (an unknown key) it does not look into: a reference in there is refused too.
     let own = false;
     referencesUnder(valueAt(raw, issue.path), issue.path, (path) => {
       refused.set(pathName(path), path);
@@ -267,10 +254,8 @@ function isRecord(value: unknown): value is Raw {
   return Boolean(value) && typeof value === 'object' && !Array.isArray(value);
 }
 
-
-/** Whether a path is a website's password (`websites[3].password`, in an account or not). */
+/** Whether a path is a website's password (`websites[3].password`; `websites: {x: {password: …}}` is no website). */
 function isPasswordPath(path: Path): boolean {
-  // An item of a list: `websites: {x: {password: …}}` is not a website, and its ${NAME} is not read.
   const n = path.length;
   return n >= 3 && path[n - 1] === 'password' && typeof path[n - 2] === 'number' && path[n - 3] === 'websites' && (n === 3 || (n === 5 && path[0] === 'accounts'));
 }
@@ -358,8 +343,7 @@ function normalize(
       config.safetyAt[key] = at.value(['safety', key]);
     }
   }
-  // Past MAX_WILDCARD_GLOBS globs with `*`, a list is an error at the first one too many, and
-  // the rest is not kept: nothing is matched against them.
+  // Past MAX_WILDCARD_GLOBS globs with `*`, a list is an error at the first one too many, the rest not kept.
   const wildcards = (key: string) => {
     let seen = 0;
     return (glob: string, i: number): boolean => {
@@ -444,8 +428,7 @@ function normalize(
     };
     if (typeof entry.password === 'string') {
       const template = entry.password;
-      const secret = new Secret(template, passwords.get(entry) ?? template, at.value([...path, 'password']));
-      website.password = secret;
+      website.password = new Secret(template, passwords.get(entry) ?? template, at.value([...path, 'password']));
       if (!interpolate(template, {}).referenced) {
         // Its length is the schema's; "0" is within it, and only the product's answer refuses it.
         if (passwordRuleProblem(passwords.get(entry) ?? template) === 'reads back as not set') {
@@ -473,10 +456,7 @@ function baseUrlOf(holder: Raw, path: Path, at: Locator, error: Report): string 
   return problem ? undefined : written;
 }
 
-/**
- * `archive:` of `holder`: a folder relative to the config file (the loader keeps it inside the
- * repository, as it keeps includes). Undefined when there is none, or it is unusable (said).
- */
+/** `archive:` of `holder`, relative to the config file (kept inside the repository by the loader); undefined when none or unusable (said). */
 function archiveFolder(holder: Raw, at: Locator, file: string, error: Report): ArchiveFolder | undefined {
   const written = holder.archive;
   if (typeof written !== 'string' || written.trim() === '' || written.includes('${')) return undefined;

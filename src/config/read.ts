@@ -86,11 +86,7 @@ export function tooLarge(size: string, what: string, at = ''): string {
   return `the file is ${size} MiB${at}; ${/^[aeiou]/i.test(what) ? 'an' : 'a'} ${what} may be at most ${MAX_CONFIG_FILE_BYTES / 1048576} MiB`;
 }
 
-/**
- * Whether a file has no folder of its own: a pipe (`<(git show …)`), or a name of a descriptor
- * (`-c /dev/stdin < sitesync.yaml`: stat sees the regular file behind it, whose folder is
- * unknown, and not /dev).
- */
+/** Whether a file has no folder of its own: a pipe, or a name of a descriptor (`-c /dev/stdin < sitesync.yaml`). */
 export function hasNoFolder(file: string): boolean {
   return namesDescriptor(file) || !statSync(file, { throwIfNoEntry: false })?.isFile();
 }

@@ -1,10 +1,9 @@
 /**
- * Where the loader reads a config file and the files it includes: the work tree (the disk), or a
- * git revision's objects (git-revision.ts). One loader over either: the same includes, the same
- * rules, the same messages. The file may be a stranger's (a pull request): a glob of `../*`, an
- * absolute path or a symbolic link must not make sitesync read (or fmt write), list or walk
- * anything outside the repository holding the config, nor its `.git` folder, where a checkout
- * keeps its credentials.
+ * Where the loader reads a config file and the files it includes: the work tree, or a git
+ * revision's objects (git-revision.ts), with the same rules. The file may be a stranger's (a pull
+ * request): a glob of `../*`, an absolute path or a symbolic link must not make sitesync read (or
+ * fmt write), list or walk anything outside the repository holding the config, nor its `.git`
+ * folder, where a checkout keeps its credentials.
  */
 import { existsSync, realpathSync } from 'node:fs';
 import { basename, dirname, isAbsolute, join, normalize, relative, resolve, sep } from 'node:path';
@@ -59,11 +58,7 @@ export interface Included {
   outside?: string;
 }
 
-/**
- * The repository a config file belongs to: the git work tree that holds it (found without running
- * git); outside git, its own folder. Saved plans name the config file relative to it, so that a
- * plan made in one job of a workflow applies in another checkout.
- */
+/** The repository a config file belongs to: the git work tree that holds it (found without running git); outside git, its folder. */
 export function repositoryOf(file: string): string {
   const folder = realpathSync(dirname(file));
   for (const dir of foldersUp(folder)) if (existsSync(join(dir, '.git'))) return dir;
@@ -108,11 +103,7 @@ export async function includedFiles(glob: string, folder: string, root: string, 
   return inside.length === matches.length ? { inside } : { inside: [], outside: 'it reaches outside the repository through a symbolic link (or into its .git folder)' };
 }
 
-/**
- * Why `dir`, a folder sitesync writes in (`archive:`), is not one it may write in `root`: outside
- * the repository or in its `.git` folder, the part of it that exists followed through its
- * symbolic links. Undefined when it may; it need not exist yet.
- */
+/** Why `dir`, a folder sitesync writes in (`archive:`, which need not exist yet), is not one it may write in `root`; undefined when it may. */
 export function folderOutside(dir: string, root: string): string | undefined {
   let existing = resolve(dir);
   const rest: string[] = [];
@@ -149,9 +140,4 @@ export function realOrSelf(path: string, tree: FileTree = DISK): string {
   } catch {
     return path;
   }
-}
-
-/** What an include that reaches outside the repository says (naming nothing out there). */
-export function outsideMessage(glob: string, why: string, root: string): string {
-  return `include "${glob}": ${why}; sitesync reads no file outside the repository that holds the config (${root})`;
 }
