@@ -25,91 +25,58 @@ export interface TokenBudget {
 }
 
 export function readDocument(text: string, budget: TokenBudget = { left: MAX_YAML_TOKENS }): ReadDocument {
-  const reading = new Reading(text, budget);
-  reading.parse();
-  return reading.result();
-}
-
-class Reading {
-  private readonly lines = new LineCounter();
-  private readonly parser = new Parser(this.lines.addNewLine);
-  private readonly tokens: CST.Token[] = [];
-  private refused: { offset: number; message: string } | undefined;
-
-  constructor(
-    private readonly text: string,
-    private readonly budget: TokenBudget,
-  ) {
-    this.lines.addNewLine(0);
+  const lines = new LineCounter();
+  lines.addNewLine(0);
+  // The lexer's tokens (strings, cheap beside the nodes they become), counted before the Parser builds anything.
+  const lexemes: string[] = [];
+  let offset = 0;
+  const max = budget.left;
+  for (const lexeme of new Lexer().lex(text)) {
+    if (lexemes.length >= max) {
+      budget.left = 0;
+      for (let at = text.indexOf('\n'); at >= 0 && at < offset; at = text.indexOf('\n', at + 1)) lines.addNewLine(at + 1);
+      const n = (count: number) => count.toLocaleString('en-US');
+      const what =
+        max < MAX_YAML_TOKENS
+          ? `the files read before this one hold ${n(MAX_YAML_TOKENS - max)} YAML tokens, and this one more than ${n(max)} by here: more than ${n(MAX_YAML_TOKENS)} together`
+          : `the file holds more than ${n(MAX_YAML_TOKENS)} YAML tokens by here`;
+      const message = `${what} (each value, indicator, blank, line break and comment is one), more than any config${max < MAX_YAML_TOKENS ? ' and the files it includes' : ' file'}: 100,000 websites take at most about 3,500,000`;
+      return { lines, refused: { offset, message } };
+    }
+    lexemes.push(lexeme);
+    // The lexer's markers are no text of the file.
+    if (lexeme !== CST.SCALAR && lexeme !== CST.DOCUMENT && lexeme !== CST.FLOW_END) offset += lexeme.length;
   }
-
-  /** Feeds every lexer token to the parser, once they are known to be few enough, stopping at the first node nested too deep. */
-  parse(): void {
-    const { parser, tokens } = this;
-    const lexemes = this.lexemes();
-    if (!lexemes) return;
-    for (const lexeme of lexemes) {
-      for (const token of parser.next(lexeme)) tokens.push(token);
-      // The stack holds the document, then each open collection (then maybe a scalar being read).
-      const deepest = parser.stack[MAX_YAML_DEPTH + 1];
-      if (deepest && (deepest.type === 'block-map' || deepest.type === 'block-seq' || deepest.type === 'flow-collection')) {
-        this.refused = { offset: deepest.offset, message: `the file nests more than ${MAX_YAML_DEPTH} levels deep here; a config file needs 4` };
-        return;
+  budget.left -= lexemes.length;
+  const parser = new Parser(lines.addNewLine);
+  const tokens: CST.Token[] = [];
+  for (const lexeme of lexemes) {
+    for (const token of parser.next(lexeme)) tokens.push(token);
+    // The stack holds the document, then each open collection (then maybe a scalar being read).
+    const deepest = parser.stack[MAX_YAML_DEPTH + 1];
+    if (deepest && (deepest.type === 'block-map' || deepest.type === 'block-seq' || deepest.type === 'flow-collection')) {
+      return { lines, refused: { offset: deepest.offset, message: `the file nests more than ${MAX_YAML_DEPTH} levels deep here; a config file needs 4` } };
+    }
+  }
+  for (const token of parser.end()) tokens.push(token);
+  const composer = new Composer({ prettyErrors: false, uniqueKeys: true });
+  let doc: Document.Parsed | undefined;
+  // yaml makes each of its errors an Error, whose stack trace costs more than the rest of its work.
+  const traces = Error.stackTraceLimit;
+  Error.stackTraceLimit = 0;
+  try {
+    for (const next of composer.compose(tokens, true, text.length)) {
+      if (!doc) doc = next;
+      else {
+        // As parseDocument does: a second document is an error of the first.
+        doc.errors.push(new YAMLParseError([next.range[0], next.range[1]], 'MULTIPLE_DOCS', 'Source contains multiple documents'));
+        break;
       }
     }
-    for (const token of parser.end()) tokens.push(token);
+  } finally {
+    Error.stackTraceLimit = traces;
   }
-
-  /** The lexer's tokens (strings, cheap beside the nodes they become), or undefined past the budget. */
-  private lexemes(): string[] | undefined {
-    const lexemes: string[] = [];
-    let offset = 0;
-    const { budget } = this;
-    const max = budget.left;
-    for (const lexeme of new Lexer().lex(this.text)) {
-      if (lexemes.length >= max) {
-        budget.left = 0;
-        for (let at = this.text.indexOf('\n'); at >= 0 && at < offset; at = this.text.indexOf('\n', at + 1)) this.lines.addNewLine(at + 1);
-        const n = (count: number) => count.toLocaleString('en-US');
-        const what =
-          max < MAX_YAML_TOKENS
-            ? `the files read before this one hold ${n(MAX_YAML_TOKENS - max)} YAML tokens, and this one more than ${n(max)} by here: more than ${n(MAX_YAML_TOKENS)} together`
-            : `the file holds more than ${n(MAX_YAML_TOKENS)} YAML tokens by here`;
-        this.refused = {
-          offset,
-          message: `${what} (each value, indicator, blank, line break and comment is one), more than any config${max < MAX_YAML_TOKENS ? ' and the files it includes' : ' file'}: 100,000 websites take at most about 3,500,000`,
-        };
-        return undefined;
-      }
-      lexemes.push(lexeme);
-      // The lexer's markers are no text of the file.
-      if (lexeme !== CST.SCALAR && lexeme !== CST.DOCUMENT && lexeme !== CST.FLOW_END) offset += lexeme.length;
-    }
-    budget.left -= lexemes.length;
-    return lexemes;
-  }
-
-  result(): ReadDocument {
-    if (this.refused !== undefined) return { lines: this.lines, refused: this.refused };
-    const composer = new Composer({ prettyErrors: false, uniqueKeys: true });
-    let doc: Document.Parsed | undefined;
-    // yaml makes each of its errors an Error, whose stack trace costs more than the rest of its work.
-    const traces = Error.stackTraceLimit;
-    Error.stackTraceLimit = 0;
-    try {
-      for (const next of composer.compose(this.tokens, true, this.text.length)) {
-        if (!doc) doc = next;
-        else {
-          // As parseDocument does: a second document is an error of the first.
-          doc.errors.push(new YAMLParseError([next.range[0], next.range[1]], 'MULTIPLE_DOCS', 'Source contains multiple documents'));
-          break;
-        }
-      }
-    } finally {
-      Error.stackTraceLimit = traces;
-    }
-    return { doc: doc!, lines: this.lines };
-  }
+  return { doc: doc!, lines };
 }
 
 /** The YAML errors of a document, as diagnostics of `file`: the first MAX_YAML_ERRORS_SHOWN, then one line that counts the rest. */
