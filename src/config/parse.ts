@@ -373,10 +373,7 @@ function normalize(
 
   config.archive = archiveFolder(data, at, file, error);
 
-  const defaults = data.defaults as Raw | undefined;
-  if (defaults && typeof defaults === 'object') {
-    config.defaults = settings(defaults, ['defaults'], at, warn, IN_DEFAULTS) as DefaultSettings;
-  }
+  if (isRecord(data.defaults)) config.defaults = settings(data.defaults, ['defaults'], at, warn, IN_DEFAULTS) as DefaultSettings;
 
   const websites = data.websites;
   if (!Array.isArray(websites)) return config;
@@ -385,8 +382,8 @@ function normalize(
   const byDomain = new Map<string, DesiredWebsite>();
   const domainPositions = at.itemValues(['websites'], 'domain');
   websites.forEach((site, i) => {
-    if (!site || typeof site !== 'object' || Array.isArray(site)) return;
-    const entry = site as Raw;
+    if (!isRecord(site)) return;
+    const entry = site;
     const path = ['websites', i];
     // Every field is checked whatever is wrong with the domain: all of a website's problems at once.
     const checked = settings(entry, path, at, warn, FROM_FILE) as Omit<DesiredWebsite, 'domain' | 'written' | 'pos'>;
