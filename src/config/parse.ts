@@ -328,7 +328,8 @@ function normalize(
   error: Report,
   warn: Report,
 ): Config {
-  const config: Config = { ...emptyConfig(file), prune: data.prune === true };
+  const config = emptyConfig(file);
+  config.prune = data.prune === true;
 
   const baseUrl = isRecord(data.api) ? baseUrlOf(data.api, ['api'], at, error) : undefined;
   if (baseUrl) config.baseUrl = baseUrl;
