@@ -81,18 +81,13 @@ export function readDocument(text: string, budget: TokenBudget = { left: MAX_YAM
 
 /** The YAML errors of a document, as diagnostics of `file`: the first MAX_YAML_ERRORS_SHOWN, then one line that counts the rest. */
 export function yamlErrors(doc: Document.Parsed, lines: LineCounter, file: string): Diagnostic[] {
-  const shown = doc.errors.slice(0, MAX_YAML_ERRORS_SHOWN).map((e) => ({ file, ...linePos(lines, e.pos[0]), message: yamlMessage(e.code, e.message), severity: 'error' as const }));
+  const shown = doc.errors.slice(0, MAX_YAML_ERRORS_SHOWN).map((e) => ({ file, ...lines.linePos(e.pos[0]), message: yamlMessage(e.code, e.message), severity: 'error' as const }));
   const more = doc.errors.length - shown.length;
   if (more > 0) {
     const last = shown[shown.length - 1]!;
     shown.push({ ...last, message: `and ${more.toLocaleString('en-US')} more YAML errors after this one; mend these first` });
   }
   return shown;
-}
-
-function linePos(lines: LineCounter, offset: number): Position {
-  const { line, col } = lines.linePos(offset);
-  return { line, col };
 }
 
 /** yaml's message for an error, in sitesync's words where it has them. */
@@ -122,13 +117,13 @@ export class Locator {
   /** Where the value at `path` starts (or the nearest enclosing node that exists). */
   value(path: Path): Position {
     const { node, keyNode } = this.walk(path);
-    return linePos(this.lines, node?.range?.[0] ?? keyNode?.range?.[0] ?? 0);
+    return this.lines.linePos(node?.range?.[0] ?? keyNode?.range?.[0] ?? 0);
   }
 
   /** Where the key of the last path segment is written (falls back to the value). */
   key(path: Path): Position {
     const { keyNode, node } = this.walk(path);
-    return linePos(this.lines, keyNode?.range?.[0] ?? node?.range?.[0] ?? 0);
+    return this.lines.linePos(keyNode?.range?.[0] ?? node?.range?.[0] ?? 0);
   }
 
   /** For each item of the sequence at `path`, where the value of its `key` starts: one walk for a whole list. */
@@ -141,7 +136,7 @@ export class Locator {
       if (!isMap(map)) return undefined;
       const pair = map.items.find((p) => isPair(p) && keyText(p.key) === key);
       const node = (pair?.value ?? pair?.key) as Node | null | undefined;
-      return node?.range ? linePos(this.lines, node.range[0]) : undefined;
+      return node?.range ? this.lines.linePos(node.range[0]) : undefined;
     });
   }
 
