@@ -1,8 +1,7 @@
 /** `sitesync validate`: offline; parse and check the file and every file it includes, report every problem. */
 import { relative, resolve, sep } from 'node:path';
 import { envValue } from '../config/interpolate.js';
-import { includerOf, type Includer } from '../config/includer.js';
-import { loadWorkspace, unsetKeyVariable } from '../config/load.js';
+import { includerOf, loadWorkspace, unsetKeyVariable, type Includer } from '../config/load.js';
 import { NO_VERSION, NO_WEBSITES } from '../config/parse.js';
 import { ConfigError, type Diagnostic } from '../messages/errors.js';
 import type { Workspace } from '../model/types.js';

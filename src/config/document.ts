@@ -1,21 +1,17 @@
 /**
- * YAML text → `yaml`'s document, read by the `yaml` package alone (YAML 1.2, core schema): the
- * reader editors' YAML language server uses too, so a file means to sitesync what it shows.
- *
- * This is `parseDocument` in its steps (yaml's Lexer, Parser, then Composer), driven here for
- * what a file may make it build:
- * - size: yaml's CST and document take some 0.3 to 1 KB a token, so a file under the byte cap
- *   made of tiny tokens (`x: [1,1,1,…]`, a flood of line breaks or comments) would take
- *   gigabytes. The lexer's tokens are counted before the Parser builds anything, and a file of
- *   more than any config holds is refused at the first token past the limit;
- * - depth: yaml's Parser keeps its own stack, but the Composer, `toJS` and the schema check
- *   recurse once per level, and a few thousand nested lists overflow the call stack (a RangeError
- *   at a place that depends on the stack size). The Parser's stack is watched as it grows, and a
- *   file nested deeper than any config needs is refused at the first node past the limit, the
- *   same on every machine.
+ * YAML text → `yaml`'s document, read by the `yaml` package alone (YAML 1.2, core schema), as
+ * editors' YAML language server reads it, and where things are in it. This is `parseDocument` in
+ * its steps (Lexer, Parser, Composer), driven for what a file may make it build:
+ * - size: a document takes some 0.3 to 1 KB a token, so a file under the byte cap of tiny tokens
+ *   (`x: [1,1,1,…]`) would take gigabytes: the lexer's tokens are counted before anything is built;
+ * - depth: the Composer, `toJS` and the schema check recurse once per level, and a few thousand
+ *   nested lists overflow the call stack: the Parser's stack is watched as it grows, so a file
+ *   nested too deep is refused at the same node on every machine.
  */
-import { Composer, CST, Lexer, LineCounter, Parser, YAMLParseError, type Document } from 'yaml';
+import { Composer, CST, isAlias, isMap, isPair, isScalar, isSeq, Lexer, LineCounter, Parser, YAMLParseError, type Document, type Node } from 'yaml';
 import type { Diagnostic } from '../messages/errors.js';
+import type { Position } from '../model/types.js';
+import type { Path } from '../schema/errors.js';
 import { MAX_YAML_DEPTH, MAX_YAML_ERRORS_SHOWN, MAX_YAML_TOKENS } from '../caps.js';
 
 export type ReadDocument =
@@ -23,110 +19,69 @@ export type ReadDocument =
   /** The file is refused before it is composed: the offset where, and why (a message that follows FILE:LINE:COL). */
   | { doc?: undefined; lines: LineCounter; refused: { offset: number; message: string } };
 
-/**
- * What the files of one workspace may still hold together: a config and the files it includes
- * hold at most MAX_YAML_TOKENS, or a thousand included files each under the cap would take a thousand
- * times as long. readDocument takes each file's tokens from it, all that is left when it refuses one.
- */
+/** The YAML tokens a config and the files it includes may still hold together (MAX_YAML_TOKENS at first); readDocument spends it. */
 export interface TokenBudget {
   left: number;
 }
 
 export function readDocument(text: string, budget: TokenBudget = { left: MAX_YAML_TOKENS }): ReadDocument {
-  const reading = new Reading(text, budget);
-  reading.parse();
-  return reading.result();
+  const lines = new LineCounter();
+  lines.addNewLine(0);
+  // The lexer's tokens (strings, cheap beside the nodes they become), counted before the Parser builds anything.
+  const lexemes: string[] = [];
+  let offset = 0;
+  const max = budget.left;
+  for (const lexeme of new Lexer().lex(text)) {
+    if (lexemes.length >= max) {
+      budget.left = 0;
+      for (let at = text.indexOf('\n'); at >= 0 && at < offset; at = text.indexOf('\n', at + 1)) lines.addNewLine(at + 1);
+      const n = (count: number) => count.toLocaleString('en-US');
+      const what =
+        max < MAX_YAML_TOKENS
+          ? `the files read before this one hold ${n(MAX_YAML_TOKENS - max)} YAML tokens, and this one more than ${n(max)} by here: more than ${n(MAX_YAML_TOKENS)} together`
+          : `the file holds more than ${n(MAX_YAML_TOKENS)} YAML tokens by here`;
+      const message = `${what} (each value, indicator, blank, line break and comment is one), more than any config${max < MAX_YAML_TOKENS ? ' and the files it includes' : ' file'}: 100,000 websites take at most about 3,500,000`;
+      return { lines, refused: { offset, message } };
+    }
+    lexemes.push(lexeme);
+    // The lexer's markers are no text of the file.
+    if (lexeme !== CST.SCALAR && lexeme !== CST.DOCUMENT && lexeme !== CST.FLOW_END) offset += lexeme.length;
+  }
+  budget.left -= lexemes.length;
+  const parser = new Parser(lines.addNewLine);
+  const tokens: CST.Token[] = [];
+  for (const lexeme of lexemes) {
+    for (const token of parser.next(lexeme)) tokens.push(token);
+    // The stack holds the document, then each open collection (then maybe a scalar being read).
+    const deepest = parser.stack[MAX_YAML_DEPTH + 1];
+    if (deepest && (deepest.type === 'block-map' || deepest.type === 'block-seq' || deepest.type === 'flow-collection')) {
+      return { lines, refused: { offset: deepest.offset, message: `the file nests more than ${MAX_YAML_DEPTH} levels deep here; a config file needs 4` } };
+    }
+  }
+  for (const token of parser.end()) tokens.push(token);
+  const composer = new Composer({ prettyErrors: false, uniqueKeys: true });
+  let doc: Document.Parsed | undefined;
+  // yaml makes each of its errors an Error, whose stack trace costs more than the rest of its work.
+  const traces = Error.stackTraceLimit;
+  Error.stackTraceLimit = 0;
+  try {
+    for (const next of composer.compose(tokens, true, text.length)) {
+      if (!doc) doc = next;
+      else {
+        // As parseDocument does: a second document is an error of the first.
+        doc.errors.push(new YAMLParseError([next.range[0], next.range[1]], 'MULTIPLE_DOCS', 'Source contains multiple documents'));
+        break;
+      }
+    }
+  } finally {
+    Error.stackTraceLimit = traces;
+  }
+  return { doc: doc!, lines };
 }
 
-class Reading {
-  private readonly lines = new LineCounter();
-  private readonly parser = new Parser(this.lines.addNewLine);
-  private readonly tokens: CST.Token[] = [];
-  private refused: { offset: number; message: string } | undefined;
-
-  constructor(
-    private readonly text: string,
-    private readonly budget: TokenBudget,
-  ) {
-    this.lines.addNewLine(0);
-  }
-
-  /** Feeds every lexer token to the parser, once they are known to be few enough, stopping at the first node nested too deep. */
-  parse(): void {
-    const { parser, tokens } = this;
-    const lexemes = this.lexemes();
-    if (!lexemes) return;
-    for (const lexeme of lexemes) {
-      for (const token of parser.next(lexeme)) tokens.push(token);
-      // The stack holds the document, then each open collection (then maybe a scalar being read).
-      const deepest = parser.stack[MAX_YAML_DEPTH + 1];
-      if (deepest && (deepest.type === 'block-map' || deepest.type === 'block-seq' || deepest.type === 'flow-collection')) {
-        this.refused = { offset: deepest.offset, message: `the file nests more than ${MAX_YAML_DEPTH} levels deep here; a config file needs 4` };
-        return;
-      }
-    }
-    for (const token of parser.end()) tokens.push(token);
-  }
-
-  /** The lexer's tokens (strings, cheap beside the nodes they become), or undefined past the budget. */
-  private lexemes(): string[] | undefined {
-    const lexemes: string[] = [];
-    let offset = 0;
-    const { budget } = this;
-    const max = budget.left;
-    for (const lexeme of new Lexer().lex(this.text)) {
-      if (lexemes.length >= max) {
-        budget.left = 0;
-        for (let at = this.text.indexOf('\n'); at >= 0 && at < offset; at = this.text.indexOf('\n', at + 1)) this.lines.addNewLine(at + 1);
-        const n = (count: number) => count.toLocaleString('en-US');
-        const what =
-          max < MAX_YAML_TOKENS
-            ? `the files read before this one hold ${n(MAX_YAML_TOKENS - max)} YAML tokens, and this one more than ${n(max)} by here: more than ${n(MAX_YAML_TOKENS)} together`
-            : `the file holds more than ${n(MAX_YAML_TOKENS)} YAML tokens by here`;
-        this.refused = {
-          offset,
-          message: `${what} (each value, indicator, blank, line break and comment is one), more than any config${max < MAX_YAML_TOKENS ? ' and the files it includes' : ' file'}: 100,000 websites take at most about 3,500,000`,
-        };
-        return undefined;
-      }
-      lexemes.push(lexeme);
-      // The lexer's markers are no text of the file.
-      if (lexeme !== CST.SCALAR && lexeme !== CST.DOCUMENT && lexeme !== CST.FLOW_END) offset += lexeme.length;
-    }
-    budget.left -= lexemes.length;
-    return lexemes;
-  }
-
-  result(): ReadDocument {
-    if (this.refused !== undefined) return { lines: this.lines, refused: this.refused };
-    const composer = new Composer({ prettyErrors: false, uniqueKeys: true });
-    let doc: Document.Parsed | undefined;
-    // yaml makes each of its errors an Error, whose stack trace costs more than the rest of its
-    // work: a file of a million mistakes (a stranger's) took half a minute, for traces no one reads.
-    const traces = Error.stackTraceLimit;
-    Error.stackTraceLimit = 0;
-    try {
-      for (const next of composer.compose(this.tokens, true, this.text.length)) {
-        if (!doc) doc = next;
-        else {
-          // As parseDocument does: a second document is an error of the first.
-          doc.errors.push(new YAMLParseError([next.range[0], next.range[1]], 'MULTIPLE_DOCS', 'Source contains multiple documents'));
-          break;
-        }
-      }
-    } finally {
-      Error.stackTraceLimit = traces;
-    }
-    return { doc: doc!, lines: this.lines };
-  }
-}
-
-/**
- * The YAML errors of a document, as diagnostics of `file`: the first MAX_YAML_ERRORS_SHOWN, then
- * one line that counts the rest (a file of a million mistakes is not a million lines of output).
- */
+/** The YAML errors of a document, as diagnostics of `file`: the first MAX_YAML_ERRORS_SHOWN, then one line that counts the rest. */
 export function yamlErrors(doc: Document.Parsed, lines: LineCounter, file: string): Diagnostic[] {
-  const shown = doc.errors.slice(0, MAX_YAML_ERRORS_SHOWN).map((e) => ({ file, ...linePos(lines, e.pos[0]), message: yamlMessage(e.code, e.message), severity: 'error' as const }));
+  const shown = doc.errors.slice(0, MAX_YAML_ERRORS_SHOWN).map((e) => ({ file, ...lines.linePos(e.pos[0]), message: yamlMessage(e.code, e.message), severity: 'error' as const }));
   const more = doc.errors.length - shown.length;
   if (more > 0) {
     const last = shown[shown.length - 1]!;
@@ -135,15 +90,78 @@ export function yamlErrors(doc: Document.Parsed, lines: LineCounter, file: strin
   return shown;
 }
 
-function linePos(lines: LineCounter, offset: number): { line: number; col: number } {
-  const { line, col } = lines.linePos(offset);
-  return { line, col };
-}
-
 /** yaml's message for an error, in sitesync's words where it has them. */
 export function yamlMessage(code: string, message: string): string {
   if (code === 'MULTIPLE_DOCS') return 'the file holds more than one YAML document (---): sitesync reads one';
   if (code === 'DUPLICATE_KEY') return 'this key is written twice in the same mapping';
   const first = message.split('\n', 1)[0] ?? message;
   return `YAML: ${first.replace(/ at line \d+, column \d+:?$/, '')}`;
+}
+
+/**
+ * Maps a path in the parsed data (`['websites', 3, 'privacy']`), under `base` (an account's
+ * block), back to a line and column in the source: every message points at the key or value.
+ */
+export class Locator {
+  constructor(
+    private readonly doc: Document,
+    private readonly lines: LineCounter,
+    private readonly base: Path = [],
+  ) {}
+
+  /** The same document, its paths read under `base`: an account's keys, as a single-account file's. */
+  under(base: Path): Locator {
+    return new Locator(this.doc, this.lines, [...this.base, ...base]);
+  }
+
+  /** Where the value at `path` starts (or the nearest enclosing node that exists). */
+  value(path: Path): Position {
+    const { node, keyNode } = this.walk(path);
+    return this.lines.linePos(node?.range?.[0] ?? keyNode?.range?.[0] ?? 0);
+  }
+
+  /** Where the key of the last path segment is written (falls back to the value). */
+  key(path: Path): Position {
+    const { keyNode, node } = this.walk(path);
+    return this.lines.linePos(keyNode?.range?.[0] ?? node?.range?.[0] ?? 0);
+  }
+
+  /** For each item of the sequence at `path`, where the value of its `key` starts: one walk for a whole list. */
+  itemValues(path: Path, key: string): (Position | undefined)[] {
+    let seq: unknown = this.walk(path).node;
+    if (isAlias(seq)) seq = seq.resolve(this.doc);
+    if (!isSeq(seq)) return [];
+    return seq.items.map((item) => {
+      const map = isAlias(item) ? item.resolve(this.doc) : item;
+      if (!isMap(map)) return undefined;
+      const pair = map.items.find((p) => isPair(p) && keyText(p.key) === key);
+      const node = (pair?.value ?? pair?.key) as Node | null | undefined;
+      return node?.range ? this.lines.linePos(node.range[0]) : undefined;
+    });
+  }
+
+  private walk(path: Path): { node: Node | null; keyNode: Node | null } {
+    let node: unknown = this.doc.contents;
+    let keyNode: Node | null = null;
+    for (const segment of [...this.base, ...path]) {
+      if (isAlias(node)) node = node.resolve(this.doc);
+      if (isMap(node)) {
+        const pair = node.items.find((p) => isPair(p) && keyText(p.key) === String(segment));
+        if (!pair) break;
+        keyNode = (pair.key as Node | null) ?? keyNode;
+        node = pair.value;
+        if (node === null) return { node: keyNode, keyNode };
+      } else if (isSeq(node) && typeof segment === 'number' && node.items[segment] !== undefined) {
+        node = node.items[segment];
+        keyNode = node as Node;
+      } else {
+        break;
+      }
+    }
+    return { node: (node as Node | null) ?? null, keyNode };
+  }
+}
+
+function keyText(key: unknown): string | undefined {
+  return isScalar(key) ? String(key.value) : undefined;
 }

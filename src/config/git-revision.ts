@@ -1,10 +1,8 @@
 /**
  * A config file and the files it includes as they were at a git revision (`--baseline-ref REF`),
- * read from git's objects in the repository that holds the config file: no checkout, no work
- * tree touched. git runs without a shell, as plumbing only (`rev-parse`, `ls-tree`, `cat-file`).
- * The include globs walk the revision's tree with the loader's own glob engine and rules: inside
- * the repository (a tree holds nothing else, and never a .git), no symbolic link (mode 120000)
- * followed or read, a glob that matches nothing an error.
+ * read from git's objects: no checkout, no work tree touched, git as plumbing only. The include
+ * globs walk the revision's tree with the loader's own glob engine and rules; no symbolic link
+ * (mode 120000) is followed or read.
  */
 import { realpathSync } from 'node:fs';
 import { dirname, join, relative, resolve, sep } from 'node:path';
@@ -12,31 +10,23 @@ import type { FileSystemAdapter } from 'tinyglobby';
 import { runGit } from '../io/git.js';
 import { ConfigError, SitesyncError, UsageError } from '../messages/errors.js';
 import type { Env } from './interpolate.js';
-import { includedFiles, type FileTree } from './include-glob.js';
-import { aOrAn, decodeText } from './read.js';
-import type { FileSource } from './source.js';
+import { decodeText, tooLarge } from './read.js';
+import { includedFiles, type FileSource, type FileTree } from './source.js';
 import { MAX_CONFIG_FILE_BYTES, MAX_TREE_ENTRIES, MAX_TREE_LISTING_BYTES, MAX_TREE_PATH_BYTES } from '../caps.js';
 
 /** One entry of the revision's tree: a file (blob), a symbolic link, a submodule (commit). */
-interface Entry {
-  mode: string;
-  id: string;
-}
+type Entry = { mode: string; id: string };
 
 const LINK = '120000';
 
-/** A git revision as a source of config files, and whether the config file was there at all. */
 export interface Revision extends FileSource {
   /** Whether the revision holds the file (a config added since holds nothing: everything in it is new). */
   has(file: string): boolean;
 }
 
-/**
- * Opens REF in the repository that holds `file` (absolute). Throws, in words, when the folder is
- * not in a git repository, when REF names no commit there (a shallow clone lacks the earlier
- * ones), or when git cannot be run. `flag` names the option in messages.
- */
-export async function openRevision(file: string, ref: string, env: Env, flag = '--baseline-ref'): Promise<Revision> {
+/** Opens REF in the repository that holds `file` (absolute); throws, in words, when it cannot. */
+export async function openRevision(file: string, ref: string, env: Env): Promise<Revision> {
+  const flag = '--baseline-ref';
   // A name git would read as an option, or that cannot be one line of a command: no revision.
   if (!ref || ref.startsWith('-') || /[\0\r\n]/.test(ref)) throw new UsageError(`${flag} "${ref}" is not a name of a git revision (e.g. HEAD~1, origin/main, a commit SHA)`);
   let folder: string;
@@ -63,7 +53,6 @@ export async function openRevision(file: string, ref: string, env: Env, flag = '
   return revisionAt({ cwd: folder, commit: sha, root, at: ref, shown: (rel) => `${ref}:${rel}`, env });
 }
 
-/** Where a revision's files are read, and how they are named. */
 export interface RevisionPlace {
   /** A folder of the repository, where git runs. */
   cwd: string;
@@ -71,9 +60,8 @@ export interface RevisionPlace {
   commit: string;
   /** The absolute path its top stands for: the work tree's, or a folder that exists nowhere (ci plan-open). */
   root: string;
-  /** The revision in messages: `at ${at} this is a symbolic link`. */
+  /** The revision in messages: `at ${at} this is a symbolic link`; `shown` names a file of it by its path from the top. */
   at: string;
-  /** How messages name a file of it, from its path relative to the top. */
   shown(rel: string): string;
   env: Env;
   /** Stops the git commands that read its files' contents (ci plan-open's time limit for one merge request's reads). */
@@ -81,11 +69,10 @@ export interface RevisionPlace {
 }
 
 /**
- * The files of a commit, as a source the loader reads (see openRevision), with paths under
- * `root`. What it costs is bounded whatever the commit holds: its tree is listed up to
- * MAX_TREE_ENTRIES (a "git bomb" of nested trees lists billions), and only the files the config
- * names are read, each up to MAX_CONFIG_FILE_BYTES, in `git cat-file --batch`, without any of git's
- * conversions (.gitattributes: export-ignore, export-subst, filters), as git stores them.
+ * The files of a commit, as a source the loader reads, with paths under `root`. Bounded whatever
+ * the commit holds: its tree is listed up to MAX_TREE_ENTRIES (a "git bomb" of nested trees lists
+ * billions), and only the files the config names are read, each up to MAX_CONFIG_FILE_BYTES,
+ * as git stores them (none of .gitattributes' conversions).
  */
 export async function revisionAt(place: RevisionPlace): Promise<Revision> {
   const { cwd: folder, commit: sha, root, at: ref, env, signal } = place;
@@ -112,6 +99,7 @@ export async function revisionAt(place: RevisionPlace): Promise<Revision> {
     if (rel === '..' || rel.startsWith(`..${sep}`) || resolve(root, rel) !== resolve(path)) return undefined;
     return rel.split(sep).join('/');
   };
+  const entryAt = (path: string) => entries.get(inTree(path) ?? '\0');
   const shown = (path: string) => {
     const rel = inTree(path);
     return rel === undefined ? path : rel === '' ? `the top of the repository at ${ref}` : place.shown(rel);
@@ -119,8 +107,7 @@ export async function revisionAt(place: RevisionPlace): Promise<Revision> {
   const tree = revisionTree(root, inTree, entries, children);
   // The files a glob matches are read in one `git cat-file --batch`, not a process each.
   const blobs = new Map<string, Buffer>();
-  // Each blob's size, asked of git only for the files the config names (listing every size of a
-  // large tree costs git a read of each object: seconds for a million).
+  // Sizes asked only for the files the config names: listing every size costs git a read of each object.
   const sizes = new Map<string, number>();
   const sizesOf = async (ids: string[]) => {
     const unknown = [...new Set(ids.filter((id) => !sizes.has(id)))];
@@ -131,10 +118,7 @@ export async function revisionAt(place: RevisionPlace): Promise<Revision> {
     }
   };
   const fetch = async (paths: string[]) => {
-    const files = paths.flatMap((path) => {
-      const entry = entries.get(inTree(path) ?? '\0');
-      return entry?.mode.startsWith('100') && !blobs.has(entry.id) ? [entry.id] : [];
-    });
+    const files = paths.map(entryAt).flatMap((entry) => (entry?.mode.startsWith('100') && !blobs.has(entry.id) ? [entry.id] : []));
     await sizesOf(files);
     // No more at once than the loader reads of a workspace (16 MiB): the rest, if it comes to them, one by one.
     let room = MAX_CONFIG_FILE_BYTES;
@@ -144,8 +128,8 @@ export async function revisionAt(place: RevisionPlace): Promise<Revision> {
 
   return {
     shown,
-    has: (path) => entries.has(inTree(path) ?? '\0'),
-    refused: (path) => (entries.get(inTree(path) ?? '\0')?.mode === LINK ? `at ${ref} this is a symbolic link: sitesync reads no config through a link` : undefined),
+    has: (path) => entryAt(path) !== undefined,
+    refused: (path) => (entryAt(path)?.mode === LINK ? `at ${ref} this is a symbolic link: sitesync reads no config through a link` : undefined),
     hasNoFolder: () => false,
     repositoryOf: () => root,
     include: async (glob, from, inside) => {
@@ -154,17 +138,16 @@ export async function revisionAt(place: RevisionPlace): Promise<Revision> {
       return found;
     },
     read: async (path, what) => {
-      // The path itself: the loader names the files of its problems as this source does (shown).
       const fail = (message: string): never => {
         throw new ConfigError([{ file: path, line: 0, col: 0, severity: 'error', message }]);
       };
-      const entry = entries.get(inTree(path) ?? '\0');
+      const entry = entryAt(path);
       if (!entry) return fail(`no such file at ${ref}`);
       if (entry.mode === LINK) return fail(`at ${ref} this is a symbolic link: sitesync reads no file through a link`);
       if (!entry.mode.startsWith('100')) return fail(`at ${ref} this is not a file`);
       await sizesOf([entry.id]);
       const size = sizes.get(entry.id) ?? 0;
-      if (size > MAX_CONFIG_FILE_BYTES) return fail(`the file is ${(size / 1048576).toFixed(1)} MiB at ${ref}; ${aOrAn(what)} may be at most ${MAX_CONFIG_FILE_BYTES / 1048576} MiB`);
+      if (size > MAX_CONFIG_FILE_BYTES) return fail(tooLarge((size / 1048576).toFixed(1), what, ` at ${ref}`));
       if (!blobs.has(entry.id)) await fetch([path]);
       const bytes = blobs.get(entry.id);
       if (!bytes) return fail(`git could not read it at ${ref} (its object is missing)`);
@@ -173,7 +156,6 @@ export async function revisionAt(place: RevisionPlace): Promise<Revision> {
   };
 }
 
-/** What a tree entry is to the glob engine. */
 type Kind = 'file' | 'folder' | 'link' | 'other';
 
 /** The revision's tree as the glob engine walks it: folders and files, links as links (never followed). */
@@ -194,13 +176,7 @@ function revisionTree(root: string, inTree: (path: string) => string | undefined
   };
   const fs = {
     readdir: (path: string, _options: unknown, callback: (error: Error | null, entries?: ReturnType<typeof list>) => void) => {
-      let found;
-      try {
-        found = list(path);
-      } catch (error) {
-        return callback(error as Error);
-      }
-      callback(null, found);
+      Promise.resolve(path).then(list).then((found) => callback(null, found), callback);
     },
     readdirSync: (path: string) => list(path),
   } as unknown as FileSystemAdapter;

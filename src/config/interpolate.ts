@@ -30,26 +30,24 @@ export function envValue(env: Env, name: string): string | undefined {
   return typeof value === 'string' ? value : undefined;
 }
 
+/** Whether a match of TOKEN is a reference `${NAME}` (not `$${`, nor a malformed one). */
+function isReference(match: string, name: string | undefined): name is string {
+  return name !== undefined && match.endsWith('}') && NAME.test(name);
+}
+
 export function interpolate(text: string, env: Env): Interpolated {
   const result: Interpolated = { value: '', missing: [], malformed: [], referenced: false };
   if (!text.includes('$')) return { ...result, value: text };
   result.value = text.replace(TOKEN, (match, name: string | undefined) => {
     if (match === '$${') return '${';
-    if (!match.endsWith('}')) {
-      result.malformed.push(match);
-      return match;
-    }
-    if (name === undefined || !NAME.test(name)) {
+    if (!isReference(match, name)) {
       result.malformed.push(match);
       return match;
     }
     result.referenced = true;
     const value = envValue(env, name);
-    if (value === undefined) {
-      result.missing.push(name);
-      return match;
-    }
-    return value;
+    if (value === undefined) result.missing.push(name);
+    return value ?? match;
   });
   return result;
 }
@@ -67,16 +65,11 @@ export function literal(text: string): string {
  * order), and whether any text is written in clear beside them. Nothing of any value is read.
  */
 export function passwordSource(template: string): PasswordSource {
-  const variables: string[] = [];
-  let clear = false;
-  let at = 0;
-  for (const match of template.matchAll(TOKEN)) {
-    if (match.index > at) clear = true;
-    at = match.index + match[0].length;
-    const name = match[1];
-    if (match[0] === '$${' || name === undefined || !match[0].endsWith('}') || !NAME.test(name)) clear = true;
-    else if (!variables.includes(name)) variables.push(name);
-  }
-  if (at < template.length) clear = true;
-  return { variables, clear };
+  const variables = new Set<string>();
+  const clear = template.replace(TOKEN, (match, name: string | undefined) => {
+    if (!isReference(match, name)) return match;
+    variables.add(name);
+    return '';
+  });
+  return { variables: [...variables], clear: clear !== '' };
 }

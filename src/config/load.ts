@@ -1,29 +1,25 @@
-/** Loading a config file: read it (I/O), then parse it (pure). */
+/** Loading a config file and the files it includes: read them (I/O), then parse them (pure). */
 import { createHash } from 'node:crypto';
-import { basename, dirname, relative } from 'node:path';
+import { existsSync } from 'node:fs';
+import { basename, dirname, join, relative } from 'node:path';
 import { installationOf } from '../model/address.js';
 import { ConfigError, SitesyncError } from '../messages/errors.js';
 import { GlobSet, namesTwinSpelling } from '../model/domain.js';
 import type { Diagnostic } from '../messages/errors.js';
-import { DEFAULT_SAFETY, type Config, type DesiredWebsite, type Position, type Workspace } from '../model/types.js';
-import { envValue, interpolate, type Env } from './interpolate.js';
-import { parseFile, readFileCollecting, type ParsedFile } from './parse.js';
-import { folderOutside, outsideMessage } from './include-glob.js';
-import { noFolderMessage } from './read.js';
+import { type Config, type DesiredWebsite, type Position, type Workspace } from '../model/types.js';
+import { envValue, type Env } from './interpolate.js';
+import { parseFile, readFileCollecting, type ParsedFile, type ParseOptions, type ReadFile } from './parse.js';
+import { foldersUp } from './read.js';
 import { type TokenBudget } from './document.js';
-import { WORK_TREE, type FileSource } from './source.js';
-import { ownPasswordEnvProblems } from './password-env.js';
+import { folderOutside, realOrSelf, WORK_TREE, type FileSource } from './source.js';
+import { ownPasswordEnvProblems, passwordReads } from './password-env.js';
 import { openRevision } from './git-revision.js';
 import { MAX_CONFIG_FILE_BYTES, MAX_YAML_TOKENS } from '../caps.js';
-
 
 /** What to do about an include that matches no file: the layout is entered by a file to fill, or by init. */
 const NO_FILE_HINT = ': create the file (websites: [] is enough, and import --unmanaged fills it), or leave include: out of an account that lists no websites yet and let sitesync init write its folder';
 
-export interface LoadOptions {
-  lenientEnv?: boolean;
-  /** An unset variable is a warning (validate without secrets), not an error. */
-  missingEnvAsWarning?: boolean;
+export interface LoadOptions extends Pick<ParseOptions, 'lenientEnv' | 'missingEnvAsWarning'> {
   /** What the file is to the user, for messages: a config file, or a baseline file. */
   what?: 'config file' | 'baseline file';
   /** Where the files are read from: the work tree (default), or a git revision (git-revision.ts). */
@@ -46,11 +42,6 @@ export async function loadWorkspaceAt(file: string, ref: string, env: Env): Prom
   return loadWorkspace(file, env, { lenientEnv: true, what: 'baseline file', source });
 }
 
-/** A config that lists nothing: no file at all (an account from the flags alone), or a file a revision did not hold. */
-export function emptyConfig(file: string): Config {
-  return { file, defaults: {}, prune: false, protect: [], ignore: [], retire: [], safety: { ...DEFAULT_SAFETY }, websites: [], warnings: [] };
-}
-
 /** A single-account file's config, with the websites of the files it includes. */
 export async function loadConfig(file: string, env: Env, options: LoadOptions = {}): Promise<Config> {
   const workspace = await loadWorkspace(file, env, options);
@@ -64,22 +55,27 @@ export async function loadConfig(file: string, env: Env, options: LoadOptions = 
  */
 export async function loadWorkspace(file: string, env: Env, options: LoadOptions = {}): Promise<Workspace> {
   const source = options.source ?? WORK_TREE;
-  // The config file itself may be a link (a checkout makes the ones a pull request commits): to
-  // nothing outside its repository, whose text the messages would quote.
-  const outside = source.refused(file);
-  if (outside) throw new ConfigError([{ file: source.shown(file), line: 0, col: 0, severity: 'error', message: outside }]);
-  const text = await source.read(file, options.what ?? 'config file').catch((error: unknown) => {
-    throw error instanceof ConfigError ? new ConfigError(error.diagnostics.map((d) => ({ ...d, file: source.shown(d.file) }))) : error;
-  });
   // What the config and the files it includes may hold together: one file's caps, whatever the
   // number of files (a thousand files, each under the caps, would take a thousand times as long).
   const tokens: TokenBudget = { left: MAX_YAML_TOKENS };
+  const parseOptions = { env, lenientEnv: options.lenientEnv, missingEnvAsWarning: options.missingEnvAsWarning, tokens };
+  let text: string;
+  let read: ReadFile;
+  try {
+    // The config file itself may be a link (a checkout makes the ones a pull request commits): to
+    // nothing outside its repository, whose text the messages would quote.
+    const outside = source.refused(file);
+    if (outside) throw new ConfigError([{ file, line: 0, col: 0, severity: 'error', message: outside }]);
+    text = await source.read(file, options.what ?? 'config file');
+    read = readFileCollecting(text, file, parseOptions);
+  } catch (error) {
+    throw error instanceof ConfigError ? new ConfigError(error.diagnostics.map((d) => ({ ...d, file: source.shown(d.file) }))) : error;
+  }
+  const { parsed, problems } = read;
   let bytes = MAX_CONFIG_FILE_BYTES - Buffer.byteLength(text);
   let over = false;
-  const parseOptions = { env, lenientEnv: options.lenientEnv, missingEnvAsWarning: options.missingEnvAsWarning, tokens };
-  const { parsed, problems } = named(() => readFileCollecting(text, file, parseOptions), source);
   // What the SHA-256 covers. Without includes, as before there were any: a saved plan of such a file stays valid.
-  const hashed = parsed.includes.length === 0 ? [text] : [`${basename(file)}\0${text}\0`];
+  const hash = createHash('sha256').update(parsed.includes.length === 0 ? text : `${basename(file)}\0${text}\0`);
   const files = [file];
   const walked = await walkIncludes(file, parsed, source, options.what);
   problems.push(...walked.problems);
@@ -95,7 +91,7 @@ export async function loadWorkspace(file: string, env: Env, options: LoadOptions
         problems.push({ file, ...pos, severity: 'error', message: `include "${glob}": with ${source.shown(match)}, the config and the files it includes hold more than ${MAX_CONFIG_FILE_BYTES / 1048576} MiB together, more than any config (100,000 websites take at most about 15 MiB); nothing more is read` });
         continue;
       }
-      hashed.push(`${relative(dirname(file), match)}\0${included}\0`);
+      hash.update(`${relative(dirname(file), match)}\0${included}\0`);
       const one = parseFile(included, match, parseOptions, 'include');
       problems.push(...one.warnings.map((d) => ofAccount(d, parsed.configs[config]!)));
       for (const site of one.configs[0]!.websites) parsed.configs[config]!.websites.push({ ...site, file: match });
@@ -108,7 +104,7 @@ export async function loadWorkspace(file: string, env: Env, options: LoadOptions
   }
   problems.push(
     ...crossFileProblems(parsed.configs, file, source.shown),
-    ...keyAsPasswordProblems(parsed.configs, file),
+    ...passwordsFromKeyVariables(parsed.configs, file, keyVariables(parsed.configs)),
     ...ownPasswordEnvProblems(parsed.configs, file),
     ...archiveProblems(parsed.configs, file, options, source),
   );
@@ -116,10 +112,31 @@ export async function loadWorkspace(file: string, env: Env, options: LoadOptions
   const ordered = sortByFile(problems, files).map((d) => ({ ...d, file: source.shown(d.file) }));
   if (!options.keepErrors && ordered.some((d) => d.severity === 'error')) throw new ConfigError(ordered);
   for (const config of parsed.configs) separateTwinSpellings(config);
-  const hash = createHash('sha256');
-  for (const part of hashed) hash.update(part);
   const byFile = Object.fromEntries(walked.matches.map(({ path, config }) => [path, parsed.configs[config]!.account?.name ?? '']));
   return { file, multi: parsed.multi, configs: parsed.configs, warnings: ordered, sha256: hash.digest('hex'), files, includedBy: byFile };
+}
+
+/** The config that includes `file`, one that has no `version` (an included file): what validate reports it with. */
+export interface Includer {
+  /** The including config file (absolute). */
+  config: string;
+  /** The account that includes the file ('' in a single-account file). */
+  account: string;
+  /** The including config, read with every file it includes (problems kept, not thrown). */
+  workspace: Workspace;
+}
+
+/** The `sitesync.yaml` in the folder of `file` or a folder above it whose includes match the file; undefined when none does. */
+export async function includerOf(file: string, env: Env): Promise<Includer | undefined> {
+  const real = realOrSelf(file);
+  for (const dir of foldersUp(dirname(file))) {
+    const candidate = join(dir, 'sitesync.yaml');
+    if (candidate === file || !existsSync(candidate)) continue;
+    const workspace = await loadWorkspace(candidate, env, { lenientEnv: true, missingEnvAsWarning: true, keepErrors: true }).catch(() => undefined);
+    const match = Object.entries(workspace?.includedBy ?? {}).find(([path]) => realOrSelf(path) === real);
+    if (workspace && match) return { config: candidate, account: match[1], workspace };
+  }
+  return undefined;
 }
 
 /** One file an `include:` glob matches, for the account (by its index) whose glob it is, with where the glob is written. */
@@ -132,31 +149,30 @@ export interface IncludeMatch {
 
 /**
  * The files the `include:` globs of `file` match, each once, and the problems of the globs: the
- * one set of rules that the loader and fmt follow. A file read from a pipe has no folder to find
- * them in; a glob reaches nothing outside the repository; one that matches no file, or the file
- * itself, is an error; a file belongs to one account.
+ * one set of rules that the loader and fmt follow. A glob reaches nothing outside the repository;
+ * one that matches no file, or the file itself, is an error; a file belongs to one account.
  */
 export async function walkIncludes(file: string, parsed: ParsedFile, source: FileSource, what?: LoadOptions['what']): Promise<{ matches: IncludeMatch[]; problems: Diagnostic[] }> {
   const matches: IncludeMatch[] = [];
   const problems: Diagnostic[] = [];
   const includedBy = new Map<string, number>();
-  // A pipe or standard input has no folder: the files it includes cannot be found beside it.
   const piped = parsed.includes.length > 0 && source.hasNoFolder(file);
   const root = parsed.includes.length > 0 && !piped ? source.repositoryOf(file) : '';
   for (const { config, glob, pos } of parsed.includes) {
     const problem = (message: string) => problems.push({ file, ...pos, severity: 'error', message });
     if (piped) {
-      problem(noFolderMessage(glob, what === 'baseline file' ? 'or read it and its includes from git: --baseline-ref origin/main' : undefined));
+      const copy = what === 'baseline file' ? 'or read it and its includes from git: --baseline-ref origin/main' : 'with the files it includes';
+      problem(`include "${glob}": this file was read from a pipe or standard input, which has no folder to find included files in; give the file in its folder (${copy})`);
       continue;
     }
     const { inside, outside } = await source.include(glob, dirname(file), root);
-    if (outside) problem(outsideMessage(glob, outside, root));
+    if (outside) problem(`include "${glob}": ${outside}; sitesync reads no file outside the repository that holds the config (${root})`);
     else if (inside.length === 0) problem(`include "${glob}" matches no file (globs are relative to ${source.shown(dirname(file))})${NO_FILE_HINT}`);
     for (const path of inside) {
       const other = includedBy.get(path);
       if (path === file) problem(`include "${glob}" matches this file itself`);
       else if (other !== undefined && other !== config) {
-        problem(`include "${glob}": ${source.shown(path)} is already included by account ${accountLabel(parsed.configs[other]!)}; a file belongs to one account`);
+        problem(`include "${glob}": ${source.shown(path)} is already included by account ${parsed.configs[other]!.account?.name ?? '(the file)'}; a file belongs to one account`);
       } else if (other === undefined) {
         includedBy.set(path, config);
         matches.push({ config, glob, pos, path });
@@ -184,11 +200,7 @@ function separateTwinSpellings(config: Config): void {
   config.ignore = config.ignore.filter((p) => !twin(p.glob));
 }
 
-/**
- * `archive:` folders, inside the repository as includes are: the file may be a stranger's, and
- * must not make sitesync write anywhere else. A file read from a pipe has no folder for one (a
- * baseline's archive: is never used).
- */
+/** `archive:` folders, inside the repository as includes are: the file may be a stranger's (a baseline's archive: is never used). */
 function archiveProblems(configs: Config[], file: string, options: LoadOptions, source: FileSource): Diagnostic[] {
   const out: Diagnostic[] = [];
   const said = new Set<string>();
@@ -199,8 +211,7 @@ function archiveProblems(configs: Config[], file: string, options: LoadOptions, 
       if (options.what !== 'baseline file') out.push({ file, ...archive.pos, severity: 'error', message: `archive "${archive.shown}": this file was read from a pipe or standard input, which has no folder to hold it; give the file in its folder, or apply --archive DIR` });
       continue;
     }
-    // The repository as the source has it: the work tree, or (ci plan-open) a top that exists
-    // nowhere, where what the path says is what is checked (apply checks its checkout's again).
+    // The repository as the source has it: the work tree, or (ci plan-open) a top that exists nowhere.
     const root = source.repositoryOf(file);
     const outside = folderOutside(archive.dir, root);
     if (outside) out.push({ file, ...archive.pos, severity: 'error', message: `archive "${archive.shown}": ${outside}; sitesync writes no archive outside the repository that holds the config (${root})` });
@@ -208,25 +219,7 @@ function archiveProblems(configs: Config[], file: string, options: LoadOptions, 
   return out;
 }
 
-/** `read()`, its problems naming the file as the source does (a file that is not YAML throws at once). */
-function named<T>(read: () => T, source: FileSource): T {
-  try {
-    return read();
-  } catch (error) {
-    if (!(error instanceof ConfigError) || source === WORK_TREE) throw error;
-    throw new ConfigError(error.diagnostics.map((d) => ({ ...d, file: source.shown(d.file) })));
-  }
-}
-
-function accountLabel(config: Config): string {
-  return config.account?.name ?? '(the file)';
-}
-
-/**
- * What only the whole set of files shows: a domain listed twice across files, one an `ignore`
- * of its account matches, and a domain in two accounts of one installation (which stores a
- * domain once).
- */
+/** What only the whole set of files shows: a domain listed twice across files, or ignored there, or in two accounts of one installation. */
 function crossFileProblems(configs: Config[], main: string, shown: (path: string) => string): Diagnostic[] {
   const out: Diagnostic[] = [];
   const where = (w: DesiredWebsite) => `${shown(w.file ?? main)}:${w.pos.line}:${w.pos.col}`;
@@ -283,18 +276,8 @@ function sortByFile(list: Diagnostic[], files: string[]): Diagnostic[] {
 const CI_TOKENS = ['GITHUB_TOKEN', 'GITLAB_TOKEN', 'CI_JOB_TOKEN'];
 
 /**
- * A password read from a variable that holds an API key (SITESYNC_API_KEY, an account's
- * api_key_env) or the CI's token would store that secret at the service, where whoever opens the
- * website's statistics can use it. Refused by name here, offline; apply refuses by value too.
- */
-function keyAsPasswordProblems(configs: Config[], main: string): Diagnostic[] {
-  return passwordsFromKeyVariables(configs, main, keyVariables(configs));
-}
-
-/**
- * The variables that hold keys in `configs` (each account's api_key_env), with SITESYNC_API_KEY
- * and the CI's tokens, and what each holds; by their names in upper case, as Windows reads
- * environment names (`${github_token}` is GITHUB_TOKEN there), which costs nothing elsewhere.
+ * The variables that hold keys in `configs` (each account's api_key_env, SITESYNC_API_KEY, the
+ * CI's tokens) and what each holds; by their names in upper case, as Windows reads them.
  */
 export function keyVariables(configs: Config[]): Map<string, string> {
   const held = new Map<string, string>([['SITESYNC_API_KEY', 'the API key']]);
@@ -303,25 +286,18 @@ export function keyVariables(configs: Config[]): Map<string, string> {
   return held;
 }
 
-/** A problem at each website password of `configs` that reads one of the `held` variables. */
+/**
+ * A problem at each website password of `configs` that reads one of the `held` variables: it would
+ * store that secret at the service, where whoever opens the website's statistics can use it.
+ * Refused by name here, offline; apply refuses by value too.
+ */
 export function passwordsFromKeyVariables(configs: Config[], main: string, held: Map<string, string>): Diagnostic[] {
-  const out: Diagnostic[] = [];
-  for (const config of configs) {
-    for (const site of config.websites) {
-      if (!site.password) continue;
-      for (const name of new Set(interpolate(site.password.template, {}).missing)) {
-        const what = held.get(name.toUpperCase());
-        if (!what) continue;
-        out.push({
-          file: site.file ?? main,
-          ...site.password.pos,
-          severity: 'error',
-          message: `the password of ${site.written} is \${${name}}, which holds ${what}: the service would store it where anyone who opens the website's statistics can read it; give the website a password of its own`,
-        });
-      }
-    }
-  }
-  return out;
+  return configs.flatMap(passwordReads).flatMap(({ name, site }) => {
+    const what = held.get(name.toUpperCase());
+    if (!what) return [];
+    const message = `the password of ${site.written} is \${${name}}, which holds ${what}: the service would store it where anyone who opens the website's statistics can read it; give the website a password of its own`;
+    return [{ file: site.file ?? main, ...site.password!.pos, severity: 'error' as const, message }];
+  });
 }
 
 /** What is wrong when the variable an account's `api_key_env` names is not set; undefined when it is. */

@@ -1,7 +1,4 @@
-/**
- * The pure half of loading: YAML text → the normalized `Config`, or a `ConfigError` holding
- * every problem found, each with the line and column it is about.
- */
+/** The pure half of loading: YAML text → the normalized `Config`, or a `ConfigError` of every problem, each at its line and column. */
 import { dirname, isAbsolute, resolve } from 'node:path';
 import { isMap, isSeq, type Document } from 'yaml';
 import { ConfigError, type Diagnostic } from '../messages/errors.js';
@@ -20,12 +17,11 @@ import { Secret } from '../secrets/secret.js';
 import { listValue } from '../model/field-values.js';
 import { passwordRuleProblem, passwordRuleWords } from '../model/password-rule.js';
 import { interpolate, passwordSource, type Env } from './interpolate.js';
-import { readDocument, yamlErrors, type ReadDocument, type TokenBudget } from './document.js';
-import { Locator, type Path, type Positions } from './locate.js';
-import { checkShape, controlCharacterIn, pathName } from './shape.js';
+import { Locator, readDocument, yamlErrors, type TokenBudget } from './document.js';
+import { controlCharacterIn, pathName, schemaIssues, type Path } from '../schema/errors.js';
 import { MAX_WILDCARD_GLOBS, MAX_YAML_ALIAS_EXPANSIONS } from '../caps.js';
 
-/** The fields `defaults` may carry, and those a website entry sets from the file (a secret: by its `${NAME}`, below). */
+/** The fields `defaults` may carry, and those a website entry sets from the file (a secret: by its `${NAME}`). */
 const IN_DEFAULTS = FIELDS.filter((f) => f.inDefaults);
 const FROM_FILE = FIELDS.filter((f) => f.fromFile);
 
@@ -33,15 +29,9 @@ export interface ParseOptions {
   env: Env;
   /** The YAML tokens this file and the rest of its workspace may still hold (see readDocument). */
   tokens?: TokenBudget;
-  /**
-   * Leave `${NAME}` in place when NAME is not set instead of failing: for a baseline file,
-   * whose variables may since have been renamed.
-   */
+  /** Leave `${NAME}` in place when NAME is not set instead of failing: a baseline's variables may since have been renamed. */
   lenientEnv?: boolean;
-  /**
-   * Report a variable that is not set as a warning instead (validate in a fork's pull request,
-   * which gets no secrets): the value is then not known, so nothing about it is checked.
-   */
+  /** A variable that is not set is a warning (validate in a fork's pull request, which gets no secrets), its value unchecked. */
   missingEnvAsWarning?: boolean;
 }
 
@@ -61,16 +51,14 @@ export interface ParsedFile {
 /** What a file is to the one who reads it: the main config file, or one it includes. */
 export type FileRole = 'main' | 'include';
 
-/**
- * Every file is read by the `yaml` package alone (YAML 1.2, core schema), the reader editors'
- * YAML language server uses too: what the file means on screen is what sitesync does.
- * A single-account file's config (a file with accounts: loadWorkspace).
- */
-export function parseConfig(text: string, file: string, options: ParseOptions): Config {
-  return onlyConfig(parseFile(text, file, options), file);
+/** A config that lists nothing: no file at all (an account from the flags alone), or a file a revision did not hold. */
+export function emptyConfig(file: string): Config {
+  return { file, defaults: {}, prune: false, protect: [], ignore: [], retire: [], safety: { ...DEFAULT_SAFETY }, websites: [], warnings: [] };
 }
 
-function onlyConfig(parsed: ParsedFile, file: string): Config {
+/** A single-account file's config (a file with accounts: loadWorkspace). */
+export function parseConfig(text: string, file: string, options: ParseOptions): Config {
+  const parsed = parseFile(text, file, options);
   if (parsed.multi) {
     throw new ConfigError([{ file, line: 1, col: 1, message: 'the file holds accounts: read it with loadWorkspace', severity: 'error' }]);
   }
@@ -78,7 +66,10 @@ function onlyConfig(parsed: ParsedFile, file: string): Config {
 }
 
 export function parseFile(text: string, file: string, options: ParseOptions, role: FileRole = 'main'): ParsedFile {
-  return thrown(readFileCollecting(text, file, options, role));
+  const { parsed, problems } = readFileCollecting(text, file, options, role);
+  if (problems.some((d) => d.severity === 'error')) throw new ConfigError(problems);
+  parsed.warnings = problems;
+  return parsed;
 }
 
 /** A file's data and its problems, errors too, for a reader that reads more files before it reports. */
@@ -88,63 +79,44 @@ export interface ReadFile {
 }
 
 /**
- * Parses as far as the data goes, and returns the problems instead of throwing them: the
- * loader then still reads the files this one includes, and reports every file's problems at
- * once. A file that is not YAML (or too deep) has no data, and throws.
+ * Parses as far as the data goes, returning the problems: the loader then still reads the files
+ * this one includes, and reports every file's at once. A file that is not YAML has no data, and throws.
  */
 export function readFileCollecting(text: string, file: string, options: ParseOptions, role: FileRole = 'main'): ReadFile {
-  return fromDocument(readDocument(text, options.tokens), file, options, mayReference(text), role);
-}
-
-function thrown({ parsed, problems }: ReadFile): ParsedFile {
-  if (problems.some((d) => d.severity === 'error')) throw new ConfigError(problems);
-  parsed.warnings = problems;
-  return parsed;
-}
-
-/** Whether any string may hold `${`: written so, or through a double-quoted escape (`\x24{`). */
-function mayReference(text: string): boolean {
-  return text.includes('${') || text.includes('\\');
-}
-
-function fromDocument(read: ReadDocument, file: string, options: ParseOptions, references: boolean, role: FileRole): ReadFile {
   const fail = (pos: Position, message: string): never => {
     throw new ConfigError([{ file, ...pos, message, severity: 'error' }]);
   };
+  const read = readDocument(text, options.tokens);
   if (read.refused) fail(read.lines.linePos(read.refused.offset), read.refused.message);
   const doc = read.doc!;
   const at = new Locator(doc as Document, read.lines);
-
-  if (doc.errors.length) {
-    throw new ConfigError(yamlErrors(doc, read.lines, file));
-  }
+  if (doc.errors.length) throw new ConfigError(yamlErrors(doc, read.lines, file));
   const needs = role === 'include' ? '"websites:"' : '"version: 1" and "websites:"';
   if (doc.contents === null) fail({ line: 1, col: 1 }, `the file is empty: it needs at least ${needs}`);
-  if (!isMap(doc.contents)) {
-    const what = isSeq(doc.contents) ? 'a list' : 'a single value';
-    fail(at.value([]), `the top level is ${what}; it must be a mapping with ${needs}`);
-  }
+  if (!isMap(doc.contents)) fail(at.value([]), `the top level is ${isSeq(doc.contents) ? 'a list' : 'a single value'}; it must be a mapping with ${needs}`);
   let raw: Raw = {};
   try {
     raw = doc.toJS({ maxAliasCount: MAX_YAML_ALIAS_EXPANSIONS }) as Raw;
   } catch (e) {
     fail({ line: 1, col: 1 }, `the file expands aliases too often (${(e as Error).message.replace(/\.$/, '')}); write the values out`);
   }
+  // Whether any string may hold `${`: written so, or through a double-quoted escape (`\x24{`).
+  const references = text.includes('${') || text.includes('\\');
   const { parsed, diagnostics } = build(raw, at, file, options, references, role);
-  return { parsed, problems: sortDiagnostics(diagnostics) };
+  return { parsed, problems: diagnostics.sort((a, b) => a.line - b.line || a.col - b.col) };
 }
 
-/** Top-level keys of a single-account file that belong in an account when the file has accounts. */
 /** A main config file's two required keys, missing: validate tells an included file by the first (commands/validate.ts). */
 export const NO_VERSION = 'the file has no "version", which is required';
 export const NO_WEBSITES = 'the file has no "websites", which is required';
 
+/** Top-level keys of a single-account file that belong in an account when the file has accounts. */
 const ACCOUNT_LEVEL = ['api', 'password_env', 'prune', 'protect', 'ignore', 'retire', 'safety', 'include', 'websites'];
 
 /** From the parsed data to the model: `${NAME}`, the schema, then every rule of the contract. */
 function build(
   raw: Raw,
-  at: Positions,
+  at: Locator,
   file: string,
   options: ParseOptions,
   references: boolean,
@@ -155,9 +127,8 @@ function build(
   const warn = (pos: Position, message: string) => diagnostics.push({ file, ...pos, message, severity: 'warning' });
   const parsed: ParsedFile = { multi: false, configs: [], includes: [], warnings: [] };
 
-  // Passwords stay as written (`${NAME}`) in the data: the schema checks what the file says, and a
-  // saved plan refers to it. The value of each is kept beside, by website, for the request that
-  // sends it — never checked or shown, so no message tells a file's author anything about it.
+  // Passwords stay as written (`${NAME}`) in the data: the schema checks what the file says. The
+  // value is kept beside, by website, for the request that sends it, and shown in no message.
   const accounts = isRecord(raw.accounts) ? (Object.entries(raw.accounts).filter(([, a]) => isRecord(a)) as [string, Raw][]) : [];
   const passwords = new WeakMap<object, string>();
   // What is said of a value in an account's block belongs to that account.
@@ -166,10 +137,8 @@ function build(
     say();
     if (path[0] === 'accounts' && typeof path[1] === 'string') for (const d of diagnostics.slice(said)) d.account ??= path[1];
   };
-  // ${NAME} is read where a password is read, and nowhere else: the file may be a stranger's (a
-  // pull request), and a value from the environment anywhere else would show in plans and
-  // comments, or be sent. The schema refuses `${` in every other string (its noReference).
-  // A password whose variable is not set (validate without secrets) is not known: nothing of it is checked.
+  // ${NAME} is read in a password and nowhere else: the file may be a stranger's, and a value from
+  // the environment anywhere else would show in plans and comments, or be sent (noReference).
   const unknown = new Set<string>();
   for (const { path, entry } of websiteEntries(raw)) {
     const template = entry.password;
@@ -184,23 +153,20 @@ function build(
       } else if (!options.lenientEnv) {
         for (const name of r.missing) diagnostics.push({ file, ...at.value(where), message: `${pathName(where)}: environment variable ${name} is not set`, severity: 'error', missing: name });
       }
-      // Held to the product's rules before anything is sent, named by its variables and never shown (one written in clear: see normalize).
+      // Held to the product's rules before anything is sent, named by its variables, never shown.
       const problem = r.referenced && !r.missing.length && !r.malformed.length ? passwordRuleProblem(r.value) : undefined;
       const names = passwordSource(template).variables.map((name) => `\${${name}}`).join(', ');
       if (problem) error(at.value(where), `${pathName(where)}: the value read from ${names} ${passwordRuleWords(problem)}`);
-      // The template stays as written (`${NAME}`, or `$${` for a literal one), the value beside it.
       passwords.set(entry, r.value);
     });
   }
 
-  // A string the schema refuses for its `${` is said once, in words, whatever else the schema
-  // says of it; nothing more is checked of it, and it is left out of what is read below.
+  // A string the schema refuses for its `${` is said once, in words, and left out of what is read below.
   const refused = new Map<string, Path>();
-  for (const issue of checkShape(raw)) {
+  for (const issue of schemaIssues('config', raw, 'yaml')) {
     const name = pathName(issue.path);
     if (!issue.atKey && (unknown.has(name) || refused.has(name))) continue;
-    // What the schema refuses for its shape (an unknown key, a list written as a mapping) it does
-    // not look into: a reference in there is refused too.
+    // What the schema refuses for its shape (an unknown key) it does not look into: a reference in there is refused too.
     let own = false;
     referencesUnder(valueAt(raw, issue.path), issue.path, (path) => {
       refused.set(pathName(path), path);
@@ -250,7 +216,7 @@ function build(
   for (const [name, data] of accounts) {
     const base = ['accounts', name];
     const said = diagnostics.length;
-    const here = prefixed(at, base);
+    const here = at.under(base);
     const config = normalize({ ...data, api: undefined }, passwords, file, here, error, warn);
     config.defaults = { ...topDefaults, ...config.defaults };
     // An account's own archive: wins over the file's.
@@ -269,7 +235,7 @@ function build(
 }
 
 /** The `include:` globs of `holder` (at `base`), for the loader to read. */
-function includesOf(holder: Raw, base: Path, config: number, at: Positions, parsed: ParsedFile): void {
+function includesOf(holder: Raw, base: Path, config: number, at: Locator, parsed: ParsedFile): void {
   if (!Array.isArray(holder.include)) return;
   holder.include.forEach((glob, i) => {
     if (typeof glob === 'string' && glob.trim()) parsed.includes.push({ config, glob: glob.trim(), pos: at.value([...base, 'include', i]) });
@@ -284,27 +250,12 @@ function websiteEntries(raw: Raw): { path: Path; entry: Raw }[] {
   );
 }
 
-/** Positions below `base`: an account's keys, read as a single-account file's. */
-function prefixed(at: Positions, base: Path): Positions {
-  return {
-    value: (path) => at.value([...base, ...path]),
-    key: (path) => at.key([...base, ...path]),
-    itemValues: (path, key) => at.itemValues([...base, ...path], key),
-  };
-}
-
 function isRecord(value: unknown): value is Raw {
   return Boolean(value) && typeof value === 'object' && !Array.isArray(value);
 }
 
-
-function sortDiagnostics(list: Diagnostic[]): Diagnostic[] {
-  return [...list].sort((a, b) => a.line - b.line || a.col - b.col);
-}
-
-/** Whether a path is a website's password (`websites[3].password`, in an account or not). */
+/** Whether a path is a website's password (`websites[3].password`; `websites: {x: {password: …}}` is no website). */
 function isPasswordPath(path: Path): boolean {
-  // An item of a list: `websites: {x: {password: …}}` is not a website, and its ${NAME} is not read.
   const n = path.length;
   return n >= 3 && path[n - 1] === 'password' && typeof path[n - 2] === 'number' && path[n - 3] === 'websites' && (n === 3 || (n === 5 && path[0] === 'accounts'));
 }
@@ -373,21 +324,12 @@ function normalize(
   /** Each website's password now, by its entry, where it is written with `${NAME}`. */
   passwords: WeakMap<object, string>,
   file: string,
-  at: Positions,
+  at: Locator,
   error: Report,
   warn: Report,
 ): Config {
-  const config: Config = {
-    file,
-    defaults: {},
-    prune: data.prune === true,
-    protect: [],
-    ignore: [],
-    retire: [],
-    safety: { ...DEFAULT_SAFETY },
-    websites: [],
-    warnings: [],
-  };
+  const config = emptyConfig(file);
+  config.prune = data.prune === true;
 
   const baseUrl = isRecord(data.api) ? baseUrlOf(data.api, ['api'], at, error) : undefined;
   if (baseUrl) config.baseUrl = baseUrl;
@@ -402,8 +344,7 @@ function normalize(
       config.safetyAt[key] = at.value(['safety', key]);
     }
   }
-  // Past MAX_WILDCARD_GLOBS globs with `*`, a list is an error at the first one too many, and
-  // the rest is not kept: nothing is matched against them.
+  // Past MAX_WILDCARD_GLOBS globs with `*`, a list is an error at the first one too many, the rest not kept.
   const wildcards = (key: string) => {
     let seen = 0;
     return (glob: string, i: number): boolean => {
@@ -433,10 +374,7 @@ function normalize(
 
   config.archive = archiveFolder(data, at, file, error);
 
-  const defaults = data.defaults as Raw | undefined;
-  if (defaults && typeof defaults === 'object') {
-    config.defaults = settings(defaults, ['defaults'], at, warn, IN_DEFAULTS) as DefaultSettings;
-  }
+  if (isRecord(data.defaults)) config.defaults = settings(data.defaults, ['defaults'], at, warn, IN_DEFAULTS) as DefaultSettings;
 
   const websites = data.websites;
   if (!Array.isArray(websites)) return config;
@@ -445,8 +383,8 @@ function normalize(
   const byDomain = new Map<string, DesiredWebsite>();
   const domainPositions = at.itemValues(['websites'], 'domain');
   websites.forEach((site, i) => {
-    if (!site || typeof site !== 'object' || Array.isArray(site)) return;
-    const entry = site as Raw;
+    if (!isRecord(site)) return;
+    const entry = site;
     const path = ['websites', i];
     // Every field is checked whatever is wrong with the domain: all of a website's problems at once.
     const checked = settings(entry, path, at, warn, FROM_FILE) as Omit<DesiredWebsite, 'domain' | 'written' | 'pos'>;
@@ -488,8 +426,7 @@ function normalize(
     };
     if (typeof entry.password === 'string') {
       const template = entry.password;
-      const secret = new Secret(template, passwords.get(entry) ?? template, at.value([...path, 'password']));
-      website.password = secret;
+      website.password = new Secret(template, passwords.get(entry) ?? template, at.value([...path, 'password']));
       if (!interpolate(template, {}).referenced) {
         // Its length is the schema's; "0" is within it, and only the product's answer refuses it.
         if (passwordRuleProblem(passwords.get(entry) ?? template) === 'reads back as not set') {
@@ -508,7 +445,7 @@ function normalize(
 }
 
 /** The `base_url` of `holder` (at `path`: `api`, or an account), once checked; undefined when there is none, or it is wrong (said). */
-function baseUrlOf(holder: Raw, path: Path, at: Positions, error: Report): string | undefined {
+function baseUrlOf(holder: Raw, path: Path, at: Locator, error: Report): string | undefined {
   const written = holder.base_url;
   if (typeof written !== 'string') return undefined;
   // Plain http:// is checked when connecting, where --insecure-http is known.
@@ -517,11 +454,8 @@ function baseUrlOf(holder: Raw, path: Path, at: Positions, error: Report): strin
   return problem ? undefined : written;
 }
 
-/**
- * `archive:` of `holder`: a folder relative to the config file (the loader keeps it inside the
- * repository, as it keeps includes). Undefined when there is none, or it is unusable (said).
- */
-function archiveFolder(holder: Raw, at: Positions, file: string, error: Report): ArchiveFolder | undefined {
+/** `archive:` of `holder`, relative to the config file (kept inside the repository by the loader); undefined when none or unusable (said). */
+function archiveFolder(holder: Raw, at: Locator, file: string, error: Report): ArchiveFolder | undefined {
   const written = holder.archive;
   if (typeof written !== 'string' || written.trim() === '' || written.includes('${')) return undefined;
   const pos = at.value(['archive']);
@@ -533,7 +467,7 @@ function archiveFolder(holder: Raw, at: Positions, file: string, error: Report):
 }
 
 /** The settings of `entry` the rows of `which` read, each as its row reads the file; list entries a row suspects are warned about. */
-function settings(entry: Raw, path: Path, at: Positions, warn: Report, which: readonly Field[]): Record<string, unknown> {
+function settings(entry: Raw, path: Path, at: Locator, warn: Report, which: readonly Field[]): Record<string, unknown> {
   const out: Record<string, unknown> = {};
   for (const field of which) {
     const written = entry[field.name];

@@ -1,8 +1,7 @@
 /**
- * `password_env:` the environment variables an account's passwords may read (names, or globs of
- * names). The file's own list binds it, so validate catches a variable of another account (or a
- * typo); under --trusted-config the trusted copy's list binds the file under review
- * (run/trust.ts), so a pull request cannot give one account's website another account's password.
+ * `password_env:` the environment variables an account's passwords may read (names, or globs).
+ * The file's own list binds it; under --trusted-config the trusted copy's list binds the file
+ * under review (run/trust.ts): a pull request cannot give a website another account's password.
  */
 import type { Diagnostic } from '../messages/errors.js';
 import { wildcardMatches } from '../model/domain.js';

@@ -8,7 +8,7 @@ import { FIELDS, sameValue } from '../model/fields.js';
 import type { DefaultSettings, FieldName, LiveWebsite } from '../model/types.js';
 import { printable as shownAsData, UNPRINTABLE } from '../messages/escape.js';
 import { literal } from '../config/interpolate.js';
-import { controlCharacterIn } from '../config/shape.js';
+import { controlCharacterIn } from '../schema/errors.js';
 
 export interface FileEntryOptions {
   includeFavorite?: boolean;
@@ -53,7 +53,7 @@ export function fileEntry(site: LiveWebsite, traits: DomainTraits, options: File
     const written = field.toFile(value);
     entry[field.name] = Array.isArray(written) ? written.map(asText) : asText(written);
     for (const item of Array.isArray(value) ? value : []) {
-      // The service keeps any text; a file refuses a control character (shape.ts), so the entry says so.
+      // The service keeps any text; a file refuses a control character (the schema), so the entry says so.
       const note = controlCharacterIn(item)
         ? `${field.name} ${printable(item)} holds a control character, which a file refuses: delete it here (apply then removes it at the service)`
         : field.entryNote?.(item, printable(item));

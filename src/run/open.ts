@@ -8,7 +8,8 @@
  */
 import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { emptyConfig, loadWorkspace } from '../config/load.js';
+import { loadWorkspace } from '../config/load.js';
+import { emptyConfig } from '../config/parse.js';
 import type { FileSource } from '../config/source.js';
 import { ConfigError, SitesyncError, type Diagnostic } from '../messages/errors.js';
 import { printable } from '../messages/escape.js';

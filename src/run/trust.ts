@@ -13,7 +13,7 @@ import { posix, resolve } from 'node:path';
 import { installationOf } from '../model/address.js';
 import { readFileCollecting } from '../config/parse.js';
 import { readTextFile } from '../config/read.js';
-import { realOrSelf } from '../config/include-glob.js';
+import { realOrSelf } from '../config/source.js';
 import { keyVariables, loadWorkspace, passwordsFromKeyVariables } from '../config/load.js';
 import { accountWords, listed, passwordProblem, passwordReads } from '../config/password-env.js';
 import { ConfigError, SitesyncError, type Diagnostic } from '../messages/errors.js';

@@ -8,10 +8,10 @@
  * refuses anything that differs.
  */
 import { realpathSync } from 'node:fs';
-import { dirname, isAbsolute, relative, sep } from 'node:path';
+import { isAbsolute, relative, sep } from 'node:path';
 import { interpolate } from '../config/interpolate.js';
 import { readTextFile } from '../config/read.js';
-import { gitWorkTree } from '../config/repository.js';
+import { repositoryOf } from '../config/source.js';
 import { ConfigError, SitesyncError } from '../messages/errors.js';
 import { jsonUnicodeEscapes } from '../messages/escape.js';
 import { writeAtomic } from '../io/files.js';
@@ -58,8 +58,7 @@ export interface SavedPlan {
  */
 export function repositoryPath(file: string): string {
   const real = realpathSync(file);
-  const root = gitWorkTree(dirname(real)) ?? dirname(real);
-  return relative(root, real).split(sep).join('/');
+  return relative(repositoryOf(real), real).split(sep).join('/');
 }
 
 export interface SaveOptions {
