@@ -43,7 +43,7 @@ export class PageUrls {
   url(page: number): string {
     const params: [string, string][] = [];
     let placed = false;
-    for (const [key, value] of this.query) {
+    for (const [key] of this.query) {
       if (key === 'page') {
         // PHP arrays keep one value per key: the page takes the place of the first one.
         if (!placed) params.push(['page', String(page)]);

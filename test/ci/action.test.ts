@@ -11,7 +11,7 @@ import { root } from '../helpers/cli.js';
 import { writes } from '../helpers/scenario.js';
 import { BOT, GITHUB_TOKEN, REPO, startElsewhere, startFakeGitHub, type FakeGitHub } from './fake-github.js';
 import { git, INCLUDED_PASSWORD_CHANGE, pullRequestCheckout } from './pull-request-repo.js';
-import { action, runAction as run, runStep, UPLOADS, type ActionRun, type Runner } from './run-action.js';
+import { action, runAction as run, UPLOADS, type ActionRun, type Runner } from './run-action.js';
 import { startCliServer, type CliServer } from '../helpers/cli-server.js';
 
 const KEY = 'action-test-key-0123456789';

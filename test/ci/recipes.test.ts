@@ -31,7 +31,6 @@ const lines = (invs: Invocation[]) => invs.map((i) => `sitesync ${i.args.map((w)
 
 type Step = { name?: string; uses?: string; run?: string; if?: string; env?: Record<string, string>; with?: Record<string, unknown> };
 const steps = (doc: any, job: string): Step[] => doc.jobs[job].steps;
-const stepRunning = (doc: any, job: string, text: string) => steps(doc, job).find((s) => s.run?.includes(text));
 
 describe('the recipe lint', () => {
   it('finds the recipes: three GitHub workflows and the GitLab file', () => {

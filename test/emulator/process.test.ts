@@ -4,11 +4,11 @@
  * while it writes its data file. Runs the bundled CLI (test/helpers/global-setup.ts builds it).
  */
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { loadData } from '../../src/emulator/persistence.js';
 import type { Emulator } from '../../src/emulator/index.js';
 import { call, create, emulators } from './helpers.js';
