@@ -3,7 +3,7 @@ import { createHash } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { basename, dirname, join, relative } from 'node:path';
 import { installationOf } from '../model/address.js';
-import { ConfigError, SitesyncError } from '../messages/errors.js';
+import { ConfigError } from '../messages/errors.js';
 import { GlobSet, namesTwinSpelling } from '../model/domain.js';
 import type { Diagnostic } from '../messages/errors.js';
 import { type Config, type DesiredWebsite, type Position, type Workspace } from '../model/types.js';
@@ -40,13 +40,6 @@ export async function loadWorkspaceAt(file: string, ref: string, env: Env): Prom
   const source = await openRevision(file, ref, env);
   if (!source.has(file)) return undefined;
   return loadWorkspace(file, env, { lenientEnv: true, what: 'baseline file', source });
-}
-
-/** A single-account file's config, with the websites of the files it includes. */
-export async function loadConfig(file: string, env: Env, options: LoadOptions = {}): Promise<Config> {
-  const workspace = await loadWorkspace(file, env, options);
-  if (workspace.multi) throw new SitesyncError(`${file} holds accounts, and this reads a file of one account`);
-  return { ...workspace.configs[0]!, warnings: workspace.warnings };
 }
 
 /**
