@@ -17,7 +17,7 @@ import { Secret } from '../secrets/secret.js';
 import { listValue } from '../model/field-values.js';
 import { passwordRuleProblem, passwordRuleWords } from '../model/password-rule.js';
 import { interpolate, passwordSource, type Env } from './interpolate.js';
-import { Locator, readDocument, yamlErrors, type TokenBudget } from './document.js';
+import { Locator, readDocument, type TokenBudget } from './document.js';
 import { controlCharacterIn, pathName, schemaIssues, type Path } from '../schema/errors.js';
 import { MAX_WILDCARD_GLOBS, MAX_YAML_ALIAS_EXPANSIONS } from '../caps.js';
 
@@ -86,11 +86,8 @@ export function readFileCollecting(text: string, file: string, options: ParseOpt
   const fail = (pos: Position, message: string): never => {
     throw new ConfigError([{ file, ...pos, message, severity: 'error' }]);
   };
-  const read = readDocument(text, options.tokens);
-  if (read.refused) fail(read.lines.linePos(read.refused.offset), read.refused.message);
-  const doc = read.doc!;
-  const at = new Locator(doc as Document, read.lines);
-  if (doc.errors.length) throw new ConfigError(yamlErrors(doc, read.lines, file));
+  const { doc, lines } = readDocument(text, file, options.tokens);
+  const at = new Locator(doc as Document, lines);
   const needs = role === 'include' ? '"websites:"' : '"version: 1" and "websites:"';
   if (doc.contents === null) fail({ line: 1, col: 1 }, `the file is empty: it needs at least ${needs}`);
   if (!isMap(doc.contents)) fail(at.value([]), `the top level is ${isSeq(doc.contents) ? 'a list' : 'a single value'}; it must be a mapping with ${needs}`);
