@@ -96,7 +96,7 @@ export async function loadWorkspace(file: string, env: Env, options: LoadOptions
     }
   }
   problems.push(
-    ...crossFileProblems(parsed.configs, file, source.shown),
+    ...listingProblems(parsed.configs, file, source.shown),
     ...passwordsFromKeyVariables(parsed.configs, file, keyVariables(parsed.configs)),
     ...ownPasswordEnvProblems(parsed.configs, file),
     ...archiveProblems(parsed.configs, file, options, source),
@@ -212,32 +212,49 @@ function archiveProblems(configs: Config[], file: string, options: LoadOptions, 
   return out;
 }
 
-/** What only the whole set of files shows: a domain listed twice across files, or ignored there, or in two accounts of one installation. */
-function crossFileProblems(configs: Config[], main: string, shown: (path: string) => string): Diagnostic[] {
+/**
+ * A domain listed twice in an account, or listed there and ignored or retired, worded "at line N"
+ * within one file and "at FILE:L:C" across files; or listed in two accounts of one installation.
+ * A second listing in the same file is left out of the websites.
+ */
+function listingProblems(configs: Config[], main: string, shown: (path: string) => string): Diagnostic[] {
   const out: Diagnostic[] = [];
-  const where = (w: DesiredWebsite) => `${shown(w.file ?? main)}:${w.pos.line}:${w.pos.col}`;
-  const error = (w: DesiredWebsite, message: string) => out.push({ file: w.file ?? main, ...w.pos, severity: 'error', message });
+  const place = (pos: Position, file: string, oneFile: boolean) => (oneFile ? `line ${pos.line}` : `${shown(file)}:${pos.line}:${pos.col}`);
   const byInstallation = new Map<string, Map<string, { site: DesiredWebsite; config: Config }>>();
   for (const config of configs) {
     const seen = new Map<string, DesiredWebsite>();
     const ignore = new GlobSet(config.ignore.map((p) => p.glob));
     const retire = new GlobSet(config.retire.map((p) => p.glob));
-    for (const site of config.websites) {
+    config.websites = config.websites.filter((site) => {
+      const file = site.file ?? main;
+      // Said within one file, the problem belongs to the account (an included file cannot name it).
+      const error = (message: string, oneFile: boolean) => {
+        const d: Diagnostic = { file, ...site.pos, severity: 'error', message };
+        out.push(oneFile && config.account ? { ...d, account: config.account.name } : d);
+      };
       const first = seen.get(site.domain);
-      // Twice within one file is already said where that file is read.
-      if (first && (first.file ?? main) !== (site.file ?? main)) error(site, `"${site.written}" is listed twice: at ${where(first)} and at ${where(site)}`);
-      if (!first) seen.set(site.domain, site);
-      const ignoredBy = site.file ? ignore.indexOf(site.domain) : -1;
+      const one = first !== undefined && (first.file ?? main) === file;
+      if (first) {
+        const spelled = one && first.written !== site.written ? `"${site.written}" (as "${site.domain}")` : `"${site.written}"`;
+        error(`${spelled} is listed twice: at ${place(first.pos, first.file ?? main, one)} and at ${place(site.pos, file, one)}`, one);
+        if (one) return false;
+      } else {
+        seen.set(site.domain, site);
+      }
+      const inMain = file === main;
+      const listed = inMain ? `at line ${site.pos.line}` : 'here';
+      const ignoredBy = ignore.indexOf(site.domain);
       if (ignoredBy >= 0 && !namesTwinSpelling(config.ignore[ignoredBy]!.glob, site.written)) {
         const pattern = config.ignore[ignoredBy]!;
-        error(site, `"${site.written}" is listed here but ignored by "${pattern.glob}" at ${shown(main)}:${pattern.pos.line}:${pattern.pos.col}: remove one of them`);
+        error(`"${site.written}" is listed ${listed} but ignored by "${pattern.glob}" at ${place(pattern.pos, main, inMain)}: remove one of them`, inMain);
       }
-      const retiredBy = site.file ? retire.indexOf(site.domain) : -1;
+      const retiredBy = retire.indexOf(site.domain);
       if (retiredBy >= 0) {
         const pattern = config.retire[retiredBy]!;
-        error(site, `"${site.written}" is listed here and retired by "${pattern.glob}" at ${shown(main)}:${pattern.pos.line}:${pattern.pos.col}: a retired website is deleted; remove one of them`);
+        error(`"${site.written}" is listed ${listed} and retired by "${pattern.glob}" at ${place(pattern.pos, main, inMain)}: a retired website is deleted; remove one of them`, inMain);
       }
-    }
+      return true;
+    });
     if (!config.account || !config.baseUrl) continue;
     const origin = installationOf(config.baseUrl);
     let domains = byInstallation.get(origin);
@@ -245,10 +262,13 @@ function crossFileProblems(configs: Config[], main: string, shown: (path: string
     for (const site of seen.values()) {
       const other = domains.get(site.domain);
       if (other && other.config !== config) {
-        error(
-          site,
-          `"${site.written}" is listed in account ${config.account.name} and in account ${other.config.account!.name} (at ${where(other.site)}), on the same installation, which holds a domain once: keep it in one`,
-        );
+        const at = place(other.site.pos, other.site.file ?? main, false);
+        out.push({
+          file: site.file ?? main,
+          ...site.pos,
+          severity: 'error',
+          message: `"${site.written}" is listed in account ${config.account.name} and in account ${other.config.account!.name} (at ${at}), on the same installation, which holds a domain once: keep it in one`,
+        });
       } else if (!other) {
         domains.set(site.domain, { site, config });
       }

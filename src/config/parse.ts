@@ -2,7 +2,7 @@
 import { dirname, isAbsolute, resolve } from 'node:path';
 import { isMap, isSeq, type Document } from 'yaml';
 import { ConfigError, type Diagnostic } from '../messages/errors.js';
-import { globProblem, GlobSet, namesTwinSpelling, parseDomainInput } from '../model/domain.js';
+import { globProblem, parseDomainInput } from '../model/domain.js';
 import { FIELDS, type Field } from '../model/fields.js';
 import { addressProblem, BASE_URL_RULE } from '../model/address.js';
 import {
@@ -375,9 +375,6 @@ function normalize(
 
   const websites = data.websites;
   if (!Array.isArray(websites)) return config;
-  const ignore = new GlobSet(config.ignore.map((p) => p.glob));
-  const retire = new GlobSet(config.retire.map((p) => p.glob));
-  const byDomain = new Map<string, DesiredWebsite>();
   const domainPositions = at.itemValues(['websites'], 'domain');
   websites.forEach((site, i) => {
     if (!isRecord(site)) return;
@@ -395,25 +392,6 @@ function normalize(
     }
     if (parsed.strippedWww) {
       warn(pos, `"${entry.domain}": the service stores this website as "${parsed.domain}"; write the bare form`);
-    }
-    const first = byDomain.get(parsed.domain);
-    if (first) {
-      const same = first.written === entry.domain ? `"${entry.domain}"` : `"${entry.domain}" (as "${parsed.domain}")`;
-      error(pos, `${same} is listed twice: at line ${first.pos.line} and at line ${pos.line}`);
-      return;
-    }
-    const ignoredBy = ignore.indexOf(parsed.domain);
-    if (ignoredBy >= 0 && !namesTwinSpelling(config.ignore[ignoredBy]!.glob, entry.domain)) {
-      const pattern = config.ignore[ignoredBy]!;
-      error(
-        pos,
-        `"${entry.domain}" is listed at line ${pos.line} but ignored by "${pattern.glob}" at line ${pattern.pos.line}: remove one of them`,
-      );
-    }
-    const retiredBy = retire.indexOf(parsed.domain);
-    if (retiredBy >= 0) {
-      const pattern = config.retire[retiredBy]!;
-      error(pos, `"${entry.domain}" is listed at line ${pos.line} and retired by "${pattern.glob}" at line ${pattern.pos.line}: a retired website is deleted; remove one of them`);
     }
     const website: DesiredWebsite = {
       domain: parsed.domain,
@@ -435,7 +413,6 @@ function normalize(
         );
       }
     }
-    byDomain.set(parsed.domain, website);
     config.websites.push(website);
   });
   return config;
