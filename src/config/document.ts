@@ -19,8 +19,10 @@ export interface TokenBudget {
   left: number;
 }
 
+export type YamlDocument = { doc: Document.Parsed; lines: LineCounter };
+
 /** The document of `text`, or a ConfigError at FILE:LINE:COL: refused for its size or depth, or not YAML. */
-export function readDocument(text: string, file: string, budget: TokenBudget = { left: MAX_YAML_TOKENS }): { doc: Document.Parsed; lines: LineCounter } {
+export function readDocument(text: string, file: string, budget: TokenBudget = { left: MAX_YAML_TOKENS }): YamlDocument {
   const refuse = (offset: number, message: string): never => {
     throw new ConfigError([{ file, ...lines.linePos(offset), message, severity: 'error' }]);
   };

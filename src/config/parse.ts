@@ -17,7 +17,7 @@ import { Secret } from '../secrets/secret.js';
 import { listValue } from '../model/field-values.js';
 import { passwordRuleProblem, passwordRuleWords } from '../model/password-rule.js';
 import { interpolate, passwordSource, type Env } from './interpolate.js';
-import { Locator, readDocument, type TokenBudget } from './document.js';
+import { Locator, readDocument, type TokenBudget, type YamlDocument } from './document.js';
 import { controlCharacterIn, pathName, schemaIssues, type Path } from '../schema/errors.js';
 import { MAX_WILDCARD_GLOBS, MAX_YAML_ALIAS_EXPANSIONS } from '../caps.js';
 
@@ -82,11 +82,10 @@ export interface ReadFile {
  * Parses as far as the data goes, returning the problems: the loader then still reads the files
  * this one includes, and reports every file's at once. A file that is not YAML has no data, and throws.
  */
-export function readFileCollecting(text: string, file: string, options: ParseOptions, role: FileRole = 'main'): ReadFile {
+export function readFileCollecting(text: string, file: string, options: ParseOptions, role: FileRole = 'main', { doc, lines }: YamlDocument = readDocument(text, file, options.tokens)): ReadFile {
   const fail = (pos: Position, message: string): never => {
     throw new ConfigError([{ file, ...pos, message, severity: 'error' }]);
   };
-  const { doc, lines } = readDocument(text, file, options.tokens);
   const at = new Locator(doc as Document, lines);
   const needs = role === 'include' ? '"websites:"' : '"version: 1" and "websites:"';
   if (doc.contents === null) fail({ line: 1, col: 1 }, `the file is empty: it needs at least ${needs}`);

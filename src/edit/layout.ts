@@ -9,7 +9,7 @@ import { readFileSync } from 'node:fs';
 import { isAlias, isCollection, isMap, isScalar, visit, type Alias, type Document, type Node, type Pair, type YAMLMap, type YAMLSeq } from 'yaml';
 import { ConfigError } from '../messages/errors.js';
 import { schemaPath } from '../io/paths.js';
-import { readDocument } from '../config/document.js';
+import { readDocument, type YamlDocument } from '../config/document.js';
 import { passwordSource } from '../config/interpolate.js';
 
 /** The part of a JSON Schema the layout follows: which keys, in which order, and what is under them. */
@@ -48,8 +48,7 @@ export interface NotSorted {
 let ownSchema: SchemaNode | undefined;
 
 /** The text in the canonical layout (which it keeps as it is), or a ConfigError at FILE:LINE:COL. */
-export function formatConfigText(text: string, options: FormatOptions): Formatted {
-  const { doc, lines } = readDocument(text, options.file);
+export function formatConfigText(text: string, options: FormatOptions, { doc, lines }: YamlDocument = readDocument(text, options.file)): Formatted {
   if (doc.contents === null) return { text, passwords: [] };
 
   const targets = new Map<Alias, unknown>();
