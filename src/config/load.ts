@@ -8,7 +8,7 @@ import { GlobSet, namesTwinSpelling } from '../model/domain.js';
 import type { Diagnostic } from '../messages/errors.js';
 import { type Config, type DesiredWebsite, type Position, type Workspace } from '../model/types.js';
 import { envValue, type Env } from './interpolate.js';
-import { parseFile, readFileCollecting, type ParsedFile, type ParseOptions, type ReadFile } from './parse.js';
+import { parseFile, readFileCollecting, type ParsedFile, type ParseOptions } from './parse.js';
 import { foldersUp } from './read.js';
 import { type TokenBudget } from './document.js';
 import { folderOutside, realOrSelf, WORK_TREE, type FileSource } from './source.js';
@@ -53,7 +53,7 @@ export async function loadWorkspace(file: string, env: Env, options: LoadOptions
   const tokens: TokenBudget = { left: MAX_YAML_TOKENS };
   const parseOptions = { env, lenientEnv: options.lenientEnv, missingEnvAsWarning: options.missingEnvAsWarning, tokens };
   let text: string;
-  let read: ReadFile;
+  let read: ReturnType<typeof readFileCollecting>;
   try {
     // The config file itself may be a link (a checkout makes the ones a pull request commits): to
     // nothing outside its repository, whose text the messages would quote.

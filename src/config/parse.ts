@@ -17,7 +17,7 @@ import { Secret } from '../secrets/secret.js';
 import { listValue } from '../model/field-values.js';
 import { passwordRuleProblem, passwordRuleWords } from '../model/password-rule.js';
 import { interpolate, passwordSource, type Env } from './interpolate.js';
-import { Locator, readDocument, type TokenBudget, type YamlDocument } from './document.js';
+import { Locator, readDocument, type TokenBudget } from './document.js';
 import { controlCharacterIn, pathName, schemaIssues, type Path } from '../schema/errors.js';
 import { MAX_WILDCARD_GLOBS, MAX_YAML_ALIAS_EXPANSIONS } from '../caps.js';
 
@@ -72,17 +72,12 @@ export function parseFile(text: string, file: string, options: ParseOptions, rol
   return parsed;
 }
 
-/** A file's data and its problems, errors too, for a reader that reads more files before it reports. */
-export interface ReadFile {
-  parsed: ParsedFile;
-  problems: Diagnostic[];
-}
-
 /**
- * Parses as far as the data goes, returning the problems: the loader then still reads the files
- * this one includes, and reports every file's at once. A file that is not YAML has no data, and throws.
+ * Parses as far as the data goes, returning the problems, errors too: the loader then still reads
+ * the files this one includes, and reports every file's at once. A file that is not YAML throws.
  */
-export function readFileCollecting(text: string, file: string, options: ParseOptions, role: FileRole = 'main', { doc, lines }: YamlDocument = readDocument(text, file, options.tokens)): ReadFile {
+export function readFileCollecting(text: string, file: string, options: ParseOptions, role: FileRole = 'main', read = readDocument(text, file, options.tokens)): { parsed: ParsedFile; problems: Diagnostic[] } {
+  const { doc, lines } = read;
   const fail = (pos: Position, message: string): never => {
     throw new ConfigError([{ file, ...pos, message, severity: 'error' }]);
   };
@@ -270,20 +265,15 @@ function referenceOutsidePassword(path: Path): string {
   return `${why}: write the value itself`;
 }
 
-/** Whether a string holds `${` other than a literal `$${`: a reference, or a malformed one (what the schema's noReference refuses). */
-function holdsReference(text: string): boolean {
-  const r = interpolate(text, {});
-  return r.referenced || r.malformed.length > 0;
-}
-
 function malformedReference(path: Path, bad: string): string {
   return `${pathName(path)}: "${bad}" is not a valid reference (use \${NAME}; write $\${ for a literal "\${")`;
 }
 
-/** Each string at or under `path` (but a website's password) that holds a reference, by its path. */
+/** Each string at or under `path` (but a website's password) that holds a reference or a malformed one (what the schema's noReference refuses). */
 function referencesUnder(value: unknown, path: Path, found: (path: Path) => void): void {
   if (typeof value === 'string') {
-    if (!isPasswordPath(path) && holdsReference(value)) found(path);
+    const r = interpolate(value, {});
+    if (!isPasswordPath(path) && (r.referenced || r.malformed.length > 0)) found(path);
   } else if (value && typeof value === 'object') {
     for (const [key, v] of Array.isArray(value) ? value.entries() : Object.entries(value)) referencesUnder(v, [...path, key], found);
   }
