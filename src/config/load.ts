@@ -132,21 +132,13 @@ export async function includerOf(file: string, env: Env): Promise<Includer | und
   return undefined;
 }
 
-/** One file an `include:` glob matches, for the account (by its index) whose glob it is, with where the glob is written. */
-export interface IncludeMatch {
-  config: number;
-  glob: string;
-  pos: Position;
-  path: string;
-}
-
 /**
- * The files the `include:` globs of `file` match, each once, and the problems of the globs: the
+ * The files the `include:` globs of `file` match, each once with its glob, and the problems of the globs: the
  * one set of rules that the loader and fmt follow. A glob reaches nothing outside the repository;
  * one that matches no file, or the file itself, is an error; a file belongs to one account.
  */
-export async function walkIncludes(file: string, parsed: ParsedFile, source: FileSource, what?: LoadOptions['what']): Promise<{ matches: IncludeMatch[]; problems: Diagnostic[] }> {
-  const matches: IncludeMatch[] = [];
+export async function walkIncludes(file: string, parsed: ParsedFile, source: FileSource, what?: LoadOptions['what']): Promise<{ matches: (ParsedFile['includes'][number] & { path: string })[]; problems: Diagnostic[] }> {
+  const matches: (ParsedFile['includes'][number] & { path: string })[] = [];
   const problems: Diagnostic[] = [];
   const includedBy = new Map<string, number>();
   const piped = parsed.includes.length > 0 && source.hasNoFolder(file);
