@@ -49,7 +49,7 @@ export interface LoadOptions {
 export async function loadConfig(file: string, options: LoadOptions = {}): Promise<Config> {
   const workspace = await loadWorkspace(file, options);
   if (workspace.multi) throw new SitesyncError(`${file} holds accounts: read it with loadWorkspace, which gives one config per account`);
-  return workspace.configs[0] ?? emptyConfig(workspace.file);
+  return { ...(workspace.configs[0] ?? emptyConfig(workspace.file)), warnings: workspace.warnings };
 }
 
 /**

@@ -36,12 +36,6 @@ export async function fetchMergeRequestHeads(cwd: string, env: Env, iids: number
   }
 }
 
-/** The commit a ref names, or undefined when there is none (the fetch did not bring it). */
-export async function commitOf(cwd: string, env: Env, ref: string): Promise<string | undefined> {
-  const out = await run(['rev-parse', '--verify', '--quiet', `${ref}^{commit}`], { cwd, env }, 'read a ref').catch(() => undefined);
-  return out?.trim() || undefined;
-}
-
 /** The folder `cwd` is in, relative to the top of its repository ('' at the top; ends with `/` otherwise). */
 export async function prefixOf(cwd: string, env: Env): Promise<string> {
   return (await run(['rev-parse', '--show-prefix'], { cwd, env }, 'find the top of the repository')).trim();

@@ -13,7 +13,8 @@ import type { FileSource } from '../config/source.js';
 import type { Env } from '../config/interpolate.js';
 import { markdownText } from '../messages/escape.js';
 import { splitApproved } from '../render/markdown.js';
-import { commitOf, fetchMergeRequestHeads, headRef, prefixOf } from './git.js';
+import { fetchMergeRequestHeads, headRef, prefixOf } from './git.js';
+import { commitOf } from '../io/git.js';
 import type { OpenMergeRequest } from './gitlab.js';
 import { upsertPlanComment, type CommentThread, type UpsertOutcome } from './plan-comment.js';
 

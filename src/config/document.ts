@@ -9,22 +9,23 @@
  *   nested too deep is refused at the same node on every machine.
  */
 import { Composer, CST, isAlias, isMap, isPair, isScalar, isSeq, Lexer, LineCounter, Parser, YAMLParseError, type Document, type Node } from 'yaml';
-import type { Diagnostic } from '../messages/errors.js';
+import { ConfigError, type Diagnostic } from '../messages/errors.js';
 import type { Position } from '../model/types.js';
 import type { Path } from '../schema/errors.js';
 import { MAX_YAML_DEPTH, MAX_YAML_ERRORS_SHOWN, MAX_YAML_TOKENS } from '../caps.js';
-
-export type ReadDocument =
-  | { doc: Document.Parsed; lines: LineCounter; refused?: undefined }
-  /** The file is refused before it is composed: the offset where, and why (a message that follows FILE:LINE:COL). */
-  | { doc?: undefined; lines: LineCounter; refused: { offset: number; message: string } };
 
 /** The YAML tokens a config and the files it includes may still hold together (MAX_YAML_TOKENS at first); readDocument spends it. */
 export interface TokenBudget {
   left: number;
 }
 
-export function readDocument(text: string, budget: TokenBudget = { left: MAX_YAML_TOKENS }): ReadDocument {
+export type YamlDocument = { doc: Document.Parsed; lines: LineCounter };
+
+/** The document of `text`, or a ConfigError at FILE:LINE:COL: refused for its size or depth, or not YAML. */
+export function readDocument(text: string, file: string, budget: TokenBudget = { left: MAX_YAML_TOKENS }): YamlDocument {
+  const refuse = (offset: number, message: string): never => {
+    throw new ConfigError([{ file, ...lines.linePos(offset), message, severity: 'error' }]);
+  };
   const lines = new LineCounter();
   lines.addNewLine(0);
   // The lexer's tokens (strings, cheap beside the nodes they become), counted before the Parser builds anything.
@@ -41,7 +42,7 @@ export function readDocument(text: string, budget: TokenBudget = { left: MAX_YAM
           ? `the files read before this one hold ${n(MAX_YAML_TOKENS - max)} YAML tokens, and this one more than ${n(max)} by here: more than ${n(MAX_YAML_TOKENS)} together`
           : `the file holds more than ${n(MAX_YAML_TOKENS)} YAML tokens by here`;
       const message = `${what} (each value, indicator, blank, line break and comment is one), more than any config${max < MAX_YAML_TOKENS ? ' and the files it includes' : ' file'}: 100,000 websites take at most about 3,500,000`;
-      return { lines, refused: { offset, message } };
+      refuse(offset, message);
     }
     lexemes.push(lexeme);
     // The lexer's markers are no text of the file.
@@ -55,7 +56,7 @@ export function readDocument(text: string, budget: TokenBudget = { left: MAX_YAM
     // The stack holds the document, then each open collection (then maybe a scalar being read).
     const deepest = parser.stack[MAX_YAML_DEPTH + 1];
     if (deepest && (deepest.type === 'block-map' || deepest.type === 'block-seq' || deepest.type === 'flow-collection')) {
-      return { lines, refused: { offset: deepest.offset, message: `the file nests more than ${MAX_YAML_DEPTH} levels deep here; a config file needs 4` } };
+      refuse(deepest.offset, `the file nests more than ${MAX_YAML_DEPTH} levels deep here; a config file needs 4`);
     }
   }
   for (const token of parser.end()) tokens.push(token);
@@ -76,11 +77,12 @@ export function readDocument(text: string, budget: TokenBudget = { left: MAX_YAM
   } finally {
     Error.stackTraceLimit = traces;
   }
+  if (doc!.errors.length) throw new ConfigError(yamlErrors(doc!, lines, file));
   return { doc: doc!, lines };
 }
 
 /** The YAML errors of a document, as diagnostics of `file`: the first MAX_YAML_ERRORS_SHOWN, then one line that counts the rest. */
-export function yamlErrors(doc: Document.Parsed, lines: LineCounter, file: string): Diagnostic[] {
+function yamlErrors(doc: Document.Parsed, lines: LineCounter, file: string): Diagnostic[] {
   const shown = doc.errors.slice(0, MAX_YAML_ERRORS_SHOWN).map((e) => ({ file, ...lines.linePos(e.pos[0]), message: yamlMessage(e.code, e.message), severity: 'error' as const }));
   const more = doc.errors.length - shown.length;
   if (more > 0) {

@@ -7,7 +7,7 @@
 import { realpathSync } from 'node:fs';
 import { dirname, join, relative, resolve, sep } from 'node:path';
 import type { FileSystemAdapter } from 'tinyglobby';
-import { runGit } from '../io/git.js';
+import { commitOf, runGit } from '../io/git.js';
 import { ConfigError, SitesyncError, UsageError } from '../messages/errors.js';
 import type { Env } from './interpolate.js';
 import { decodeText, tooLarge } from './read.js';
@@ -40,13 +40,13 @@ export async function openRevision(file: string, ref: string, env: Env): Promise
     throw gitFailure(error, `${flag} ${ref}: ${file} is not in a git repository (the baseline is read from the repository that holds the config file)`);
   });
   const topReal = realpathSync(top.toString('utf8').trim());
-  const commit = await run(['rev-parse', '--verify', '--quiet', `${ref}^{commit}`]).catch(async (error: unknown) => {
+  const sha = await commitOf(folder, env, ref);
+  if (!sha) {
+    const failure = new SitesyncError(`${flag} ${ref}: no such commit in the repository at ${topReal}`);
     const shallow = (await run(['rev-parse', '--is-shallow-repository']).catch(() => Buffer.from(''))).toString().trim() === 'true';
-    const failure = gitFailure(error, `${flag} ${ref}: no such commit in the repository at ${topReal}`);
     if (shallow) failure.details.push('This clone is shallow: fetch the commits the baseline needs (actions/checkout: fetch-depth: 2; or git fetch --deepen=1).');
-    return Promise.reject(failure);
-  });
-  const sha = commit.toString('utf8').trim();
+    throw failure;
+  }
   // Paths are kept as the work tree's (the user's spelling of the folder, links and all), so that
   // what the loader derives from the config file's path maps back onto the revision's tree.
   const root = resolve(dirname(file), relative(folder, topReal));

@@ -3,12 +3,12 @@ import { createHash } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { basename, dirname, join, relative } from 'node:path';
 import { installationOf } from '../model/address.js';
-import { ConfigError, SitesyncError } from '../messages/errors.js';
+import { ConfigError } from '../messages/errors.js';
 import { GlobSet, namesTwinSpelling } from '../model/domain.js';
 import type { Diagnostic } from '../messages/errors.js';
 import { type Config, type DesiredWebsite, type Position, type Workspace } from '../model/types.js';
 import { envValue, type Env } from './interpolate.js';
-import { parseFile, readFileCollecting, type ParsedFile, type ParseOptions, type ReadFile } from './parse.js';
+import { parseFile, readFileCollecting, type ParsedFile, type ParseOptions } from './parse.js';
 import { foldersUp } from './read.js';
 import { type TokenBudget } from './document.js';
 import { folderOutside, realOrSelf, WORK_TREE, type FileSource } from './source.js';
@@ -42,13 +42,6 @@ export async function loadWorkspaceAt(file: string, ref: string, env: Env): Prom
   return loadWorkspace(file, env, { lenientEnv: true, what: 'baseline file', source });
 }
 
-/** A single-account file's config, with the websites of the files it includes. */
-export async function loadConfig(file: string, env: Env, options: LoadOptions = {}): Promise<Config> {
-  const workspace = await loadWorkspace(file, env, options);
-  if (workspace.multi) throw new SitesyncError(`${file} holds accounts, and this reads a file of one account`);
-  return { ...workspace.configs[0]!, warnings: workspace.warnings };
-}
-
 /**
  * Every account a config file describes, with every file it includes read and checked: all
  * the problems of all the files at once, each at its own FILE:LINE:COL.
@@ -60,7 +53,7 @@ export async function loadWorkspace(file: string, env: Env, options: LoadOptions
   const tokens: TokenBudget = { left: MAX_YAML_TOKENS };
   const parseOptions = { env, lenientEnv: options.lenientEnv, missingEnvAsWarning: options.missingEnvAsWarning, tokens };
   let text: string;
-  let read: ReadFile;
+  let read: ReturnType<typeof readFileCollecting>;
   try {
     // The config file itself may be a link (a checkout makes the ones a pull request commits): to
     // nothing outside its repository, whose text the messages would quote.
@@ -103,7 +96,7 @@ export async function loadWorkspace(file: string, env: Env, options: LoadOptions
     }
   }
   problems.push(
-    ...crossFileProblems(parsed.configs, file, source.shown),
+    ...listingProblems(parsed.configs, file, source.shown),
     ...passwordsFromKeyVariables(parsed.configs, file, keyVariables(parsed.configs)),
     ...ownPasswordEnvProblems(parsed.configs, file),
     ...archiveProblems(parsed.configs, file, options, source),
@@ -139,21 +132,13 @@ export async function includerOf(file: string, env: Env): Promise<Includer | und
   return undefined;
 }
 
-/** One file an `include:` glob matches, for the account (by its index) whose glob it is, with where the glob is written. */
-export interface IncludeMatch {
-  config: number;
-  glob: string;
-  pos: Position;
-  path: string;
-}
-
 /**
- * The files the `include:` globs of `file` match, each once, and the problems of the globs: the
+ * The files the `include:` globs of `file` match, each once with its glob, and the problems of the globs: the
  * one set of rules that the loader and fmt follow. A glob reaches nothing outside the repository;
  * one that matches no file, or the file itself, is an error; a file belongs to one account.
  */
-export async function walkIncludes(file: string, parsed: ParsedFile, source: FileSource, what?: LoadOptions['what']): Promise<{ matches: IncludeMatch[]; problems: Diagnostic[] }> {
-  const matches: IncludeMatch[] = [];
+export async function walkIncludes(file: string, parsed: ParsedFile, source: FileSource, what?: LoadOptions['what']): Promise<{ matches: (ParsedFile['includes'][number] & { path: string })[]; problems: Diagnostic[] }> {
+  const matches: (ParsedFile['includes'][number] & { path: string })[] = [];
   const problems: Diagnostic[] = [];
   const includedBy = new Map<string, number>();
   const piped = parsed.includes.length > 0 && source.hasNoFolder(file);
@@ -219,32 +204,49 @@ function archiveProblems(configs: Config[], file: string, options: LoadOptions, 
   return out;
 }
 
-/** What only the whole set of files shows: a domain listed twice across files, or ignored there, or in two accounts of one installation. */
-function crossFileProblems(configs: Config[], main: string, shown: (path: string) => string): Diagnostic[] {
+/**
+ * A domain listed twice in an account, or listed there and ignored or retired, worded "at line N"
+ * within one file and "at FILE:L:C" across files; or listed in two accounts of one installation.
+ * A second listing in the same file is left out of the websites.
+ */
+function listingProblems(configs: Config[], main: string, shown: (path: string) => string): Diagnostic[] {
   const out: Diagnostic[] = [];
-  const where = (w: DesiredWebsite) => `${shown(w.file ?? main)}:${w.pos.line}:${w.pos.col}`;
-  const error = (w: DesiredWebsite, message: string) => out.push({ file: w.file ?? main, ...w.pos, severity: 'error', message });
+  const place = (pos: Position, file: string, oneFile: boolean) => (oneFile ? `line ${pos.line}` : `${shown(file)}:${pos.line}:${pos.col}`);
   const byInstallation = new Map<string, Map<string, { site: DesiredWebsite; config: Config }>>();
   for (const config of configs) {
     const seen = new Map<string, DesiredWebsite>();
     const ignore = new GlobSet(config.ignore.map((p) => p.glob));
     const retire = new GlobSet(config.retire.map((p) => p.glob));
-    for (const site of config.websites) {
+    config.websites = config.websites.filter((site) => {
+      const file = site.file ?? main;
+      // Said within one file, the problem belongs to the account (an included file cannot name it).
+      const error = (message: string, oneFile: boolean) => {
+        const d: Diagnostic = { file, ...site.pos, severity: 'error', message };
+        out.push(oneFile && config.account ? { ...d, account: config.account.name } : d);
+      };
       const first = seen.get(site.domain);
-      // Twice within one file is already said where that file is read.
-      if (first && (first.file ?? main) !== (site.file ?? main)) error(site, `"${site.written}" is listed twice: at ${where(first)} and at ${where(site)}`);
-      if (!first) seen.set(site.domain, site);
-      const ignoredBy = site.file ? ignore.indexOf(site.domain) : -1;
+      const one = first !== undefined && (first.file ?? main) === file;
+      if (first) {
+        const spelled = one && first.written !== site.written ? `"${site.written}" (as "${site.domain}")` : `"${site.written}"`;
+        error(`${spelled} is listed twice: at ${place(first.pos, first.file ?? main, one)} and at ${place(site.pos, file, one)}`, one);
+        if (one) return false;
+      } else {
+        seen.set(site.domain, site);
+      }
+      const inMain = file === main;
+      const listed = inMain ? `at line ${site.pos.line}` : 'here';
+      const ignoredBy = ignore.indexOf(site.domain);
       if (ignoredBy >= 0 && !namesTwinSpelling(config.ignore[ignoredBy]!.glob, site.written)) {
         const pattern = config.ignore[ignoredBy]!;
-        error(site, `"${site.written}" is listed here but ignored by "${pattern.glob}" at ${shown(main)}:${pattern.pos.line}:${pattern.pos.col}: remove one of them`);
+        error(`"${site.written}" is listed ${listed} but ignored by "${pattern.glob}" at ${place(pattern.pos, main, inMain)}: remove one of them`, inMain);
       }
-      const retiredBy = site.file ? retire.indexOf(site.domain) : -1;
+      const retiredBy = retire.indexOf(site.domain);
       if (retiredBy >= 0) {
         const pattern = config.retire[retiredBy]!;
-        error(site, `"${site.written}" is listed here and retired by "${pattern.glob}" at ${shown(main)}:${pattern.pos.line}:${pattern.pos.col}: a retired website is deleted; remove one of them`);
+        error(`"${site.written}" is listed ${listed} and retired by "${pattern.glob}" at ${place(pattern.pos, main, inMain)}: a retired website is deleted; remove one of them`, inMain);
       }
-    }
+      return true;
+    });
     if (!config.account || !config.baseUrl) continue;
     const origin = installationOf(config.baseUrl);
     let domains = byInstallation.get(origin);
@@ -252,10 +254,13 @@ function crossFileProblems(configs: Config[], main: string, shown: (path: string
     for (const site of seen.values()) {
       const other = domains.get(site.domain);
       if (other && other.config !== config) {
-        error(
-          site,
-          `"${site.written}" is listed in account ${config.account.name} and in account ${other.config.account!.name} (at ${where(other.site)}), on the same installation, which holds a domain once: keep it in one`,
-        );
+        const at = place(other.site.pos, other.site.file ?? main, false);
+        out.push({
+          file: site.file ?? main,
+          ...site.pos,
+          severity: 'error',
+          message: `"${site.written}" is listed in account ${config.account.name} and in account ${other.config.account!.name} (at ${at}), on the same installation, which holds a domain once: keep it in one`,
+        });
       } else if (!other) {
         domains.set(site.domain, { site, config });
       }

@@ -2,7 +2,7 @@
 import { dirname, isAbsolute, resolve } from 'node:path';
 import { isMap, isSeq, type Document } from 'yaml';
 import { ConfigError, type Diagnostic } from '../messages/errors.js';
-import { globProblem, GlobSet, namesTwinSpelling, parseDomainInput } from '../model/domain.js';
+import { globProblem, parseDomainInput } from '../model/domain.js';
 import { FIELDS, type Field } from '../model/fields.js';
 import { addressProblem, BASE_URL_RULE } from '../model/address.js';
 import {
@@ -17,7 +17,7 @@ import { Secret } from '../secrets/secret.js';
 import { listValue } from '../model/field-values.js';
 import { passwordRuleProblem, passwordRuleWords } from '../model/password-rule.js';
 import { interpolate, passwordSource, type Env } from './interpolate.js';
-import { Locator, readDocument, yamlErrors, type TokenBudget } from './document.js';
+import { Locator, readDocument, type TokenBudget } from './document.js';
 import { controlCharacterIn, pathName, schemaIssues, type Path } from '../schema/errors.js';
 import { MAX_WILDCARD_GLOBS, MAX_YAML_ALIAS_EXPANSIONS } from '../caps.js';
 
@@ -72,25 +72,16 @@ export function parseFile(text: string, file: string, options: ParseOptions, rol
   return parsed;
 }
 
-/** A file's data and its problems, errors too, for a reader that reads more files before it reports. */
-export interface ReadFile {
-  parsed: ParsedFile;
-  problems: Diagnostic[];
-}
-
 /**
- * Parses as far as the data goes, returning the problems: the loader then still reads the files
- * this one includes, and reports every file's at once. A file that is not YAML has no data, and throws.
+ * Parses as far as the data goes, returning the problems, errors too: the loader then still reads
+ * the files this one includes, and reports every file's at once. A file that is not YAML throws.
  */
-export function readFileCollecting(text: string, file: string, options: ParseOptions, role: FileRole = 'main'): ReadFile {
+export function readFileCollecting(text: string, file: string, options: ParseOptions, role: FileRole = 'main', read = readDocument(text, file, options.tokens)): { parsed: ParsedFile; problems: Diagnostic[] } {
+  const { doc, lines } = read;
   const fail = (pos: Position, message: string): never => {
     throw new ConfigError([{ file, ...pos, message, severity: 'error' }]);
   };
-  const read = readDocument(text, options.tokens);
-  if (read.refused) fail(read.lines.linePos(read.refused.offset), read.refused.message);
-  const doc = read.doc!;
-  const at = new Locator(doc as Document, read.lines);
-  if (doc.errors.length) throw new ConfigError(yamlErrors(doc, read.lines, file));
+  const at = new Locator(doc as Document, lines);
   const needs = role === 'include' ? '"websites:"' : '"version: 1" and "websites:"';
   if (doc.contents === null) fail({ line: 1, col: 1 }, `the file is empty: it needs at least ${needs}`);
   if (!isMap(doc.contents)) fail(at.value([]), `the top level is ${isSeq(doc.contents) ? 'a list' : 'a single value'}; it must be a mapping with ${needs}`);
@@ -274,20 +265,15 @@ function referenceOutsidePassword(path: Path): string {
   return `${why}: write the value itself`;
 }
 
-/** Whether a string holds `${` other than a literal `$${`: a reference, or a malformed one (what the schema's noReference refuses). */
-function holdsReference(text: string): boolean {
-  const r = interpolate(text, {});
-  return r.referenced || r.malformed.length > 0;
-}
-
 function malformedReference(path: Path, bad: string): string {
   return `${pathName(path)}: "${bad}" is not a valid reference (use \${NAME}; write $\${ for a literal "\${")`;
 }
 
-/** Each string at or under `path` (but a website's password) that holds a reference, by its path. */
+/** Each string at or under `path` (but a website's password) that holds a reference or a malformed one (what the schema's noReference refuses). */
 function referencesUnder(value: unknown, path: Path, found: (path: Path) => void): void {
   if (typeof value === 'string') {
-    if (!isPasswordPath(path) && holdsReference(value)) found(path);
+    const r = interpolate(value, {});
+    if (!isPasswordPath(path) && (r.referenced || r.malformed.length > 0)) found(path);
   } else if (value && typeof value === 'object') {
     for (const [key, v] of Array.isArray(value) ? value.entries() : Object.entries(value)) referencesUnder(v, [...path, key], found);
   }
@@ -378,9 +364,6 @@ function normalize(
 
   const websites = data.websites;
   if (!Array.isArray(websites)) return config;
-  const ignore = new GlobSet(config.ignore.map((p) => p.glob));
-  const retire = new GlobSet(config.retire.map((p) => p.glob));
-  const byDomain = new Map<string, DesiredWebsite>();
   const domainPositions = at.itemValues(['websites'], 'domain');
   websites.forEach((site, i) => {
     if (!isRecord(site)) return;
@@ -398,25 +381,6 @@ function normalize(
     }
     if (parsed.strippedWww) {
       warn(pos, `"${entry.domain}": the service stores this website as "${parsed.domain}"; write the bare form`);
-    }
-    const first = byDomain.get(parsed.domain);
-    if (first) {
-      const same = first.written === entry.domain ? `"${entry.domain}"` : `"${entry.domain}" (as "${parsed.domain}")`;
-      error(pos, `${same} is listed twice: at line ${first.pos.line} and at line ${pos.line}`);
-      return;
-    }
-    const ignoredBy = ignore.indexOf(parsed.domain);
-    if (ignoredBy >= 0 && !namesTwinSpelling(config.ignore[ignoredBy]!.glob, entry.domain)) {
-      const pattern = config.ignore[ignoredBy]!;
-      error(
-        pos,
-        `"${entry.domain}" is listed at line ${pos.line} but ignored by "${pattern.glob}" at line ${pattern.pos.line}: remove one of them`,
-      );
-    }
-    const retiredBy = retire.indexOf(parsed.domain);
-    if (retiredBy >= 0) {
-      const pattern = config.retire[retiredBy]!;
-      error(pos, `"${entry.domain}" is listed at line ${pos.line} and retired by "${pattern.glob}" at line ${pattern.pos.line}: a retired website is deleted; remove one of them`);
     }
     const website: DesiredWebsite = {
       domain: parsed.domain,
@@ -438,7 +402,6 @@ function normalize(
         );
       }
     }
-    byDomain.set(parsed.domain, website);
     config.websites.push(website);
   });
   return config;

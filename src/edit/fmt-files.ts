@@ -5,6 +5,7 @@
  */
 import { realpath } from 'node:fs/promises';
 import { walkIncludes } from '../config/load.js';
+import { readDocument, type YamlDocument } from '../config/document.js';
 import { readFileCollecting, type FileRole, type ParsedFile } from '../config/parse.js';
 import { WORK_TREE } from '../config/source.js';
 import { namesDescriptor } from '../io/files.js';
@@ -33,8 +34,11 @@ export interface FormattedFile {
 export async function formatFile(path: string, shown: string, sort: boolean, role: FileRole = 'main'): Promise<FormattedFile> {
   try {
     const read = await readFileText(path);
-    const { text, passwords, notSorted } = formatConfigText(read.text, { file: shown, sort });
-    return { path, shown, before: read.raw, after: withBom(text, read.bom), passwords, notSorted, parsed: configOf(read.text, path, role) };
+    // Parsed once: what the loader reads of it first, then laid out (which rewrites the document).
+    const document = readDocument(read.text, shown);
+    const parsed = configOf(read.text, path, role, document);
+    const { text, passwords, notSorted } = formatConfigText(read.text, { file: shown, sort }, document);
+    return { path, shown, before: read.raw, after: withBom(text, read.bom), passwords, notSorted, parsed };
   } catch (error) {
     if (!(error instanceof ConfigError)) throw error;
     // readTextFile names the file by its path: say it as the user did.
@@ -43,9 +47,9 @@ export async function formatFile(path: string, shown: string, sort: boolean, rol
 }
 
 /** What the loader reads of a file (its problems are validate's to say); undefined for YAML that is no mapping. */
-function configOf(text: string, path: string, role: FileRole): ParsedFile | undefined {
+function configOf(text: string, path: string, role: FileRole, document: YamlDocument): ParsedFile | undefined {
   try {
-    return readFileCollecting(text, path, { env: {}, lenientEnv: true }, role).parsed;
+    return readFileCollecting(text, path, { env: {}, lenientEnv: true }, role, document).parsed;
   } catch (error) {
     if (error instanceof ConfigError) return undefined;
     throw error;

@@ -7,9 +7,9 @@
  */
 import { readFileSync } from 'node:fs';
 import { isAlias, isCollection, isMap, isScalar, visit, type Alias, type Document, type Node, type Pair, type YAMLMap, type YAMLSeq } from 'yaml';
-import { ConfigError, type Diagnostic } from '../messages/errors.js';
+import { ConfigError } from '../messages/errors.js';
 import { schemaPath } from '../io/paths.js';
-import { readDocument, yamlErrors } from '../config/document.js';
+import { readDocument, type YamlDocument } from '../config/document.js';
 import { passwordSource } from '../config/interpolate.js';
 
 /** The part of a JSON Schema the layout follows: which keys, in which order, and what is under them. */
@@ -48,12 +48,7 @@ export interface NotSorted {
 let ownSchema: SchemaNode | undefined;
 
 /** The text in the canonical layout (which it keeps as it is), or a ConfigError at FILE:LINE:COL. */
-export function formatConfigText(text: string, options: FormatOptions): Formatted {
-  const read = readDocument(text);
-  const at = (offset: number, message: string): Diagnostic => ({ file: options.file, ...read.lines.linePos(offset), message, severity: 'error' });
-  if (read.refused) throw new ConfigError([at(read.refused.offset, read.refused.message)]);
-  const doc = read.doc;
-  if (doc.errors.length) throw new ConfigError(yamlErrors(doc, read.lines, options.file));
+export function formatConfigText(text: string, options: FormatOptions, { doc, lines }: YamlDocument = readDocument(text, options.file)): Formatted {
   if (doc.contents === null) return { text, passwords: [] };
 
   const targets = new Map<Alias, unknown>();
@@ -61,7 +56,7 @@ export function formatConfigText(text: string, options: FormatOptions): Formatte
   const unresolved = [...targets.keys()].filter((alias) => targets.get(alias) === undefined);
   if (unresolved.length) {
     const why = (alias: Alias) => `YAML: the alias *${alias.source} names no anchor before it (write &${alias.source} on a value above)`;
-    throw new ConfigError(unresolved.map((alias) => at(alias.range![0], why(alias))));
+    throw new ConfigError(unresolved.map((alias) => ({ file: options.file, ...lines.linePos(alias.range![0]), message: why(alias), severity: 'error' as const })));
   }
 
   const layout = layOut(doc, options.schema ?? (ownSchema ??= JSON.parse(readFileSync(schemaPath(), 'utf8')) as SchemaNode), options.sort === true);

@@ -53,3 +53,9 @@ export function runGit(args: string[], { cwd, env, input = '', signal, each }: G
     child.stdin.end(input || undefined);
   });
 }
+
+/** The commit `ref` names (a full SHA) in the repository at `cwd`, or undefined when it names none. */
+export async function commitOf(cwd: string, env: Env, ref: string): Promise<string | undefined> {
+  const out = await runGit(['rev-parse', '--verify', '--quiet', `${ref}^{commit}`], { cwd, env }).catch(() => undefined);
+  return out?.toString('utf8').trim() || undefined;
+}

@@ -2,7 +2,7 @@ import { mkdtemp, mkdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadConfig } from '../../src/config/load.js';
+import { loadConfig } from '../../src/api.js';
 import { parseConfig } from '../../src/config/parse.js';
 import { ConfigError, formatDiagnostic } from '../../src/messages/errors.js';
 import { isIpOrCidr } from '../../src/model/exclude-ips.js';
@@ -12,7 +12,7 @@ const env = { EXAMPLE_STATS_PASSWORD: 'correct horse' };
 
 async function problems(file: string, environment: Record<string, string> = env): Promise<string[]> {
   try {
-    await loadConfig(file, environment);
+    await loadConfig(file, { env: environment });
   } catch (error) {
     if (error instanceof ConfigError) {
       return error.diagnostics
@@ -354,7 +354,7 @@ describe('files that are not config files', () => {
 
 describe('a valid file becomes the normalized model', () => {
   it('reads every key of the contract', async () => {
-    const config = await loadConfig(join(fixtures, 'valid/full.yaml'), env);
+    const config = await loadConfig(join(fixtures, 'valid/full.yaml'), { env });
     expect(config.baseUrl).toBe('https://analytics.example.com');
     expect(config.defaults).toEqual({ exclude_bots: 1, exclude_params: ['utm_source', 'utm_medium', 'fbclid'] });
     expect(config.prune).toBe(false);
@@ -370,7 +370,7 @@ describe('a valid file becomes the normalized model', () => {
   });
 
   it('normalizes names, flags and lists, and keeps the secret template', async () => {
-    const config = await loadConfig(join(fixtures, 'valid/full.yaml'), env);
+    const config = await loadConfig(join(fixtures, 'valid/full.yaml'), { env });
     const [example, blog, shop, idn] = config.websites;
     expect(example).toMatchObject({
       domain: 'example.com',
@@ -404,13 +404,13 @@ describe('a valid file becomes the normalized model', () => {
 
   it('an empty websites key is a file with no websites', async () => {
     for (const name of ['no-websites', 'empty-list']) {
-      const config = await loadConfig(join(fixtures, 'valid', `${name}.yaml`), {});
+      const config = await loadConfig(join(fixtures, 'valid', `${name}.yaml`), { env: {} });
       expect(config.websites).toEqual([]);
     }
   });
 
   it('www. is matched to the bare form, with a warning', async () => {
-    const config = await loadConfig(join(fixtures, 'valid/www-prefix.yaml'), {});
+    const config = await loadConfig(join(fixtures, 'valid/www-prefix.yaml'), { env: {} });
     expect(config.websites[0]!.domain).toBe('example.org');
     expect(config.warnings.map(formatDiagnostic)).toEqual([
       `${join(fixtures, 'valid/www-prefix.yaml')}:3:13: warning: "www.example.org": the service stores this website as "example.org"; write the bare form`,
@@ -418,14 +418,14 @@ describe('a valid file becomes the normalized model', () => {
   });
 
   it('domains the service stores are valid: underscore, trailing dot, IPv4 address, unicode', async () => {
-    const config = await loadConfig(join(fixtures, 'valid/odd-domains.yaml'), {});
+    const config = await loadConfig(join(fixtures, 'valid/odd-domains.yaml'), { env: {} });
     expect(config.websites.map((w) => w.domain)).toEqual(['my_site.example.com', 'trailing.example.org', '192.0.2.1', 'xn--bcher-kva.example']);
     expect(config.warnings).toEqual([]);
   });
 
   it('an exclude_ips entry the service never matches is a warning with its line, not an error', async () => {
     const file = join(fixtures, 'valid/never-matching-ips.yaml');
-    const config = await loadConfig(file, {});
+    const config = await loadConfig(file, { env: {} });
     expect(config.websites[0]!.exclude_ips).toEqual(['10.0.0.1', 'office-router', '192.168.1.*']);
     const never = 'is not an IPv4 or IPv6 address or CIDR range: the service keeps it, but never matches a visitor with it';
     expect(config.warnings.map(formatDiagnostic)).toEqual([
@@ -436,7 +436,7 @@ describe('a valid file becomes the normalized model', () => {
   });
 
   it('a password written in clear is allowed, with a warning that does not repeat it', async () => {
-    const config = await loadConfig(join(fixtures, 'valid/literal-password.yaml'), {});
+    const config = await loadConfig(join(fixtures, 'valid/literal-password.yaml'), { env: {} });
     const warnings = config.warnings.map(formatDiagnostic).join('\n');
     expect(warnings).toContain('the password of example.org is written in the file: use ${NAME}');
     expect(warnings).not.toContain('hunter2-literal');
