@@ -1,6 +1,6 @@
 /** The "read live state" step: each account's identity and websites, installations side by side. */
 import { searchLiteral } from '../model/domain.js';
-import { WebsitesRead } from '../service/websites.js';
+import { WebsitesRead } from '../service/client.js';
 import { SitesyncError } from '../messages/errors.js';
 import { eachAccount } from './per-installation.js';
 import { accountsError, failedAccounts } from './failures.js';
