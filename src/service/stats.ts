@@ -169,19 +169,12 @@ export class StatsHttp extends ServiceHttp {
 }
 
 export interface WholeHistoryOptions {
-  kind?: RequestKind;
   /** After each page: pages read, and the pages the whole read takes as the first pages say. */
   onProgress?: (read: number, estimate: number) => void;
 }
 
-export interface WholeHistory<N extends string> {
-  range: { from: string; to: string };
-  rows: Record<N, StatsRow[]>;
-  requests: number;
-}
-
 /** A website's whole history, for its archive: one name that cannot be read fails the read. */
-export async function readWholeHistory<N extends string>(http: StatsHttp, id: number, domain: string, names: readonly N[], options: WholeHistoryOptions = {}): Promise<WholeHistory<N>> {
+export async function readWholeHistory<N extends string>(http: StatsHttp, id: number, domain: string, names: readonly N[], options: WholeHistoryOptions = {}) {
   const range = { from: HISTORY_FROM, to: HISTORY_TO };
   const pages = new Map<N, { read: number; of: number }>(names.map((n) => [n, { read: 0, of: 1 }]));
   const estimate = () => [...pages.values()].reduce((n, p) => n + Math.max(p.read, p.of), 0);
@@ -203,7 +196,7 @@ export async function readWholeHistory<N extends string>(http: StatsHttp, id: nu
           pages.set(name, { read: n, of: of ?? n });
           options.onProgress?.(requests, estimate());
         };
-        const rows = await http.statsRows(id, domain, name, range.from, range.to, { kind: options.kind ?? 'archive', onPage, budget }).catch((error: unknown) => {
+        const rows = await http.statsRows(id, domain, name, range.from, range.to, { kind: 'archive', onPage, budget }).catch((error: unknown) => {
           limit.clearQueue(); // the names not yet started are not asked for
           throw error;
         });
