@@ -26,10 +26,7 @@ export interface ClientOptions {
   listConcurrency?: number;
   /** Time allowed for the answer's headers, and then between body chunks. */
   readTimeoutMs?: number;
-  /**
-   * The same for statistics (default 15 s), not sent again after a timeout: a service that slow
-   * over one website's history is not made faster by asking again.
-   */
+  /** The same for statistics (default 15 s), not retried: a service that slow is not made faster by asking again. */
   statsTimeoutMs?: number;
   /** The whole time one answer may take (default ANSWER_DEADLINE_MS). */
   deadlineMs?: number;
