@@ -8,13 +8,8 @@ import type { Account, FieldName, LiveWebsite, WebsiteView } from '../model/type
 import { ApiError } from './errors.js';
 import { PER_PAGE } from './http.js';
 import { StatsHttp } from './stats.js';
-import { walkPages, type PageWords } from './pages.js';
+import { lastPageOf, walkPages, type PageWords } from './pages.js';
 import { readPage, toAccount, toForm, toLiveWebsite, unwrap, type Form, type Page } from './wire.js';
-
-/** The websites the listings of one account read in all (each search could answer a million). */
-export class WebsitesRead {
-  count = 0;
-}
 
 function listingWords(what: string): PageWords {
   return {
@@ -44,7 +39,8 @@ export class ServiceClient extends StatsHttp {
   async listWebsites(
     query: Record<string, string> = {},
     onProgress?: (pages: number, of: number | undefined) => void,
-    read?: WebsitesRead,
+    /** The websites the listings of one account read in all (each search could answer a million). */
+    read?: { count: number },
   ): Promise<LiveWebsite[]> {
     const search = query.search === undefined ? undefined : `search websites for "${query.search}"`;
     const sites = await walkPages({
@@ -81,9 +77,7 @@ export class ServiceClient extends StatsHttp {
     return (await this.listWebsites()).length;
   }
 
-  pagesFor(total: number): number {
-    return Math.ceil(Math.max(total, 1) / PER_PAGE);
-  }
+  pagesFor = (total: number): number => lastPageOf(total, PER_PAGE);
 
   async getWebsite(id: number): Promise<LiveWebsite> {
     const answer = await this.call({ method: 'GET', path: `/websites/${id}`, kind: 'show', what: `read website ${id}`, idempotent: true, abortable: true });
@@ -157,14 +151,7 @@ export class ServiceClient extends StatsHttp {
       beforeRetry: async (error) => {
         if (checked || error.kind !== 'server') return;
         checked = true;
-        try {
-          await this.getWebsite(id);
-        } catch (e) {
-          if (e instanceof ApiError && e.kind === 'not-found') {
-            throw new ApiError('not-found', `update ${domain}: the website no longer exists at the service (id ${id})`, 404);
-          }
-          throw e;
-        }
+        if (!(await this.lookupWebsite(id))) throw new ApiError('not-found', `update ${domain}: the website no longer exists at the service (id ${id})`, 404);
       },
     });
     try {
