@@ -190,7 +190,7 @@ export class ServiceHttp {
     let limit: ReturnType<typeof deadline> | undefined;
     try {
       signal?.throwIfAborted();
-      const ticket = await this.pacer.acquire(signal);
+      const sentAt = await this.pacer.acquire(signal);
       limit = deadline(allowedMs, signal);
       const body = spec.form && new URLSearchParams(spec.form).toString();
       const headers = body === undefined ? this.headers : { ...this.headers, 'content-type': 'application/x-www-form-urlencoded' };
@@ -205,18 +205,18 @@ export class ServiceHttp {
         const text = await readCapped(res, this.options.maxAnswerBytes ?? MAX_ANSWER_BYTES);
         this.stats.requests++;
         this.stats.byKind[spec.kind] = (this.stats.byKind[spec.kind] ?? 0) + 1;
-        this.log(`${spec.method} ${path} ${status} ${this.clock.now() - ticket.sentAt}ms${attempt ? ` (retry ${attempt})` : ''}`);
+        this.log(`${spec.method} ${path} ${status} ${this.clock.now() - sentAt}ms${attempt ? ` (retry ${attempt})` : ''}`);
         if (status >= 300 && status < 400) throw redirectError(header(responseHeaders, 'location'), this.secrets);
         return { status, headers: responseHeaders, body: parseBody(text, status, spec.what) };
       } catch (error) {
         if (status === undefined && !this.closed) {
           this.stats.requests++;
           this.stats.byKind[spec.kind] = (this.stats.byKind[spec.kind] ?? 0) + 1;
-          this.log(`${spec.method} ${path} failed: ${this.secrets.clean(describeTransportError(error))} after ${this.clock.now() - ticket.sentAt}ms`);
+          this.log(`${spec.method} ${path} failed: ${this.secrets.clean(describeTransportError(error))} after ${this.clock.now() - sentAt}ms`);
         }
         throw error;
       } finally {
-        this.pacer.release(ticket, status, responseHeaders);
+        this.pacer.release(sentAt, status, responseHeaders);
       }
     } catch (error) {
       if (error instanceof ApiError) throw error;
