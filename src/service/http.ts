@@ -43,13 +43,6 @@ export interface ClientOptions {
   maxAnswerBytes?: number;
 }
 
-export interface ClientStats {
-  requests: number;
-  retries: number;
-  /** Requests (each attempt) by what they were for. */
-  byKind: Partial<Record<RequestKind, number>>;
-}
-
 export type RequestKind = 'account' | 'listing' | 'search' | 'count' | 'show' | 'statistics' | 'archive' | 'write';
 
 export interface RequestSpec {
@@ -80,7 +73,8 @@ export const LIST_CONCURRENCY = 12;
 export const STATS_DEADLINE_MS = 30_000;
 
 export class ServiceHttp {
-  readonly stats: ClientStats = { requests: 0, retries: 0, byKind: {} };
+  /** `byKind`: requests (each attempt) by what they were for. */
+  readonly stats = { requests: 0, retries: 0, byKind: {} as Partial<Record<RequestKind, number>> };
   private readonly pool: Pool;
   private readonly url: URL;
   private readonly apiRoot: string;
