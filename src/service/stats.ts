@@ -65,7 +65,7 @@ export class StatsHttp extends ServiceHttp {
   async statsRows(id: number, domain: string, name: string, from: string, to: string, options: StatsReadOptions = {}): Promise<StatsRow[]> {
     const what = `read the ${name} statistics of ${domain}`;
     return walkPages<StatsRow, StatsRow>({
-      fetch: (n) => this.statsPage(id, domain, { name, from, to, sort: 'asc', page: n }, options.kind, what),
+      fetch: (n) => this.statsPage(id, { name, from, to, sort: 'asc', page: n }, what, options.kind),
       read: (row) => row,
       key: (row) => row.value,
       merge: (before, after) => (after.count > before.count ? after : before),
@@ -85,10 +85,9 @@ export class StatsHttp extends ServiceHttp {
 
   private async statsPage(
     id: number,
-    domain: string,
     ask: { name: string; from: string; to?: string; sort: 'asc' | 'desc'; page: number },
+    what: string,
     kind: RequestKind = 'statistics',
-    what = `read the statistics of ${domain}`,
   ): Promise<Page<StatsRow>> {
     const params = new URLSearchParams({ name: ask.name, from: ask.from, to: ask.to ?? HISTORY_TO, sort_by: 'value', sort: ask.sort, per_page: String(PER_PAGE), page: String(ask.page) });
     const answer = await this.call({ method: 'GET', path: `/stats/${id}?${params}`, kind, what, idempotent: true, abortable: true, timeoutMs: this.statsTimeoutMs });
@@ -149,7 +148,7 @@ export class StatsHttp extends ServiceHttp {
     let lastDay: string | null = null;
     let first: Page<StatsRow> | undefined;
     for (let from = HISTORY_FROM, round = 1; ; round++) {
-      const page = await this.statsPage(id, domain, { name: 'pageviews', from, sort: 'desc', page: 1 });
+      const page = await this.statsPage(id, { name: 'pageviews', from, sort: 'desc', page: 1 }, `read the statistics of ${domain}`);
       first ??= page;
       const best = page.items.filter((r) => r.count > 0 && isDay(r.value) && r.value >= from && r.value <= HISTORY_TO).map((r) => r.value).sort().at(-1);
       if (!best) break;
