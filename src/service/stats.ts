@@ -54,7 +54,8 @@ function statsWords(what: string): PageWords {
   };
 }
 
-const sum = (rows: readonly StatsRow[]) => rows.reduce((n, r) => n + r.count, 0);
+/** The hits of every row, or of the days from `from` on. */
+const sum = (rows: readonly StatsRow[], from?: string) => rows.reduce((n, r) => (from === undefined || (isDay(r.value) && r.value >= from) ? n + r.count : n), 0);
 
 /** The statistics of a website, as methods of the client. */
 export class StatsHttp extends ServiceHttp {
@@ -120,19 +121,18 @@ export class StatsHttp extends ServiceHttp {
     const notDay = rows.find((r) => !isDay(r.value));
     if (notDay) throw new ApiError('protocol', `read the pageviews statistics of ${domain}: the service sent a row whose value is not a day: ${JSON.stringify(notDay.value.slice(0, 40))}`);
     const byDay = new Map(rows.filter((r) => r.value >= first).map((r) => [r.value, r.count]));
-    const since = (d: string) => [...byDay].reduce((n, [value, count]) => (value >= d ? n + count : n), 0);
     // Oldest first; the days after this clock's today (a service ahead of it) count as the latest day.
-    const daily = zeros.map((_, i) => (i === 29 ? since(day(0)) : (byDay.get(day(29 - i)) ?? 0)));
-    const recent = since(day(recentDays - 1));
+    const daily = zeros.map((_, i) => (i === 29 ? sum(rows, day(0)) : (byDay.get(day(29 - i)) ?? 0)));
+    const recent = sum(rows, day(recentDays - 1));
     // Hits that arrived between the two reads: the lifetime holds at least the window.
-    const traffic: Traffic = { pageviews: Math.max(lifetime, since(first)), pageviews_30d: since(day(29)), pageviews_recent: recent, recent_days: recentDays, daily_30d: daily };
+    const traffic: Traffic = { pageviews: Math.max(lifetime, sum(rows, first)), pageviews_30d: sum(rows, day(29)), pageviews_recent: recent, recent_days: recentDays, daily_30d: daily };
     return recent > 0 ? traffic : { ...traffic, events_recent: await events(day(recentDays - 1)) };
   }
 
   /** A website's pageviews from the day `from` on, as the product sums them against the plan's month. */
   async pageviewsSince(id: number, domain: string, from: string): Promise<number> {
     const rows = await this.statsRows(id, domain, 'pageviews', from, HISTORY_TO, { maxRows: [31 + DAYS_AHEAD, `the days from ${from} to a month past today`] });
-    return rows.reduce((n, r) => (isDay(r.value) && r.value >= from ? n + r.count : n), 0);
+    return sum(rows, from);
   }
 
   /**
@@ -161,7 +161,7 @@ export class StatsHttp extends ServiceHttp {
     const days = first.items.filter((r) => isDay(r.value));
     const descending = days.every((r, i) => i === 0 || r.value < days[i - 1]!.value);
     if (holdsAll(first) || (descending && days.length > 0 && days.at(-1)!.value < monthFrom)) {
-      return { lastDay, month: days.reduce((n, r) => (r.value >= monthFrom ? n + r.count : n), 0), extra: 0 };
+      return { lastDay, month: sum(days, monthFrom), extra: 0 };
     }
     return { lastDay, month: await this.pageviewsSince(id, domain, monthFrom), extra: 1 };
   }
