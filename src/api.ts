@@ -23,7 +23,7 @@ import { emptyConfig } from './config/parse.js';
 import type { Account, ChangeResult, Config, LiveWebsite, Plan, Workspace } from './model/types.js';
 import { SecretValues } from './secrets/values.js';
 import { ServiceClient } from './service/client.js';
-import { resolveConnection } from './service/connection.js';
+import { resolveApiKey, resolveBaseUrl } from './service/connection.js';
 
 export type { Account, AccountSource, Change, ChangeResult, Config, Workspace, CreateChange, DeleteChange, FieldChange, LimitCheck, LiveWebsite, Plan, SafetyCheck, Settings, Summary, UpdateChange } from './model/types.js';
 export type { Diagnostic } from './messages/errors.js';
@@ -200,8 +200,8 @@ async function withClient<T>(
 ): Promise<T> {
   const env = { ...(options.env ?? process.env), ...(options.apiKey !== undefined ? { SITESYNC_API_KEY: options.apiKey } : {}) };
   const flags = { baseUrl: options.baseUrl, apiKeyFile: options.apiKey !== undefined ? undefined : options.apiKeyFile, insecureHttp: options.insecureHttp };
-  const { baseUrl, apiKey } = await resolveConnection(flags, env, fromFile);
-  const client = new ServiceClient({ baseUrl, apiKey, secrets, signal: options.signal });
+  const baseUrl = resolveBaseUrl(flags, env, fromFile);
+  const client = new ServiceClient({ baseUrl, apiKey: await resolveApiKey(flags, env), secrets, signal: options.signal });
   try {
     return await fn(client, baseUrl);
   } finally {

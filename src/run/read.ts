@@ -1,6 +1,5 @@
 /** The "read live state" step: each account's identity and websites, installations side by side. */
 import { searchLiteral } from '../model/domain.js';
-import { WebsitesRead } from '../service/websites.js';
 import { SitesyncError } from '../messages/errors.js';
 import { eachAccount } from './per-installation.js';
 import { accountsError, failedAccounts } from './failures.js';
@@ -44,7 +43,7 @@ export async function readAccounts(run: Run, ctx: Pick<Context, 'secrets'>, onPr
         return { ...a, account, live };
       }
       // The searches together read no more websites than one listing may (each could answer a million).
-      const read = new WebsitesRead();
+      const read = { count: 0 };
       const [account, total, ...found] = await Promise.all([
         a.client.getAccount(),
         a.client.countWebsites(),

@@ -1,34 +1,185 @@
-/** The one door to the service: HTTP with the account, websites and statistics as methods. */
-import type { Account } from '../model/types.js';
-import { ServiceHttp } from './http.js';
-import { quietDays, pageviewsSince, readTraffic, statsRows } from './stats.js';
-import { changeWebsite, countWebsites, createWebsite, deleteWebsite, findWebsite, getWebsite, listWebsites, lookupWebsite, pagesFor, storeWebsite, updateWebsite } from './websites.js';
-import { toAccount } from './wire.js';
+/**
+ * The one door to the service: the account and its websites as methods, over the statistics and HTTP.
+ * Every record read is cleaned of the run's secrets; no write is sent twice where the first may have been done.
+ */
+import { domainKey } from '../model/domain.js';
+import { FIELD } from '../model/fields.js';
+import type { Account, FieldName, LiveWebsite, WebsiteView } from '../model/types.js';
+import { ApiError } from './errors.js';
+import { PER_PAGE } from './http.js';
+import { StatsHttp } from './stats.js';
+import { lastPageOf, walkPages, type PageWords } from './pages.js';
+import { readPage, toAccount, toForm, toLiveWebsite, unwrap, type Form, type Page } from './wire.js';
+
+function listingWords(what: string): PageWords {
+  return {
+    wrap: (problem) => `${what}: the service's pagination cannot be right (${problem}); stopped listing`,
+    noun: 'websites',
+    one: 'website',
+    most: 'more websites than any account holds',
+    disagrees: (n, page, size, inferred, expected) =>
+      `page ${n} says last_page ${page.lastPage}, but total ${page.total} at ${size} a page${inferred ? ' (the websites it holds; it says no per_page)' : ''} makes ${expected}`,
+    endless: (n, page, first) =>
+      first.total !== undefined && page.total !== undefined
+        ? `page ${n} says the account holds ${page.total} websites where page 1 said ${first.total}: more than could be added while sitesync lists them`
+        : `page ${n} says last_page ${page.lastPage ?? 'nothing'} where page 1 said ${first.lastPage ?? 'nothing'}: more than websites added while sitesync lists them explain`,
+    circles: (n) => `page ${n} holds only websites of earlier pages, yet says there is a next page`,
+  };
+}
 
 export type { ClientOptions } from './http.js';
 
-type Rest<F> = F extends (http: ServiceHttp, ...rest: infer R) => unknown ? R : never;
-
-export class ServiceClient extends ServiceHttp {
+export class ServiceClient extends StatsHttp {
   async getAccount(): Promise<Account> {
     const answer = await this.call({ method: 'GET', path: '/account', kind: 'account', what: 'read the account', idempotent: true, abortable: true, fixedRoute: true });
     return toAccount(answer.body, this.cleaned);
   }
 
-  listWebsites = (...a: Rest<typeof listWebsites>) => listWebsites(this, ...a);
-  findWebsite = (...a: Rest<typeof findWebsite>) => findWebsite(this, ...a);
-  countWebsites = () => countWebsites(this);
-  pagesFor = pagesFor;
-  getWebsite = (...a: Rest<typeof getWebsite>) => getWebsite(this, ...a);
-  lookupWebsite = (...a: Rest<typeof lookupWebsite>) => lookupWebsite(this, ...a);
-  storeWebsite = (...a: Rest<typeof storeWebsite>) => storeWebsite(this, ...a);
-  changeWebsite = (...a: Rest<typeof changeWebsite>) => changeWebsite(this, ...a);
-  createWebsite = (...a: Rest<typeof createWebsite>) => createWebsite(this, ...a);
-  updateWebsite = (...a: Rest<typeof updateWebsite>) => updateWebsite(this, ...a);
-  deleteWebsite = (...a: Rest<typeof deleteWebsite>) => deleteWebsite(this, ...a);
+  /** Every website of the account, id ascending; pages built from the base URL, never from the links the service sends (another host). */
+  async listWebsites(
+    query: Record<string, string> = {},
+    onProgress?: (pages: number, of: number | undefined) => void,
+    /** The websites the listings of one account read in all (each search could answer a million). */
+    read?: { count: number },
+  ): Promise<LiveWebsite[]> {
+    const search = query.search === undefined ? undefined : `search websites for "${query.search}"`;
+    const sites = await walkPages({
+      fetch: async (n): Promise<Page> => {
+        const params = new URLSearchParams({ ...query, per_page: String(PER_PAGE), sort_by: 'id', sort: 'asc', page: String(n) });
+        const what = `${search ?? 'list websites'} (page ${n})`;
+        const answer = await this.call({ method: 'GET', path: `/websites?${params}`, kind: search ? 'search' : 'listing', what, idempotent: true, abortable: true, fixedRoute: true });
+        return readPage(answer.body, n);
+      },
+      read: (raw) => toLiveWebsite(raw, this.cleaned),
+      key: (site) => site.id,
+      perPage: PER_PAGE,
+      words: listingWords(search ?? 'list websites'),
+      readers: this.listConcurrency,
+      shared: read,
+      onPage: (pages, of) => onProgress?.(pages, of),
+    });
+    return sites.sort((a, b) => a.id - b.id);
+  }
 
-  statsRows = (...a: Rest<typeof statsRows>) => statsRows(this, ...a);
-  readTraffic = (...a: Rest<typeof readTraffic>) => readTraffic(this, ...a);
-  pageviewsSince = (...a: Rest<typeof pageviewsSince>) => pageviewsSince(this, ...a);
-  quietDays = (...a: Rest<typeof quietDays>) => quietDays(this, ...a);
+  /** The website with this domain, if the account has it. */
+  async findWebsite(domain: string): Promise<LiveWebsite | undefined> {
+    const key = domainKey(domain);
+    const matches = await this.listWebsites({ search: key, search_by: 'domain' });
+    return matches.find((w) => w.domain === key);
+  }
+
+  /** How many websites the account holds. */
+  async countWebsites(): Promise<number> {
+    const params = new URLSearchParams({ per_page: '10', page: '1' });
+    const answer = await this.call({ method: 'GET', path: `/websites?${params}`, kind: 'count', what: 'count websites', idempotent: true, abortable: true, fixedRoute: true });
+    const page = readPage(answer.body, 1);
+    if (page.total !== undefined) return page.total;
+    return (await this.listWebsites()).length;
+  }
+
+  pagesFor = (total: number): number => lastPageOf(total, PER_PAGE);
+
+  async getWebsite(id: number): Promise<LiveWebsite> {
+    const answer = await this.call({ method: 'GET', path: `/websites/${id}`, kind: 'show', what: `read website ${id}`, idempotent: true, abortable: true });
+    return toLiveWebsite(unwrap(answer.body), this.cleaned);
+  }
+
+  /** The website with this id; undefined on a 404. */
+  async lookupWebsite(id: number): Promise<LiveWebsite | undefined> {
+    try {
+      return await this.getWebsite(id);
+    } catch (error) {
+      if (error instanceof ApiError && error.kind === 'not-found') return undefined;
+      throw error;
+    }
+  }
+
+  /** Stores a website; the service ignores favorite on create: it is set by an update afterwards. */
+  async storeWebsite(
+    domain: string,
+    values: WebsiteView,
+    fields: readonly FieldName[],
+    password?: string,
+  ): Promise<{ website: LiveWebsite; recovered: boolean }> {
+    const stored = await this.createWebsite(domain, toForm(values, fields.filter((f) => FIELD[f].onCreate), password));
+    const afterwards = fields.filter((f) => !FIELD[f].onCreate);
+    if (afterwards.length) {
+      try {
+        await this.updateWebsite(stored.website.id, domain, toForm(values, afterwards));
+      } catch (error) {
+        const message = error instanceof Error ? error.message : String(error);
+        throw new ApiError('server', `created (id ${stored.website.id}), but marking it favorite failed: ${message}`);
+      }
+    }
+    return stored;
+  }
+
+  async changeWebsite(id: number, domain: string, values: WebsiteView, fields: readonly FieldName[], password?: string): Promise<void> {
+    await this.updateWebsite(id, domain, toForm(values, fields, password));
+  }
+
+  /** When a store's answer is lost, the domain is looked up first, and stored again only if absent. */
+  async createWebsite(domain: string, form: Form): Promise<{ website: LiveWebsite; recovered: boolean }> {
+    let stored: LiveWebsite | undefined;
+    const ifDone = async () => {
+      stored = await this.findWebsite(domain);
+      if (!stored) return undefined;
+      this.log(`  ${domain}: the store's answer was lost, but the website exists (id ${stored.id}): not stored again`);
+      return { status: 200, headers: {}, body: undefined };
+    };
+    const answer = await this.call({ method: 'POST', path: '/websites', form: { domain, ...form }, kind: 'write', what: `create ${domain}`, idempotent: false, ifDone });
+    if (stored) return { website: stored, recovered: true };
+    try {
+      return { website: toLiveWebsite(unwrap(answer.body), this.cleaned), recovered: false };
+    } catch {
+      const found = await this.findWebsite(domain);
+      if (found) return { website: found, recovered: true };
+      throw new ApiError('protocol', `create ${domain}: the service answered ${answer.status} but the website cannot be found`);
+    }
+  }
+
+  async updateWebsite(id: number, domain: string, form: Form): Promise<LiveWebsite | undefined> {
+    let checked = false;
+    const answer = await this.call({
+      method: 'PATCH',
+      path: `/websites/${id}`,
+      form,
+      kind: 'write',
+      what: `update ${domain}`,
+      idempotent: true,
+      // Some versions answer 500, not 404, for an id that no longer exists: look before retrying.
+      beforeRetry: async (error) => {
+        if (checked || error.kind !== 'server') return;
+        checked = true;
+        if (!(await this.lookupWebsite(id))) throw new ApiError('not-found', `update ${domain}: the website no longer exists at the service (id ${id})`, 404);
+      },
+    });
+    try {
+      return toLiveWebsite(unwrap(answer.body), this.cleaned);
+    } catch {
+      return undefined;
+    }
+  }
+
+  /** Deletes a website; `false` when it was already gone. */
+  async deleteWebsite(id: number, domain: string): Promise<boolean> {
+    let sentBefore = false;
+    try {
+      await this.call({
+        method: 'DELETE',
+        path: `/websites/${id}`,
+        kind: 'write',
+        what: `delete ${domain}`,
+        idempotent: true,
+        beforeRetry: async () => {
+          sentBefore = true;
+        },
+      });
+      return true;
+    } catch (error) {
+      // A retry that finds it gone: the lost first attempt deleted it; a first attempt that finds it gone: it was already.
+      if (error instanceof ApiError && error.kind === 'not-found') return sentBefore;
+      throw error;
+    }
+  }
 }

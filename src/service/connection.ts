@@ -76,7 +76,3 @@ export function keyProblem(key: string): string | undefined {
   if (/[^\x21-\x7e]/.test(key)) return 'it holds characters outside printable ASCII';
   return undefined;
 }
-
-export async function resolveConnection(flags: ConnectionFlags, env: Env, fromFile?: string): Promise<{ baseUrl: string; apiKey: string }> {
-  return { baseUrl: resolveBaseUrl(flags, env, fromFile), apiKey: await resolveApiKey(flags, env) };
-}

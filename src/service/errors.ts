@@ -65,15 +65,11 @@ const TAKEN_HINT = 'another account of this installation may hold it';
 
 /** A refusal as one line, field by field (`domain: …; privacy: …`), else the service's message. */
 export function describeRefusal(body: unknown): string {
-  const fields = fieldErrorsOf(body);
-  const parts = Object.entries(fields).map(([field, messages]) => {
-    const text = messages.join(' ');
-    return `${field}: ${text}${/already been taken/i.test(text) ? ` (${TAKEN_HINT})` : ''}`;
-  });
+  const hinted = (text: string) => (/already been taken/i.test(text) ? `${text} (${TAKEN_HINT})` : text);
+  const parts = Object.entries(fieldErrorsOf(body)).map(([field, messages]) => `${field}: ${hinted(messages.join(' '))}`);
   if (parts.length) return parts.join('; ');
   const said = serviceMessage(body);
-  if (said) return /already been taken/i.test(said) ? `${said} (${TAKEN_HINT})` : said;
-  return 'the service refused the request without saying why';
+  return said ? hinted(said) : 'the service refused the request without saying why';
 }
 
 /** The error for an answer that is not a success; `keyFrom` is for the 401's advice. */

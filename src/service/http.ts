@@ -13,17 +13,8 @@ import { ANSWER_DEADLINE_MS, AnswerTooLarge, certificateProblem, checkServerIden
 import { MAX_ANSWER_BYTES } from '../caps.js';
 import type { Form } from './wire.js';
 
-export interface RetryPolicy {
-  /** Attempts after a 5xx or a network error, the first one included. */
-  attempts: number;
-  baseDelayMs: number;
-  maxDelayMs: number;
-  /** No retry once this much time has passed since the first attempt. */
-  budgetMs: number;
-  max429: number;
-}
-
-export const DEFAULT_RETRY: RetryPolicy = { attempts: 5, baseDelayMs: 300, maxDelayMs: 8000, budgetMs: 60_000, max429: 30 };
+/** Attempts after a 5xx or a network error (the first included), none past budgetMs since the first. */
+const DEFAULT_RETRY = { attempts: 5, baseDelayMs: 300, maxDelayMs: 8000, budgetMs: 60_000, max429: 30 };
 
 export interface ClientOptions {
   baseUrl: string;
@@ -35,16 +26,13 @@ export interface ClientOptions {
   listConcurrency?: number;
   /** Time allowed for the answer's headers, and then between body chunks. */
   readTimeoutMs?: number;
-  /**
-   * The same for statistics (default 15 s), not sent again after a timeout: a service that slow
-   * over one website's history is not made faster by asking again.
-   */
+  /** The same for statistics (default 15 s), not retried: a service that slow is not made faster by asking again. */
   statsTimeoutMs?: number;
   /** The whole time one answer may take (default ANSWER_DEADLINE_MS). */
   deadlineMs?: number;
   /** The same for statistics (default STATS_DEADLINE_MS): past it, the traffic is unknown. */
   statsDeadlineMs?: number;
-  retry?: Partial<RetryPolicy>;
+  retry?: Partial<typeof DEFAULT_RETRY>;
   /** One line per request (`--verbose`): never the key or a body. */
   log?: (line: string) => void;
   clock?: PacerClock;
@@ -53,13 +41,6 @@ export interface ClientOptions {
   /** Aborts reads in progress (Ctrl-C). Writes are never cut off half way. */
   signal?: AbortSignal;
   maxAnswerBytes?: number;
-}
-
-export interface ClientStats {
-  requests: number;
-  retries: number;
-  /** Requests (each attempt) by what they were for. */
-  byKind: Partial<Record<RequestKind, number>>;
 }
 
 export type RequestKind = 'account' | 'listing' | 'search' | 'count' | 'show' | 'statistics' | 'archive' | 'write';
@@ -92,23 +73,26 @@ export const LIST_CONCURRENCY = 12;
 export const STATS_DEADLINE_MS = 30_000;
 
 export class ServiceHttp {
-  readonly stats: ClientStats = { requests: 0, retries: 0, byKind: {} };
+  /** `byKind`: requests (each attempt) by what they were for. */
+  readonly stats = { requests: 0, retries: 0, byKind: {} as Partial<Record<RequestKind, number>> };
   private readonly pool: Pool;
+  private readonly url: URL;
   private readonly apiRoot: string;
   private readonly pacer: Pacer;
-  private readonly retry: RetryPolicy;
+  private readonly retry: typeof DEFAULT_RETRY;
   readonly clock: PacerClock;
   private readonly headers: Record<string, string>;
   private readonly secrets: SecretValues;
+  private closed = false;
   readonly statsTimeoutMs: number;
   readonly listConcurrency: number;
 
   constructor(private readonly options: ClientOptions) {
     this.secrets = options.secrets ?? new SecretValues();
     this.secrets.add(options.apiKey);
-    const url = new URL(options.baseUrl);
-    this.apiRoot = `${url.pathname.replace(/\/+$/, '')}/api/v1`;
-    this.pool = new Pool(url.origin, {
+    this.url = new URL(options.baseUrl);
+    this.apiRoot = `${this.url.pathname.replace(/\/+$/, '')}/api/v1`;
+    this.pool = new Pool(this.url.origin, {
       connections: 16,
       connectTimeout: 10_000,
       headersTimeout: options.readTimeoutMs ?? 30_000,
@@ -142,8 +126,6 @@ export class ServiceHttp {
     if (!this.options.pacer) this.pacer.close();
     await this.pool.close();
   }
-
-  private closed = false;
 
   /** The day the stats are read against. */
   today(): Date {
@@ -183,10 +165,10 @@ export class ServiceHttp {
    * bare `{"message": ""}`), means the request never reached the API: the base URL is wrong.
    */
   private errorFor(spec: RequestSpec, answer: Answer): ApiError {
-    const requested = `${spec.method} ${new URL(this.options.baseUrl).origin}${this.apiRoot}${spec.path.split('?')[0]}`;
+    const requested = `${spec.method} ${this.url.origin}${this.apiRoot}${spec.path.split('?')[0]}`;
     if ((answer.status === 404 && (spec.fixedRoute || serviceMessage(answer.body) === undefined)) || answer.status === 405) {
       const why = answer.status === 404 ? 'no such route' : `the service has no such route for ${spec.method}`;
-      return new ApiError('protocol', `${spec.what}: ${requested} answered ${answer.status} (${why}): ${baseUrlAdvice(this.options.baseUrl)}`, answer.status);
+      return new ApiError('protocol', `${spec.what}: ${requested} answered ${answer.status} (${why}): ${baseUrlAdvice(this.url)}`, answer.status);
     }
     return errorForStatus(answer.status, answer.body, spec.what, this.options.keyFrom);
   }
@@ -198,11 +180,12 @@ export class ServiceHttp {
 
   private async send(spec: RequestSpec, attempt: number): Promise<Answer> {
     const signal = spec.abortable ? this.options.signal : undefined;
+    const allowedMs = spec.kind === 'statistics' || spec.kind === 'archive' ? (this.options.statsDeadlineMs ?? STATS_DEADLINE_MS) : (this.options.deadlineMs ?? ANSWER_DEADLINE_MS);
     let limit: ReturnType<typeof deadline> | undefined;
     try {
       signal?.throwIfAborted();
-      const ticket = await this.pacer.acquire(signal);
-      limit = deadline(this.deadlineOf(spec), signal);
+      const sentAt = await this.pacer.acquire(signal);
+      limit = deadline(allowedMs, signal);
       const body = spec.form && new URLSearchParams(spec.form).toString();
       const headers = body === undefined ? this.headers : { ...this.headers, 'content-type': 'application/x-www-form-urlencoded' };
       const path = `${this.apiRoot}${spec.path}`;
@@ -216,18 +199,18 @@ export class ServiceHttp {
         const text = await readCapped(res, this.options.maxAnswerBytes ?? MAX_ANSWER_BYTES);
         this.stats.requests++;
         this.stats.byKind[spec.kind] = (this.stats.byKind[spec.kind] ?? 0) + 1;
-        this.log(`${spec.method} ${path} ${status} ${this.clock.now() - ticket.sentAt}ms${attempt ? ` (retry ${attempt})` : ''}`);
+        this.log(`${spec.method} ${path} ${status} ${this.clock.now() - sentAt}ms${attempt ? ` (retry ${attempt})` : ''}`);
         if (status >= 300 && status < 400) throw redirectError(header(responseHeaders, 'location'), this.secrets);
         return { status, headers: responseHeaders, body: parseBody(text, status, spec.what) };
       } catch (error) {
         if (status === undefined && !this.closed) {
           this.stats.requests++;
           this.stats.byKind[spec.kind] = (this.stats.byKind[spec.kind] ?? 0) + 1;
-          this.log(`${spec.method} ${path} failed: ${this.secrets.clean(describeTransportError(error))} after ${this.clock.now() - ticket.sentAt}ms`);
+          this.log(`${spec.method} ${path} failed: ${this.secrets.clean(describeTransportError(error))} after ${this.clock.now() - sentAt}ms`);
         }
         throw error;
       } finally {
-        this.pacer.release(ticket, status, responseHeaders);
+        this.pacer.release(sentAt, status, responseHeaders);
       }
     } catch (error) {
       if (error instanceof ApiError) throw error;
@@ -242,16 +225,10 @@ export class ServiceHttp {
         );
       }
       if (limit?.expired()) {
-        const seconds = Math.round(this.deadlineOf(spec) / 100) / 10;
-        throw new ApiError('timeout', `${spec.what}: ${new URL(this.options.baseUrl).host} did not send its whole answer within ${seconds} s`);
+        throw new ApiError('timeout', `${spec.what}: ${this.url.host} did not send its whole answer within ${Math.round(allowedMs / 100) / 10} s`);
       }
-      throw transportError(error, this.options.baseUrl, spec.what, this.secrets);
+      throw transportError(error, this.url, spec.what, this.secrets);
     }
-  }
-
-  private deadlineOf(spec: RequestSpec): number {
-    if (spec.kind === 'statistics' || spec.kind === 'archive') return this.options.statsDeadlineMs ?? STATS_DEADLINE_MS;
-    return this.options.deadlineMs ?? ANSWER_DEADLINE_MS;
   }
 
   log(line: string): void {
@@ -267,8 +244,7 @@ function formatWait(ms: number): string {
 }
 
 /** What to do about a base URL that reaches no API route. */
-function baseUrlAdvice(baseUrl: string): string {
-  const url = new URL(baseUrl);
+function baseUrlAdvice(url: URL): string {
   const path = url.pathname.replace(/\/+$/, '');
   const base = 'the base URL looks wrong: it should be the service\'s own address, the part before /api/v1';
   if (/\/api$/.test(path)) return `${base} (sitesync adds /api/v1 itself): try ${url.origin}${path.slice(0, -4)}`;
@@ -323,8 +299,8 @@ function describeTransportError(error: unknown): string {
   return typeof e.code === 'string' ? e.code : (e.message ?? String(error));
 }
 
-function transportError(error: unknown, baseUrl: string, what: string, secrets: SecretValues): ApiError {
-  const origin = new URL(baseUrl).host;
+function transportError(error: unknown, url: URL, what: string, secrets: SecretValues): ApiError {
+  const origin = url.host;
   const { failure, code } = classifyTransportError(error);
   switch (failure) {
     case 'connect-timeout':
@@ -337,7 +313,7 @@ function transportError(error: unknown, baseUrl: string, what: string, secrets: 
       // Not retried: a wrong host name stays wrong, and a run should not spin on it.
       return new ApiError(
         'dns',
-        `${what}: cannot find the host ${new URL(baseUrl).hostname} (DNS ${code}): check the base URL (--base-url, SITESYNC_BASE_URL or api.base_url in the file)`,
+        `${what}: cannot find the host ${url.hostname} (DNS ${code}): check the base URL (--base-url, SITESYNC_BASE_URL or api.base_url in the file)`,
       );
     case 'lost':
       return new ApiError('network', `${what}: the connection to ${origin} was lost`);

@@ -28,10 +28,6 @@ const FIRST_REQUESTS = 2;
 const WINDOW_MARGIN_MS = 150;
 const MIN_MARGIN_MS = 20;
 
-export interface Ticket {
-  sentAt: number;
-}
-
 export class ThrottleTooLong extends Error {
   constructor(
     readonly waitMs: number,
@@ -63,22 +59,22 @@ export class Pacer {
     private readonly maxWaitMs = MAX_THROTTLE_WAIT_MS,
   ) {}
 
-  /** Waits until a request may be sent; throws ThrottleTooLong rather than wait longer than maxWaitMs. */
-  async acquire(signal?: AbortSignal): Promise<Ticket> {
+  /** Waits until a request may be sent, and says when it was; throws ThrottleTooLong rather than wait longer than maxWaitMs. */
+  async acquire(signal?: AbortSignal): Promise<number> {
     for (;;) {
       signal?.throwIfAborted();
       const wait = this.waitTime();
       if (wait > this.maxWaitMs) throw new ThrottleTooLong(wait, this.maxWaitMs);
       if (wait === 0) {
         this.inFlight++;
-        return { sentAt: this.clock.now() };
+        return this.clock.now();
       }
       await this.park(wait, signal);
     }
   }
 
   /** Reports the answer to a request let through by `acquire` (no status: it failed). */
-  release(ticket: Ticket, status: number | undefined, headers: Answer['headers']): void {
+  release(sentAt: number, status: number | undefined, headers: Answer['headers']): void {
     this.inFlight = Math.max(0, this.inFlight - 1);
     this.probing = false;
     if (status !== undefined) this.answered = true;
@@ -92,8 +88,8 @@ export class Pacer {
         this.remaining = remaining;
       }
       if (limit !== undefined && remaining === limit - 1) {
-        this.windowOpenedAt = ticket.sentAt;
-        if (this.windowMs !== undefined) this.windowEnd = ticket.sentAt + this.windowMs;
+        this.windowOpenedAt = sentAt;
+        if (this.windowMs !== undefined) this.windowEnd = sentAt + this.windowMs;
       }
     }
     if (status === 429) {

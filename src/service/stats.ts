@@ -6,7 +6,7 @@ import pLimit from 'p-limit';
 import { MAX_EVENT_VALUES, MAX_HISTORY_CHARACTERS, MAX_HISTORY_VALUES } from '../caps.js';
 import type { Traffic } from '../model/types.js';
 import { ApiError } from './errors.js';
-import { PER_PAGE, type RequestKind, type ServiceHttp } from './http.js';
+import { PER_PAGE, ServiceHttp, type RequestKind } from './http.js';
 import { walkPages, type PageWords } from './pages.js';
 import { readStatsRows, type Page, type StatsRow } from './wire.js';
 
@@ -54,132 +54,126 @@ function statsWords(what: string): PageWords {
   };
 }
 
-/**
- * Every row of one statistic over a range, sorted by value (the default order by count has ties
- * that two pages may split differently), each value once with its larger count.
- */
-export async function statsRows(http: ServiceHttp, id: number, domain: string, name: string, from: string, to: string, options: StatsReadOptions = {}): Promise<StatsRow[]> {
-  const what = `read the ${name} statistics of ${domain}`;
-  return walkPages<StatsRow, StatsRow>({
-    fetch: (n) => statsPage(http, id, domain, { name, from, to, sort: 'asc', page: n }, options.kind, what),
-    read: (row) => row,
-    key: (row) => row.value,
-    merge: (before, after) => (after.count > before.count ? after : before),
-    perPage: PER_PAGE,
-    words: statsWords(what),
-    onPage: (n, of, page) => {
-      for (const row of page.added) {
-        const over = options.budget?.(row.value);
-        if (over) throw new ApiError('protocol', `${what}: ${over}`);
-      }
-      const max = options.maxRows;
-      if (max && page.all > max[0]) throw new ApiError('protocol', `${what}: the service sent ${page.all} values${page.items.length < page.all ? ' so far' : ''}, more than ${max[1]} (${max[0]})`);
-      options.onPage?.(n, of);
-    },
-  });
-}
+/** The hits of every row, or of the days from `from` on. */
+const sum = (rows: readonly StatsRow[], from?: string) => rows.reduce((n, r) => (from === undefined || (isDay(r.value) && r.value >= from) ? n + r.count : n), 0);
 
-async function statsPage(
-  http: ServiceHttp,
-  id: number,
-  domain: string,
-  ask: { name: string; from: string; to?: string; sort: 'asc' | 'desc'; page: number },
-  kind: RequestKind = 'statistics',
-  what = `read the statistics of ${domain}`,
-): Promise<Page<StatsRow>> {
-  const params = new URLSearchParams({ name: ask.name, from: ask.from, to: ask.to ?? HISTORY_TO, sort_by: 'value', sort: ask.sort, per_page: String(PER_PAGE), page: String(ask.page) });
-  const answer = await http.call({ method: 'GET', path: `/stats/${id}?${params}`, kind, what, idempotent: true, abortable: true, timeoutMs: http.statsTimeoutMs });
-  try {
-    return readStatsRows(answer.body);
-  } catch (error) {
-    throw error instanceof ApiError ? new ApiError(error.kind, `${what}: ${error.message}`, error.status) : error;
+/** The statistics of a website, as methods of the client. */
+export class StatsHttp extends ServiceHttp {
+  /**
+   * Every row of one statistic over a range, sorted by value (the default order by count has ties
+   * that two pages may split differently), each value once with its larger count.
+   */
+  async statsRows(id: number, domain: string, name: string, from: string, to: string, options: StatsReadOptions = {}): Promise<StatsRow[]> {
+    const what = `read the ${name} statistics of ${domain}`;
+    return walkPages<StatsRow, StatsRow>({
+      fetch: (n) => this.statsPage(id, { name, from, to, sort: 'asc', page: n }, what, options.kind),
+      read: (row) => row,
+      key: (row) => row.value,
+      merge: (before, after) => (after.count > before.count ? after : before),
+      perPage: PER_PAGE,
+      words: statsWords(what),
+      onPage: (n, of, page) => {
+        for (const row of page.added) {
+          const over = options.budget?.(row.value);
+          if (over) throw new ApiError('protocol', `${what}: ${over}`);
+        }
+        const max = options.maxRows;
+        if (max && page.all > max[0]) throw new ApiError('protocol', `${what}: the service sent ${page.all} values${page.items.length < page.all ? ' so far' : ''}, more than ${max[1]} (${max[0]})`);
+        options.onPage?.(n, of);
+      },
+    });
   }
-}
 
-const sum = (rows: readonly StatsRow[]) => rows.reduce((n, r) => n + r.count, 0);
-
-/**
- * What a website's statistics hold, for a delete: the lifetime pageviews (the hourly sums, at most
- * 24 rows), the daily rows of the window (the larger of `recentDays` and 30), and, without recent
- * pageviews, the recent events: an event hit is activity that records no pageview.
- */
-export async function readTraffic(http: ServiceHttp, id: number, domain: string, recentDays: number, today = http.today()): Promise<Traffic> {
-  const day = (daysBack: number) => dayBefore(today, daysBack);
-  const events = async (from: string) => sum(await statsRows(http, id, domain, 'event', from, HISTORY_TO, { maxRows: [MAX_EVENT_VALUES, 'sitesync counts for a delete'] }));
-  const lifetime = sum(await statsRows(http, id, domain, 'pageviews_hour', HISTORY_FROM, HISTORY_TO, { maxRows: [24, 'the hours of a day'] }));
-  const zeros = new Array<number>(30).fill(0);
-  if (lifetime === 0) {
-    const recorded = await events(HISTORY_FROM);
-    const recent = recorded === 0 ? 0 : await events(day(recentDays - 1));
-    return { pageviews: 0, pageviews_30d: 0, pageviews_recent: 0, recent_days: recentDays, daily_30d: zeros, events: recorded, events_recent: recent };
+  private async statsPage(
+    id: number,
+    ask: { name: string; from: string; to?: string; sort: 'asc' | 'desc'; page: number },
+    what: string,
+    kind: RequestKind = 'statistics',
+  ): Promise<Page<StatsRow>> {
+    const params = new URLSearchParams({ name: ask.name, from: ask.from, to: ask.to ?? HISTORY_TO, sort_by: 'value', sort: ask.sort, per_page: String(PER_PAGE), page: String(ask.page) });
+    const answer = await this.call({ method: 'GET', path: `/stats/${id}?${params}`, kind, what, idempotent: true, abortable: true, timeoutMs: this.statsTimeoutMs });
+    try {
+      return readStatsRows(answer.body);
+    } catch (error) {
+      throw error instanceof ApiError ? new ApiError(error.kind, `${what}: ${error.message}`, error.status) : error;
+    }
   }
-  const window = Math.max(recentDays, 30);
-  const first = day(window - 1);
-  // A service that ignores `from` may send older days, which are not the window's.
-  const rows = await statsRows(http, id, domain, 'pageviews', first, HISTORY_TO, { maxRows: [window + DAYS_AHEAD, `the days from ${first} to a month past today`] });
-  const notDay = rows.find((r) => !isDay(r.value));
-  if (notDay) throw new ApiError('protocol', `read the pageviews statistics of ${domain}: the service sent a row whose value is not a day: ${JSON.stringify(notDay.value.slice(0, 40))}`);
-  const byDay = new Map(rows.filter((r) => r.value >= first).map((r) => [r.value, r.count]));
-  const since = (d: string) => [...byDay].reduce((n, [value, count]) => (value >= d ? n + count : n), 0);
-  // Oldest first; the days after this clock's today (a service ahead of it) count as the latest day.
-  const daily = zeros.map((_, i) => (i === 29 ? since(day(0)) : (byDay.get(day(29 - i)) ?? 0)));
-  const recent = since(day(recentDays - 1));
-  // Hits that arrived between the two reads: the lifetime holds at least the window.
-  const traffic: Traffic = { pageviews: Math.max(lifetime, since(first)), pageviews_30d: since(day(29)), pageviews_recent: recent, recent_days: recentDays, daily_30d: daily };
-  return recent > 0 ? traffic : { ...traffic, events_recent: await events(day(recentDays - 1)) };
-}
 
-/** A website's pageviews from the day `from` on, as the product sums them against the plan's month. */
-export async function pageviewsSince(http: ServiceHttp, id: number, domain: string, from: string): Promise<number> {
-  const rows = await statsRows(http, id, domain, 'pageviews', from, HISTORY_TO, { maxRows: [31 + DAYS_AHEAD, `the days from ${from} to a month past today`] });
-  return rows.reduce((n, r) => (isDay(r.value) && r.value >= from ? n + r.count : n), 0);
-}
+  /**
+   * What a website's statistics hold, for a delete: the lifetime pageviews (the hourly sums, at most
+   * 24 rows), the daily rows of the window (the larger of `recentDays` and 30), and, without recent
+   * pageviews, the recent events: an event hit is activity that records no pageview.
+   */
+  async readTraffic(id: number, domain: string, recentDays: number, today = this.today()): Promise<Traffic> {
+    const day = (daysBack: number) => dayBefore(today, daysBack);
+    const events = async (from: string) => sum(await this.statsRows(id, domain, 'event', from, HISTORY_TO, { maxRows: [MAX_EVENT_VALUES, 'sitesync counts for a delete'] }));
+    const lifetime = sum(await this.statsRows(id, domain, 'pageviews_hour', HISTORY_FROM, HISTORY_TO, { maxRows: [24, 'the hours of a day'] }));
+    const zeros = new Array<number>(30).fill(0);
+    if (lifetime === 0) {
+      const recorded = await events(HISTORY_FROM);
+      const recent = recorded === 0 ? 0 : await events(day(recentDays - 1));
+      return { pageviews: 0, pageviews_30d: 0, pageviews_recent: 0, recent_days: recentDays, daily_30d: zeros, events: recorded, events_recent: recent };
+    }
+    const window = Math.max(recentDays, 30);
+    const first = day(window - 1);
+    // A service that ignores `from` may send older days, which are not the window's.
+    const rows = await this.statsRows(id, domain, 'pageviews', first, HISTORY_TO, { maxRows: [window + DAYS_AHEAD, `the days from ${first} to a month past today`] });
+    const notDay = rows.find((r) => !isDay(r.value));
+    if (notDay) throw new ApiError('protocol', `read the pageviews statistics of ${domain}: the service sent a row whose value is not a day: ${JSON.stringify(notDay.value.slice(0, 40))}`);
+    const byDay = new Map(rows.filter((r) => r.value >= first).map((r) => [r.value, r.count]));
+    // Oldest first; the days after this clock's today (a service ahead of it) count as the latest day.
+    const daily = zeros.map((_, i) => (i === 29 ? sum(rows, day(0)) : (byDay.get(day(29 - i)) ?? 0)));
+    const recent = sum(rows, day(recentDays - 1));
+    // Hits that arrived between the two reads: the lifetime holds at least the window.
+    const traffic: Traffic = { pageviews: Math.max(lifetime, sum(rows, first)), pageviews_30d: sum(rows, day(29)), pageviews_recent: recent, recent_days: recentDays, daily_30d: daily };
+    return recent > 0 ? traffic : { ...traffic, events_recent: await events(day(recentDays - 1)) };
+  }
 
-/**
- * For `ci drift --quiet-days`, whatever order the service answers in: the latest day with a
- * pageview (null when none), and, given `monthFrom`, the pageviews since then. The days come
- * latest first; when a page does not hold them all, the days after its latest are asked for.
- * The month comes from the first page when it holds it, else from one more request (`extra`).
- */
-export async function quietDays(http: ServiceHttp, id: number, domain: string, since: string, monthFrom?: string): Promise<{ lastDay: string | null; month: number; extra: number }> {
-  const holdsAll = (page: Page<StatsRow>) => page.items.length < (page.perPage ?? PER_PAGE) || (page.lastPage ?? 1) <= 1;
-  // Each round moves past a full page of days: even a service that ignores the order ends.
-  const rounds = Math.ceil((http.clock.now() + DAYS_AHEAD * 86_400_000 - Date.parse(HISTORY_FROM)) / 86_400_000 / PER_PAGE) + 2;
-  let lastDay: string | null = null;
-  let first: Page<StatsRow> | undefined;
-  for (let from = HISTORY_FROM, round = 1; ; round++) {
-    const page = await statsPage(http, id, domain, { name: 'pageviews', from, sort: 'desc', page: 1 });
-    first ??= page;
-    const best = page.items.filter((r) => r.count > 0 && isDay(r.value) && r.value >= from && r.value <= HISTORY_TO).map((r) => r.value).sort().at(-1);
-    if (!best) break;
-    lastDay = best;
-    if (holdsAll(page) || best >= since) break;
-    if (round >= rounds) throw new ApiError('protocol', `read the statistics of ${domain}: the service's answers never settle on a latest day (${round} pages of days)`);
-    from = dayBefore(new Date(`${best}T00:00:00Z`), -1);
+  /** A website's pageviews from the day `from` on, as the product sums them against the plan's month. */
+  async pageviewsSince(id: number, domain: string, from: string): Promise<number> {
+    const rows = await this.statsRows(id, domain, 'pageviews', from, HISTORY_TO, { maxRows: [31 + DAYS_AHEAD, `the days from ${from} to a month past today`] });
+    return sum(rows, from);
   }
-  if (monthFrom === undefined) return { lastDay, month: 0, extra: 0 };
-  const days = first.items.filter((r) => isDay(r.value));
-  const descending = days.every((r, i) => i === 0 || r.value < days[i - 1]!.value);
-  if (holdsAll(first) || (descending && days.length > 0 && days.at(-1)!.value < monthFrom)) {
-    return { lastDay, month: days.reduce((n, r) => (r.value >= monthFrom ? n + r.count : n), 0), extra: 0 };
+
+  /**
+   * For `ci drift --quiet-days`, whatever order the service answers in: the latest day with a
+   * pageview (null when none), and, given `monthFrom`, the pageviews since then. The days come
+   * latest first; when a page does not hold them all, the days after its latest are asked for.
+   * The month comes from the first page when it holds it, else from one more request (`extra`).
+   */
+  async quietDays(id: number, domain: string, since: string, monthFrom?: string): Promise<{ lastDay: string | null; month: number; extra: number }> {
+    const holdsAll = (page: Page<StatsRow>) => page.items.length < (page.perPage ?? PER_PAGE) || (page.lastPage ?? 1) <= 1;
+    // Each round moves past a full page of days: even a service that ignores the order ends.
+    const rounds = Math.ceil((this.clock.now() + DAYS_AHEAD * 86_400_000 - Date.parse(HISTORY_FROM)) / 86_400_000 / PER_PAGE) + 2;
+    let lastDay: string | null = null;
+    let first: Page<StatsRow> | undefined;
+    for (let from = HISTORY_FROM, round = 1; ; round++) {
+      const page = await this.statsPage(id, { name: 'pageviews', from, sort: 'desc', page: 1 }, `read the statistics of ${domain}`);
+      first ??= page;
+      const best = page.items.filter((r) => r.count > 0 && isDay(r.value) && r.value >= from && r.value <= HISTORY_TO).map((r) => r.value).sort().at(-1);
+      if (!best) break;
+      lastDay = best;
+      if (holdsAll(page) || best >= since) break;
+      if (round >= rounds) throw new ApiError('protocol', `read the statistics of ${domain}: the service's answers never settle on a latest day (${round} pages of days)`);
+      from = dayBefore(new Date(`${best}T00:00:00Z`), -1);
+    }
+    if (monthFrom === undefined) return { lastDay, month: 0, extra: 0 };
+    const days = first.items.filter((r) => isDay(r.value));
+    const descending = days.every((r, i) => i === 0 || r.value < days[i - 1]!.value);
+    if (holdsAll(first) || (descending && days.length > 0 && days.at(-1)!.value < monthFrom)) {
+      return { lastDay, month: sum(days, monthFrom), extra: 0 };
+    }
+    return { lastDay, month: await this.pageviewsSince(id, domain, monthFrom), extra: 1 };
   }
-  return { lastDay, month: await pageviewsSince(http, id, domain, monthFrom), extra: 1 };
 }
 
 export interface WholeHistoryOptions {
-  kind?: RequestKind;
   /** After each page: pages read, and the pages the whole read takes as the first pages say. */
   onProgress?: (read: number, estimate: number) => void;
 }
 
-export interface WholeHistory<N extends string> {
-  range: { from: string; to: string };
-  rows: Record<N, StatsRow[]>;
-  requests: number;
-}
-
 /** A website's whole history, for its archive: one name that cannot be read fails the read. */
-export async function readWholeHistory<N extends string>(http: ServiceHttp, id: number, domain: string, names: readonly N[], options: WholeHistoryOptions = {}): Promise<WholeHistory<N>> {
+export async function readWholeHistory<N extends string>(http: StatsHttp, id: number, domain: string, names: readonly N[], options: WholeHistoryOptions = {}) {
   const range = { from: HISTORY_FROM, to: HISTORY_TO };
   const pages = new Map<N, { read: number; of: number }>(names.map((n) => [n, { read: 0, of: 1 }]));
   const estimate = () => [...pages.values()].reduce((n, p) => n + Math.max(p.read, p.of), 0);
@@ -201,7 +195,7 @@ export async function readWholeHistory<N extends string>(http: ServiceHttp, id: 
           pages.set(name, { read: n, of: of ?? n });
           options.onProgress?.(requests, estimate());
         };
-        const rows = await statsRows(http, id, domain, name, range.from, range.to, { kind: options.kind ?? 'archive', onPage, budget }).catch((error: unknown) => {
+        const rows = await http.statsRows(id, domain, name, range.from, range.to, { kind: 'archive', onPage, budget }).catch((error: unknown) => {
           limit.clearQueue(); // the names not yet started are not asked for
           throw error;
         });

@@ -1,7 +1,6 @@
 /** Below HTTP, for the service's client and GitHub's and GitLab's: undici's errors read once, answers bounded. */
 import { checkServerIdentity as nodeCheckServerIdentity, type PeerCertificate } from 'node:tls';
-import { errors as undiciErrors } from 'undici';
-import { MAX_ANSWER_BYTES } from '../caps.js';
+import { errors as undiciErrors, type Dispatcher } from 'undici';
 
 export type Method = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 
@@ -125,11 +124,6 @@ function certificateNames(error: unknown): string[] {
 /** Answers are some 50 KiB at most (a page of 100 websites, of comments): two minutes is a server that does not answer. */
 export const ANSWER_DEADLINE_MS = 120_000;
 
-export interface AnswerBody {
-  headers: Answer['headers'];
-  body: AsyncIterable<Buffer> & { dump(options: { limit: number }): Promise<void> };
-}
-
 export class AnswerTooLarge extends Error {
   constructor(readonly max: number) {
     super(`more than ${max >= 1024 * 1024 ? `${Math.round(max / 1024 / 1024)} MiB` : `${max} bytes`}`);
@@ -137,7 +131,7 @@ export class AnswerTooLarge extends Error {
 }
 
 /** The answer's text, refused past `max` bytes before it is all in memory (a declared length, or as it comes). */
-export async function readCapped(res: AnswerBody, max: number = MAX_ANSWER_BYTES): Promise<string> {
+export async function readCapped(res: Pick<Dispatcher.ResponseData, 'headers' | 'body'>, max: number): Promise<string> {
   const declared = Number(res.headers['content-length']);
   if (Number.isFinite(declared) && declared > max) {
     await res.body.dump({ limit: 0 }).catch(() => undefined);
