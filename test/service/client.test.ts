@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { startEmulator, type Emulator } from '../../src/emulator/index.js';
 import { ServiceClient, type ClientOptions } from '../../src/service/client.js';
-import { ApiError, errorForStatus } from '../../src/service/errors.js';
+import { errorForStatus } from '../../src/service/errors.js';
 import { SecretValues } from '../../src/secrets/values.js';
 import { failure } from '../helpers/api-failure.js';
 import { hugeServer, silentServer, trickleServer } from '../helpers/hostile-server.js';

@@ -11,7 +11,6 @@ import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { ServiceClient } from '../../src/service/client.js';
-import { ApiError } from '../../src/service/errors.js';
 import { certificateProblem, classifyTransportError } from '../../src/service/transport.js';
 import { root, runCli } from '../helpers/cli.js';
 import { scenario } from '../helpers/scenario.js';
