@@ -2,7 +2,7 @@
  * docs/contributing.md's map of the source tree stays true: it names every folder of src/, and
  * every file it names is where it says (a folder's line and the lines under it).
  */
-import { existsSync, readdirSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { root } from '../helpers/cli.js';
@@ -49,5 +49,22 @@ describe("docs/contributing.md's map of src/", () => {
     }
     expect(missing).toEqual([]);
     expect(count).toBeGreaterThan(60);
+  });
+});
+
+/** Every test file, by path from test/, with its text. */
+function testFiles(dir = join(root, 'test'), prefix = ''): Array<{ path: string; text: string }> {
+  return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
+    if (entry.isDirectory()) return entry.name === 'fixtures' ? [] : testFiles(join(dir, entry.name), `${prefix}${entry.name}/`);
+    return entry.name.endsWith('.ts') ? [{ path: `${prefix}${entry.name}`, text: readFileSync(join(dir, entry.name), 'utf8') }] : [];
+  });
+}
+
+describe('the tests of a worker share one module graph (vitest.config.ts: isolate: false)', () => {
+  it('so none mocks a module, writes process.env, changes folder or fakes timers', () => {
+    const shared = [/\bvi\.(mock|doMock|stubEnv|stubGlobal|useFakeTimers)\(/, /\bprocess\.env(\.\w+|\[[^\]]+\])\s*=[^=]/, /\bdelete process\.env\b/, /\bprocess\.chdir\(/];
+    const found = testFiles().flatMap(({ path, text }) => shared.filter((pattern) => pattern.test(text)).map((pattern) => `${path}: ${pattern}`));
+    expect(found).toEqual([]);
+    expect(readFileSync(join(root, 'vitest.config.ts'), 'utf8')).toMatch(/isolate: false/);
   });
 });
