@@ -93,7 +93,7 @@ export class StatsHttp extends ServiceHttp {
     const params = new URLSearchParams({ name: ask.name, from: ask.from, to: ask.to ?? HISTORY_TO, sort_by: 'value', sort: ask.sort, per_page: String(PER_PAGE), page: String(ask.page) });
     const answer = await this.call({ method: 'GET', path: `/stats/${id}?${params}`, kind, what, idempotent: true, abortable: true, timeoutMs: this.statsTimeoutMs });
     try {
-      return readStatsRows(answer.body);
+      return readStatsRows(answer.body, ask.page);
     } catch (error) {
       throw error instanceof ApiError ? new ApiError(error.kind, `${what}: ${error.message}`, error.status) : error;
     }

@@ -74,6 +74,10 @@ export interface CertificateProblem {
 const PRIVATE_AUTHORITY = "for a private authority (a company's own, or a proxy that inspects TLS), set NODE_EXTRA_CA_CERTS to a PEM file of its certificate";
 const OTHER_NAMES = { problem: 'is for other names', check: 'the host name in the base URL must be one it names' };
 const NOT_VALID = { problem: 'is not valid', check: 'the service must replace it' };
+const NOT_VALID_CODES = [
+  'INVALID_CA', 'CERT_CHAIN_TOO_LONG', 'PATH_LENGTH_EXCEEDED', 'CERT_SIGNATURE_FAILURE', 'UNABLE_TO_DECRYPT_CERT_SIGNATURE',
+  'UNABLE_TO_DECODE_ISSUER_PUBLIC_KEY', 'ERROR_IN_CERT_NOT_BEFORE_FIELD', 'ERROR_IN_CERT_NOT_AFTER_FIELD',
+];
 
 /** Node's codes for a certificate it refuses, in words (none of revocation lists: Node checks none). */
 const CERTIFICATE_PROBLEMS: Readonly<Record<string, CertificateProblem>> = {
@@ -96,14 +100,7 @@ const CERTIFICATE_PROBLEMS: Readonly<Record<string, CertificateProblem>> = {
   CERT_REVOKED: { problem: 'has been revoked', check: 'the service must replace it' },
   CERT_REJECTED: { problem: "is refused by this computer's trust settings", check: 'check the authorities this computer trusts (NODE_EXTRA_CA_CERTS)' },
   INVALID_PURPOSE: { problem: 'is not one for a website', check: 'the service must replace it' },
-  INVALID_CA: NOT_VALID,
-  CERT_CHAIN_TOO_LONG: NOT_VALID,
-  PATH_LENGTH_EXCEEDED: NOT_VALID,
-  CERT_SIGNATURE_FAILURE: NOT_VALID,
-  UNABLE_TO_DECRYPT_CERT_SIGNATURE: NOT_VALID,
-  UNABLE_TO_DECODE_ISSUER_PUBLIC_KEY: NOT_VALID,
-  ERROR_IN_CERT_NOT_BEFORE_FIELD: NOT_VALID,
-  ERROR_IN_CERT_NOT_AFTER_FIELD: NOT_VALID,
+  ...Object.fromEntries(NOT_VALID_CODES.map((code) => [code, NOT_VALID])),
 };
 
 /** For the wrong host name, the names the certificate is for (the server's text: the caller cleans it). */

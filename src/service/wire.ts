@@ -98,8 +98,8 @@ export interface StatsRow {
 }
 
 /** A page of the stats API; `count` may come as a string through MySQL (a SUM). */
-export function readStatsRows(body: unknown): Page<StatsRow> {
-  const page = readPage(body, 1);
+export function readStatsRows(body: unknown, requested: number): Page<StatsRow> {
+  const page = readPage(body, requested);
   const items = page.items.map((item) => {
     const r = (item && typeof item === 'object' ? item : {}) as Record<string, unknown>;
     const count = typeof r.count === 'number' ? r.count : typeof r.count === 'string' && r.count.trim() !== '' ? Number(r.count) : NaN;
@@ -108,8 +108,7 @@ export function readStatsRows(body: unknown): Page<StatsRow> {
     if (!Number.isSafeInteger(count) || count < 0) throw new ApiError('protocol', `the service sent a count that is not a number of hits: ${JSON.stringify(r.count)?.slice(0, 40)}`);
     return { value: String(r.value), count };
   });
-  // The page it says it is, or none (not the page asked, which readPage assumes).
-  return { ...page, items, currentPage: toInt((body as Record<string, unknown>).current_page) };
+  return { ...page, items };
 }
 
 export type Form = Record<string, string>;
