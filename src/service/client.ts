@@ -27,8 +27,6 @@ function listingWords(what: string): PageWords {
   };
 }
 
-export type { ClientOptions } from './http.js';
-
 export class ServiceClient extends StatsHttp {
   async getAccount(): Promise<Account> {
     const answer = await this.call({ method: 'GET', path: '/account', kind: 'account', what: 'read the account', idempotent: true, abortable: true, fixedRoute: true });
