@@ -270,14 +270,12 @@ function parseBody(text: string, status: number, what: string): unknown {
 
 function redirectError(to: string | undefined, secrets: SecretValues): ApiError {
   let where = '';
-  if (to) {
-    try {
-      // Cleaned as written, as a path, then decoded: a password echoed in the Location, however spelt.
-      const path = secrets.clean(new URL(secrets.clean(to), 'http://x').pathname);
-      where = ` to ${secrets.clean(decodedPath(path))}`;
-    } catch {
-      where = '';
-    }
+  try {
+    // Cleaned as written, as a path, then decoded: a password echoed in the Location, however spelt.
+    const path = to && secrets.clean(new URL(secrets.clean(to), 'http://x').pathname);
+    if (path) where = ` to ${secrets.clean(decodedPath(path))}`;
+  } catch {
+    // A Location that is not a URL is not shown.
   }
   return new ApiError(
     'auth',
