@@ -65,12 +65,6 @@ export function checkServerIdentity(host: string, cert: PeerCertificate): Error 
   return error;
 }
 
-/** The words after "the certificate of HOST". */
-export interface CertificateProblem {
-  problem: string;
-  check: string;
-}
-
 const PRIVATE_AUTHORITY = "for a private authority (a company's own, or a proxy that inspects TLS), set NODE_EXTRA_CA_CERTS to a PEM file of its certificate";
 const OTHER_NAMES = { problem: 'is for other names', check: 'the host name in the base URL must be one it names' };
 const NOT_VALID = { problem: 'is not valid', check: 'the service must replace it' };
@@ -79,8 +73,8 @@ const NOT_VALID_CODES = [
   'UNABLE_TO_DECODE_ISSUER_PUBLIC_KEY', 'ERROR_IN_CERT_NOT_BEFORE_FIELD', 'ERROR_IN_CERT_NOT_AFTER_FIELD',
 ];
 
-/** Node's codes for a certificate it refuses, in words (none of revocation lists: Node checks none). */
-const CERTIFICATE_PROBLEMS: Readonly<Record<string, CertificateProblem>> = {
+/** Node's codes for a certificate it refuses, as the words after "the certificate of HOST" (none of revocation lists: Node checks none). */
+const CERTIFICATE_PROBLEMS: Readonly<Record<string, typeof NOT_VALID>> = {
   ERR_TLS_CERT_ALTNAME_INVALID: OTHER_NAMES,
   HOSTNAME_MISMATCH: OTHER_NAMES,
   CERT_HAS_EXPIRED: { problem: 'has expired', check: "the service must renew it, unless this computer's clock is wrong" },
@@ -104,7 +98,7 @@ const CERTIFICATE_PROBLEMS: Readonly<Record<string, CertificateProblem>> = {
 };
 
 /** For the wrong host name, the names the certificate is for (the server's text: the caller cleans it). */
-export function certificateProblem(error: unknown, code: string): CertificateProblem {
+export function certificateProblem(error: unknown, code: string): typeof NOT_VALID {
   const known = CERTIFICATE_PROBLEMS[code] ?? NOT_VALID;
   const names = certificateNames(error);
   return names.length && known === OTHER_NAMES ? { ...known, problem: `${known.problem} (${names.join(', ')})` } : known;
