@@ -35,6 +35,8 @@ export function toAccount(raw: unknown, clean = (text: string) => text): Account
   const features = (plan.features && typeof plan.features === 'object' ? plan.features : {}) as Raw;
   const limit = toInt(features.websites);
   const pageviews = toInt(features.pageviews);
+  // A yes/no feature as the admin set it (true, 1, "1", …); null when it is not there.
+  const reports = toInt(features.email_reports);
   return {
     id: typeof r.id === 'number' || typeof r.id === 'string' ? r.id : null,
     name: typeof r.name === 'string' ? clean(r.name) : '',
@@ -42,15 +44,8 @@ export function toAccount(raw: unknown, clean = (text: string) => text): Account
     plan: typeof plan.name === 'string' ? clean(plan.name) : '',
     websiteLimit: limit === undefined || limit < 0 ? null : limit,
     pageviewLimit: pageviews === undefined || pageviews < 0 ? null : pageviews,
-    emailReports: flagOf(features.email_reports),
+    emailReports: reports === undefined ? null : reports !== 0,
   };
-}
-
-/** A plan's yes/no feature as the admin set it (true, 1, "1", …); null when it is not there. */
-function flagOf(value: unknown): boolean | null {
-  if (typeof value === 'boolean') return value;
-  const n = toInt(value);
-  return n === undefined ? null : n !== 0;
 }
 
 /** A page of a list, and what its paginator says of the whole. */
