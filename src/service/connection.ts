@@ -22,9 +22,7 @@ export function resolveBaseUrl(flags: ConnectionFlags, env: Env, fromFile?: stri
       ? [flags.baseUrl, '--base-url']
       : env.SITESYNC_BASE_URL
         ? [env.SITESYNC_BASE_URL, 'SITESYNC_BASE_URL']
-        : fromFile !== undefined
-          ? [fromFile, 'api.base_url']
-          : [undefined, ''];
+        : [fromFile, 'api.base_url'];
   if (raw === undefined || raw.trim() === '') {
     throw new SitesyncError('no base URL: pass --base-url URL, set SITESYNC_BASE_URL, or write api.base_url in the file');
   }
