@@ -47,7 +47,7 @@ export async function archiveWebsite(
   onProgress?: (read: number, estimate: number) => void,
 ): Promise<WrittenArchive> {
   const { website } = target;
-  const history = await readWholeHistory(client, website.id, website.domain, ARCHIVE_NAMES, { onProgress });
+  const history = await readWholeHistory(client, website.id, website.domain, ARCHIVE_NAMES, onProgress);
   const redacted = withoutSecrets(history.rows, (text) => client.cleaned(text));
   const readAt = new Date();
   let archive: Archive;

@@ -167,13 +167,11 @@ export class StatsHttp extends ServiceHttp {
   }
 }
 
-export interface WholeHistoryOptions {
-  /** After each page: pages read, and the pages the whole read takes as the first pages say. */
-  onProgress?: (read: number, estimate: number) => void;
-}
-
-/** A website's whole history, for its archive: one name that cannot be read fails the read. */
-export async function readWholeHistory<N extends string>(http: StatsHttp, id: number, domain: string, names: readonly N[], options: WholeHistoryOptions = {}) {
+/**
+ * A website's whole history, for its archive: one name that cannot be read fails the read.
+ * `onProgress` after each page: pages read, and the pages the whole read takes as the first pages say.
+ */
+export async function readWholeHistory<N extends string>(http: StatsHttp, id: number, domain: string, names: readonly N[], onProgress?: (read: number, estimate: number) => void) {
   const range = { from: HISTORY_FROM, to: HISTORY_TO };
   const pages = new Map<N, { read: number; of: number }>(names.map((n) => [n, { read: 0, of: 1 }]));
   const estimate = () => [...pages.values()].reduce((n, p) => n + Math.max(p.read, p.of), 0);
@@ -193,7 +191,7 @@ export async function readWholeHistory<N extends string>(http: StatsHttp, id: nu
         const onPage = (n: number, of: number | undefined) => {
           requests++;
           pages.set(name, { read: n, of: of ?? n });
-          options.onProgress?.(requests, estimate());
+          onProgress?.(requests, estimate());
         };
         const rows = await http.statsRows(id, domain, name, range.from, range.to, { kind: 'archive', onPage, budget }).catch((error: unknown) => {
           limit.clearQueue(); // the names not yet started are not asked for
