@@ -6,7 +6,7 @@
  */
 import type { ErrorObject } from 'ajv/dist/2020.js';
 import { fieldOf } from '../model/fields.js';
-import { suggest } from '../messages/suggest.js';
+import { orList, suggest } from '../messages/suggest.js';
 import { schemaValidator, type SchemaName } from './validators.js';
 
 /** Where in the data: keys and list indexes. */
@@ -203,11 +203,6 @@ export function controlCharacterIn(text: string, lineBreaks = false): string | u
   const code = `U+${ch.charCodeAt(0).toString(16).toUpperCase().padStart(4, '0')}`;
   const split = ch === '\r' || ch === '\n' ? ', where the service would start another entry' : '';
   return `holds ${CONTROL_NAMES[ch] ?? 'a control character'} (${code}) at character ${found.index + 1}${split}: an entry is one line of printable text (write each entry as its own list item)`;
-}
-
-function orList(items: string[]): string {
-  if (items.length <= 1) return items.join('');
-  return `${items.slice(0, -1).join(', ')} or ${items[items.length - 1]}`;
 }
 
 /** An error of a JSON file's schema, as `changes[3].id: …`. */
