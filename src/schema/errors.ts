@@ -32,7 +32,8 @@ export function schemaIssues(name: SchemaName, data: unknown, words: 'yaml' | 'j
     // "must match the then schema" only repeats the errors found inside it.
     if (error.keyword === 'if') continue;
     if (error.keyword === 'type' && error.schema === 'null' && within(error)) continue;
-    const issue = words === 'json' ? describeInJson(error) : describeInFile(error);
+    const path = parsePointer(error.instancePath);
+    const issue = words === 'json' ? { path, atKey: false, message: `${pathName(path)}: ${jsonMessage(error)}` } : describeInFile(error, path);
     // One type message per value: a plan's `id` fails both its own type and the action's.
     const id = `${issue.path.join('/')}|${error.keyword === 'type' ? 'type' : issue.message}`;
     if (!seen.has(id)) {
@@ -113,8 +114,7 @@ const JSON_TYPE_WORDS: Record<string, string> = {
 const FILE_TYPE_WORDS: Record<string, string> = { ...JSON_TYPE_WORDS, null: 'empty', object: 'a mapping' };
 
 /** An error of the config file's schema, in the words of a YAML file, at the path it points to. */
-function describeInFile(error: ErrorObject): SchemaIssue {
-  const path = parsePointer(error.instancePath);
+function describeInFile(error: ErrorObject, path: Path): SchemaIssue {
   const name = pathName(path);
   const data = error.data;
   const parent = error.parentSchema as { properties?: object } | undefined;
@@ -205,12 +205,7 @@ export function controlCharacterIn(text: string, lineBreaks = false): string | u
   return `holds ${CONTROL_NAMES[ch] ?? 'a control character'} (${code}) at character ${found.index + 1}${split}: an entry is one line of printable text (write each entry as its own list item)`;
 }
 
-/** An error of a JSON file's schema, as `changes[3].id: …`. */
-function describeInJson(error: ErrorObject): SchemaIssue {
-  const path = parsePointer(error.instancePath);
-  return { path, atKey: false, message: `${pathName(path)}: ${jsonMessage(error)}` };
-}
-
+/** An error of a JSON file's schema, in its words (after its path: `changes[3].id: …`). */
 function jsonMessage(error: ErrorObject): string {
   switch (error.keyword) {
     case 'additionalProperties':
