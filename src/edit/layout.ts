@@ -11,15 +11,7 @@ import { ConfigError } from '../messages/errors.js';
 import { schemaPath } from '../io/paths.js';
 import { readDocument, type YamlDocument } from '../config/document.js';
 import { passwordSource } from '../config/interpolate.js';
-
-/** The part of a JSON Schema the layout follows: which keys, in which order, and what is under them. */
-export interface SchemaNode {
-  $ref?: string;
-  properties?: Record<string, SchemaNode>;
-  additionalProperties?: SchemaNode | boolean;
-  items?: SchemaNode | boolean;
-  $defs?: Record<string, SchemaNode>;
-}
+import type { SchemaNode } from '../schema/errors.js';
 
 export interface FormatOptions {
   /** The file's name, for error positions. */

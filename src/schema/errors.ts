@@ -12,6 +12,15 @@ import { schemaValidator, type SchemaName } from './validators.js';
 /** Where in the data: keys and list indexes. */
 export type Path = ReadonlyArray<string | number>;
 
+/** The part of a JSON Schema that fmt's layout and these words follow: which keys, in which order, what is under them. */
+export interface SchemaNode {
+  $ref?: string;
+  properties?: Record<string, SchemaNode>;
+  additionalProperties?: SchemaNode | boolean;
+  items?: SchemaNode | boolean;
+  $defs?: Record<string, SchemaNode>;
+}
+
 export interface SchemaIssue {
   path: Path;
   /** Point at the key (unknown key) rather than at the value. */
@@ -117,7 +126,7 @@ const FILE_TYPE_WORDS: Record<string, string> = { ...JSON_TYPE_WORDS, null: 'emp
 function describeInFile(error: ErrorObject, path: Path): SchemaIssue {
   const name = pathName(path);
   const data = error.data;
-  const parent = error.parentSchema as { properties?: object } | undefined;
+  const parent = error.parentSchema as SchemaNode | undefined;
   switch (error.keyword) {
     case 'additionalProperties': {
       const key = (error.params as { additionalProperty: string }).additionalProperty;
