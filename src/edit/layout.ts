@@ -218,7 +218,7 @@ function passwordsInClear(doc: Document.Parsed): string[] {
   return found;
 }
 
-function keyName(pair: Pair): string | undefined {
+export function keyName(pair: Pair): string | undefined {
   return isScalar(pair.key) && typeof pair.key.value === 'string' ? pair.key.value : undefined;
 }
 
