@@ -33,8 +33,7 @@ export function schemaIssues(name: SchemaName, data: unknown, words: 'yaml' | 'j
   const validate = schemaValidator(name);
   if (validate(data)) return [];
   const errors = validate.errors ?? [];
-  const issues: SchemaIssue[] = [];
-  const seen = new Set<string>();
+  const issues = new Map<string, SchemaIssue>();
   // Inside "null or an object": when the value is an object, what is wrong inside it is the news.
   const within = (e: ErrorObject) => errors.some((o) => o !== e && o.instancePath.startsWith(`${e.instancePath}/`));
   for (const error of errors) {
@@ -45,12 +44,9 @@ export function schemaIssues(name: SchemaName, data: unknown, words: 'yaml' | 'j
     const issue = words === 'json' ? { path, atKey: false, message: `${pathName(path)}: ${jsonMessage(error)}` } : describeInFile(error, path);
     // One type message per value: a plan's `id` fails both its own type and the action's.
     const id = `${issue.path.join('/')}|${error.keyword === 'type' ? 'type' : issue.message}`;
-    if (!seen.has(id)) {
-      seen.add(id);
-      issues.push(issue);
-    }
+    if (!issues.has(id)) issues.set(id, issue);
   }
-  return issues;
+  return [...issues.values()];
 }
 
 function parsePointer(pointer: string): (string | number)[] {
