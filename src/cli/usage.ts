@@ -3,7 +3,7 @@
  * and what was probably meant. Pure: the words come from yargs' message, the known flags and
  * commands from the parser. Values given to unknown flags are never repeated (one may be a key).
  */
-import { suggest } from '../messages/suggest.js';
+import { orList, suggest } from '../messages/suggest.js';
 
 export { CommandLineError } from '../messages/errors.js';
 
@@ -105,10 +105,6 @@ function longName(name: string, options: Readonly<Record<string, OptionFacts>>):
   if (name in options) return name;
   const found = Object.entries(options).find(([long, spec]) => spec.alias === name || kebab(name) === long);
   return found ? found[0] : name;
-}
-
-function orList(words: readonly string[]): string {
-  return words.length < 2 ? words.join('') : `${words.slice(0, -1).join(', ')} or ${words.at(-1)}`;
 }
 
 /**

@@ -33,7 +33,12 @@ export function placeImports<A extends { config: Config }>(
     const { config } = account;
     // As the loader matched the account's globs (of a single-account file: its top-level include:), in the order read.
     const included = workspace.files.filter((f) => f !== main && workspace.includedBy?.[f] === (config.account?.name ?? ''));
-    if (into !== undefined && into !== main && !included.includes(into)) throw notIncluded(intoShown!, config, included, shownOf);
+    if (into !== undefined && into !== main && !included.includes(into)) {
+      const whose = config.account ? `account ${config.account.name}` : 'the config file';
+      const error = new SitesyncError(`--into ${intoShown!}: not the config file, and not a file ${whose} includes`, { nothingWritten: true });
+      error.details = [included.length ? `The files ${whose} includes: ${included.map(shownOf).join(', ')}.` : `It includes no file.`];
+      throw error;
+    }
     const count = (file: string | undefined) => config.websites.filter((w) => w.file === file).length;
     // Most websites; of equals, the first read (reduce keeps the earlier on a tie).
     const most = () => included.reduce((best, file) => (count(file) > count(best) ? file : best));
@@ -44,11 +49,4 @@ export function placeImports<A extends { config: Config }>(
     edits.set(path, edit);
   }
   return [...edits.values()];
-}
-
-function notIncluded(intoShown: string, config: Config, included: string[], shownOf: (path: string) => string): SitesyncError {
-  const whose = config.account ? `account ${config.account.name}` : 'the config file';
-  const error = new SitesyncError(`--into ${intoShown}: not the config file, and not a file ${whose} includes`, { nothingWritten: true });
-  error.details = [included.length ? `The files ${whose} includes: ${included.map(shownOf).join(', ')}.` : `It includes no file.`];
-  return error;
 }

@@ -9,7 +9,7 @@ import { isDeepStrictEqual } from 'node:util';
 import { Document, isMap, isScalar, isSeq, Lexer, parseDocument, visit, type Node, type Pair, type YAMLMap, type YAMLSeq } from 'yaml';
 import { SitesyncError } from '../messages/errors.js';
 import { yamlWithControlsEscaped } from './file-entry.js';
-import { lineEnding } from './layout.js';
+import { keyName, lineEnding, sitesyncSchema } from './layout.js';
 
 export interface NewWebsiteEntry {
   /** The entry as the file writes it (`domain` first); a name, in a list of names (`ignore`). */
@@ -45,7 +45,7 @@ export function insertWebsites(text: string, target: WebsitesTarget, entries: Ne
   if (owner.flow) {
     throw new SitesyncError(`${whose} is written as a flow mapping ({…}), where no block list of websites can go; write it in block style (sitesync fmt does), then import again`, { nothingWritten: true });
   }
-  const pair = owner.items.find((p) => isScalar(p.key) && p.key.value === key);
+  const pair = owner.items.find((p) => keyName(p) === key);
   const list = pair?.value as Node | undefined;
   if (list !== undefined && !isSeq(list) && !(isScalar(list) && list.value === null)) {
     throw new SitesyncError(`the websites of ${whose} are not a list`, { nothingWritten: true });
@@ -182,7 +182,8 @@ function listLines(items: string[], style: ListStyle, eol: string, blank: boolea
  * first key that comes after it, above the comment lines right over it (none: undefined).
  */
 function lineOfIgnore(text: string, owner: YAMLMap): number | undefined {
-  const pair = owner.items.find((p) => isScalar(p.key) && ['retire', 'safety', 'archive', 'include', 'websites', 'accounts'].includes(String(p.key.value)));
+  const keys = Object.keys(sitesyncSchema().properties ?? {});
+  const pair = owner.items.find((p) => keys.indexOf(keyName(p) ?? '') > keys.indexOf('ignore'));
   const key = pair?.key as Node | undefined;
   if (!key?.range) return undefined;
   let at = text.lastIndexOf('\n', key.range[0] - 1) + 1;

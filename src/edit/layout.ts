@@ -11,15 +11,7 @@ import { ConfigError } from '../messages/errors.js';
 import { schemaPath } from '../io/paths.js';
 import { readDocument, type YamlDocument } from '../config/document.js';
 import { passwordSource } from '../config/interpolate.js';
-
-/** The part of a JSON Schema the layout follows: which keys, in which order, and what is under them. */
-export interface SchemaNode {
-  $ref?: string;
-  properties?: Record<string, SchemaNode>;
-  additionalProperties?: SchemaNode | boolean;
-  items?: SchemaNode | boolean;
-  $defs?: Record<string, SchemaNode>;
-}
+import type { SchemaNode } from '../schema/errors.js';
 
 export interface FormatOptions {
   /** The file's name, for error positions. */
@@ -44,8 +36,9 @@ export interface NotSorted {
   why: string;
 }
 
-/** sitesync's schema, read once. */
+/** sitesync's schema, read once: the order of its `properties` is fmt's order of keys. */
 let ownSchema: SchemaNode | undefined;
+export const sitesyncSchema = (): SchemaNode => (ownSchema ??= JSON.parse(readFileSync(schemaPath(), 'utf8')) as SchemaNode);
 
 /** The text in the canonical layout (which it keeps as it is), or a ConfigError at FILE:LINE:COL. */
 export function formatConfigText(text: string, options: FormatOptions, { doc, lines }: YamlDocument = readDocument(text, options.file)): Formatted {
@@ -59,7 +52,7 @@ export function formatConfigText(text: string, options: FormatOptions, { doc, li
     throw new ConfigError(unresolved.map((alias) => ({ file: options.file, ...lines.linePos(alias.range![0]), message: why(alias), severity: 'error' as const })));
   }
 
-  const layout = layOut(doc, options.schema ?? (ownSchema ??= JSON.parse(readFileSync(schemaPath(), 'utf8')) as SchemaNode), options.sort === true);
+  const layout = layOut(doc, options.schema ?? sitesyncSchema(), options.sort === true);
   keepHeaderOnTop(doc, layout.keys);
   // A reordering that would put an alias before its anchor (or make it name another node) is
   // held back: first that of keys, where anchors or aliases sit in more than one of them; then,
@@ -225,7 +218,7 @@ function passwordsInClear(doc: Document.Parsed): string[] {
   return found;
 }
 
-function keyName(pair: Pair): string | undefined {
+export function keyName(pair: Pair): string | undefined {
   return isScalar(pair.key) && typeof pair.key.value === 'string' ? pair.key.value : undefined;
 }
 

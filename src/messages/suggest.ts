@@ -1,5 +1,4 @@
 /** "Did you mean …?": the closest known word, when one is close enough to be a likely typo. */
-
 export function suggest(word: string, known: readonly string[]): string | undefined {
   const lower = word.toLowerCase();
   let best: string | undefined;
@@ -34,4 +33,9 @@ export function distance(a: string, b: string): number {
     }
   }
   return d[rows - 1]![cols - 1]!;
+}
+
+/** `a, b or c`: the choices a message names. */
+export function orList(words: readonly string[]): string {
+  return words.length < 2 ? words.join('') : `${words.slice(0, -1).join(', ')} or ${words.at(-1)}`;
 }

@@ -6,11 +6,20 @@
  */
 import type { ErrorObject } from 'ajv/dist/2020.js';
 import { fieldOf } from '../model/fields.js';
-import { suggest } from '../messages/suggest.js';
+import { orList, suggest } from '../messages/suggest.js';
 import { schemaValidator, type SchemaName } from './validators.js';
 
 /** Where in the data: keys and list indexes. */
 export type Path = ReadonlyArray<string | number>;
+
+/** The part of a JSON Schema that fmt's layout and these words follow: which keys, in which order, what is under them. */
+export interface SchemaNode {
+  $ref?: string;
+  properties?: Record<string, SchemaNode>;
+  additionalProperties?: SchemaNode | boolean;
+  items?: SchemaNode | boolean;
+  $defs?: Record<string, SchemaNode>;
+}
 
 export interface SchemaIssue {
   path: Path;
@@ -24,23 +33,20 @@ export function schemaIssues(name: SchemaName, data: unknown, words: 'yaml' | 'j
   const validate = schemaValidator(name);
   if (validate(data)) return [];
   const errors = validate.errors ?? [];
-  const issues: SchemaIssue[] = [];
-  const seen = new Set<string>();
+  const issues = new Map<string, SchemaIssue>();
   // Inside "null or an object": when the value is an object, what is wrong inside it is the news.
   const within = (e: ErrorObject) => errors.some((o) => o !== e && o.instancePath.startsWith(`${e.instancePath}/`));
   for (const error of errors) {
     // "must match the then schema" only repeats the errors found inside it.
     if (error.keyword === 'if') continue;
     if (error.keyword === 'type' && error.schema === 'null' && within(error)) continue;
-    const issue = words === 'json' ? describeInJson(error) : describeInFile(error);
+    const path = parsePointer(error.instancePath);
+    const issue = words === 'json' ? { path, atKey: false, message: `${pathName(path)}: ${jsonMessage(error)}` } : describeInFile(error, path);
     // One type message per value: a plan's `id` fails both its own type and the action's.
     const id = `${issue.path.join('/')}|${error.keyword === 'type' ? 'type' : issue.message}`;
-    if (!seen.has(id)) {
-      seen.add(id);
-      issues.push(issue);
-    }
+    if (!issues.has(id)) issues.set(id, issue);
   }
-  return issues;
+  return [...issues.values()];
 }
 
 function parsePointer(pointer: string): (string | number)[] {
@@ -113,11 +119,10 @@ const JSON_TYPE_WORDS: Record<string, string> = {
 const FILE_TYPE_WORDS: Record<string, string> = { ...JSON_TYPE_WORDS, null: 'empty', object: 'a mapping' };
 
 /** An error of the config file's schema, in the words of a YAML file, at the path it points to. */
-function describeInFile(error: ErrorObject): SchemaIssue {
-  const path = parsePointer(error.instancePath);
+function describeInFile(error: ErrorObject, path: Path): SchemaIssue {
   const name = pathName(path);
   const data = error.data;
-  const parent = error.parentSchema as { properties?: object } | undefined;
+  const parent = error.parentSchema as SchemaNode | undefined;
   switch (error.keyword) {
     case 'additionalProperties': {
       const key = (error.params as { additionalProperty: string }).additionalProperty;
@@ -205,17 +210,7 @@ export function controlCharacterIn(text: string, lineBreaks = false): string | u
   return `holds ${CONTROL_NAMES[ch] ?? 'a control character'} (${code}) at character ${found.index + 1}${split}: an entry is one line of printable text (write each entry as its own list item)`;
 }
 
-function orList(items: string[]): string {
-  if (items.length <= 1) return items.join('');
-  return `${items.slice(0, -1).join(', ')} or ${items[items.length - 1]}`;
-}
-
-/** An error of a JSON file's schema, as `changes[3].id: …`. */
-function describeInJson(error: ErrorObject): SchemaIssue {
-  const path = parsePointer(error.instancePath);
-  return { path, atKey: false, message: `${pathName(path)}: ${jsonMessage(error)}` };
-}
-
+/** An error of a JSON file's schema, in its words (after its path: `changes[3].id: …`). */
 function jsonMessage(error: ErrorObject): string {
   switch (error.keyword) {
     case 'additionalProperties':

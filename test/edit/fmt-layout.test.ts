@@ -1,10 +1,11 @@
-/** `sitesync fmt`'s layout (src/config/format.ts): pure text in, text out. */
+/** `sitesync fmt`'s layout (src/edit/layout.ts): pure text in, text out. */
 import { readdirSync, readFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { isAlias, isMap, isScalar, isSeq, parseDocument } from 'yaml';
 import { ConfigError } from '../../src/messages/errors.js';
-import { formatConfigText, type SchemaNode } from '../../src/edit/layout.js';
+import { formatConfigText } from '../../src/edit/layout.js';
+import type { SchemaNode } from '../../src/schema/errors.js';
 import { readFileCollecting } from '../../src/config/parse.js';
 import { root } from '../helpers/cli.js';
 
