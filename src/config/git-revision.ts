@@ -9,7 +9,7 @@ import { dirname, join, relative, resolve, sep } from 'node:path';
 import type { FileSystemAdapter } from 'tinyglobby';
 import { commitOf, runGit } from '../io/git.js';
 import { ConfigError, SitesyncError, UsageError } from '../messages/errors.js';
-import type { Env } from './interpolate.js';
+import type { Env } from '../io/context.js';
 import { decodeText, tooLarge } from './read.js';
 import { includedFiles, type FileSource, type FileTree } from './source.js';
 import { MAX_CONFIG_FILE_BYTES, MAX_TREE_ENTRIES, MAX_TREE_LISTING_BYTES, MAX_TREE_PATH_BYTES } from '../caps.js';

@@ -5,8 +5,6 @@
 import type { Env } from '../io/context.js';
 import type { PasswordSource } from '../model/types.js';
 
-export type { Env };
-
 const TOKEN = /\$\$\{|\$\{([^}]*)\}?/g;
 const NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
 

@@ -16,7 +16,8 @@ import {
 import { Secret } from '../secrets/secret.js';
 import { listValue } from '../model/field-values.js';
 import { passwordRuleProblem, passwordRuleWords } from '../model/password-rule.js';
-import { interpolate, passwordSource, type Env } from './interpolate.js';
+import { interpolate, passwordSource } from './interpolate.js';
+import type { Env } from '../io/context.js';
 import { Locator, readDocument, type TokenBudget } from './document.js';
 import { controlCharacterIn, pathName, schemaIssues, type Path } from '../schema/errors.js';
 import { MAX_WILDCARD_GLOBS, MAX_YAML_ALIAS_EXPANSIONS } from '../caps.js';
