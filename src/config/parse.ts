@@ -57,15 +57,6 @@ export function emptyConfig(file: string): Config {
   return { file, defaults: {}, prune: false, protect: [], ignore: [], retire: [], safety: { ...DEFAULT_SAFETY }, websites: [], warnings: [] };
 }
 
-/** A single-account file's config (a file with accounts: loadWorkspace). */
-export function parseConfig(text: string, file: string, options: ParseOptions): Config {
-  const parsed = parseFile(text, file, options);
-  if (parsed.multi) {
-    throw new ConfigError([{ file, line: 1, col: 1, message: 'the file holds accounts: read it with loadWorkspace', severity: 'error' }]);
-  }
-  return { ...parsed.configs[0]!, warnings: parsed.warnings };
-}
-
 export function parseFile(text: string, file: string, options: ParseOptions, role: FileRole = 'main'): ParsedFile {
   const { parsed, problems } = readFileCollecting(text, file, options, role);
   if (problems.some((d) => d.severity === 'error')) throw new ConfigError(problems);
