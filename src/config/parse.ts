@@ -164,7 +164,10 @@ function build(
       for (const bad of r.malformed) error(at.value(path), malformedReference(path, bad));
       if (r.referenced) error(at.value(path), referenceOutsidePassword(path));
     });
-    leaveOut(raw, path);
+    // Left out of the data: a key is removed, an item of a list left blank (the others keep their places).
+    const holder = valueAt(raw, path.slice(0, -1));
+    if (Array.isArray(holder)) holder[path[path.length - 1] as number] = '';
+    else if (isRecord(holder)) delete holder[path[path.length - 1]!];
   }
   // `$${` is a literal `${` in every other string (a password keeps its template as written).
   if (references) literals(raw);
@@ -276,14 +279,6 @@ function valueAt(data: unknown, path: Path): unknown {
   return path.reduce<unknown>((value, key) => (value && typeof value === 'object' ? (value as Record<string | number, unknown>)[key] : undefined), data);
 }
 
-/** Leaves the value at `path` out of the data: a key is removed, an item of a list left blank (the others keep their places). */
-function leaveOut(data: unknown, path: Path): void {
-  const holder = valueAt(data, path.slice(0, -1));
-  const key = path[path.length - 1]!;
-  if (Array.isArray(holder)) holder[key as number] = '';
-  else if (isRecord(holder)) delete holder[key];
-}
-
 /** Writes, in place, every `$${` of every string but a password as the `${` it stands for. */
 function literals(value: unknown): void {
   if (!value || typeof value !== 'object') return;
@@ -357,9 +352,8 @@ function normalize(
   const websites = data.websites;
   if (!Array.isArray(websites)) return config;
   const domainPositions = at.itemValues(['websites'], 'domain');
-  websites.forEach((site, i) => {
-    if (!isRecord(site)) return;
-    const entry = site;
+  websites.forEach((entry, i) => {
+    if (!isRecord(entry)) return;
     const path = ['websites', i];
     // Every field is checked whatever is wrong with the domain: all of a website's problems at once.
     const checked = settings(entry, path, at, warn, FROM_FILE) as Omit<DesiredWebsite, 'domain' | 'written' | 'pos'>;
