@@ -17,7 +17,7 @@ import { planWithHistory } from './run/delete-traffic.js';
 import { planAccount } from './run/plan.js';
 import { deletesOf } from './planner/retire.js';
 import { renderPlanAs, type PlanFormat } from './render/formats.js';
-import type { Env } from './config/interpolate.js';
+import type { Env } from './io/context.js';
 import { loadWorkspace as loadWorkspaceFile, loadWorkspaceAt } from './config/load.js';
 import { emptyConfig } from './config/parse.js';
 import type { Account, ChangeResult, Config, LiveWebsite, Plan, Workspace } from './model/types.js';

@@ -4,7 +4,7 @@
  * workflow), GITHUB_REPOSITORY and the event payload at GITHUB_EVENT_PATH.
  */
 import { readFile } from 'node:fs/promises';
-import type { Env } from '../config/interpolate.js';
+import type { Env } from '../io/context.js';
 import { SitesyncError } from '../messages/errors.js';
 import { packageVersion } from '../io/paths.js';
 import { apiRoot, ApiThread, JsonApi, wireText, type CiService, type HttpOptions } from './http.js';

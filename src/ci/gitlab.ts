@@ -4,7 +4,7 @@
  * GITLAB_TOKEN: a project access token with the `api` scope. CI_JOB_TOKEN cannot be used: GitLab
  * does not let it write merge-request notes.
  */
-import type { Env } from '../config/interpolate.js';
+import type { Env } from '../io/context.js';
 import { SitesyncError } from '../messages/errors.js';
 import { packageVersion } from '../io/paths.js';
 import { apiRoot, ApiThread, JsonApi, wireText, type CiService, type HttpOptions } from './http.js';

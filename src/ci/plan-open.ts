@@ -10,7 +10,7 @@ import { join, resolve, sep } from 'node:path';
 import { revisionAt } from '../config/git-revision.js';
 import { loadWorkspace } from '../config/load.js';
 import type { FileSource } from '../config/source.js';
-import type { Env } from '../config/interpolate.js';
+import type { Env } from '../io/context.js';
 import { markdownText } from '../messages/escape.js';
 import { splitApproved } from '../render/markdown.js';
 import { fetchMergeRequestHeads, headRef, prefixOf } from './git.js';

@@ -9,9 +9,8 @@ import { cutMarkdown } from '../ci/cut-markdown.js';
 import type { HttpOptions } from '../ci/http.js';
 import { appendJobSummary, summarySection } from '../ci/summary.js';
 import { findApprovedComment, upsertPlanComment, type CommentThread } from '../ci/plan-comment.js';
-import type { Env } from '../config/interpolate.js';
 import { printable } from '../messages/escape.js';
-import type { Context } from '../io/context.js';
+import type { Context, Env } from '../io/context.js';
 import { defineCommand, type CommandArgs } from './define.js';
 
 export type Provider = 'github' | 'gitlab';

@@ -9,9 +9,9 @@ import { dirname, join, relative, resolve, sep } from 'node:path';
 import type { FileSystemAdapter } from 'tinyglobby';
 import { commitOf, runGit } from '../io/git.js';
 import { ConfigError, SitesyncError, UsageError } from '../messages/errors.js';
-import type { Env } from './interpolate.js';
+import type { Env } from '../io/context.js';
 import { decodeText, tooLarge } from './read.js';
-import { includedFiles, type FileSource, type FileTree } from './source.js';
+import { climbsOut, includedFiles, type FileSource, type FileTree } from './source.js';
 import { MAX_CONFIG_FILE_BYTES, MAX_TREE_ENTRIES, MAX_TREE_LISTING_BYTES, MAX_TREE_PATH_BYTES } from '../caps.js';
 
 /** One entry of the revision's tree: a file (blob), a symbolic link, a submodule (commit). */
@@ -96,7 +96,7 @@ export async function revisionAt(place: RevisionPlace): Promise<Revision> {
   const inTree = (path: string): string | undefined => {
     const rel = relative(root, path);
     if (rel === '') return '';
-    if (rel === '..' || rel.startsWith(`..${sep}`) || resolve(root, rel) !== resolve(path)) return undefined;
+    if (climbsOut(rel) || resolve(root, rel) !== resolve(path)) return undefined;
     return rel.split(sep).join('/');
   };
   const entryAt = (path: string) => entries.get(inTree(path) ?? '\0');

@@ -5,20 +5,8 @@
 import type { Env } from '../io/context.js';
 import type { PasswordSource } from '../model/types.js';
 
-export type { Env };
-
 const TOKEN = /\$\$\{|\$\{([^}]*)\}?/g;
 const NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
-
-export interface Interpolated {
-  value: string;
-  /** Names of variables that are not set. */
-  missing: string[];
-  /** Malformed references (`${}`, `${1X}`, an unclosed `${`). */
-  malformed: string[];
-  /** Whether the string referenced any variable. */
-  referenced: boolean;
-}
 
 /**
  * The value of the variable `name`: an own string of `env`, never something every object
@@ -35,8 +23,9 @@ function isReference(match: string, name: string | undefined): name is string {
   return name !== undefined && match.endsWith('}') && NAME.test(name);
 }
 
-export function interpolate(text: string, env: Env): Interpolated {
-  const result: Interpolated = { value: '', missing: [], malformed: [], referenced: false };
+/** `text` with each `${NAME}` set, the names not set, the malformed references (`${}`, `${1X}`, an unclosed `${`), and whether it referenced any. */
+export function interpolate(text: string, env: Env) {
+  const result = { value: '', missing: [] as string[], malformed: [] as string[], referenced: false };
   if (!text.includes('$')) return { ...result, value: text };
   result.value = text.replace(TOKEN, (match, name: string | undefined) => {
     if (match === '$${') return '${';

@@ -16,7 +16,8 @@ import {
 import { Secret } from '../secrets/secret.js';
 import { listValue } from '../model/field-values.js';
 import { passwordRuleProblem, passwordRuleWords } from '../model/password-rule.js';
-import { interpolate, passwordSource, type Env } from './interpolate.js';
+import { interpolate, passwordSource } from './interpolate.js';
+import type { Env } from '../io/context.js';
 import { Locator, readDocument, type TokenBudget } from './document.js';
 import { controlCharacterIn, pathName, schemaIssues, type Path } from '../schema/errors.js';
 import { MAX_WILDCARD_GLOBS, MAX_YAML_ALIAS_EXPANSIONS } from '../caps.js';
@@ -54,15 +55,6 @@ export type FileRole = 'main' | 'include';
 /** A config that lists nothing: no file at all (an account from the flags alone), or a file a revision did not hold. */
 export function emptyConfig(file: string): Config {
   return { file, defaults: {}, prune: false, protect: [], ignore: [], retire: [], safety: { ...DEFAULT_SAFETY }, websites: [], warnings: [] };
-}
-
-/** A single-account file's config (a file with accounts: loadWorkspace). */
-export function parseConfig(text: string, file: string, options: ParseOptions): Config {
-  const parsed = parseFile(text, file, options);
-  if (parsed.multi) {
-    throw new ConfigError([{ file, line: 1, col: 1, message: 'the file holds accounts: read it with loadWorkspace', severity: 'error' }]);
-  }
-  return { ...parsed.configs[0]!, warnings: parsed.warnings };
 }
 
 export function parseFile(text: string, file: string, options: ParseOptions, role: FileRole = 'main'): ParsedFile {
@@ -172,7 +164,10 @@ function build(
       for (const bad of r.malformed) error(at.value(path), malformedReference(path, bad));
       if (r.referenced) error(at.value(path), referenceOutsidePassword(path));
     });
-    leaveOut(raw, path);
+    // Left out of the data: a key is removed, an item of a list left blank (the others keep their places).
+    const holder = valueAt(raw, path.slice(0, -1));
+    if (Array.isArray(holder)) holder[path[path.length - 1] as number] = '';
+    else if (isRecord(holder)) delete holder[path[path.length - 1]!];
   }
   // `$${` is a literal `${` in every other string (a password keeps its template as written).
   if (references) literals(raw);
@@ -284,14 +279,6 @@ function valueAt(data: unknown, path: Path): unknown {
   return path.reduce<unknown>((value, key) => (value && typeof value === 'object' ? (value as Record<string | number, unknown>)[key] : undefined), data);
 }
 
-/** Leaves the value at `path` out of the data: a key is removed, an item of a list left blank (the others keep their places). */
-function leaveOut(data: unknown, path: Path): void {
-  const holder = valueAt(data, path.slice(0, -1));
-  const key = path[path.length - 1]!;
-  if (Array.isArray(holder)) holder[key as number] = '';
-  else if (isRecord(holder)) delete holder[key];
-}
-
 /** Writes, in place, every `$${` of every string but a password as the `${` it stands for. */
 function literals(value: unknown): void {
   if (!value || typeof value !== 'object') return;
@@ -365,9 +352,8 @@ function normalize(
   const websites = data.websites;
   if (!Array.isArray(websites)) return config;
   const domainPositions = at.itemValues(['websites'], 'domain');
-  websites.forEach((site, i) => {
-    if (!isRecord(site)) return;
-    const entry = site;
+  websites.forEach((entry, i) => {
+    if (!isRecord(entry)) return;
     const path = ['websites', i];
     // Every field is checked whatever is wrong with the domain: all of a website's problems at once.
     const checked = settings(entry, path, at, warn, FROM_FILE) as Omit<DesiredWebsite, 'domain' | 'written' | 'pos'>;

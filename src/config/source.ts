@@ -129,7 +129,7 @@ function inGitFolder(path: string): boolean {
 }
 
 /** Whether a path relative to the repository leaves it (`..`, `../x`, or another drive); `..x` is a name inside. */
-function climbsOut(path: string): boolean {
+export function climbsOut(path: string): boolean {
   return path === '..' || path.startsWith(`..${sep}`) || isAbsolute(path);
 }
 

@@ -6,7 +6,8 @@
  * account of an `accounts:` file takes its base_url and the variable its api_key_env names.
  */
 import { installationOf } from '../model/address.js';
-import { envValue, type Env } from '../config/interpolate.js';
+import { envValue } from '../config/interpolate.js';
+import type { Env } from '../io/context.js';
 import { unsetKeyVariable } from '../config/load.js';
 import { SitesyncError, UsageError, type Diagnostic } from '../messages/errors.js';
 import type { Config, Workspace } from '../model/types.js';

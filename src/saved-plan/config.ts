@@ -3,7 +3,7 @@
  * one the plan file names, which is data like the rest of it.
  */
 import { existsSync } from 'node:fs';
-import type { Env } from '../config/interpolate.js';
+import type { Env } from '../io/context.js';
 import { loadWorkspace } from '../config/load.js';
 import { ConfigError, SitesyncError } from '../messages/errors.js';
 import type { Workspace } from '../model/types.js';

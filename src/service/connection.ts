@@ -6,7 +6,7 @@
 import { createReadStream } from 'node:fs';
 import { SitesyncError } from '../messages/errors.js';
 import { BASE_URL_RULE, checkedAddress } from '../model/address.js';
-import type { Env } from '../config/interpolate.js';
+import type { Env } from '../io/context.js';
 import { MAX_KEY_FILE_BYTES } from '../caps.js';
 
 export interface ConnectionFlags {

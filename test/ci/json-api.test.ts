@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { apiRoot, JsonApi, nextLink, rateLimitWait, type CiService } from '../../src/ci/http.js';
-import { parseConfig } from '../../src/config/parse.js';
+import { parseFile } from '../../src/config/parse.js';
 import { resolveBaseUrl } from '../../src/service/connection.js';
 import { hugeServer, trickleServer } from '../helpers/hostile-server.js';
 
@@ -50,7 +50,7 @@ describe('one rule for every address a secret is sent to: the base URL and the C
   it('api.base_url in the file is held to the same rule, with its line and column', () => {
     const problems = (address: string) => {
       try {
-        parseConfig(`version: 1\napi:\n  base_url: ${address}\nwebsites: []\n`, 'x.yaml', { env: {} });
+        parseFile(`version: 1\napi:\n  base_url: ${address}\nwebsites: []\n`, 'x.yaml', { env: {} });
         return 'ok';
       } catch (error) {
         return (error as Error).message;

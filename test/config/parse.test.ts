@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/api.js';
-import { parseConfig } from '../../src/config/parse.js';
+import { parseFile } from '../../src/config/parse.js';
 import { ConfigError, formatDiagnostic } from '../../src/messages/errors.js';
 import { isIpOrCidr } from '../../src/model/exclude-ips.js';
 
@@ -90,7 +90,7 @@ describe('an invalid file is refused with FILE:LINE:COL: message', () => {
     ].join('\n');
     let error: unknown;
     try {
-      parseConfig(text, 'many.yaml', { env: {} });
+      parseFile(text, 'many.yaml', { env: {} });
     } catch (e) {
       error = e;
     }
@@ -137,7 +137,7 @@ describe('config messages that lead to the fix', () => {
       expect([isIpOrCidr(text), isIpOrCidr(text)]).toEqual(Array(2).fill(['10.0.0.1', '2001:db8::/32'].includes(text)));
     }
     const sites = Array.from({ length: 3 }, (_, i) => `  - domain: s${i}.example.com\n    exclude_ips: [office-router, 10.0.0.1]\n`).join('');
-    const { warnings } = parseConfig(`version: 1\nwebsites:\n${sites}`, 'x.yaml', { env: {} });
+    const { warnings } = parseFile(`version: 1\nwebsites:\n${sites}`, 'x.yaml', { env: {} });
     expect(warnings.map(formatDiagnostic)).toEqual(
       [4, 6, 8].map((line, i) => `x.yaml:${line}:19: warning: websites[${i}].exclude_ips[0]: "office-router" is not an IPv4 or IPv6 address or CIDR range: the service keeps it, but never matches a visitor with it`),
     );
@@ -153,7 +153,7 @@ describe('config messages that lead to the fix', () => {
     ]);
     // Set, they are variables like any other.
     const env = Object.assign(Object.create(null) as Record<string, string>, { toString: 'pw-0', constructor: 'pw-2' });
-    const set = parseConfig(text.replace('${__proto__}', 'literal'), 'x.yaml', { env });
+    const set = parseFile(text.replace('${__proto__}', 'literal'), 'x.yaml', { env }).configs[0]!;
     expect(set.websites.map((w) => w.password?.value)).toEqual(['pw-0', 'literal', 'pw-2']);
   });
 
@@ -182,7 +182,7 @@ describe('config messages that lead to the fix', () => {
     ]);
     expect(found.join('\n')).not.toContain('SECRET-VALUE');
     // $${ still writes a literal ${, anywhere.
-    const literal = parseConfig('version: 1\nwebsites:\n  - domain: b.example.com\n    exclude_params: ["a$${b}"]\n', 'x.yaml', { env: {} });
+    const literal = parseFile('version: 1\nwebsites:\n  - domain: b.example.com\n    exclude_params: ["a$${b}"]\n', 'x.yaml', { env: {} }).configs[0]!;
     expect(literal.websites[0]!.exclude_params).toEqual(['a${b}']);
   });
 
@@ -206,7 +206,7 @@ describe('config messages that lead to the fix', () => {
     expect(await problemsOf(text, { PW: '' })).toEqual([
       'x.yaml:5:15: websites[0].password: the value read from ${PW} is empty; the service takes a password of 1 to 128 characters',
     ]);
-    const config = parseConfig(text, 'x.yaml', { env: { PW: 'p'.repeat(128) } });
+    const config = parseFile(text, 'x.yaml', { env: { PW: 'p'.repeat(128) } }).configs[0]!;
     expect(config.websites[0]!.password!.template).toBe('${PW}');
     expect(config.websites[0]!.password!.value).toBe('p'.repeat(128));
     // Written in clear, it is what the file says, and checked.
@@ -274,7 +274,7 @@ describe('a control character in a domain or a list entry is an error at its pos
   });
 
   it('a line break between entries of the one-string form is no control character, nor is any printable character', async () => {
-    const config = parseConfig('version: 1\nwebsites:\n  - domain: a.example.com\n    exclude_params: "ref\\r\\ngclid\\nfb ü €"\n', 'x.yaml', { env: {} });
+    const config = parseFile('version: 1\nwebsites:\n  - domain: a.example.com\n    exclude_params: "ref\\r\\ngclid\\nfb ü €"\n', 'x.yaml', { env: {} }).configs[0]!;
     expect(config.websites[0]!.exclude_params).toEqual(['ref', 'gclid', 'fb ü €']);
   });
 });
@@ -289,20 +289,20 @@ describe('a literal "${" written as "$${" is text, never a reference read again'
 
   it('in a list entry it is the literal text, and checked as any entry', async () => {
     const text = 'version: 1\nwebsites:\n  - domain: a.example.com\n    exclude_params: ["$${X}"]\n    exclude_ips: ["$${X}"]\n';
-    const config = parseConfig(text, 'x.yaml', { env: { X: '10.0.0.1' } });
-    expect(config.websites[0]!.exclude_params).toEqual(['${X}']);
-    expect(config.websites[0]!.exclude_ips).toEqual(['${X}']);
-    expect(config.warnings.map(formatDiagnostic)).toEqual([
+    const { configs, warnings } = parseFile(text, 'x.yaml', { env: { X: '10.0.0.1' } });
+    expect(configs[0]!.websites[0]!.exclude_params).toEqual(['${X}']);
+    expect(configs[0]!.websites[0]!.exclude_ips).toEqual(['${X}']);
+    expect(warnings.map(formatDiagnostic)).toEqual([
       'x.yaml:5:19: warning: websites[0].exclude_ips[0]: "${X}" is not an IPv4 or IPv6 address or CIDR range: the service keeps it, but never matches a visitor with it',
     ]);
   });
 
   it('in a password it is a password written in clear, "${X}", never the variable X', () => {
-    const config = parseConfig('version: 1\nwebsites:\n  - domain: a.example.com\n    password: "$${X}"\n', 'x.yaml', { env: { X: 'from-the-environment' } });
-    const password = config.websites[0]!.password!;
+    const { configs, warnings } = parseFile('version: 1\nwebsites:\n  - domain: a.example.com\n    password: "$${X}"\n', 'x.yaml', { env: { X: 'from-the-environment' } });
+    const password = configs[0]!.websites[0]!.password!;
     expect(password.value).toBe('${X}');
     expect(password.template).toBe('$${X}');
-    expect(config.warnings.map(formatDiagnostic)).toEqual([
+    expect(warnings.map(formatDiagnostic)).toEqual([
       'x.yaml:4:15: warning: the password of a.example.com is written in the file: use ${NAME} and set NAME in the environment',
     ]);
   });
@@ -310,7 +310,7 @@ describe('a literal "${" written as "$${" is text, never a reference read again'
 
 async function problemsOf(text: string, env: Record<string, string> = {}): Promise<string[]> {
   try {
-    parseConfig(text, 'x.yaml', { env });
+    parseFile(text, 'x.yaml', { env });
     return [];
   } catch (e) {
     return (e as ConfigError).diagnostics.map(formatDiagnostic);
@@ -398,7 +398,7 @@ describe('a valid file becomes the normalized model', () => {
 
   it('$${ writes a literal ${', async () => {
     const text = 'version: 1\nwebsites:\n  - domain: a.example.com\n    exclude_params: ["$${NOT_A_VAR}"]\n';
-    const config = parseConfig(text, 'x.yaml', { env: {} });
+    const config = parseFile(text, 'x.yaml', { env: {} }).configs[0]!;
     expect(config.websites[0]!.exclude_params).toEqual(['${NOT_A_VAR}']);
   });
 
@@ -444,7 +444,7 @@ describe('a valid file becomes the normalized model', () => {
 
   it('a baseline may name variables that are no longer set', () => {
     const text = 'version: 1\nwebsites:\n  - domain: a.example.com\n    privacy: 2\n    password: ${GONE}\n';
-    const config = parseConfig(text, 'old.yaml', { env: {}, lenientEnv: true });
+    const config = parseFile(text, 'old.yaml', { env: {}, lenientEnv: true }).configs[0]!;
     expect([config.websites[0]!.password?.template, config.websites[0]!.password?.value]).toEqual(['${GONE}', '${GONE}']);
   });
 });
@@ -452,7 +452,7 @@ describe('a valid file becomes the normalized model', () => {
 describe('the library shows no password', () => {
   it('JSON.stringify, util.inspect, console.log and a template string of a loaded config show (sensitive), never the value', async () => {
     const { inspect } = await import('node:util');
-    const config = parseConfig('version: 1\nwebsites:\n  - domain: a.example.com\n    privacy: password\n    password: ${PW}\n', 'x.yaml', { env: { PW: 'pw-SECRET-value' } });
+    const config = parseFile('version: 1\nwebsites:\n  - domain: a.example.com\n    privacy: password\n    password: ${PW}\n', 'x.yaml', { env: { PW: 'pw-SECRET-value' } }).configs[0]!;
     const password = config.websites[0]!.password!;
     for (const shown of [JSON.stringify(config), inspect(config, { depth: 10 }), inspect(password, { showHidden: true }), `${password}`, String(password)]) {
       expect(shown).not.toContain('pw-SECRET-value');

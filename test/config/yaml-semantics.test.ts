@@ -3,14 +3,14 @@
  * (and so to editors' YAML language server), whatever its blanks, quotes, depth or markers.
  */
 import { describe, expect, it } from 'vitest';
-import { parseConfig } from '../../src/config/parse.js';
+import { parseFile } from '../../src/config/parse.js';
 import { ConfigError, formatDiagnostic } from '../../src/messages/errors.js';
 
 const NBSP = '\u00a0';
 const INVISIBLE = ' (it holds an invisible character, U+00A0, that YAML does not take for a blank: delete it)';
 
 function read(text: string) {
-  return parseConfig(text, 'x.yaml', { env: {} });
+  return parseFile(text, 'x.yaml', { env: {} }).configs[0]!;
 }
 
 function problemsOf(text: string): string[] {

@@ -6,7 +6,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { executePlan, NO_PASSWORD } from '../../src/run/execute.js';
 import { passwordsFrom } from '../../src/planner/gate.js';
-import { parseConfig } from '../../src/config/parse.js';
+import { parseFile } from '../../src/config/parse.js';
 import { startEmulator, type Emulator } from '../../src/emulator/index.js';
 import { planChanges } from '../../src/planner/plan.js';
 import { ServiceClient } from '../../src/service/client.js';
@@ -34,7 +34,7 @@ websites:
 
 async function planned() {
   emu.seed(KEY, [{ domain: 'locked.example.com', privacy: 0, email: 0, exclude_bots: 1 }]);
-  const config = parseConfig(YAML, '/repo/sitesync.yaml', { env: { PW: 'pw-VALUE-1' } });
+  const config = parseFile(YAML, '/repo/sitesync.yaml', { env: { PW: 'pw-VALUE-1' } }).configs[0]!;
   const live = await client.listWebsites();
   const plan = planChanges({ config, live, account: null, baseUrl: emu.url });
   return { config, plan };

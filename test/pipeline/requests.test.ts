@@ -6,7 +6,7 @@
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { parseConfig } from '../../src/config/parse.js';
+import { parseFile } from '../../src/config/parse.js';
 import { planChanges } from '../../src/planner/plan.js';
 import { runJson } from '../../src/render/run.js';
 import { ServiceClient } from '../../src/service/client.js';
@@ -36,7 +36,7 @@ async function fullListingPlan(targets: string[]) {
   const client = new ServiceClient({ baseUrl: s.emu.url, apiKey: KEY });
   try {
     const [account, live] = await Promise.all([client.getAccount(), client.listWebsites()]);
-    const config = parseConfig(FILE, join(s.dir, 'sitesync.yaml'), { env: {} });
+    const config = parseFile(FILE, join(s.dir, 'sitesync.yaml'), { env: {} }).configs[0]!;
     const plan = planChanges({ config, live, account, baseUrl: s.emu.url, options: { targets } });
     return runJson([{ name: '', baseUrl: s.emu.url, plan }]);
   } finally {

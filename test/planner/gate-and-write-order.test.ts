@@ -1,6 +1,6 @@
 /** The gate (planner/gate.ts) and the write order (planner/moves.ts): pure, a plan in, refusals or marks out. */
 import { describe, expect, it } from 'vitest';
-import { parseConfig } from '../../src/config/parse.js';
+import { parseFile } from '../../src/config/parse.js';
 import type { Account, LiveWebsite, Plan } from '../../src/model/types.js';
 import { refusals } from '../../src/planner/gate.js';
 import { atLimit, goesFirst, markMoves, moveNote } from '../../src/planner/moves.js';
@@ -8,7 +8,7 @@ import { planChanges } from '../../src/planner/plan.js';
 
 const BASE = 'https://analytics.example.com';
 const env = { PW: 'the-password-1', KEYVAR: 'sk-the-api-key' };
-const config = (yaml: string) => parseConfig(`version: 1\n${yaml}`, 'sitesync.yaml', { env });
+const config = (yaml: string) => parseFile(`version: 1\n${yaml}`, 'sitesync.yaml', { env }).configs[0]!;
 const live = (id: number, domain: string): LiveWebsite => ({ id, domain, privacy: 0, email: 0, exclude_bots: 1, exclude_ips: [], favorite: false, password: false });
 const account = (limit: number | null): Account => ({ id: 1, name: 'A', email: 'a@example.com', websiteLimit: limit }) as Account;
 const plan = (yaml: string, sites: LiveWebsite[], limit: number | null = null): Plan =>

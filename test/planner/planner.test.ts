@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { parseConfig } from '../../src/config/parse.js';
+import { parseFile } from '../../src/config/parse.js';
 import type { Account, Change, LiveWebsite, Plan } from '../../src/model/types.js';
 import { planChanges, PlanningError, type PlanOptions } from '../../src/planner/plan.js';
 
@@ -7,7 +7,7 @@ const env = { PW: 'secret-pw', PW2: 'other-pw' };
 const BASE = 'https://analytics.example.com';
 
 function config(yaml: string, environment: Record<string, string> = env) {
-  return parseConfig(`version: 1\n${yaml}`, 'sitesync.yaml', { env: environment });
+  return parseFile(`version: 1\n${yaml}`, 'sitesync.yaml', { env: environment }).configs[0]!;
 }
 
 /** A live website as the deployed service shows it: no exclude_params. */

@@ -1,6 +1,6 @@
 /** One comparison of receipts (planner/receipt.ts) serves a saved plan and an approved comment alike. */
 import { describe, expect, it } from 'vitest';
-import { parseConfig } from '../../src/config/parse.js';
+import { parseFile } from '../../src/config/parse.js';
 import type { Account, AccountPlan, LiveWebsite } from '../../src/model/types.js';
 import { planChanges } from '../../src/planner/plan.js';
 import { blockOf, compareReceipts, receiptOf, receiptOfBlock } from '../../src/planner/receipt.js';
@@ -12,7 +12,7 @@ const live: LiveWebsite[] = [
 ];
 const SHA = 'a'.repeat(64);
 const plans = (yaml: string, now: LiveWebsite[] = live): AccountPlan[] => {
-  const config = parseConfig(yaml, '/repo/sitesync.yaml', { env: {} });
+  const config = parseFile(yaml, '/repo/sitesync.yaml', { env: {} }).configs[0]!;
   return [{ name: '', baseUrl: 'https://a', plan: planChanges({ config, live: now, account, baseUrl: 'https://a', options: {} }) }];
 };
 const FILE = 'version: 1\nprune: true\nsafety: { max_delete_percent: 100 }\nwebsites:\n  - domain: a.example.com\n    email: true\n  - domain: b.example.com\n';

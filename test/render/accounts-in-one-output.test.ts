@@ -4,7 +4,7 @@
  * and one JSON shape for both.
  */
 import { describe, expect, it } from 'vitest';
-import { parseConfig } from '../../src/config/parse.js';
+import { parseFile } from '../../src/config/parse.js';
 import { planChanges } from '../../src/planner/plan.js';
 import type { AccountPlan, LiveWebsite } from '../../src/model/types.js';
 import { MARKER, renderMarkdown } from '../../src/render/markdown.js';
@@ -13,7 +13,7 @@ import { renderText } from '../../src/render/text.js';
 
 function planOf(n: number, prefix: string) {
   const sites = Array.from({ length: n }, (_, i) => `  - domain: ${prefix}-${i}.example.com\n    privacy: private\n    exclude_ips: [10.0.0.${i % 250}]`);
-  const config = parseConfig(`version: 1\nwebsites:\n${sites.join('\n')}\n`, 'f.yaml', { env: {} });
+  const config = parseFile(`version: 1\nwebsites:\n${sites.join('\n')}\n`, 'f.yaml', { env: {} }).configs[0]!;
   return planChanges({ config, live: [], account: null, baseUrl: `https://${prefix}.example.net` });
 }
 
@@ -63,7 +63,7 @@ describe('many accounts: one line for an account without changes, one for those 
   const live = (n: number, prefix: string): LiveWebsite[] => Array.from({ length: n }, (_, i) => ({ id: i + 1, domain: `${prefix}-${i}.example.com`, privacy: 1, email: 0, exclude_bots: 1, exclude_params: [], exclude_ips: [`10.0.0.${i % 250}`] }));
   function quiet(n: number, prefix: string) {
     const sites = Array.from({ length: n }, (_, i) => `  - domain: ${prefix}-${i}.example.com\n    privacy: private\n    exclude_ips: [10.0.0.${i % 250}]`);
-    const config = parseConfig(`version: 1\nwebsites:\n${sites.join('\n')}\n`, 'f.yaml', { env: {} });
+    const config = parseFile(`version: 1\nwebsites:\n${sites.join('\n')}\n`, 'f.yaml', { env: {} }).configs[0]!;
     return planChanges({ config, live: live(n, prefix), account: null, baseUrl: `https://${prefix}.example.net` });
   }
   const accounts: AccountPlan[] = [

@@ -1,6 +1,6 @@
 import pc from 'picocolors';
 import { describe, expect, it } from 'vitest';
-import { parseConfig } from '../../src/config/parse.js';
+import { parseFile } from '../../src/config/parse.js';
 import type { LiveWebsite, Plan } from '../../src/model/types.js';
 import { planChanges } from '../../src/planner/plan.js';
 import { renderApplySummary, resultLine } from '../../src/render/apply-result.js';
@@ -33,7 +33,7 @@ const live: LiveWebsite[] = [
 ];
 
 function samplePlan(): Plan {
-  const config = parseConfig(yaml, 'sitesync.yaml', { env: { EXAMPLE_PW: 'pa55-word-VALUE' } });
+  const config = parseFile(yaml, 'sitesync.yaml', { env: { EXAMPLE_PW: 'pa55-word-VALUE' } }).configs[0]!;
   return planChanges({
     config,
     live,
@@ -74,11 +74,11 @@ describe('renderers are pure functions of the plan (golden files)', () => {
   });
 
   it('a password written in clear, or partly, says so instead of a variable', () => {
-    const config = parseConfig(
+    const config = parseFile(
       'version: 1\nwebsites:\n  - domain: a.example.com\n    password: hunter2-in-clear\n  - domain: b.example.com\n    password: x-${B_PW}-${B_PW}-${C_PW}\n',
       'x.yaml',
       { env: { B_PW: 'b-value', C_PW: 'c-value' } },
-    );
+    ).configs[0]!;
     const p = planChanges({ config, live: [], account: null, baseUrl: 'http://127.0.0.1:1' });
     expect(p.changes.map((c) => (c.action === 'delete' ? undefined : c.password_from))).toEqual([
       { variables: [], clear: true },
@@ -93,7 +93,7 @@ describe('renderers are pure functions of the plan (golden files)', () => {
   });
 
   it('an empty plan says so', () => {
-    const config = parseConfig('version: 1\nwebsites: []\n', 'x.yaml', { env: {} });
+    const config = parseFile('version: 1\nwebsites: []\n', 'x.yaml', { env: {} }).configs[0]!;
     const p = planChanges({ config, live: [], account: null, baseUrl: 'http://127.0.0.1:1' });
     expect(renderText(p)).toBe('sitesync plan for http://127.0.0.1:1\n\nNo changes: the account matches the file.\n\nPlan: 0 to create, 0 to update, 0 to delete (0 unchanged, 0 unmanaged).\n');
     expect(renderMarkdown(p)).toContain('### sitesync plan: no changes');
@@ -103,7 +103,7 @@ describe('renderers are pure functions of the plan (golden files)', () => {
 describe('markdown for a pull request', () => {
   it('starts with the marker and stays under 60,000 characters, with a note when cut', () => {
     const sites = Array.from({ length: 3000 }, (_, i) => `  - domain: site-${i}.example.com\n    privacy: private\n    exclude_ips: [10.0.0.${i % 250}]`);
-    const config = parseConfig(`version: 1\nwebsites:\n${sites.join('\n')}\n`, 'big.yaml', { env: {} });
+    const config = parseFile(`version: 1\nwebsites:\n${sites.join('\n')}\n`, 'big.yaml', { env: {} }).configs[0]!;
     const p = planChanges({ config, live: [], account: null, baseUrl: 'https://a.example.com' });
     const md = renderMarkdown(p);
     expect(md.startsWith(`${MARKER}\n`)).toBe(true);
@@ -114,7 +114,7 @@ describe('markdown for a pull request', () => {
 
   it('cut, it keeps the deletes and updates and drops creates first: 3,000 new websites cannot push a private website made public out of the comment', () => {
     const sites = Array.from({ length: 3000 }, (_, i) => `  - domain: site-${i}.example.com`);
-    const config = parseConfig(`version: 1\nprune: true\nwebsites:\n${sites.join('\n')}\n  - domain: zzz-private.example.com\n    privacy: public\n`, 'big.yaml', { env: {} });
+    const config = parseFile(`version: 1\nprune: true\nwebsites:\n${sites.join('\n')}\n  - domain: zzz-private.example.com\n    privacy: public\n`, 'big.yaml', { env: {} }).configs[0]!;
     const live: LiveWebsite[] = [
       { id: 1, domain: 'zzz-private.example.com', privacy: 1, email: 0, exclude_bots: 1, exclude_ips: [] },
       { id: 2, domain: 'zzz-gone.example.com', privacy: 0, email: 0, exclude_bots: 1, exclude_ips: [] },
@@ -148,7 +148,7 @@ describe('the pull-request comment (markdown)', () => {
 describe('what apply prints when it is done', () => {
   const colors = pc.createColors(false);
   const [create, update] = planChanges({
-    config: parseConfig('version: 1\nwebsites:\n  - domain: a.example.com\n  - domain: b.example.com\n    email: true\n', '/r/sitesync.yaml', { env: {} }),
+    config: parseFile('version: 1\nwebsites:\n  - domain: a.example.com\n  - domain: b.example.com\n    email: true\n', '/r/sitesync.yaml', { env: {} }).configs[0]!,
     live: [{ id: 7, domain: 'b.example.com', privacy: 0, email: 0, exclude_bots: 1 }],
     account: null,
     baseUrl: 'http://127.0.0.1:1',

@@ -4,7 +4,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { planCommentBody } from '../../src/ci/comment-body.js';
-import { parseConfig } from '../../src/config/parse.js';
+import { parseFile } from '../../src/config/parse.js';
 import type { AccountPlan, LiveWebsite, Plan } from '../../src/model/types.js';
 import { changeDigest } from '../../src/planner/digest.js';
 import { planChanges } from '../../src/planner/plan.js';
@@ -21,7 +21,7 @@ const SHA = 'a'.repeat(64);
 const OTHER_SHA = 'b'.repeat(64);
 
 function planOf(yaml: string, live: LiveWebsite[], env: Record<string, string> = {}): Plan {
-  const config = parseConfig(yaml, '/repo/sitesync.yaml', { env });
+  const config = parseFile(yaml, '/repo/sitesync.yaml', { env }).configs[0]!;
   return planChanges({ config, live, account: null, baseUrl: 'https://analytics.example.com' });
 }
 

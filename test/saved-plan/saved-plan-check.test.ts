@@ -8,7 +8,7 @@ import type { SavedChange, SavedPlan } from '../../src/saved-plan/file.js';
 import { compareSaved, type Numbered } from '../../src/saved-plan/departures.js';
 import { savedReasons } from '../../src/saved-plan/consents.js';
 import { Scope } from '../../src/planner/scope.js';
-import { parseConfig } from '../../src/config/parse.js';
+import { parseFile } from '../../src/config/parse.js';
 import type { Account, Config, LiveWebsite } from '../../src/model/types.js';
 import { planChanges, type PlanOptions } from '../../src/planner/plan.js';
 import { fingerprint, liveView } from '../../src/planner/values.js';
@@ -30,7 +30,7 @@ websites:
     favorite: true
   - domain: same.example.com
 `;
-const config = parseConfig(yaml, '/repo/sitesync.yaml', { env: { PW: 'pw-VALUE-1' } });
+const config = parseFile(yaml, '/repo/sitesync.yaml', { env: { PW: 'pw-VALUE-1' } }).configs[0]!;
 const account: Account = { id: 7, name: 'Jane', email: 'jane@example.com', plan: 'Pro', websiteLimit: 10 };
 const live: LiveWebsite[] = [
   { id: 1, domain: 'example.com', privacy: 0, email: 0, exclude_bots: 1, exclude_ips: [], favorite: false, password: false },
@@ -118,14 +118,14 @@ describe('a saved plan file is checked whole', () => {
 });
 
 describe('a saved plan does only what the config file it was made from asks for', () => {
-  const unpruned = parseConfig(
+  const unpruned = parseFile(
     yaml
       .replace('prune: true\n', '')
       .replace('  exclude_params: [utm_source]\n', '  email: false\n')
       .replace('  - domain: same.example.com\n', '  - domain: same.example.com\n    exclude_params: [utm_source]\n'),
     '/repo/sitesync.yaml',
     { env: { PW: 'pw-VALUE-1' } },
-  );
+  ).configs[0]!;
 
   it('what plan --out writes follows its file, --prune included; without --prune recorded, the delete is refused', () => {
     const pruned = saved(unpruned, { prune: true });
@@ -163,7 +163,7 @@ describe('a saved plan does only what the config file it was made from asks for'
   });
 
   it('a write-only field sent because of the baseline is sent again for that reason, and only where the file sets it', () => {
-    const baseline = parseConfig(yaml.replace('${PW}', '${OLD_PW}'), '/repo/old.yaml', { env: { OLD_PW: 'old' } });
+    const baseline = parseFile(yaml.replace('${PW}', '${OLD_PW}'), '/repo/old.yaml', { env: { OLD_PW: 'old' } }).configs[0]!;
     const plan = saved(config, { baseline });
     const update = plan.changes.find((c) => c.domain === 'example.com')!;
     expect(update.details.find((d) => d.field === 'password')?.write_only).toBe('missing');

@@ -5,7 +5,7 @@
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { planWithHistory } from '../../src/run/delete-traffic.js';
-import { parseConfig } from '../../src/config/parse.js';
+import { parseFile } from '../../src/config/parse.js';
 import { startEmulator, type Emulator } from '../../src/emulator/index.js';
 import type { DeleteChange } from '../../src/model/types.js';
 import { planChanges } from '../../src/planner/plan.js';
@@ -29,7 +29,7 @@ afterEach(async () => {
 });
 
 async function deletesWithHistory() {
-  const config = parseConfig('version: 1\nprune: true\nsafety: {max_delete_percent: 100}\nwebsites: []\n', 'sitesync.yaml', { env: {} });
+  const config = parseFile('version: 1\nprune: true\nsafety: {max_delete_percent: 100}\nwebsites: []\n', 'sitesync.yaml', { env: {} }).configs[0]!;
   const plan = planChanges({ config, live: await client.listWebsites(), account: null, baseUrl: emu.url, options: {} });
   emu.resetStats();
   const done = await planWithHistory(plan, config, client);
@@ -67,7 +67,7 @@ describe("a delete's traffic when the stats API is slow or missing", () => {
   });
 
   it('a stats answer trickled a few bytes at a time is cut off at its deadline: the traffic is unknown, which counts as recent', async () => {
-    const config = parseConfig('version: 1\nprune: true\nsafety: {max_delete_percent: 100}\nwebsites: []\n', 'sitesync.yaml', { env: {} });
+    const config = parseFile('version: 1\nprune: true\nsafety: {max_delete_percent: 100}\nwebsites: []\n', 'sitesync.yaml', { env: {} }).configs[0]!;
     const plan = planChanges({ config, live: await client.listWebsites(), account: null, baseUrl: emu.url, options: {} });
     const trickle = await trickleServer();
     // Chunks every 150 ms never trip the 1 s between them; the 0.6 s deadline of a stats read does.
