@@ -5,7 +5,7 @@
  */
 import yargs, { type Argv, type Options, type PositionalOptions } from 'yargs';
 import { COMMAND_GROUPS, COMMAND_TABLE, GLOBAL_OPTIONS, type Command, type OptionSpec } from './table.js';
-import { CommandLineError, emptyValue, explainFailure, needsValue } from './usage.js';
+import { CommandLineError, emptyValue, explainFailure, needsValue, wordsBeforeDashes } from './usage.js';
 import { packageVersion } from '../io/paths.js';
 
 const EPILOGUE = `Connection:
@@ -122,8 +122,7 @@ function afterDashes(command: Command, args: Record<string, unknown>): Record<st
  */
 function once(command: Command, args: Record<string, unknown>, argv: readonly string[]): Record<string, unknown> {
   // yargs keeps a flag's last word only: flags are counted as typed (before `--`).
-  const end = argv.indexOf('--');
-  const words = end < 0 ? argv : argv.slice(0, end);
+  const words = wordsBeforeDashes(argv);
   for (const [name, spec] of Object.entries(optionsOf(command))) {
     if (spec.array) continue;
     const value = args[name];
@@ -194,10 +193,9 @@ export function buildParser(argv: string[], onCommand: OnCommand): Argv {
     });
 }
 
-/** --help or -h before `--`: yargs shows help (and runs no command). */
+/** --help or -h (alone or in a bundle) before `--`: yargs shows help (and runs no command). */
 function asksForHelp(argv: readonly string[]): boolean {
-  const end = argv.indexOf('--');
-  return (end < 0 ? argv : argv.slice(0, end)).some((word) => word === '--help' || word === '-h');
+  return wordsBeforeDashes(argv).some((word) => isFlagWord(word, 'help', 'h'));
 }
 
 /** yargs' failure message, with what is unknown and what was probably meant. */

@@ -143,8 +143,7 @@ function explainFlag(name: string, facts: CommandLineFacts, where: string): stri
 function explainBeforeCommand(facts: CommandLineFacts): string[] | undefined {
   const where = facts.command.length ? `sitesync ${facts.command.join(' ')}` : 'sitesync';
   const lines: string[] = [];
-  const end = facts.argv.indexOf('--');
-  const argv = end < 0 ? facts.argv : facts.argv.slice(0, end);
+  const argv = wordsBeforeDashes(facts.argv);
   argv.forEach((arg, i) => {
     const typed = /^--?([^-=][^=]*)/.exec(arg)?.[1];
     if (!typed) return;
@@ -204,4 +203,10 @@ function isTypedFlag(name: string, argv: readonly string[], negated = true): boo
 
 function kebab(word: string): string {
   return word.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`);
+}
+
+/** The command line's words before `--`: what is typed as flags (after it, every word is data). */
+export function wordsBeforeDashes(argv: readonly string[]): readonly string[] {
+  const end = argv.indexOf('--');
+  return end < 0 ? argv : argv.slice(0, end);
 }
