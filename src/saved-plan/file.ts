@@ -4,7 +4,7 @@
  * config file it was made from (its path in the repository and the SHA-256 of its text and of
  * every file it includes) and the options it was made with. No secret (a password's variable
  * by name only, in `password_from`, for the reviewer): apply takes each password from that config
- * file. apply does not trust what a saved plan says it does: it plans again (see verify.ts) and
+ * file. apply does not trust what a saved plan says it does: it plans again (run/saved.ts) and
  * refuses anything that differs.
  */
 import { realpathSync } from 'node:fs';
