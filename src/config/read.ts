@@ -128,9 +128,10 @@ export function decodeText(bytes: Uint8Array, file: string, what = 'config file'
     return new TextDecoder('utf-8', { fatal: true }).decode(bytes);
   } catch {
     // Where: the first replacement character that the file does not hold as such (EF BF BD).
+    // Counted on from the last one, not from the start: a stranger's file of millions of them is read once.
     const text = new TextDecoder('utf-8', { ignoreBOM: true }).decode(bytes);
-    for (let i = text.indexOf('\ufffd'); ; i = text.indexOf('\ufffd', i + 1)) {
-      const at = Buffer.byteLength(text.slice(0, i));
+    for (let i = text.indexOf('\ufffd'), from = 0, at = 0; ; from = i, i = text.indexOf('\ufffd', i + 1)) {
+      at += Buffer.byteLength(text.slice(from, i));
       if (bytes[at] !== 0xef || bytes[at + 1] !== 0xbf || bytes[at + 2] !== 0xbd) return fail(at, 'the file is not UTF-8 text (save it as UTF-8)');
     }
   }

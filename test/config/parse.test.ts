@@ -344,6 +344,13 @@ describe('files that are not config files', () => {
     expect(found[100]).toMatch(/^x\.yaml:\d+:\d+: and 3,899 more YAML errors after this one; mend these first$/);
   });
 
+  it('a file of a million replacement characters (U+FFFD, written as such) and then a byte that is not UTF-8 is refused at that byte, in one read of it', async () => {
+    const file = join(dir, 'replacements.yaml');
+    const bytes = Buffer.concat([Buffer.from('# '), Buffer.from('\ufffd'.repeat(1_000_000)), Buffer.from([0xff]), Buffer.from('\nversion: 1\n')]);
+    await writeFile(file, bytes);
+    expect(await problems(file)).toEqual([`${file}:1:3000003: the file is not UTF-8 text (save it as UTF-8)`]);
+  });
+
   it('a huge file is refused before it is read', async () => {
     const file = join(dir, 'huge.yaml');
     await writeFile(file, Buffer.alloc(17 * 1024 * 1024, 0x20));
