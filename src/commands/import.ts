@@ -5,7 +5,7 @@ import { insertWebsites, type NewWebsiteEntry } from '../edit/insert-websites.js
 import { placeImports, type FileEdit as PlacedEdit } from '../edit/import-placement.js';
 import { readFileText, rewrite, withBom, type FileText } from '../edit/file.js';
 import { loadWorkspace } from '../config/load.js';
-import { parseFile } from '../config/parse.js';
+import { WORK_TREE, type FileSource } from '../config/source.js';
 import { manageableTraits } from '../model/domain.js';
 import { ConfigError, formatDiagnostic, SitesyncError, UsageError } from '../messages/errors.js';
 import { namesDescriptor, withFileLocks, writeFailure } from '../io/files.js';
@@ -20,7 +20,7 @@ import { reportRequests } from '../run/requests.js';
 import { accountName, selectAccounts } from '../run/select.js';
 import { websitesCount } from '../render/counts.js';
 import { readingProgress } from '../render/progress.js';
-import type { Context } from '../io/context.js';
+import type { Context, Env } from '../io/context.js';
 import { renderWarnings } from '../render/diagnostics.js';
 import { ignoredNote } from '../render/export.js';
 import { literal } from '../config/interpolate.js';
@@ -101,13 +101,12 @@ async function runImport(args: ImportArgs, ctx: Context): Promise<number> {
   const first = await choose(run.workspace);
   if (first.edits.length && args.dryRun) {
     sayNotes(first.notes, ctx);
-    for (const edit of first.edits) {
-      const read = await readFileText(edit.path);
-      ctx.stdout.write(createTwoFilesPatch(edit.shown, edit.shown, read.raw, editedText(edit, read, ctx), undefined, undefined, { context: 3 }));
+    for (const { edit, read, after } of await editedFiles(first.edits, await readEach(first.edits), file, ctx)) {
+      ctx.stdout.write(createTwoFilesPatch(edit.shown, edit.shown, read.raw, after, undefined, undefined, { context: 3 }));
     }
     return 0;
   }
-  const done = first.edits.length ? await writeEdits(first.edits, async () => choose(await loadWorkspace(file, ctx.env, { lenientEnv: true })), ctx, shownOf) : first;
+  const done = first.edits.length ? await writeEdits(first.edits, async () => choose(await loadWorkspace(file, ctx.env, { lenientEnv: true })), file, ctx, shownOf) : first;
   sayNotes(done.notes, ctx);
   if (done.edits.length === 0) {
     ctx.stdout.write(`${printable(`Nothing to import: every live website is listed in ${args.config} or ignored.`)}\n`);
@@ -139,23 +138,22 @@ function sayNotes(notes: string[], ctx: Context): void {
 async function writeEdits<T extends { edits: FileEdit[] }>(
   planned: FileEdit[],
   chooseNow: () => Promise<T>,
+  file: string,
   ctx: Context,
   shownOf: (path: string) => string,
 ): Promise<T> {
   return withFileLocks(
     planned.map((e) => e.path),
     async () => {
-      const reads = new Map<string, FileText>();
-      for (const edit of planned) reads.set(edit.path, await readFileText(edit.path));
+      const reads = await readEach(planned);
       const now = await chooseNow();
       const moved = now.edits.find((e) => !reads.has(e.path));
       if (moved) {
         throw new SitesyncError(`${moved.shown}: the files changed while the service was read, and the websites now go into this file`, { nothingWritten: { after: '. Run import again' } });
       }
       // Every file edited in memory (and checked) before any is written.
-      const texts = now.edits.map((edit) => ({ edit, read: reads.get(edit.path)!, after: editedText(edit, reads.get(edit.path)!, ctx) }));
       const written: string[] = [];
-      for (const { edit, read, after } of texts) {
+      for (const { edit, read, after } of await editedFiles(now.edits, reads, file, ctx)) {
         await writeEdit(edit, read, after, written);
         written.push(edit.shown);
       }
@@ -173,29 +171,48 @@ function importRequest(args: ImportArgs): ImportRequest {
   return { domains };
 }
 
-/** The file's text with the accounts' entries added, in its line ending and with its byte-order mark; checked to read as a config. */
-function editedText(edit: FileEdit, read: FileText, ctx: Context): string {
-  let after = read.text;
-  try {
-    for (const { account, target } of edit.imports) {
-      after = insertWebsites(after, target, newEntries(account.sites, account.config));
+/** Each file as read, by its path. */
+async function readEach(edits: FileEdit[]): Promise<Map<string, FileText>> {
+  return new Map(await Promise.all(edits.map(async (edit) => [edit.path, await readFileText(edit.path)] as const)));
+}
+
+/** Each file's text with the accounts' entries added, in its line ending and with its byte-order mark; checked together as the loader reads them. */
+async function editedFiles(edits: FileEdit[], reads: Map<string, FileText>, file: string, ctx: Context): Promise<{ edit: FileEdit; read: FileText; after: string }[]> {
+  const edited = edits.map((edit) => {
+    let text = reads.get(edit.path)!.text;
+    try {
+      for (const { account, target } of edit.imports) {
+        text = insertWebsites(text, target, newEntries(account.sites, account.config));
+      }
+      for (const { account, sites } of edit.ignore ?? []) {
+        text = insertWebsites(text, { account }, sites.map((site) => ({ entry: literal(storedName(site)), notes: [ignoredNote(site)] })), 'ignore');
+      }
+    } catch (error) {
+      if (error instanceof SitesyncError) error.message = `${edit.shown}: ${error.message}`;
+      throw error;
     }
-    for (const { account, sites } of edit.ignore ?? []) {
-      after = insertWebsites(after, { account }, sites.map((site) => ({ entry: literal(storedName(site)), notes: [ignoredNote(site)] })), 'ignore');
-    }
-  } catch (error) {
-    if (error instanceof SitesyncError) error.message = `${edit.shown}: ${error.message}`;
-    throw error;
-  }
+    return { edit, read: reads.get(edit.path)!, text };
+  });
+  await checkEdited(file, edited, ctx.env);
+  return edited.map(({ edit, read, text }) => ({ edit, read, after: withBom(text, read.bom) }));
+}
+
+/**
+ * The guard against a bug in sitesync: the config, with the edited files' texts in place of
+ * theirs, must load with every check of the loader (a domain listed twice, across files too).
+ */
+export async function checkEdited(file: string, edited: { edit: { path: string; shown: string }; text: string }[], env: Env): Promise<void> {
+  const texts = new Map(edited.map(({ edit, text }) => [edit.path, text]));
+  const source: FileSource = { ...WORK_TREE, read: async (path, what) => texts.get(path) ?? WORK_TREE.read(path, what) };
   try {
-    parseFile(after, edit.path, { env: ctx.env, lenientEnv: true }, edit.role);
+    await loadWorkspace(file, env, { lenientEnv: true, source });
   } catch (error) {
     if (!(error instanceof ConfigError)) throw error;
+    const { edit } = edited.find((e) => error.diagnostics.some((d) => d.file === e.edit.path)) ?? edited[0]!;
     const wrapped = new SitesyncError(`${edit.shown}: the file with the websites added would not be a valid config (a bug in sitesync)`, { nothingWritten: true });
     wrapped.details = error.diagnostics.map(formatDiagnostic);
     throw wrapped;
   }
-  return withBom(after, read.bom);
 }
 
 /** Writes one file, if it still holds what was read (another program may write it without the lock). */
