@@ -41,7 +41,7 @@ export function schemaIssues(name: SchemaName, data: unknown, words: 'yaml' | 'j
     if (error.keyword === 'if') continue;
     if (error.keyword === 'type' && error.schema === 'null' && within(error)) continue;
     const path = parsePointer(error.instancePath);
-    const issue = words === 'json' ? { path, atKey: false, message: `${pathName(path)}: ${jsonMessage(error)}` } : describeInFile(error, path);
+    const issue = describe(error, path, words === 'json');
     // One type message per value: a plan's `id` fails both its own type and the action's.
     const id = `${issue.path.join('/')}|${error.keyword === 'type' ? 'type' : issue.message}`;
     if (!issues.has(id)) issues.set(id, issue);
@@ -66,17 +66,6 @@ export function pathName(path: Path): string {
   return out || 'the file';
 }
 
-function fileTypeName(value: unknown): string {
-  if (value === null) return 'empty (null)';
-  if (typeof value === 'boolean') return `${value}`;
-  return FILE_TYPE_WORDS[Array.isArray(value) ? 'array' : typeof value] ?? typeof value;
-}
-
-function shownInFile(value: unknown, path: Path): string {
-  if (path.includes('password')) return 'the value given';
-  return typeof value === 'string' ? shownInJson(value) : value === null || typeof value === 'object' ? fileTypeName(value) : String(value);
-}
-
 /** Keys under which people write an API key: `api_key`, `apikey`, `token`, `secret`, `key`… */
 const API_KEY_LIKE = /(^|[_-])(api[_-]?)?(key|token|secret)$|^apikey$/i;
 
@@ -98,12 +87,6 @@ function unquoteHint(value: unknown, accepts: (v: unknown) => boolean): string {
 /** Characters that look like a blank (or nothing) on screen but are text to YAML. */
 const INVISIBLE = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f-\u00a0\u1680\u2000-\u200f\u2028\u2029\u202f\u205f\u3000\ufeff]/u;
 
-function acceptsType(types: string[], v: unknown): boolean {
-  if (typeof v === 'boolean') return types.includes('boolean');
-  if (typeof v === 'number') return types.includes('number') || (types.includes('integer') && Number.isInteger(v));
-  return false;
-}
-
 /** A JSON type in words, as a JSON file holds it… */
 const JSON_TYPE_WORDS: Record<string, string> = {
   array: 'a list',
@@ -118,15 +101,19 @@ const JSON_TYPE_WORDS: Record<string, string> = {
 /** …and as a YAML file does. */
 const FILE_TYPE_WORDS: Record<string, string> = { ...JSON_TYPE_WORDS, null: 'empty', object: 'a mapping' };
 
-/** An error of the config file's schema, in the words of a YAML file, at the path it points to. */
-function describeInFile(error: ErrorObject, path: Path): SchemaIssue {
+/** An error in the words of a config file (YAML), at the path it points to, or of a JSON file (`json`), after its path. */
+function describe(error: ErrorObject, path: Path, json: boolean): SchemaIssue {
   const name = pathName(path);
   const data = error.data;
-  const parent = error.parentSchema as SchemaNode | undefined;
+  const words = json ? JSON_TYPE_WORDS : FILE_TYPE_WORDS;
+  const issue = (message: string, atKey = false): SchemaIssue => ({ path, atKey, message: `${name}${json ? ':' : ''} ${message}` });
+  // A config file's password is never shown.
+  const value = !json && path.includes('password') ? 'the value given' : shown(data, words);
   switch (error.keyword) {
     case 'additionalProperties': {
       const key = (error.params as { additionalProperty: string }).additionalProperty;
-      const known = Object.keys(parent?.properties ?? {}).filter((k) => k !== '$schema');
+      if (json) return issue(`unknown key "${key}"`);
+      const known = Object.keys((error.parentSchema as SchemaNode | undefined)?.properties ?? {}).filter((k) => k !== '$schema');
       const keyPath = [...path, key];
       const where = path.length ? ` in ${name}` : '';
       if (path[path.length - 1] === 'defaults' && (key === 'domain' || fieldOf(key)?.inDefaults === false)) {
@@ -144,27 +131,34 @@ function describeInFile(error: ErrorObject, path: Path): SchemaIssue {
     }
     case 'required': {
       const missing = (error.params as { missingProperty: string }).missingProperty;
-      const what = path.length ? `${name} has no "${missing}"` : `the file has no "${missing}"`;
-      return { path, atKey: true, message: `${what}, which is required` };
+      return json ? issue(`"${missing}" is missing`) : issue(`has no "${missing}", which is required`, true);
     }
+    case 'false schema':
+      return issue('has no place here');
     case 'const':
     case 'enum': {
       const allowed = error.keyword === 'const' ? [error.schema] : (error.schema as unknown[]);
-      const words = allowed.filter((v) => typeof v !== 'number').map(String);
+      if (json) return issue(`must be ${allowed.map((v) => JSON.stringify(v)).join(' or ')}, not ${value}`);
+      const texts = allowed.filter((v) => typeof v !== 'number').map(String);
       const numbers = allowed.filter((v) => typeof v === 'number').map(String);
-      const list = words.length && numbers.length ? `${orList(words)} (or ${numbers.join(', ')})` : orList(allowed.map(String));
-      const hint = unquoteHint(data, (v) => allowed.includes(v));
-      return { path, atKey: false, message: `${name} must be ${list}, not ${shownInFile(data, path)}${hint}` };
+      const list = texts.length && numbers.length ? `${orList(texts)} (or ${numbers.join(', ')})` : orList(allowed.map(String));
+      return issue(`must be ${list}, not ${value}${unquoteHint(data, (v) => allowed.includes(v))}`);
     }
     case 'type': {
       const types = ([] as string[]).concat(error.schema as string | string[]);
-      const isList = types.includes('array') && types.includes('string');
-      const expected = isList ? 'a list, or a string with one entry per line' : orList(types.map((t) => FILE_TYPE_WORDS[t] ?? t));
+      const named = types.map((t) => words[t] ?? t);
+      if (json) return issue(`must be ${named.join(' or ')}, not ${value}`);
+      const expected = types.includes('array') && types.includes('string') ? 'a list, or a string with one entry per line' : orList(named);
       const scalar = typeof data === 'number' || typeof data === 'boolean';
       const quote = !types.includes('string') || !scalar ? '' : path.includes('password') ? ' (quote it)' : ` (quote it: "${String(data)}")`;
-      const hint = path.includes('password') ? '' : unquoteHint(data, (v) => acceptsType(types, v));
-      return { path, atKey: false, message: `${name} must be ${expected}, not ${fileTypeName(data)}${quote}${hint}` };
+      const hint = path.includes('password') ? '' : unquoteHint(data, (v) => types.includes(typeof v) || (types.includes('integer') && Number.isInteger(v)));
+      const kind = typeof data === 'string' || typeof data === 'number' ? words[typeof data] : shown(data, words);
+      return issue(`must be ${expected}, not ${kind}${quote}${hint}`);
     }
+  }
+  // The rest are the config file's: a JSON file says them in ajv's words.
+  if (json) return issue(error.message ?? 'is invalid');
+  switch (error.keyword) {
     case 'propertyNames':
     case 'pattern': {
       const property = error.propertyName ?? (error.params as { propertyName?: string }).propertyName;
@@ -174,24 +168,24 @@ function describeInFile(error: ErrorObject, path: Path): SchemaIssue {
       }
       const env = path[path.length - 2] === 'password_env' ? ', or a glob of names with * (ACME_*)' : path[path.length - 1] === 'api_key_env' ? ', like ACME_STATS_KEY; the key itself never goes in the file' : undefined;
       // The value is not repeated: a key written as api_key_env by mistake must not be printed.
-      if (env) return { path, atKey: false, message: `${name} must be the NAME of an environment variable (letters, digits and _, not starting with a digit)${env}` };
+      if (env) return issue(`must be the NAME of an environment variable (letters, digits and _, not starting with a digit)${env}`);
       // A list field itself is its string form, one entry per line.
       const control = typeof data === 'string' ? controlCharacterIn(data, path.length > 0 && path[path.length - 1] !== 'domain' && typeof path[path.length - 1] === 'string') : undefined;
-      if (control) return { path, atKey: false, message: `${name} ${control}` };
+      if (control) return issue(control);
       break;
     }
     case 'minProperties':
-      return { path, atKey: false, message: `${name} must hold at least one account` };
+      return issue('must hold at least one account');
     case 'minLength':
       // Every minLength of the file's schema is 1.
-      return { path, atKey: false, message: `${name} must not be empty` };
+      return issue('must not be empty');
     case 'maxLength':
-      return { path, atKey: false, message: `${name} must be at most ${String(error.schema)} characters` };
+      return issue(`must be at most ${String(error.schema)} characters`);
     case 'minimum':
     case 'maximum':
-      return { path, atKey: false, message: `${name} must be at ${error.keyword === 'minimum' ? 'least' : 'most'} ${String(error.schema)}, not ${shownInFile(data, path)}` };
+      return issue(`must be at ${error.keyword === 'minimum' ? 'least' : 'most'} ${String(error.schema)}, not ${value}`);
   }
-  return { path, atKey: false, message: `${name} ${error.message ?? 'is invalid'}` };
+  return issue(error.message ?? 'is invalid');
 }
 
 const CONTROL_NAMES: Record<string, string> = { '\t': 'a tab', '\r': 'a carriage return', '\n': 'a line break', '\u001b': 'an escape' };
@@ -210,31 +204,9 @@ export function controlCharacterIn(text: string, lineBreaks = false): string | u
   return `holds ${CONTROL_NAMES[ch] ?? 'a control character'} (${code}) at character ${found.index + 1}${split}: an entry is one line of printable text (write each entry as its own list item)`;
 }
 
-/** An error of a JSON file's schema, in its words (after its path: `changes[3].id: …`). */
-function jsonMessage(error: ErrorObject): string {
-  switch (error.keyword) {
-    case 'additionalProperties':
-      return `unknown key "${(error.params as { additionalProperty: string }).additionalProperty}"`;
-    case 'required':
-      return `"${(error.params as { missingProperty: string }).missingProperty}" is missing`;
-    case 'false schema':
-      return 'has no place here';
-    case 'type': {
-      const types = ([] as string[]).concat(error.schema as string | string[]);
-      return `must be ${types.map((t) => JSON_TYPE_WORDS[t] ?? t).join(' or ')}, not ${shownInJson(error.data)}`;
-    }
-    case 'const':
-    case 'enum': {
-      const allowed = error.keyword === 'const' ? [error.schema] : (error.schema as unknown[]);
-      return `must be ${allowed.map((v) => JSON.stringify(v)).join(' or ')}, not ${shownInJson(error.data)}`;
-    }
-    default:
-      return error.message ?? 'is invalid';
-  }
-}
-
-/** A value as a message shows it: text quoted (its first 40 characters), a list or an object by its kind. */
-function shownInJson(value: unknown): string {
+/** A value as a message shows it: text quoted (its first 40 characters), null, a list or a mapping by its kind. */
+function shown(value: unknown, words: Record<string, string>): string {
   if (typeof value === 'string') return JSON.stringify(value.length > 40 ? `${value.slice(0, 40)}…` : value);
-  return value && typeof value === 'object' ? JSON_TYPE_WORDS[Array.isArray(value) ? 'array' : 'object']! : String(value);
+  if (value === null) return words === FILE_TYPE_WORDS ? 'empty (null)' : 'null';
+  return typeof value === 'object' ? words[Array.isArray(value) ? 'array' : 'object']! : String(value);
 }
