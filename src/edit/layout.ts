@@ -101,11 +101,11 @@ type Reordered = { collection: YAMLMap | YAMLSeq; before: unknown[] };
 /** The document laid out: the mappings whose keys it reordered, the websites lists it sorted, and every websites list. */
 function layOut(doc: Document.Parsed, root: SchemaNode, sort: boolean): { keys: Reordered[]; sorted: Reordered[]; lists: YAMLSeq[] } {
   const done = { keys: [] as Reordered[], sorted: [] as Reordered[], lists: [] as YAMLSeq[] };
-  /** Follows `$ref`s (local ones, `#/$defs/NAME`) to the node that says what is there. */
+  /** Follows `$ref`s (local ones, `#/$defs/NAME`, `#/properties/NAME`) to the node that says what is there. */
   const resolve = (schema: SchemaNode | undefined) => {
     for (let hops = 0; schema?.$ref && hops < 32; hops++) {
-      const name = /^#\/\$defs\/(.+)$/.exec(schema.$ref)?.[1];
-      schema = name ? root.$defs?.[name] : undefined;
+      const [, where, name] = /^#\/(\$defs|properties)\/(.+)$/.exec(schema.$ref) ?? [];
+      schema = where && name ? root[where as '$defs' | 'properties']?.[name] : undefined;
     }
     return schema;
   };

@@ -319,6 +319,12 @@ describe('the canonical layout', () => {
     expect(out.text).toBe('version: 1\naccounts:\n  acme:\n    base_url: https://x.example\n    websites:\n      - domain: a.example\n');
   });
 
+  it("an account's safety and websites follow the top level's (its schema points to them there)", () => {
+    const text = 'version: 1\naccounts:\n  acme:\n    websites:\n      - privacy: 1\n        domain: a.example\n    safety: {active_days: 3, max_delete_percent: 4}\n';
+    const out = formatConfigText(text, { file: 'f.yaml' });
+    expect(out.text).toBe('version: 1\naccounts:\n  acme:\n    safety:\n      max_delete_percent: 4\n      active_days: 3\n    websites:\n      - domain: a.example\n        privacy: 1\n');
+  });
+
   it('a file that is not YAML: FILE:LINE:COL of the mistake', () => {
     const attempt = () => formatConfigText('version: 1\nwebsites:\n  - domain: [a.example\n', { file: 'bad.yaml' });
     expect(attempt).toThrow(ConfigError);
