@@ -3,9 +3,8 @@ import { resolve } from 'node:path';
 import { createTwoFilesPatch } from 'diff';
 import { insertWebsites, type NewWebsiteEntry } from '../edit/insert-websites.js';
 import { placeImports, type FileEdit as PlacedEdit } from '../edit/import-placement.js';
-import { readFileText, rewrite, withBom, type FileText } from '../edit/file.js';
+import { readFileText, rewrite, withBom, withEdits, type FileText } from '../edit/file.js';
 import { loadWorkspace } from '../config/load.js';
-import { WORK_TREE, type FileSource } from '../config/source.js';
 import { manageableTraits } from '../model/domain.js';
 import { ConfigError, formatDiagnostic, SitesyncError, UsageError } from '../messages/errors.js';
 import { namesDescriptor, withFileLocks, writeFailure } from '../io/files.js';
@@ -202,10 +201,8 @@ async function editedFiles(edits: FileEdit[], reads: Map<string, FileText>, file
  * theirs, must load with every check of the loader (a domain listed twice, across files too).
  */
 export async function checkEdited(file: string, edited: { edit: { path: string; shown: string }; text: string }[], env: Env): Promise<void> {
-  const texts = new Map(edited.map(({ edit, text }) => [edit.path, text]));
-  const source: FileSource = { ...WORK_TREE, read: async (path, what) => texts.get(path) ?? WORK_TREE.read(path, what) };
   try {
-    await loadWorkspace(file, env, { lenientEnv: true, source });
+    await loadWorkspace(file, env, { lenientEnv: true, source: withEdits(new Map(edited.map(({ edit, text }) => [edit.path, text]))) });
   } catch (error) {
     if (!(error instanceof ConfigError)) throw error;
     const { edit } = edited.find((e) => error.diagnostics.some((d) => d.file === e.edit.path)) ?? edited[0]!;

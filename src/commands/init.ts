@@ -11,7 +11,7 @@ import { dirname, join, relative, resolve } from 'node:path';
 import { parse } from 'yaml';
 import { accountFolder, accountsToFill, adoptAccounts, passwordPrefix, passwordVariable, withEmptyWebsites, withPasswordEnv, type Adoption } from '../edit/adopt.js';
 import { readFileCollecting } from '../config/parse.js';
-import { readFileText, rewrite, withBom, type FileText } from '../edit/file.js';
+import { readFileText, rewrite, withBom, withEdits, type FileText } from '../edit/file.js';
 import { loadWorkspace } from '../config/load.js';
 import { WORK_TREE } from '../config/source.js';
 import { storedName } from '../edit/file-entry.js';
@@ -161,7 +161,7 @@ async function loadForInit(file: string, ctx: Context, fill: string[]): Promise<
     if (rest.some((d) => d.severity === 'error') || rest.length === error.diagnostics.length) throw error;
   }
   const overlay = withEmptyWebsites(await WORK_TREE.read(file, 'config file'), fill);
-  return loadWorkspace(file, ctx.env, { lenientEnv: true, source: { ...WORK_TREE, read: async (path, what) => (path === file ? overlay : WORK_TREE.read(path, what)) } });
+  return loadWorkspace(file, ctx.env, { lenientEnv: true, source: withEdits(new Map([[file, overlay]])) });
 }
 
 async function readAll(run: Run, ctx: Context): Promise<ReadAccount[]> {

@@ -4,6 +4,7 @@
  */
 import { readFile, stat } from 'node:fs/promises';
 import { decodeText, hasNoFolder, readTextFile } from '../config/read.js';
+import { WORK_TREE, type FileSource } from '../config/source.js';
 import { MAX_CONFIG_FILE_BYTES } from '../caps.js';
 import { FILE_CHANGED, replaceIfUnchanged } from '../io/files.js';
 import { SitesyncError } from '../messages/errors.js';
@@ -46,4 +47,9 @@ export async function rewrite(path: string, before: string, after: string, words
   await replaceIfUnchanged(path, before, after, mode).catch((error: unknown) => {
     throw (error as NodeJS.ErrnoException).code === FILE_CHANGED ? (typeof words.changed === 'string' ? new SitesyncError(words.changed) : words.changed) : words.failed(error);
   });
+}
+
+/** The work tree with edited texts (by path) in place of what the files hold: an edit read as the loader reads it, before it is written. */
+export function withEdits(texts: Map<string, string>): FileSource {
+  return { ...WORK_TREE, read: async (path, what) => texts.get(path) ?? WORK_TREE.read(path, what) };
 }

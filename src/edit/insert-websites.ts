@@ -38,7 +38,6 @@ export function insertWebsites(text: string, target: WebsitesTarget, entries: Ne
   const path = target.account === undefined ? [key] : ['accounts', target.account, key];
   const doc = parseDocument(text);
   if (doc.errors.length) throw new SitesyncError(`the file does not parse as YAML (${doc.errors[0]!.message.split('\n')[0]})`);
-  const before = doc.toJS() as unknown;
   const owner = doc.getIn(path.slice(0, -1), true);
   const whose = path.length === 1 ? 'the file' : `account ${path[1]}`;
   if (!isMap(owner) || !owner.items.length) throw new SitesyncError(`${whose} holds no keys to add websites: to`, { nothingWritten: true });
@@ -76,7 +75,13 @@ export function insertWebsites(text: string, target: WebsitesTarget, entries: Ne
     error.details = [...lost.map((c) => `lost: ${c}`), 'Write websites: as a block list (one "- domain: …" per line), or add the entries by hand.'];
     throw error;
   }
-  assertOnlyAdded(result, before, path, entries);
+  // The safety net: the new text must read as the old data with the entries added, and nothing else.
+  if (!isSeq(list)) doc.setIn(path, doc.createNode([]));
+  for (const { entry } of entries) doc.addIn(path, entry);
+  const after = parseDocument(result);
+  if (after.errors.length || !isDeepStrictEqual(after.toJS(), doc.toJS())) {
+    throw new SitesyncError('the edited file would not read as the old one with the new websites added (a bug in sitesync)', { nothingWritten: true });
+  }
   return result;
 }
 
@@ -220,16 +225,4 @@ export function missingComments(before: string, after: string): string[] {
 
 function comments(text: string): string[] {
   return [...new Lexer().lex(text)].filter((token) => token.startsWith('#')).map((c) => c.trimEnd());
-}
-
-/** The safety net: the new text must read as the old data with the entries added, and nothing else. */
-function assertOnlyAdded(result: string, before: unknown, path: string[], entries: NewWebsiteEntry[]): void {
-  const after = parseDocument(result);
-  const expected = structuredClone(before) as Record<string, unknown>;
-  const holder = path.slice(0, -1).reduce((h, key) => h[key] as Record<string, unknown>, expected);
-  const key = path.at(-1)!;
-  holder[key] = [...(Array.isArray(holder[key]) ? holder[key] : []), ...entries.map((e) => e.entry)];
-  if (after.errors.length || !isDeepStrictEqual(after.toJS(), expected)) {
-    throw new SitesyncError('the edited file would not read as the old one with the new websites added (a bug in sitesync)', { nothingWritten: true });
-  }
 }
