@@ -1,8 +1,7 @@
 /**
- * What `sitesync init` adds to a config file that names its accounts only (what only the agency
- * knows): each account's `include:` of its folder, the names no entry can hold (`ignore`/`protect`,
- * with notes) and its `password_env`. Edited through yaml's Document (the person's comments, order
- * and values stay), then laid out as `fmt` lays a file out.
+ * What `sitesync init` adds to a file that names its accounts only: each account's `include:` of
+ * its folder, the names no entry can hold (`ignore`/`protect`, with notes) and its `password_env`;
+ * edited through yaml's Document (comments and values stay), then laid out as `fmt` does.
  */
 import { isMap, isScalar, isSeq, parseDocument, type Pair, type Scalar, type YAMLSeq } from 'yaml';
 import { yamlWithControlsEscaped } from './file-entry.js';
@@ -30,9 +29,8 @@ export function accountFolder(name: string): string {
 }
 
 /**
- * The start of an account's password variables (`acme` → `ACME`; `SITE` in a single-account file).
- * Its `password_env` is `PREFIX_*`, which every name init proposes matches: the first pull request
- * that sets a password passes the trusted copy's check (the key's own variable stays refused).
+ * The start of an account's password variables (`acme` → `ACME`; `SITE` in a single-account file):
+ * its `password_env` `PREFIX_*` matches every name init proposes: a first pull request setting one passes the trusted check.
  */
 export function passwordPrefix(account: string | undefined): string {
   if (account === undefined) return 'SITE';

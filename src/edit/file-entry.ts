@@ -1,7 +1,4 @@
-/**
- * A live website as a config file entry (what `export` writes for every website and `import`
- * adds to a file, from the one field table), and YAML text that is safe to print.
- */
+/** A live website as a config file entry (export's and import's, from the field table), and YAML text safe to print. */
 import { Scalar, visit, type Document, type ToStringOptions } from 'yaml';
 import type { DomainTraits } from '../model/domain.js';
 import { FIELDS, sameValue } from '../model/fields.js';
@@ -30,9 +27,8 @@ export interface FileEntry {
 }
 
 /**
- * The file entry of a live website (`traits`: what is odd about its name): every setting the
- * service shows that differs from the default the file would give it; never the password (the
- * service does not return it), favorite only when asked for.
+ * The entry of a live website (`traits`: what is odd about its name): each setting that differs
+ * from the default the file would give it; never the password, favorite only when asked for.
  */
 export function fileEntry(site: LiveWebsite, traits: DomainTraits, options: FileEntryOptions = {}): FileEntry {
   const entry: Record<string, unknown> = { domain: literal(storedName(site)) };
@@ -91,10 +87,7 @@ function traitNotes(site: LiveWebsite, traits: DomainTraits): string[] {
 /** What `printable` escapes but yaml writes raw in a double-quoted scalar (it escapes tabs and line breaks itself). */
 const RAW_IN_YAML = new RegExp(`(?![\\t\\n])${UNPRINTABLE.source}`, 'gu');
 
-/**
- * The document as text, every value that holds a control or invisible character (an ESC sequence,
- * a zero-width joiner) double-quoted with `\u` escapes: it reads back the same, and is safe to print.
- */
+/** The document as text, a value with a control or invisible character double-quoted with `\u` escapes: it reads back the same, safe to print. */
 export function yamlWithControlsEscaped(doc: Document, options: ToStringOptions = {}): string {
   let quoted = false;
   visit(doc, {

@@ -18,10 +18,7 @@ export interface FileText {
   raw: string;
 }
 
-/**
- * A regular file is read once, as bytes, so that its byte-order mark is seen (readTextFile drops
- * it); anything else (missing, a folder, a pipe, too large) is read, or refused, by readTextFile.
- */
+/** A regular file read once, as bytes, to see its byte-order mark (readTextFile drops it); anything else read, or refused, by readTextFile. */
 export async function readFileText(path: string): Promise<FileText> {
   const bytes = hasNoFolder(path) ? undefined : await readFile(path).catch(() => undefined);
   if (!bytes || bytes.length > MAX_CONFIG_FILE_BYTES) {
@@ -38,9 +35,8 @@ export function withBom(text: string, bom: boolean): string {
 }
 
 /**
- * Writes `after` over the file at `path` if it still holds `before` (another program may write
- * it without the lock), keeping its permissions (a config with passwords in clear may be
- * private): `changed` is the error when it no longer does, `failed` words any other.
+ * Writes `after` over the file if it still holds `before` (another program may write it without
+ * the lock; else the error `changed`), keeping its permissions (passwords in clear may be private).
  */
 export async function rewrite(path: string, before: string, after: string, words: { changed: string | SitesyncError; failed: (error: unknown) => Error }): Promise<void> {
   const mode = await stat(path).then((s) => s.mode & 0o777, () => undefined);

@@ -1,7 +1,6 @@
 /**
- * The I/O half of `sitesync fmt`: the files named and every file their `include:` globs match
- * (found by the loader's own walker, with its rules), each formatted in memory. Nothing is
- * written here: the command writes only once every file is formatted.
+ * The I/O half of `sitesync fmt`: the files named and those their `include:` globs match (the
+ * loader's walker), each formatted in memory; the command writes once every file is formatted.
  */
 import { realpath } from 'node:fs/promises';
 import { walkIncludes } from '../config/load.js';

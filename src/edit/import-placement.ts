@@ -16,9 +16,8 @@ export interface FileEdit<A extends { config: Config }> {
 
 /**
  * Which file each account's entries go into: `--into` (the config file, or one the account
- * includes); else, for an account whose websites all live in included files, the one that
- * holds most of them (ties: the first read), so that they go where its team keeps them; else
- * the config file.
+ * includes); else, when all its websites live in included files, the one holding most of them
+ * (where its team keeps them); else the config file.
  */
 export function placeImports<A extends { config: Config }>(
   workspace: Workspace,

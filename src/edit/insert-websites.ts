@@ -1,9 +1,7 @@
 /**
- * `sitesync import`'s edit: website entries added to a config file's text, nothing else changed
- * (a file in git is reviewed by people: the diff must be the added lines). The entries are printed
- * by `yaml` in the file's own indentation and line ending and inserted after the list's last item;
- * a flow, empty or missing list is written anew as a block list, its comments kept. The result
- * must read back as the old data plus the new entries, or nothing is written.
+ * `sitesync import`'s edit: entries added to a config file's text, nothing else changed (people
+ * review the diff). yaml prints them in the file's indentation and line ending, after the list's
+ * last item; a flow, empty or missing list is written anew as a block list, its comments kept.
  */
 import { isDeepStrictEqual } from 'node:util';
 import { Document, isMap, isScalar, isSeq, Lexer, parseDocument, visit, type Node, type Pair, type YAMLMap, type YAMLSeq } from 'yaml';
@@ -182,10 +180,7 @@ function listLines(items: string[], style: ListStyle, eol: string, blank: boolea
   return placed.join(blank ? `${eol}${eol}` : eol);
 }
 
-/**
- * Where a new `ignore:` goes, as fmt orders a file's (and an account's) keys: the line of the
- * first key that comes after it, above the comment lines right over it (none: undefined).
- */
+/** Where a new `ignore:` goes in fmt's order of keys: the line of the first key after it, above its comments (none: undefined). */
 function lineOfIgnore(text: string, owner: YAMLMap): number | undefined {
   const keys = Object.keys(sitesyncSchema().properties ?? {});
   const pair = owner.items.find((p) => keys.indexOf(keyName(p) ?? '') > keys.indexOf('ignore'));
@@ -200,10 +195,7 @@ function lineOfIgnore(text: string, owner: YAMLMap): number | undefined {
   return at;
 }
 
-/**
- * The file up to the end of the key's line (`lineEnd`), without the value from `start` to `end`
- * (`[]`, `[…]`, `~`, or nothing): a comment after it stays, as far from the key as it was.
- */
+/** The file up to the end of the key's line without its value (`[]`, `[…]`, `~`, or nothing): a comment after it stays where it was. */
 function withoutValue(text: string, start: number, end: number, lineEnd: number): string {
   const key = text.slice(0, start).replace(/\s+$/, '');
   const rest = text.slice(end, lineEnd < 0 ? text.length : lineEnd).replace(/\s+$/, '');

@@ -1,9 +1,7 @@
 /**
- * `sitesync fmt`'s layout, pure: keys in the schema's `properties` order (unknown keys after the
- * known ones), every list and mapping in block style, two-space indentation, one blank line
- * between websites. Comments travel with the key or item they are written at; scalar styles,
- * anchors and aliases, and blank lines between sections stay. The `yaml` Document is rewritten,
- * never the text: what comes out is yaml's own printing of the same nodes, meaning the same.
+ * `sitesync fmt`'s layout, pure: keys in the schema's order (unknown keys last), block style, two
+ * spaces, a blank line between websites; comments move with their key or item. yaml's Document is
+ * rewritten and printed by yaml, never the text: the same nodes, meaning the same.
  */
 import { readFileSync } from 'node:fs';
 import { isAlias, isCollection, isMap, isScalar, visit, type Alias, type Document, type Node, type Pair, type YAMLMap, type YAMLSeq } from 'yaml';
@@ -54,9 +52,8 @@ export function formatConfigText(text: string, options: FormatOptions, { doc, li
 
   const layout = layOut(doc, options.schema ?? sitesyncSchema(), options.sort === true);
   keepHeaderOnTop(doc, layout.keys);
-  // A reordering that would put an alias before its anchor (or make it name another node) is
-  // held back: first that of keys, where anchors or aliases sit in more than one of them; then,
-  // if an alias still moved, --sort's, whole (a list sorted but for some items is not sorted).
+  // A reordering that would put an alias before its anchor (or make it name another node) is held
+  // back: that of keys first; if an alias still moved, --sort's, whole (a list half sorted is not).
   const moved = () => [...targets].filter(([alias, target]) => alias.resolve(doc) !== target);
   if (moved().length) keepAnchorsFirst(layout.keys);
   const stillMoved = moved();
@@ -164,11 +161,7 @@ function unsortWebsites(sorted: Reordered[], moved: [Alias, unknown][]): { list:
   return unsorted;
 }
 
-/**
- * In each of the reordered collections, the items that hold anchors or aliases keep their first
- * order among themselves (in the places the sort gave such items), so that an anchor still comes
- * before its aliases; the others stay where the sort put them.
- */
+/** In each reordered collection, the items that hold anchors or aliases take the places the sort gave them in their first order: an anchor stays above its aliases. */
 function keepAnchorsFirst(reordered: Reordered[]): void {
   const involved = (item: unknown) => holds(item, (n) => isAlias(n) || Boolean(n.anchor));
   for (const { collection, before } of reordered) {
@@ -179,10 +172,7 @@ function keepAnchorsFirst(reordered: Reordered[]): void {
   }
 }
 
-/**
- * The collection's items in the `sorted` order, recorded in `log`; a comment above the first
- * item, which yaml gives the collection, goes to `holder` (the item, or its key) to move with it.
- */
+/** The items in the `sorted` order, recorded in `log`; the comment above the first item (yaml gives it the collection) goes to `holder`, to move with it. */
 function reorder(collection: YAMLMap | YAMLSeq, sorted: unknown[], log: Reordered[], holder: Node | undefined): void {
   if (sorted.every((item, i) => item === collection.items[i])) return;
   if (collection.commentBefore && holder && !isAlias(holder)) {

@@ -1,8 +1,7 @@
 /**
- * The one worder of schema errors: validates data against one of sitesync's schemas
- * (validators.ts) and turns ajv's errors into messages a person can act on, in the file's order,
- * each once. A config file's (YAML) are worded at the path they point to, for its FILE:LINE:COL;
- * a JSON file's (a saved plan) as `changes[3].id: …`.
+ * Data checked against one of sitesync's schemas, and ajv's errors as messages a person can act
+ * on, each once, in the file's order: a config file's at their path (for its FILE:LINE:COL), a
+ * JSON file's (a saved plan) as `changes[3].id: …`.
  */
 import type { ErrorObject } from 'ajv/dist/2020.js';
 import { fieldOf } from '../model/fields.js';
@@ -69,10 +68,7 @@ export function pathName(path: Path): string {
 /** Keys under which people write an API key: `api_key`, `apikey`, `token`, `secret`, `key`… */
 const API_KEY_LIKE = /(^|[_-])(api[_-]?)?(key|token|secret)$|^apikey$/i;
 
-/**
- * " (drop the quotes: true)" when a quoted string would, unquoted, be a value the schema
- * accepts: `email: "true"`, `version: "1"`. YAML reads `"true"` as text, `true` as a boolean.
- */
+/** " (drop the quotes: true)" when a quoted string, unquoted, is a value the schema accepts: YAML reads `"true"` as text. */
 function unquoteHint(value: unknown, accepts: (v: unknown) => boolean): string {
   if (typeof value !== 'string') return '';
   const invisible = INVISIBLE.exec(value);
@@ -191,9 +187,8 @@ function describe(error: ErrorObject, path: Path, json: boolean): SchemaIssue {
 const CONTROL_NAMES: Record<string, string> = { '\t': 'a tab', '\r': 'a carriage return', '\n': 'a line break', '\u001b': 'an escape' };
 
 /**
- * What the control character (C0, DEL, C1) in a domain or list entry does, in words after its
- * name; undefined when it holds none. The schema's patterns refuse them; `lineBreaks`: the
- * string form of a list, one entry per line (`\n` or `\r\n`).
+ * The control character (C0, DEL, C1) a domain or list entry holds, which the schema's patterns
+ * refuse, in words after its name; `lineBreaks`: a list's string form, one entry per line.
  */
 export function controlCharacterIn(text: string, lineBreaks = false): string | undefined {
   const found = (lineBreaks ? /[\u0000-\u0009\u000b-\u000c\u000e-\u001f\u007f-\u009f]|\r(?!\n)/ : /[\u0000-\u001f\u007f-\u009f]/).exec(text);

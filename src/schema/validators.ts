@@ -1,8 +1,6 @@
 /**
- * The validators of sitesync's schemas (schemas/*.schema.json), by name. Run from the sources
- * (tests), ajv compiles a schema on first use. The build (scripts/build.mjs) replaces this module
- * with the code ajv generates from the same schemas with the same options, so the CLI never
- * compiles a schema.
+ * The validators of schemas/*.schema.json, by name, compiled on first use (tests); the build
+ * (scripts/build.mjs) puts ajv's standalone code of the same schemas in its place.
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
