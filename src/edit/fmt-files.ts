@@ -61,9 +61,10 @@ export async function formatFiles(named: { path: string; shown: string }[], opti
   const problems: Diagnostic[] = [];
   const seen = new Set<string>();
   const queue: { path: string; shown: string; role: FileRole }[] = named.map((n) => ({ ...n, role: 'main' }));
-  for (let next = queue.shift(); next; next = queue.shift()) {
+  // Each file in the order met; the files a file includes are queued as it is read.
+  for (const next of queue) {
     // A link is followed to the file it names; a name of standard input is not (fmt refuses to write it).
-    const path = namesDescriptor(next.path) ? next.path : await realpath(next.path).catch(() => next!.path);
+    const path = namesDescriptor(next.path) ? next.path : await realpath(next.path).catch(() => next.path);
     if (seen.has(path)) continue;
     seen.add(path);
     // A file named on the command line that links out of its repository is neither shown nor written.
@@ -78,7 +79,7 @@ export async function formatFiles(named: { path: string; shown: string }[], opti
       if (!formatted.parsed) continue;
       // The files it includes, as the loader finds them: each is an included file (which includes none).
       const { matches, problems: walked } = await walkIncludes(next.path, formatted.parsed, WORK_TREE);
-      problems.push(...walked.map((d) => ({ ...d, file: next!.shown })));
+      problems.push(...walked.map((d) => ({ ...d, file: next.shown })));
       for (const match of matches) queue.push({ path: match.path, shown: shownPath(match.path, options.cwd), role: 'include' });
     } catch (error) {
       if (!(error instanceof ConfigError)) throw error;

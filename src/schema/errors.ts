@@ -49,11 +49,8 @@ export function schemaIssues(name: SchemaName, data: unknown, words: 'yaml' | 'j
 }
 
 function parsePointer(pointer: string): (string | number)[] {
-  return pointer
-    .split('/')
-    .slice(1)
-    .map((s) => s.replace(/~1/g, '/').replace(/~0/g, '~'))
-    .map((s) => (/^\d+$/.test(s) ? Number(s) : s));
+  const unescaped = (s: string) => s.replace(/~1/g, '/').replace(/~0/g, '~');
+  return pointer.split('/').slice(1).map((s) => (/^\d+$/.test(s) ? Number(s) : unescaped(s)));
 }
 
 /** `websites[3].privacy` */
