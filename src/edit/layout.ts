@@ -57,7 +57,7 @@ export function formatConfigText(text: string, options: FormatOptions, { doc, li
   const moved = () => [...targets].filter(([alias, target]) => alias.resolve(doc) !== target);
   if (moved().length) keepAnchorsFirst(layout.keys);
   const stillMoved = moved();
-  const notSorted = stillMoved.length ? notSortedOf(doc, unsortWebsites(layout.sorted, stillMoved)) : undefined;
+  const notSorted = stillMoved.length ? unsortWebsites(doc, layout.sorted, stillMoved) : undefined;
   if (stillMoved.length && moved().length) keepAnchorsFirst([...layout.keys, ...layout.sorted]);
   // With every list in its final order: a blank line before each website but the first (before
   // a first item yaml writes it as a line of indentation, which a second run would remove).
@@ -74,16 +74,6 @@ export function formatConfigText(text: string, options: FormatOptions, { doc, li
   // yaml writes `\n`; a file written with `\r\n` keeps them.
   const eol = lineEnding(text);
   return { text: eol === '\n' ? out : out.replace(/\r?\n/g, eol), passwords: passwordsInClear(doc), ...(notSorted ? { notSorted } : {}) };
-}
-
-/** What --sort left unsorted, named as the user knows it. */
-function notSortedOf(doc: Document.Parsed, unsorted: { list: YAMLSeq; why: string }[]): NotSorted | undefined {
-  if (!unsorted.length) return undefined;
-  const accounts = doc.get('accounts', true);
-  const ofAccount = (pair: Pair) => isMap(pair.value) && unsorted.some(({ list }) => ((pair.value as YAMLMap).get('websites', true) as unknown) === list);
-  const named = isMap(accounts) ? accounts.items.filter(ofAccount).flatMap((pair) => keyName(pair) ?? []) : [];
-  const lists = named.length === 0 ? 'its websites' : `the websites of account${named.length > 1 ? 's' : ''} ${named.join(' and ')}`;
-  return { lists, why: unsorted[0]!.why };
 }
 
 /** The line ending most of the text's lines end with: `\r\n` (a file written on Windows) or `\n`. */
@@ -142,23 +132,29 @@ function layOut(doc: Document.Parsed, root: SchemaNode, sort: boolean): { keys: 
   return done;
 }
 
-/** Puts back in their order the sorted websites lists that hold an alias of `moved` or its anchor, each with why. */
-function unsortWebsites(sorted: Reordered[], moved: [Alias, unknown][]): { list: YAMLSeq; why: string }[] {
-  const unsorted: { list: YAMLSeq; why: string }[] = [];
+/** Puts back in their order the sorted websites lists that hold an alias of `moved` or its anchor: which, as the user names them, and why. */
+function unsortWebsites(doc: Document.Parsed, sorted: Reordered[], moved: [Alias, unknown][]): NotSorted | undefined {
+  const unsorted: unknown[] = [];
+  let why = '';
   for (const { collection, before } of sorted) {
     const holder = (node: unknown) => collection.items.find((item) => holds(item, (n) => n === node));
     const broken = moved.find(([alias, target]) => holder(alias) || holder(target));
     if (!broken) continue;
     collection.items = before as never;
+    unsorted.push(collection);
     const [alias, target] = broken;
     const [user, anchor] = [holder(alias), holder(target)];
-    const why =
+    why ||=
       user && anchor
         ? `${domainOf(user) ?? 'a website'} uses *${alias.source}, whose anchor is in ${domainOf(anchor) ?? 'a website'}, and an alias must stay below its anchor; anchor the value in the website that sorts first to sort them`
         : `the alias *${alias.source} must stay below its anchor`;
-    unsorted.push({ list: collection as YAMLSeq, why });
   }
-  return unsorted;
+  if (!unsorted.length) return undefined;
+  const accounts = doc.get('accounts', true);
+  const ofAccount = (pair: Pair) => isMap(pair.value) && unsorted.includes((pair.value as YAMLMap).get('websites', true));
+  const named = isMap(accounts) ? accounts.items.filter(ofAccount).flatMap((pair) => keyName(pair) ?? []) : [];
+  const lists = named.length === 0 ? 'its websites' : `the websites of account${named.length > 1 ? 's' : ''} ${named.join(' and ')}`;
+  return { lists, why };
 }
 
 /** In each reordered collection, the items that hold anchors or aliases take the places the sort gave them in their first order: an anchor stays above its aliases. */
