@@ -55,11 +55,7 @@ function parsePointer(pointer: string): (string | number)[] {
 
 /** `websites[3].privacy` */
 export function pathName(path: Path): string {
-  let out = '';
-  for (const segment of path) {
-    out += typeof segment === 'number' ? `[${segment}]` : out ? `.${segment}` : segment;
-  }
-  return out || 'the file';
+  return path.reduce<string>((name, key) => (typeof key === 'number' ? `${name}[${key}]` : name ? `${name}.${key}` : key), '') || 'the file';
 }
 
 /** Keys under which people write an API key: `api_key`, `apikey`, `token`, `secret`, `key`… */
