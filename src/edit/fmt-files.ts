@@ -11,9 +11,10 @@ import { namesDescriptor } from '../io/files.js';
 import { shownPath } from '../io/paths.js';
 import { ConfigError, type Diagnostic } from '../messages/errors.js';
 import { readFileText, withBom } from './file.js';
-import { formatConfigText, type NotSorted } from './layout.js';
+import { formatConfigText, type Formatted } from './layout.js';
 
-export interface FormattedFile {
+/** A file formatted in memory, with what the layout says of it (passwords written in clear: no output may show them). */
+export interface FormattedFile extends Omit<Formatted, 'text'> {
   /** The file on disk, symbolic links followed (the file written is the one a link names). */
   path: string;
   /** As the user named it, or relative to the working folder for an included file. */
@@ -22,9 +23,6 @@ export interface FormattedFile {
   before: string;
   /** The same in the canonical layout (its line ending and byte-order mark kept). */
   after: string;
-  /** Passwords written in clear in it: no output may show them. */
-  passwords: string[];
-  notSorted?: NotSorted;
   /** What the loader reads of it (its includes), when it is a config the loader reads. */
   parsed?: ParsedFile;
 }
@@ -36,8 +34,8 @@ export async function formatFile(path: string, shown: string, sort: boolean, rol
     // Parsed once: what the loader reads of it first, then laid out (which rewrites the document).
     const document = readDocument(read.text, shown);
     const parsed = configOf(read.text, path, role, document);
-    const { text, passwords, notSorted } = formatConfigText(read.text, { file: shown, sort }, document);
-    return { path, shown, before: read.raw, after: withBom(text, read.bom), passwords, notSorted, parsed };
+    const { text, ...formatted } = formatConfigText(read.text, { file: shown, sort }, document);
+    return { path, shown, before: read.raw, after: withBom(text, read.bom), ...formatted, parsed };
   } catch (error) {
     if (!(error instanceof ConfigError)) throw error;
     // readTextFile names the file by its path: say it as the user did.
