@@ -213,14 +213,10 @@ function domainOf(item: unknown): string | undefined {
   return isScalar(domain) && typeof domain.value === 'string' ? domain.value : undefined;
 }
 
+/** Whether `node` or a node inside it passes `test`. */
 function holds(node: unknown, test: (n: Node) => boolean): boolean {
   let found = false;
-  visit(node as Node, {
-    Node: (_, n) => {
-      found = test(n);
-      return found ? visit.BREAK : undefined;
-    },
-  });
+  visit(node as Node, { Node: (_, n) => ((found = test(n)) ? visit.BREAK : undefined) });
   return found;
 }
 
