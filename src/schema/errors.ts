@@ -96,6 +96,7 @@ function describe(error: ErrorObject, path: Path, json: boolean): SchemaIssue {
   const data = error.data;
   const words = json ? JSON_TYPE_WORDS : FILE_TYPE_WORDS;
   const issue = (message: string, atKey = false): SchemaIssue => ({ path, atKey, message: `${name}${json ? ':' : ''} ${message}` });
+  const atKey = (key: string, message: string): SchemaIssue => ({ path: [...path, key], atKey: true, message });
   // A config file's password is never shown.
   const value = !json && path.includes('password') ? 'the value given' : shown(data, words);
   switch (error.keyword) {
@@ -103,20 +104,16 @@ function describe(error: ErrorObject, path: Path, json: boolean): SchemaIssue {
       const key = (error.params as { additionalProperty: string }).additionalProperty;
       if (json) return issue(`unknown key "${key}"`);
       const known = Object.keys((error.parentSchema as SchemaNode | undefined)?.properties ?? {}).filter((k) => k !== '$schema');
-      const keyPath = [...path, key];
-      const where = path.length ? ` in ${name}` : '';
-      if (path[path.length - 1] === 'defaults' && (key === 'domain' || fieldOf(key)?.inDefaults === false)) {
-        return { path: keyPath, atKey: true, message: `${key} cannot be a default: set it on each website` };
-      }
+      if (path.at(-1) === 'defaults' && (key === 'domain' || fieldOf(key)?.inDefaults === false)) return atKey(key, `${key} cannot be a default: set it on each website`);
       const inAccount = path.length === 2 && path[0] === 'accounts';
       if (API_KEY_LIKE.test(key) && (inAccount ? key !== 'api_key_env' : path.length === 0 || (path.length === 1 && path[0] === 'api'))) {
         // The value is never repeated: it is likely a real key.
         const instead = inAccount ? 'write the NAME of the environment variable that holds it as api_key_env, and remove the key' : 'put it in SITESYNC_API_KEY or in a file named by --api-key-file, and remove it';
-        return { path: keyPath, atKey: true, message: `"${key}": the API key never goes in the file; ${instead} from this file (and from git history)` };
+        return atKey(key, `"${key}": the API key never goes in the file; ${instead} from this file (and from git history)`);
       }
       const close = suggest(key, known);
       const hint = close ? ` (did you mean "${close}"?)` : ` (known keys: ${known.join(', ')})`;
-      return { path: keyPath, atKey: true, message: `unknown key "${key}"${where}${hint}` };
+      return atKey(key, `unknown key "${key}"${path.length ? ` in ${name}` : ''}${hint}`);
     }
     case 'required': {
       const missing = (error.params as { missingProperty: string }).missingProperty;
@@ -151,10 +148,7 @@ function describe(error: ErrorObject, path: Path, json: boolean): SchemaIssue {
     case 'propertyNames':
     case 'pattern': {
       const property = error.propertyName ?? (error.params as { propertyName?: string }).propertyName;
-      if (property !== undefined) {
-        const message = `the account name "${property}" may hold only letters, digits, ".", "-" and "_", and starts with a letter or digit`;
-        return { path: [...path, property], atKey: true, message };
-      }
+      if (property !== undefined) return atKey(property, `the account name "${property}" may hold only letters, digits, ".", "-" and "_", and starts with a letter or digit`);
       const env = path[path.length - 2] === 'password_env' ? ', or a glob of names with * (ACME_*)' : path[path.length - 1] === 'api_key_env' ? ', like ACME_STATS_KEY; the key itself never goes in the file' : undefined;
       // The value is not repeated: a key written as api_key_env by mistake must not be printed.
       if (env) return issue(`must be the NAME of an environment variable (letters, digits and _, not starting with a digit)${env}`);
