@@ -123,10 +123,9 @@ function build(
   // ${NAME} is read in a password and nowhere else: the file may be a stranger's, and a value from
   // the environment anywhere else would show in plans and comments, or be sent (noReference).
   const unknown = new Set<string>();
-  for (const { path, entry } of websiteEntries(raw)) {
-    const template = entry.password;
-    if (typeof template !== 'string' || !template.includes('$')) continue;
-    const where = [...path, 'password'];
+  eachString(raw, [], (where, template, entry) => {
+    // (Accounts written as a list hold no account: their websites are not read.)
+    if (!isPasswordPath(where) || typeof where[where.length - 4] === 'number' || !template.includes('$')) return;
     saying(where, () => {
       const r = interpolate(template, options.env);
       for (const bad of r.malformed) error(at.value(where), malformedReference(where, bad));
@@ -142,7 +141,7 @@ function build(
       if (problem) error(at.value(where), `${pathName(where)}: the value read from ${names} ${passwordRuleWords(problem)}`);
       passwords.set(entry, r.value);
     });
-  }
+  });
 
   // A string the schema refuses for its `${` is said once, in words, and left out of what is read below.
   const refused = new Map<string, Path>();
@@ -151,10 +150,15 @@ function build(
     if (!issue.atKey && (unknown.has(name) || refused.has(name))) continue;
     // What the schema refuses for its shape (an unknown key) it does not look into: a reference in there is refused too.
     let own = false;
-    referencesUnder(valueAt(raw, issue.path), issue.path, (path) => {
+    const value = valueAt(raw, issue.path);
+    const refuse = (path: Path, text: string) => {
+      const r = interpolate(text, {});
+      if (isPasswordPath(path) || !(r.referenced || r.malformed.length > 0)) return;
       refused.set(pathName(path), path);
       own ||= path.length === issue.path.length;
-    });
+    };
+    if (typeof value === 'string') refuse(issue.path, value);
+    else eachString(value, issue.path, refuse);
     if (issue.atKey) error(at.key(issue.path), issue.message);
     else if (!own) error(at.value(issue.path), issue.message);
   }
@@ -166,11 +170,15 @@ function build(
     });
     // Left out of the data: a key is removed, an item of a list left blank (the others keep their places).
     const holder = valueAt(raw, path.slice(0, -1));
-    if (Array.isArray(holder)) holder[path[path.length - 1] as number] = '';
-    else if (isRecord(holder)) delete holder[path[path.length - 1]!];
+    if (Array.isArray(holder)) holder[path.at(-1) as number] = '';
+    else if (isRecord(holder)) delete holder[path.at(-1)!];
   }
   // `$${` is a literal `${` in every other string (a password keeps its template as written).
-  if (references) literals(raw);
+  if (references) {
+    eachString(raw, [], (path, text, holder) => {
+      if (path.at(-1) !== 'password' && text.includes('$${')) holder[path.at(-1)!] = interpolate(text, {}).value;
+    });
+  }
 
   if (role === 'include') {
     // An included file adds websites to the account that includes it, and changes nothing else.
@@ -228,14 +236,6 @@ function includesOf(holder: Raw, base: Path, config: number, at: Locator, parsed
   });
 }
 
-/** Every website entry of the data, with its path: the file's own, and each account's (whatever else is wrong with them). */
-function websiteEntries(raw: Raw): { path: Path; entry: Raw }[] {
-  const holders: [Path, unknown][] = [[[], raw], ...Object.entries(isRecord(raw.accounts) ? raw.accounts : {}).map(([name, a]): [Path, unknown] => [['accounts', name], a])];
-  return holders.flatMap(([base, holder]) =>
-    isRecord(holder) && Array.isArray(holder.websites) ? holder.websites.flatMap((entry, i) => (isRecord(entry) ? [{ path: [...base, 'websites', i], entry }] : [])) : [],
-  );
-}
-
 function isRecord(value: unknown): value is Raw {
   return Boolean(value) && typeof value === 'object' && !Array.isArray(value);
 }
@@ -264,29 +264,17 @@ function malformedReference(path: Path, bad: string): string {
   return `${pathName(path)}: "${bad}" is not a valid reference (use \${NAME}; write $\${ for a literal "\${")`;
 }
 
-/** Each string at or under `path` (but a website's password) that holds a reference or a malformed one (what the schema's noReference refuses). */
-function referencesUnder(value: unknown, path: Path, found: (path: Path) => void): void {
-  if (typeof value === 'string') {
-    const r = interpolate(value, {});
-    if (!isPasswordPath(path) && (r.referenced || r.malformed.length > 0)) found(path);
-  } else if (value && typeof value === 'object') {
-    for (const [key, v] of Array.isArray(value) ? value.entries() : Object.entries(value)) referencesUnder(v, [...path, key], found);
-  }
-}
-
 /** The value at `path` of the data. */
 function valueAt(data: unknown, path: Path): unknown {
   return path.reduce<unknown>((value, key) => (value && typeof value === 'object' ? (value as Record<string | number, unknown>)[key] : undefined), data);
 }
 
-/** Writes, in place, every `$${` of every string but a password as the `${` it stands for. */
-function literals(value: unknown): void {
+/** Each string under `value` (at `path` of the data), with its path and the mapping or list that holds it. */
+function eachString(value: unknown, path: Path, visit: (path: Path, text: string, holder: Record<string | number, unknown>) => void): void {
   if (!value || typeof value !== 'object') return;
-  const container = value as Record<string | number, unknown>;
-  for (const key of Array.isArray(value) ? value.keys() : Object.keys(value)) {
-    const v = container[key];
-    if (typeof v !== 'string') literals(v);
-    else if (key !== 'password' && v.includes('$${')) container[key] = interpolate(v, {}).value;
+  for (const [key, v] of Array.isArray(value) ? value.entries() : Object.entries(value)) {
+    if (typeof v === 'string') visit([...path, key], v, value as Record<string | number, unknown>);
+    else eachString(v, [...path, key], visit);
   }
 }
 
