@@ -79,20 +79,16 @@ export async function revisionAt(place: RevisionPlace): Promise<Revision> {
   const entries = await treeOf(folder, sha, env, ref);
   // Each folder's entries by name, built once: a glob's walk lists each folder it reaches in its own time.
   const children = new Map<string, Map<string, Kind>>([['', new Map()]]);
-  for (const [path, { mode }] of entries) {
-    let child = path;
-    let kind: Kind = mode === LINK ? 'link' : mode.startsWith('100') ? 'file' : 'other';
-    for (let at = path.lastIndexOf('/'); ; at = child.lastIndexOf('/')) {
-      const parent = at > 0 ? child.slice(0, at) : '';
-      let names = children.get(parent);
-      const known = names !== undefined;
-      if (!names) children.set(parent, (names = new Map()));
-      names.set(child.slice(at + 1), kind);
-      if (known || at <= 0) break;
-      child = parent;
-      kind = 'folder';
+  const add = (path: string, kind: Kind) => {
+    const at = path.lastIndexOf('/');
+    const parent = path.slice(0, Math.max(at, 0));
+    if (!children.has(parent)) {
+      children.set(parent, new Map());
+      add(parent, 'folder');
     }
-  }
+    children.get(parent)!.set(path.slice(at + 1), kind);
+  };
+  for (const [path, { mode }] of entries) add(path, mode === LINK ? 'link' : mode.startsWith('100') ? 'file' : 'other');
   const inTree = (path: string): string | undefined => {
     const rel = relative(root, path);
     if (rel === '') return '';
@@ -104,7 +100,30 @@ export async function revisionAt(place: RevisionPlace): Promise<Revision> {
     const rel = inTree(path);
     return rel === undefined ? path : rel === '' ? `the top of the repository at ${ref}` : place.shown(rel);
   };
-  const tree = revisionTree(root, inTree, entries, children);
+  const missing = (path: string) => Object.assign(new Error(`ENOENT: ${path}`), { code: 'ENOENT' });
+  const list = (path: string) => {
+    const rel = inTree(path);
+    const kinds = rel === undefined ? undefined : children.get(rel);
+    if (!kinds) throw missing(path);
+    return [...kinds].map(([name, kind]) => {
+      const is = (what: Kind) => () => kind === what;
+      return { name, parentPath: path, path, isFile: is('file'), isDirectory: is('folder'), isSymbolicLink: is('link') };
+    });
+  };
+  // The revision's tree as the glob engine walks it (asynchronously): links as links, never followed.
+  const tree: FileTree = {
+    fs: {
+      readdir: (path: string, _options: unknown, callback: (error: Error | null, entries?: ReturnType<typeof list>) => void) => {
+        Promise.resolve(path).then(list).then((found) => callback(null, found), callback);
+      },
+    } as unknown as FileSystemAdapter,
+    // Nothing in a tree is reached through a link: a path is itself, when the tree has it.
+    realpath: (path) => {
+      const rel = inTree(path);
+      if (rel === undefined || (!children.has(rel) && entries.get(rel)?.mode.startsWith('100') !== true)) throw missing(path);
+      return rel ? join(root, rel) : root;
+    },
+  };
   // The files a glob matches are read in one `git cat-file --batch`, not a process each.
   const blobs = new Map<string, Buffer>();
   // Sizes asked only for the files the config names: listing every size costs git a read of each object.
@@ -157,39 +176,6 @@ export async function revisionAt(place: RevisionPlace): Promise<Revision> {
 }
 
 type Kind = 'file' | 'folder' | 'link' | 'other';
-
-/** The revision's tree as the glob engine walks it: folders and files, links as links (never followed). */
-function revisionTree(root: string, inTree: (path: string) => string | undefined, entries: Map<string, Entry>, children: Map<string, Map<string, Kind>>): FileTree {
-  const missing = (path: string) => Object.assign(new Error(`ENOENT: ${path}`), { code: 'ENOENT' });
-  const list = (path: string) => {
-    const rel = inTree(path);
-    const kinds = rel === undefined ? undefined : children.get(rel);
-    if (!kinds) throw missing(path);
-    return [...kinds].map(([name, kind]) => ({
-      name,
-      parentPath: path,
-      path,
-      isFile: () => kind === 'file',
-      isDirectory: () => kind === 'folder',
-      isSymbolicLink: () => kind === 'link',
-    }));
-  };
-  const fs = {
-    readdir: (path: string, _options: unknown, callback: (error: Error | null, entries?: ReturnType<typeof list>) => void) => {
-      Promise.resolve(path).then(list).then((found) => callback(null, found), callback);
-    },
-    readdirSync: (path: string) => list(path),
-  } as unknown as FileSystemAdapter;
-  return {
-    fs,
-    // Nothing in a tree is reached through a link: a path is itself, when the tree has it.
-    realpath: (path) => {
-      const rel = inTree(path);
-      if (rel === undefined || (!children.has(rel) && entries.get(rel)?.mode.startsWith('100') !== true)) throw missing(path);
-      return rel ? join(root, rel) : root;
-    },
-  };
-}
 
 /** Every file of the commit's tree, by path (`git ls-tree -r`, read as it comes), up to MAX_TREE_ENTRIES, MAX_TREE_PATH_BYTES and MAX_TREE_LISTING_BYTES. */
 async function treeOf(cwd: string, sha: string, env: Env, at: string): Promise<Map<string, Entry>> {
