@@ -99,7 +99,7 @@ export async function loadWorkspace(file: string, env: Env, options: LoadOptions
     ...listingProblems(parsed.configs, file, source.shown),
     ...passwordsFromKeyVariables(parsed.configs, file, keyVariables(parsed.configs)),
     ...ownPasswordEnvProblems(parsed.configs, file),
-    ...archiveProblems(parsed.configs, file, options, source),
+    ...archiveProblems(parsed.configs, file, options.what, source),
   );
   // Messages name each file as its source does (a revision's: REF:PATH); the data keeps the paths.
   const ordered = sortByFile(problems, files).map((d) => ({ ...d, file: source.shown(d.file) }));
@@ -186,22 +186,20 @@ function separateTwinSpellings(config: Config): void {
 }
 
 /** `archive:` folders, inside the repository as includes are: the file may be a stranger's (a baseline's archive: is never used). */
-function archiveProblems(configs: Config[], file: string, options: LoadOptions, source: FileSource): Diagnostic[] {
-  const out: Diagnostic[] = [];
-  const said = new Set<string>();
-  for (const { archive } of configs) {
-    if (!archive?.pos || said.has(`${archive.pos.line}:${archive.pos.col}`)) continue;
-    said.add(`${archive.pos.line}:${archive.pos.col}`);
+function archiveProblems(configs: Config[], file: string, what: LoadOptions['what'], source: FileSource): Diagnostic[] {
+  // Said once, however many accounts share it (the file's own archive:, or one through an alias).
+  const archives = new Map(configs.flatMap(({ archive }) => (archive?.pos ? [[`${archive.pos.line}:${archive.pos.col}`, archive] as const] : [])));
+  return [...archives.values()].flatMap((archive) => {
+    const problem = (message: string): Diagnostic[] => [{ file, ...archive.pos!, severity: 'error', message }];
     if (source.hasNoFolder(file)) {
-      if (options.what !== 'baseline file') out.push({ file, ...archive.pos, severity: 'error', message: `archive "${archive.shown}": this file was read from a pipe or standard input, which has no folder to hold it; give the file in its folder, or apply --archive DIR` });
-      continue;
+      const message = `archive "${archive.shown}": this file was read from a pipe or standard input, which has no folder to hold it; give the file in its folder, or apply --archive DIR`;
+      return what === 'baseline file' ? [] : problem(message);
     }
     // The repository as the source has it: the work tree, or (ci plan-open) a top that exists nowhere.
     const root = source.repositoryOf(file);
     const outside = folderOutside(archive.dir, root);
-    if (outside) out.push({ file, ...archive.pos, severity: 'error', message: `archive "${archive.shown}": ${outside}; sitesync writes no archive outside the repository that holds the config (${root})` });
-  }
-  return out;
+    return outside ? problem(`archive "${archive.shown}": ${outside}; sitesync writes no archive outside the repository that holds the config (${root})`) : [];
+  });
 }
 
 /**
@@ -212,7 +210,8 @@ function archiveProblems(configs: Config[], file: string, options: LoadOptions, 
 function listingProblems(configs: Config[], main: string, shown: (path: string) => string): Diagnostic[] {
   const out: Diagnostic[] = [];
   const place = (pos: Position, file: string, oneFile: boolean) => (oneFile ? `line ${pos.line}` : `${shown(file)}:${pos.line}:${pos.col}`);
-  const byInstallation = new Map<string, Map<string, { site: DesiredWebsite; config: Config }>>();
+  // Each domain listed in an account with a base_url, by its installation: the first account to list it.
+  const owners = new Map<string, { site: DesiredWebsite; config: Config }>();
   for (const config of configs) {
     const seen = new Map<string, DesiredWebsite>();
     const ignore = new GlobSet(config.ignore.map((p) => p.glob));
@@ -222,7 +221,7 @@ function listingProblems(configs: Config[], main: string, shown: (path: string) 
       // Said within one file, the problem belongs to the account (an included file cannot name it).
       const error = (message: string, oneFile: boolean) => {
         const d: Diagnostic = { file, ...site.pos, severity: 'error', message };
-        out.push(oneFile && config.account ? { ...d, account: config.account.name } : d);
+        out.push(oneFile ? ofAccount(d, config) : d);
       };
       const first = seen.get(site.domain);
       const one = first !== undefined && (first.file ?? main) === file;
@@ -249,21 +248,15 @@ function listingProblems(configs: Config[], main: string, shown: (path: string) 
     });
     if (!config.account || !config.baseUrl) continue;
     const origin = installationOf(config.baseUrl);
-    let domains = byInstallation.get(origin);
-    if (!domains) byInstallation.set(origin, (domains = new Map()));
     for (const site of seen.values()) {
-      const other = domains.get(site.domain);
-      if (other && other.config !== config) {
-        const at = place(other.site.pos, other.site.file ?? main, false);
-        out.push({
-          file: site.file ?? main,
-          ...site.pos,
-          severity: 'error',
-          message: `"${site.written}" is listed in account ${config.account.name} and in account ${other.config.account!.name} (at ${at}), on the same installation, which holds a domain once: keep it in one`,
-        });
-      } else if (!other) {
-        domains.set(site.domain, { site, config });
+      const other = owners.get(`${origin} ${site.domain}`);
+      if (!other) {
+        owners.set(`${origin} ${site.domain}`, { site, config });
+        continue;
       }
+      const at = place(other.site.pos, other.site.file ?? main, false);
+      const message = `"${site.written}" is listed in account ${config.account.name} and in account ${other.config.account!.name} (at ${at}), on the same installation, which holds a domain once: keep it in one`;
+      out.push({ file: site.file ?? main, ...site.pos, severity: 'error', message });
     }
   }
   return out;
@@ -331,10 +324,7 @@ export function listed(list: readonly Pattern[], name: string): boolean {
 const SPLIT = new WeakMap<readonly Pattern[], { names: Set<string>; globs: string[] }>();
 
 /** One `${NAME}` a website's password reads. */
-export interface PasswordRead {
-  name: string;
-  site: DesiredWebsite;
-}
+type PasswordRead = { name: string; site: DesiredWebsite };
 
 /** Every variable the passwords of `config`'s websites read, each with its website. */
 export function passwordReads(config: Config): PasswordRead[] {
