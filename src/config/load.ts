@@ -3,15 +3,13 @@ import { createHash } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { basename, dirname, join, relative } from 'node:path';
 import { installationOf } from '../model/address.js';
-import { ConfigError } from '../messages/errors.js';
+import { ConfigError, type Diagnostic } from '../messages/errors.js';
 import { GlobSet, namesTwinSpelling, wildcardMatches } from '../model/domain.js';
-import type { Diagnostic } from '../messages/errors.js';
 import { type Config, type DesiredWebsite, type Pattern, type Position, type Workspace } from '../model/types.js';
 import { envValue, passwordSource } from './interpolate.js';
 import type { Env } from '../io/context.js';
 import { parseFile, readFileCollecting, type ParsedFile, type ParseOptions } from './parse.js';
 import { foldersUp } from './read.js';
-import { type TokenBudget } from './document.js';
 import { folderOutside, realOrSelf, WORK_TREE, type FileSource } from './source.js';
 import { openRevision } from './git-revision.js';
 import { MAX_CONFIG_FILE_BYTES, MAX_YAML_TOKENS } from '../caps.js';
@@ -24,10 +22,7 @@ export interface LoadOptions extends Pick<ParseOptions, 'lenientEnv' | 'missingE
   what?: 'config file' | 'baseline file';
   /** Where the files are read from: the work tree (default), or a git revision (git-revision.ts). */
   source?: FileSource;
-  /**
-   * Errors do not throw: the workspace is returned as far as it was read, its errors among its
-   * `warnings`. For checks said beside the file's own problems (the trusted copy's pins), never to run on.
-   */
+  /** Errors do not throw but are among the `warnings`: for checks said beside them (the trusted copy's pins, unset keys), never to run on. */
   keepErrors?: boolean;
 }
 
@@ -48,15 +43,13 @@ export async function loadWorkspaceAt(file: string, ref: string, env: Env): Prom
  */
 export async function loadWorkspace(file: string, env: Env, options: LoadOptions = {}): Promise<Workspace> {
   const source = options.source ?? WORK_TREE;
-  // What the config and the files it includes may hold together: one file's caps, whatever the
-  // number of files (a thousand files, each under the caps, would take a thousand times as long).
-  const tokens: TokenBudget = { left: MAX_YAML_TOKENS };
+  // One file's caps hold for the config and its includes together: a thousand files would take a thousand times as long.
+  const tokens = { left: MAX_YAML_TOKENS };
   const parseOptions = { env, lenientEnv: options.lenientEnv, missingEnvAsWarning: options.missingEnvAsWarning, tokens };
   let text: string;
   let read: ReturnType<typeof readFileCollecting>;
   try {
-    // The config file itself may be a link (a checkout makes the ones a pull request commits): to
-    // nothing outside its repository, whose text the messages would quote.
+    // A link (a checkout makes those a pull request commits) to outside the repository: the messages would quote it.
     const outside = source.refused(file);
     if (outside) throw new ConfigError([{ file, line: 0, col: 0, severity: 'error', message: outside }]);
     text = await source.read(file, options.what ?? 'config file');
@@ -109,13 +102,10 @@ export async function loadWorkspace(file: string, env: Env, options: LoadOptions
   return { file, multi: parsed.multi, configs: parsed.configs, warnings: ordered, sha256: hash.digest('hex'), files, includedBy: byFile };
 }
 
-/** The config that includes `file`, one that has no `version` (an included file): what validate reports it with. */
+/** The config file (absolute) that includes a file, the account that does ('' in a single-account file), and its workspace, problems kept. */
 export interface Includer {
-  /** The including config file (absolute). */
   config: string;
-  /** The account that includes the file ('' in a single-account file). */
   account: string;
-  /** The including config, read with every file it includes (problems kept, not thrown). */
   workspace: Workspace;
 }
 
@@ -305,12 +295,7 @@ export function unsetKeyVariable(config: Config, env: Env): string | undefined {
   return `account ${account.name}: environment variable ${account.apiKeyEnv} (its api_key_env) is not set`;
 }
 
-/*
- * `password_env:` the environment variables an account's passwords may read (names, or globs).
- * The file's own list binds it; under --trusted-config the trusted copy's list binds the file
- * under review (run/trust.ts): a pull request cannot give a website another account's password.
- */
-/** Whether a list of names and globs holds `name`: a name written out by a lookup, then each glob with `*`. */
+/** Whether a `password_env:` list (its own, or the trusted copy's: run/trust.ts) holds `name`: a name by a lookup, then each glob with `*`. */
 export function listed(list: readonly Pattern[], name: string): boolean {
   let split = SPLIT.get(list);
   if (!split) {
