@@ -65,8 +65,9 @@ export function parseFile(text: string, file: string, options: ParseOptions, rol
 }
 
 /**
- * Parses as far as the data goes, returning the problems, errors too: the loader then still reads
- * the files this one includes, and reports every file's at once. A file that is not YAML throws.
+ * Parses as far as the data goes (`${NAME}`, the schema, then every rule of the contract), returning
+ * the problems, errors too: the loader then still reads the files this one includes, and reports
+ * every file's at once. A file that is not YAML throws.
  */
 export function readFileCollecting(text: string, file: string, options: ParseOptions, role: FileRole = 'main', read = readDocument(text, file, options.tokens)): { parsed: ParsedFile; problems: Diagnostic[] } {
   const { doc, lines } = read;
@@ -83,36 +84,14 @@ export function readFileCollecting(text: string, file: string, options: ParseOpt
   } catch (e) {
     fail({ line: 1, col: 1 }, `the file expands aliases too often (${(e as Error).message.replace(/\.$/, '')}); write the values out`);
   }
-  // Whether any string may hold `${`: written so, or through a double-quoted escape (`\x24{`).
-  const references = text.includes('${') || text.includes('\\');
-  const { parsed, diagnostics } = build(raw, at, file, options, references, role);
-  return { parsed, problems: diagnostics.sort((a, b) => a.line - b.line || a.col - b.col) };
-}
-
-/** A main config file's two required keys, missing: validate tells an included file by the first (commands/validate.ts). */
-export const NO_VERSION = 'the file has no "version", which is required';
-export const NO_WEBSITES = 'the file has no "websites", which is required';
-
-/** Top-level keys of a single-account file that belong in an account when the file has accounts. */
-const ACCOUNT_LEVEL = ['api', 'password_env', 'prune', 'protect', 'ignore', 'retire', 'safety', 'include', 'websites'];
-
-/** From the parsed data to the model: `${NAME}`, the schema, then every rule of the contract. */
-function build(
-  raw: Raw,
-  at: Locator,
-  file: string,
-  options: ParseOptions,
-  references: boolean,
-  role: FileRole,
-): { parsed: ParsedFile; diagnostics: Diagnostic[] } {
   const diagnostics: Diagnostic[] = [];
   const error = (pos: Position, message: string) => diagnostics.push({ file, ...pos, message, severity: 'error' });
   const warn = (pos: Position, message: string) => diagnostics.push({ file, ...pos, message, severity: 'warning' });
   const parsed: ParsedFile = { multi: false, configs: [], includes: [], warnings: [] };
+  const done = () => ({ parsed, problems: diagnostics.sort((a, b) => a.line - b.line || a.col - b.col) });
 
   // Passwords stay as written (`${NAME}`) in the data: the schema checks what the file says. The
   // value is kept beside, by website, for the request that sends it, and shown in no message.
-  const accounts = isRecord(raw.accounts) ? (Object.entries(raw.accounts).filter(([, a]) => isRecord(a)) as [string, Raw][]) : [];
   const passwords = new WeakMap<object, string>();
   // What is said of a value in an account's block belongs to that account.
   const saying = (path: Path, say: () => void) => {
@@ -173,8 +152,9 @@ function build(
     if (Array.isArray(holder)) holder[path.at(-1) as number] = '';
     else if (isRecord(holder)) delete holder[path.at(-1)!];
   }
-  // `$${` is a literal `${` in every other string (a password keeps its template as written).
-  if (references) {
+  // `$${` is a literal `${` in every other string (a password keeps its template as written), which
+  // any string may hold when the text does: written so, or through a double-quoted escape (`\x24{`).
+  if (text.includes('${') || text.includes('\\')) {
     eachString(raw, [], (path, text, holder) => {
       if (path.at(-1) !== 'password' && text.includes('$${')) holder[path.at(-1)!] = interpolate(text, {}).value;
     });
@@ -188,7 +168,7 @@ function build(
     }
     if (!('websites' in raw)) error(at.value([]), 'an included file needs "websites:", the websites it adds');
     parsed.configs.push(normalize({ websites: raw.websites }, passwords, file, at, error, warn));
-    return { parsed, diagnostics };
+    return done();
   }
 
   if (!('version' in raw)) error(at.key([]), NO_VERSION);
@@ -196,17 +176,16 @@ function build(
     if (!('websites' in raw)) error(at.key([]), NO_WEBSITES);
     parsed.configs.push(normalize(raw, passwords, file, at, error, warn));
     includesOf(raw, [], 0, at, parsed);
-    return { parsed, diagnostics };
+    return done();
   }
 
   parsed.multi = true;
   for (const key of ACCOUNT_LEVEL) {
-    if (key in raw) {
-      error(at.key([key]), `"${key}" belongs in an account: a file with accounts: holds only version, defaults, archive and accounts at its top`);
-    }
+    if (key in raw) error(at.key([key]), `"${key}" belongs in an account: a file with accounts: holds only version, defaults, archive and accounts at its top`);
   }
   const topDefaults = isRecord(raw.defaults) ? (settings(raw.defaults, ['defaults'], at, warn, IN_DEFAULTS) as DefaultSettings) : {};
   const topArchive = archiveFolder(raw, at, file, error);
+  const accounts = isRecord(raw.accounts) ? (Object.entries(raw.accounts).filter(([, a]) => isRecord(a)) as [string, Raw][]) : [];
   for (const [name, data] of accounts) {
     const base = ['accounts', name];
     const said = diagnostics.length;
@@ -218,15 +197,20 @@ function build(
     config.account = { name, apiKeyEnv: typeof data.api_key_env === 'string' ? data.api_key_env : '', pos: at.key(base) };
     const baseUrl = baseUrlOf(data, base, at, error);
     if (baseUrl) config.baseUrl = baseUrl;
-    if (!('websites' in data) && !('include' in data)) {
-      error(at.key(base), `account ${name} lists no websites: give it websites: (may be empty) or include:`);
-    }
+    if (!('websites' in data) && !('include' in data)) error(at.key(base), `account ${name} lists no websites: give it websites: (may be empty) or include:`);
     includesOf(data, base, parsed.configs.length, at, parsed);
     parsed.configs.push(config);
     for (const d of diagnostics.slice(said)) d.account ??= name;
   }
-  return { parsed, diagnostics };
+  return done();
 }
+
+/** A main config file's two required keys, missing: validate tells an included file by the first (commands/validate.ts). */
+export const NO_VERSION = 'the file has no "version", which is required';
+export const NO_WEBSITES = 'the file has no "websites", which is required';
+
+/** Top-level keys of a single-account file that belong in an account when the file has accounts. */
+const ACCOUNT_LEVEL = ['api', 'password_env', 'prune', 'protect', 'ignore', 'retire', 'safety', 'include', 'websites'];
 
 /** The `include:` globs of `holder` (at `base`), for the loader to read. */
 function includesOf(holder: Raw, base: Path, config: number, at: Locator, parsed: ParsedFile): void {
@@ -353,27 +337,16 @@ function normalize(
       error(pos, `websites[${i}].domain: ${parsed.problem}`);
       return;
     }
-    if (parsed.strippedWww) {
-      warn(pos, `"${entry.domain}": the service stores this website as "${parsed.domain}"; write the bare form`);
-    }
-    const website: DesiredWebsite = {
-      domain: parsed.domain,
-      written: entry.domain,
-      pos,
-      ...checked,
-    };
+    if (parsed.strippedWww) warn(pos, `"${entry.domain}": the service stores this website as "${parsed.domain}"; write the bare form`);
+    const website: DesiredWebsite = { domain: parsed.domain, written: entry.domain, pos, ...checked };
     if (typeof entry.password === 'string') {
-      const template = entry.password;
-      website.password = new Secret(template, passwords.get(entry) ?? template, at.value([...path, 'password']));
-      if (!interpolate(template, {}).referenced) {
+      const where = [...path, 'password'];
+      const value = passwords.get(entry) ?? entry.password;
+      website.password = new Secret(entry.password, value, at.value(where));
+      if (!interpolate(entry.password, {}).referenced) {
         // Its length is the schema's; "0" is within it, and only the product's answer refuses it.
-        if (passwordRuleProblem(passwords.get(entry) ?? template) === 'reads back as not set') {
-          error(at.value([...path, 'password']), `${pathName([...path, 'password'])}: the password ${passwordRuleWords('reads back as not set')}`);
-        }
-        warn(
-          at.value([...path, 'password']),
-          `the password of ${parsed.domain} is written in the file: use \${NAME} and set NAME in the environment`,
-        );
+        if (passwordRuleProblem(value) === 'reads back as not set') error(at.value(where), `${pathName(where)}: the password ${passwordRuleWords('reads back as not set')}`);
+        warn(at.value(where), `the password of ${parsed.domain} is written in the file: use \${NAME} and set NAME in the environment`);
       }
     }
     config.websites.push(website);
