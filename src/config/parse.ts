@@ -5,14 +5,7 @@ import { ConfigError, type Diagnostic } from '../messages/errors.js';
 import { globProblem, parseDomainInput } from '../model/domain.js';
 import { FIELDS, type Field } from '../model/fields.js';
 import { addressProblem, BASE_URL_RULE } from '../model/address.js';
-import {
-  DEFAULT_SAFETY,
-  type ArchiveFolder,
-  type Config,
-  type DefaultSettings,
-  type DesiredWebsite,
-  type Position,
-} from '../model/types.js';
+import { DEFAULT_SAFETY, type ArchiveFolder, type Config, type DefaultSettings, type DesiredWebsite, type Position } from '../model/types.js';
 import { Secret } from '../secrets/secret.js';
 import { listValue } from '../model/field-values.js';
 import { passwordRuleProblem, passwordRuleWords } from '../model/password-rule.js';
@@ -189,8 +182,7 @@ export function readFileCollecting(text: string, file: string, options: ParseOpt
   for (const [name, data] of accounts) {
     const base = ['accounts', name];
     const said = diagnostics.length;
-    const here = at.under(base);
-    const config = normalize({ ...data, api: undefined }, passwords, file, here, error, warn);
+    const config = normalize({ ...data, api: undefined }, passwords, file, at.under(base), error, warn);
     config.defaults = { ...topDefaults, ...config.defaults };
     // An account's own archive: wins over the file's.
     if (!config.archive && topArchive) config.archive = topArchive;
