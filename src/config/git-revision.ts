@@ -1,8 +1,7 @@
 /**
  * A config file and the files it includes as they were at a git revision (`--baseline-ref REF`),
- * read from git's objects: no checkout, no work tree touched, git as plumbing only. The include
- * globs walk the revision's tree with the loader's own glob engine and rules; no symbolic link
- * (mode 120000) is followed or read.
+ * read from git's objects (no checkout) with the loader's own glob engine and rules; no symbolic
+ * link (mode 120000) is followed or read.
  */
 import { realpathSync } from 'node:fs';
 import { dirname, join, relative, resolve, sep } from 'node:path';
@@ -54,9 +53,8 @@ export async function openRevision(file: string, ref: string, env: Env): Promise
 }
 
 export interface RevisionPlace {
-  /** A folder of the repository, where git runs. */
+  /** A folder of the repository, where git runs, and the commit (a full SHA). */
   cwd: string;
-  /** The commit (a full SHA). */
   commit: string;
   /** The absolute path its top stands for: the work tree's, or a folder that exists nowhere (ci plan-open). */
   root: string;
@@ -69,10 +67,8 @@ export interface RevisionPlace {
 }
 
 /**
- * The files of a commit, as a source the loader reads, with paths under `root`. Bounded whatever
- * the commit holds: its tree is listed up to MAX_TREE_ENTRIES (a "git bomb" of nested trees lists
- * billions), and only the files the config names are read, each up to MAX_CONFIG_FILE_BYTES,
- * as git stores them (none of .gitattributes' conversions).
+ * The files of a commit as a source, with paths under `root`. Bounded whatever it holds (a "git bomb"
+ * lists billions): see treeOf; only the files the config names are read, as git stores them.
  */
 export async function revisionAt(place: RevisionPlace): Promise<Revision> {
   const { cwd: folder, commit: sha, root, at: ref, env, signal } = place;

@@ -29,8 +29,7 @@ export interface FileSource {
 /** The files as they are on disk. */
 export const WORK_TREE: FileSource = {
   shown: (path) => path,
-  // A checkout makes the links a pull request commits: the messages (or a diff) would show the
-  // text of the file one names, and an edit would write it.
+  // A checkout makes the links a pull request commits: messages would show the file one names, an edit write it.
   refused: (file) => {
     const outside = namesDescriptor(file) || !existsSync(file) ? undefined : outsideOf(file, repositoryOf(file));
     return outside && `this is a symbolic link, and the file it names ${outside.replace('it lies', 'lies')}: sitesync reads no config there`;
@@ -117,10 +116,7 @@ export function folderOutside(dir: string, root: string): string | undefined {
   return undefined;
 }
 
-/**
- * `.git` as a case-insensitive file system reads it (macOS, Windows: `.GIT/config` is `.git/config`
- * there), and as Windows does (trailing dots and spaces dropped, the short name `GIT~1`).
- */
+/** `.git` as case-insensitive file systems read it (`.GIT`), and Windows (trailing dots and spaces dropped, `GIT~1`). */
 const GIT_FOLDER = /^(?:\.git[. ]*|git~\d+)$/i;
 
 /** Whether any folder of `path` is the repository's `.git` folder, by any of its names. */
