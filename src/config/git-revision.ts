@@ -17,6 +17,7 @@ import { MAX_CONFIG_FILE_BYTES, MAX_TREE_ENTRIES, MAX_TREE_LISTING_BYTES, MAX_TR
 type Entry = { mode: string; id: string };
 
 const LINK = '120000';
+const FOLDER = '040000';
 
 export interface Revision extends FileSource {
   /** Whether the revision holds the file (a config added since holds nothing: everything in it is new). */
@@ -73,18 +74,18 @@ export interface RevisionPlace {
 export async function revisionAt(place: RevisionPlace): Promise<Revision> {
   const { cwd: folder, commit: sha, root, at: ref, env, signal } = place;
   const entries = await treeOf(folder, sha, env, ref);
-  // Each folder's entries by name, built once: a glob's walk lists each folder it reaches in its own time.
-  const children = new Map<string, Map<string, Kind>>([['', new Map()]]);
-  const add = (path: string, kind: Kind) => {
+  // Each folder's entries' modes by name, built once: a glob's walk lists each folder it reaches in its own time.
+  const children = new Map<string, Map<string, string>>([['', new Map()]]);
+  const add = (path: string, mode: string) => {
     const at = path.lastIndexOf('/');
     const parent = path.slice(0, Math.max(at, 0));
     if (!children.has(parent)) {
       children.set(parent, new Map());
-      add(parent, 'folder');
+      add(parent, FOLDER);
     }
-    children.get(parent)!.set(path.slice(at + 1), kind);
+    children.get(parent)!.set(path.slice(at + 1), mode);
   };
-  for (const [path, { mode }] of entries) add(path, mode === LINK ? 'link' : mode.startsWith('100') ? 'file' : 'other');
+  for (const [path, { mode }] of entries) add(path, mode);
   const inTree = (path: string): string | undefined => {
     const rel = relative(root, path);
     if (rel === '') return '';
@@ -99,12 +100,9 @@ export async function revisionAt(place: RevisionPlace): Promise<Revision> {
   const missing = (path: string) => Object.assign(new Error(`ENOENT: ${path}`), { code: 'ENOENT' });
   const list = (path: string) => {
     const rel = inTree(path);
-    const kinds = rel === undefined ? undefined : children.get(rel);
-    if (!kinds) throw missing(path);
-    return [...kinds].map(([name, kind]) => {
-      const is = (what: Kind) => () => kind === what;
-      return { name, parentPath: path, path, isFile: is('file'), isDirectory: is('folder'), isSymbolicLink: is('link') };
-    });
+    const modes = rel === undefined ? undefined : children.get(rel);
+    if (!modes) throw missing(path);
+    return [...modes].map(([name, mode]) => ({ name, isFile: () => mode.startsWith('100'), isDirectory: () => mode === FOLDER, isSymbolicLink: () => mode === LINK }));
   };
   // The revision's tree as the glob engine walks it (asynchronously): links as links, never followed.
   const tree: FileTree = {
@@ -170,8 +168,6 @@ export async function revisionAt(place: RevisionPlace): Promise<Revision> {
     },
   };
 }
-
-type Kind = 'file' | 'folder' | 'link' | 'other';
 
 /** Every file of the commit's tree, by path (`git ls-tree -r`, read as it comes), up to MAX_TREE_ENTRIES, MAX_TREE_PATH_BYTES and MAX_TREE_LISTING_BYTES. */
 async function treeOf(cwd: string, sha: string, env: Env, at: string): Promise<Map<string, Entry>> {
