@@ -27,9 +27,8 @@ export interface LoadOptions extends Pick<ParseOptions, 'lenientEnv' | 'missingE
 }
 
 /**
- * The file and every file it includes as they were at the git revision `ref` (`--baseline-ref`),
- * read from git's objects: a baseline, so its `${NAME}`s need not be set (passwords compare as
- * written). Undefined when the revision does not hold the file (added since: all of it is new).
+ * The file and its includes as they were at the git revision `ref` (`--baseline-ref`): a baseline, whose
+ * `${NAME}`s need not be set (passwords compare as written); undefined when `ref` does not hold the file.
  */
 export async function loadWorkspaceAt(file: string, ref: string, env: Env): Promise<Workspace | undefined> {
   const source = await openRevision(file, ref, env);
@@ -37,10 +36,7 @@ export async function loadWorkspaceAt(file: string, ref: string, env: Env): Prom
   return loadWorkspace(file, env, { lenientEnv: true, what: 'baseline file', source });
 }
 
-/**
- * Every account a config file describes, with every file it includes read and checked: all
- * the problems of all the files at once, each at its own FILE:LINE:COL.
- */
+/** Every account a config file describes, with the files it includes: the problems of all of them at once, each at its FILE:LINE:COL. */
 export async function loadWorkspace(file: string, env: Env, options: LoadOptions = {}): Promise<Workspace> {
   const source = options.source ?? WORK_TREE;
   // One file's caps hold for the config and its includes together: a thousand files would take a thousand times as long.
@@ -123,9 +119,8 @@ export async function includerOf(file: string, env: Env): Promise<Includer | und
 }
 
 /**
- * The files the `include:` globs of `file` match, each once with its glob, and the problems of the globs: the
- * one set of rules that the loader and fmt follow. A glob reaches nothing outside the repository;
- * one that matches no file, or the file itself, is an error; a file belongs to one account.
+ * The files the `include:` globs of `file` match, each once with its glob, and the globs' problems (the
+ * loader's and fmt's rules): nothing outside the repository, no glob matching nothing or the file itself, a file in one account.
  */
 export async function walkIncludes(file: string, parsed: ParsedFile, source: FileSource, what?: LoadOptions['what']): Promise<{ matches: (ParsedFile['includes'][number] & { path: string })[]; problems: Diagnostic[] }> {
   const matches: (ParsedFile['includes'][number] & { path: string })[] = [];
@@ -193,9 +188,8 @@ function archiveProblems(configs: Config[], file: string, what: LoadOptions['wha
 }
 
 /**
- * A domain listed twice in an account, or listed there and ignored or retired, worded "at line N"
- * within one file and "at FILE:L:C" across files; or listed in two accounts of one installation.
- * A second listing in the same file is left out of the websites.
+ * A domain listed twice in an account ("at line N" within one file, "at FILE:L:C" across files; the
+ * second listing in one file is left out), listed and ignored or retired, or in two accounts of one installation.
  */
 function listingProblems(configs: Config[], main: string, shown: (path: string) => string): Diagnostic[] {
   const out: Diagnostic[] = [];
@@ -263,10 +257,7 @@ function sortByFile(list: Diagnostic[], files: string[]): Diagnostic[] {
 /** The CI's own tokens: sitesync reads them to comment, never to store them as a password. */
 const CI_TOKENS = ['GITHUB_TOKEN', 'GITLAB_TOKEN', 'CI_JOB_TOKEN'];
 
-/**
- * The variables that hold keys in `configs` (each account's api_key_env, SITESYNC_API_KEY, the
- * CI's tokens) and what each holds; by their names in upper case, as Windows reads them.
- */
+/** The variables that hold keys (api_key_env, SITESYNC_API_KEY, the CI's tokens) and what each holds, by name in upper case as Windows reads them. */
 export function keyVariables(configs: Config[]): Map<string, string> {
   const held = new Map<string, string>([['SITESYNC_API_KEY', 'the API key']]);
   for (const c of configs) if (c.account?.apiKeyEnv) held.set(c.account.apiKeyEnv.toUpperCase(), `the API key of account ${c.account.name} (its api_key_env)`);
@@ -275,9 +266,8 @@ export function keyVariables(configs: Config[]): Map<string, string> {
 }
 
 /**
- * A problem at each website password of `configs` that reads one of the `held` variables: it would
- * store that secret at the service, where whoever opens the website's statistics can use it.
- * Refused by name here, offline; apply refuses by value too.
+ * A problem at each password that reads one of the `held` variables: the service would store that
+ * secret where whoever opens the website's statistics reads it. By name, offline; apply refuses by value too.
  */
 export function passwordsFromKeyVariables(configs: Config[], main: string, held: Map<string, string>): Diagnostic[] {
   return configs.flatMap(passwordReads).flatMap(({ name, site }) => {

@@ -58,9 +58,8 @@ export function parseFile(text: string, file: string, options: ParseOptions, rol
 }
 
 /**
- * Parses as far as the data goes (`${NAME}`, the schema, then every rule of the contract), returning
- * the problems, errors too: the loader then still reads the files this one includes, and reports
- * every file's at once. A file that is not YAML throws.
+ * Parses as far as the data goes (`${NAME}`, the schema, every rule of the contract), returning the problems,
+ * errors too: the loader still reads the files this one includes, and says all at once. Not YAML: throws.
  */
 export function readFileCollecting(text: string, file: string, options: ParseOptions, role: FileRole = 'main', read = readDocument(text, file, options.tokens)): { parsed: ParsedFile; problems: Diagnostic[] } {
   const { doc, lines } = read;

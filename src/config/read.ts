@@ -1,9 +1,6 @@
 /**
- * Reading a config-like file (the I/O half of loading): refuses what cannot be a config file
- * (missing, a folder, huge, binary, not UTF-8) before any parsing is tried.
- *
- * A pipe is a file too: `--baseline <(git show origin/main:sitesync.yaml)` and `-c /dev/stdin`
- * are read like any other, and the size cap holds while reading.
+ * Reading a config-like file (the I/O half of loading): what cannot be one (missing, a folder, huge,
+ * binary, not UTF-8) is refused before parsing. A pipe (`-c /dev/stdin`) is read too, within the size cap.
  */
 import { closeSync, createReadStream, existsSync, fstatSync, openSync, readFileSync, statSync } from 'node:fs';
 import { basename, dirname, join, relative } from 'node:path';
@@ -27,9 +24,8 @@ export function* foldersUp(dir: string): Generator<string> {
 }
 
 /**
- * A config file not found where it was looked for, run from a subfolder (`clients/harbor/`): the
- * one of that name in a parent folder, named as a path from the folder looked in. Said, not used:
- * which file a run reads is the user's to say (-c).
+ * A config file not found, run from a subfolder (`clients/harbor/`): the one of that name in a parent
+ * folder, as a path from there. Said, not used: which file a run reads is the user's to say (-c).
  */
 function configUpward(file: string): string | undefined {
   const start = dirname(file);

@@ -1,9 +1,7 @@
 /**
- * Where the loader reads a config file and the files it includes: the work tree, or a git
- * revision's objects (git-revision.ts), with the same rules. The file may be a stranger's (a pull
- * request): a glob of `../*`, an absolute path or a symbolic link must not make sitesync read (or
- * fmt write), list or walk anything outside the repository holding the config, nor its `.git`
- * folder, where a checkout keeps its credentials.
+ * Where the loader reads a config file and its includes: the work tree, or a git revision (git-revision.ts),
+ * with the same rules. The file may be a stranger's: no glob (`../*`, absolute), no link makes sitesync read
+ * (or fmt write), list or walk anything outside the repository, nor its `.git` folder (a checkout's credentials).
  */
 import { existsSync, realpathSync } from 'node:fs';
 import { basename, dirname, isAbsolute, join, normalize, relative, resolve, sep } from 'node:path';
