@@ -39,7 +39,6 @@ export interface ParsedFile {
   configs: Config[];
   /** The `include:` globs of each config, by its index, with where each is written. */
   includes: { config: number; glob: string; pos: Position }[];
-  warnings: Diagnostic[];
 }
 
 /** What a file is to the one who reads it: the main config file, or one it includes. */
@@ -50,11 +49,10 @@ export function emptyConfig(file: string): Config {
   return { file, defaults: {}, prune: false, protect: [], ignore: [], retire: [], safety: { ...DEFAULT_SAFETY }, websites: [], warnings: [] };
 }
 
-export function parseFile(text: string, file: string, options: ParseOptions, role: FileRole = 'main'): ParsedFile {
+export function parseFile(text: string, file: string, options: ParseOptions, role: FileRole = 'main'): ParsedFile & { warnings: Diagnostic[] } {
   const { parsed, problems } = readFileCollecting(text, file, options, role);
   if (problems.some((d) => d.severity === 'error')) throw new ConfigError(problems);
-  parsed.warnings = problems;
-  return parsed;
+  return { ...parsed, warnings: problems };
 }
 
 /**
@@ -79,7 +77,7 @@ export function readFileCollecting(text: string, file: string, options: ParseOpt
   const diagnostics: Diagnostic[] = [];
   const error = (pos: Position, message: string) => diagnostics.push({ file, ...pos, message, severity: 'error' });
   const warn = (pos: Position, message: string) => diagnostics.push({ file, ...pos, message, severity: 'warning' });
-  const parsed: ParsedFile = { multi: false, configs: [], includes: [], warnings: [] };
+  const parsed: ParsedFile = { multi: false, configs: [], includes: [] };
   const done = () => ({ parsed, problems: diagnostics.sort((a, b) => a.line - b.line || a.col - b.col) });
 
   // Passwords stay as written (`${NAME}`) in the data: the schema checks what the file says. The
