@@ -47,8 +47,7 @@ export async function openRevision(file: string, ref: string, env: Env): Promise
     if (shallow) failure.details.push('This clone is shallow: fetch the commits the baseline needs (actions/checkout: fetch-depth: 2; or git fetch --deepen=1).');
     throw failure;
   }
-  // Paths are kept as the work tree's (the user's spelling of the folder, links and all), so that
-  // what the loader derives from the config file's path maps back onto the revision's tree.
+  // Paths as the work tree's (the user's spelling, links and all): what the loader derives from them maps onto the tree.
   const root = resolve(dirname(file), relative(folder, topReal));
   return revisionAt({ cwd: folder, commit: sha, root, at: ref, shown: (rel) => `${ref}:${rel}`, env });
 }

@@ -56,7 +56,7 @@ export async function loadWorkspace(file: string, env: Env, options: LoadOptions
   const { parsed, problems } = read;
   let bytes = MAX_CONFIG_FILE_BYTES - Buffer.byteLength(text);
   let over = false;
-  // What the SHA-256 covers. Without includes, as before there were any: a saved plan of such a file stays valid.
+  // What the SHA-256 covers: a file without includes, its text alone (a saved plan of it stays valid).
   const hash = createHash('sha256').update(parsed.includes.length === 0 ? text : `${basename(file)}\0${text}\0`);
   const files = [file];
   const walked = await walkIncludes(file, parsed, source, options.what);

@@ -80,8 +80,7 @@ export function readFileCollecting(text: string, file: string, options: ParseOpt
   const parsed: ParsedFile = { multi: false, configs: [], includes: [] };
   const done = () => ({ parsed, problems: diagnostics.sort((a, b) => a.line - b.line || a.col - b.col) });
 
-  // Passwords stay as written (`${NAME}`) in the data: the schema checks what the file says. The
-  // value is kept beside, by website, for the request that sends it, and shown in no message.
+  // Passwords stay as written (`${NAME}`) for the schema; the value is kept beside, for the request alone.
   const passwords = new WeakMap<object, string>();
   // What is said of a value in an account's block belongs to that account.
   const saying = (path: Path, say: () => void) => {
@@ -89,8 +88,7 @@ export function readFileCollecting(text: string, file: string, options: ParseOpt
     say();
     if (path[0] === 'accounts' && typeof path[1] === 'string') for (const d of diagnostics.slice(said)) d.account ??= path[1];
   };
-  // ${NAME} is read in a password and nowhere else: the file may be a stranger's, and a value from
-  // the environment anywhere else would show in plans and comments, or be sent (noReference).
+  // ${NAME} is read in a password alone: elsewhere a stranger's file would show it in plans and comments, or send it.
   const unknown = new Set<string>();
   eachString(raw, [], (where, template, entry) => {
     // (Accounts written as a list hold no account: their websites are not read.)
@@ -142,8 +140,7 @@ export function readFileCollecting(text: string, file: string, options: ParseOpt
     if (Array.isArray(holder)) holder[path.at(-1) as number] = '';
     else if (isRecord(holder)) delete holder[path.at(-1)!];
   }
-  // `$${` is a literal `${` in every other string (a password keeps its template as written), which
-  // any string may hold when the text does: written so, or through a double-quoted escape (`\x24{`).
+  // `$${` is a literal `${` in every other string, which may hold one written so or escaped (`"\x24{"`).
   if (text.includes('${') || text.includes('\\')) {
     eachString(raw, [], (path, text, holder) => {
       if (path.at(-1) !== 'password' && text.includes('$${')) holder[path.at(-1)!] = interpolate(text, {}).value;

@@ -46,8 +46,7 @@ export async function readTextFile(file: string, what = 'config file'): Promise<
     throw new ConfigError([{ file, line: 0, col: 0, message, severity: 'error' }]);
   };
   const read = (bytes: Buffer | undefined) => (bytes ? decodeText(bytes, file, what) : fail(tooLarge(`more than ${MAX_CONFIG_FILE_BYTES / 1048576}`, what)));
-  // Synchronous where it cannot wait long (opening, a regular file): a one-file run then needs
-  // no thread-pool round trips, which cost more than the reading. Pipes are read as they come.
+  // Synchronous where it cannot wait long (opening, a regular file): thread-pool round trips cost more than the reading.
   let fd: number;
   try {
     fd = openSync(file, 'r');
@@ -123,8 +122,7 @@ export function decodeText(bytes: Uint8Array, file: string, what = 'config file'
   try {
     return new TextDecoder('utf-8', { fatal: true }).decode(bytes);
   } catch {
-    // Where: the first replacement character that the file does not hold as such (EF BF BD).
-    // Counted on from the last one, not from the start: a stranger's file of millions of them is read once.
+    // At the first U+FFFD the file does not hold as EF BF BD, counted on from the last (millions are read once).
     const text = new TextDecoder('utf-8', { ignoreBOM: true }).decode(bytes);
     for (let i = text.indexOf('\ufffd'), from = 0, at = 0; ; from = i, i = text.indexOf('\ufffd', i + 1)) {
       at += Buffer.byteLength(text.slice(from, i));
