@@ -58,25 +58,23 @@ export function readDocument(text: string, file: string, budget: TokenBudget = {
     }
   }
   for (const token of parser.end()) tokens.push(token);
-  const composer = new Composer({ prettyErrors: false, uniqueKeys: true });
-  let doc: Document.Parsed | undefined;
   // yaml makes each of its errors an Error, whose stack trace costs more than the rest of its work.
   const traces = Error.stackTraceLimit;
   Error.stackTraceLimit = 0;
+  let doc: Document.Parsed;
+  let next: Document.Parsed | void;
   try {
-    for (const next of composer.compose(tokens, true, text.length)) {
-      if (!doc) doc = next;
-      else {
-        // As parseDocument does: a second document is an error of the first.
-        doc.errors.push(new YAMLParseError([next.range[0], next.range[1]], 'MULTIPLE_DOCS', 'Source contains multiple documents'));
-        break;
-      }
-    }
+    // The first document, and whether there is a second (composed no further: a file may hold a million).
+    const docs = new Composer({ prettyErrors: false, uniqueKeys: true }).compose(tokens, true, text.length);
+    doc = docs.next().value!;
+    next = docs.next().value;
   } finally {
     Error.stackTraceLimit = traces;
   }
-  if (doc!.errors.length) throw new ConfigError(yamlErrors(doc!, lines, file));
-  return { doc: doc!, lines };
+  // As parseDocument does: a second document is an error of the first.
+  if (next) doc.errors.push(new YAMLParseError([next.range[0], next.range[1]], 'MULTIPLE_DOCS', 'Source contains multiple documents'));
+  if (doc.errors.length) throw new ConfigError(yamlErrors(doc, lines, file));
+  return { doc, lines };
 }
 
 /** The YAML errors of a document, as diagnostics of `file`: the first MAX_YAML_ERRORS_SHOWN, then one line that counts the rest. */
