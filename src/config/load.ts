@@ -90,8 +90,10 @@ export async function loadWorkspace(file: string, env: Env, options: LoadOptions
     ...ownPasswordEnvProblems(parsed.configs, file),
     ...archiveProblems(parsed.configs, file, options.what, source),
   );
-  // Messages name each file as its source does (a revision's: REF:PATH); the data keeps the paths.
-  const ordered = sortByFile(problems, files).map((d) => ({ ...d, file: source.shown(d.file) }));
+  // By file, then line; each file named as its source does (a revision's: REF:PATH), the data keeps the paths.
+  const rank = (d: Diagnostic) => (files.includes(d.file) ? files.indexOf(d.file) : files.length);
+  problems.sort((a, b) => rank(a) - rank(b) || a.line - b.line || a.col - b.col);
+  const ordered = problems.map((d) => ({ ...d, file: source.shown(d.file) }));
   if (!options.keepErrors && ordered.some((d) => d.severity === 'error')) throw new ConfigError(ordered);
   for (const config of parsed.configs) separateTwinSpellings(config);
   const byFile = Object.fromEntries(walked.matches.map(({ path, config }) => [path, parsed.configs[config]!.account?.name ?? '']));
@@ -246,22 +248,14 @@ function listingProblems(configs: Config[], main: string, shown: (path: string) 
   return out;
 }
 
-function sortByFile(list: Diagnostic[], files: string[]): Diagnostic[] {
-  const rank = (d: Diagnostic) => {
-    const i = files.indexOf(d.file);
-    return i < 0 ? files.length : i;
-  };
-  return [...list].sort((a, b) => rank(a) - rank(b) || a.line - b.line || a.col - b.col);
-}
-
-/** The CI's own tokens: sitesync reads them to comment, never to store them as a password. */
-const CI_TOKENS = ['GITHUB_TOKEN', 'GITLAB_TOKEN', 'CI_JOB_TOKEN'];
-
-/** The variables that hold keys (api_key_env, SITESYNC_API_KEY, the CI's tokens) and what each holds, by name in upper case as Windows reads them. */
+/**
+ * The variables that hold keys (api_key_env, SITESYNC_API_KEY, the CI's tokens, which sitesync reads to comment
+ * and never to store as a password) and what each holds, by name in upper case as Windows reads them.
+ */
 export function keyVariables(configs: Config[]): Map<string, string> {
   const held = new Map<string, string>([['SITESYNC_API_KEY', 'the API key']]);
   for (const c of configs) if (c.account?.apiKeyEnv) held.set(c.account.apiKeyEnv.toUpperCase(), `the API key of account ${c.account.name} (its api_key_env)`);
-  for (const token of CI_TOKENS) held.set(token, "the CI's token");
+  for (const token of ['GITHUB_TOKEN', 'GITLAB_TOKEN', 'CI_JOB_TOKEN']) held.set(token, "the CI's token");
   return held;
 }
 
