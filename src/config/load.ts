@@ -75,11 +75,11 @@ export async function loadWorkspace(file: string, env: Env, options: LoadOptions
       }
       hash.update(`${relative(dirname(file), match)}\0${included}\0`);
       const one = parseFile(included, match, parseOptions, 'include');
-      problems.push(...one.warnings.map((d) => ofAccount(d, parsed.configs[config]!)));
-      for (const site of one.configs[0]!.websites) parsed.configs[config]!.websites.push({ ...site, file: match });
+      problems.push(...one.warnings.map((d) => ofAccount(d, config)));
+      for (const site of one.configs[0]!.websites) config.websites.push({ ...site, file: match });
     } catch (error) {
       if (!(error instanceof ConfigError)) throw error;
-      problems.push(...error.diagnostics.map((d) => ofAccount(d, parsed.configs[config]!)));
+      problems.push(...error.diagnostics.map((d) => ofAccount(d, config)));
       // Refused for its tokens: the budget is spent.
       over ||= tokens.left <= 0;
     }
@@ -96,7 +96,7 @@ export async function loadWorkspace(file: string, env: Env, options: LoadOptions
   const ordered = problems.map((d) => ({ ...d, file: source.shown(d.file) }));
   if (!options.keepErrors && ordered.some((d) => d.severity === 'error')) throw new ConfigError(ordered);
   for (const config of parsed.configs) separateTwinSpellings(config);
-  const byFile = Object.fromEntries(walked.matches.map(({ path, config }) => [path, parsed.configs[config]!.account?.name ?? '']));
+  const byFile = Object.fromEntries(walked.matches.map(({ path, config }) => [path, config.account?.name ?? '']));
   return { file, multi: parsed.multi, configs: parsed.configs, warnings: ordered, sha256: hash.digest('hex'), files, includedBy: byFile };
 }
 
@@ -127,7 +127,7 @@ export async function includerOf(file: string, env: Env): Promise<Includer | und
 export async function walkIncludes(file: string, parsed: ParsedFile, source: FileSource, what?: LoadOptions['what']): Promise<{ matches: (ParsedFile['includes'][number] & { path: string })[]; problems: Diagnostic[] }> {
   const matches: (ParsedFile['includes'][number] & { path: string })[] = [];
   const problems: Diagnostic[] = [];
-  const includedBy = new Map<string, number>();
+  const includedBy = new Map<string, Config>();
   const piped = parsed.includes.length > 0 && source.hasNoFolder(file);
   const root = parsed.includes.length > 0 && !piped ? source.repositoryOf(file) : '';
   for (const { config, glob, pos } of parsed.includes) {
@@ -143,9 +143,9 @@ export async function walkIncludes(file: string, parsed: ParsedFile, source: Fil
     for (const path of inside) {
       const other = includedBy.get(path);
       if (path === file) problem(`include "${glob}" matches this file itself`);
-      else if (other !== undefined && other !== config) {
-        problem(`include "${glob}": ${source.shown(path)} is already included by account ${parsed.configs[other]!.account?.name ?? '(the file)'}; a file belongs to one account`);
-      } else if (other === undefined) {
+      else if (other && other !== config) {
+        problem(`include "${glob}": ${source.shown(path)} is already included by account ${other.account?.name ?? '(the file)'}; a file belongs to one account`);
+      } else if (!other) {
         includedBy.set(path, config);
         matches.push({ config, glob, pos, path });
       }

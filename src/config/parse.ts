@@ -37,8 +37,8 @@ export interface ParsedFile {
   multi: boolean;
   /** One per account (a single-account file: one, without `account`); an included file's websites in one. */
   configs: Config[];
-  /** The `include:` globs of each config, by its index, with where each is written. */
-  includes: { config: number; glob: string; pos: Position }[];
+  /** The `include:` globs of each config, with where each is written. */
+  includes: { config: Config; glob: string; pos: Position }[];
 }
 
 /** What a file is to the one who reads it: the main config file, or one it includes. */
@@ -162,7 +162,7 @@ export function readFileCollecting(text: string, file: string, options: ParseOpt
   if (!('accounts' in raw)) {
     if (!('websites' in raw)) error(at.key([]), NO_WEBSITES);
     parsed.configs.push(normalize(raw, passwords, file, at, error, warn));
-    includesOf(raw, [], 0, at, parsed);
+    includesOf(raw, [], parsed.configs[0]!, at, parsed);
     return done();
   }
 
@@ -184,7 +184,7 @@ export function readFileCollecting(text: string, file: string, options: ParseOpt
     const baseUrl = baseUrlOf(data, base, at, error);
     if (baseUrl) config.baseUrl = baseUrl;
     if (!('websites' in data) && !('include' in data)) error(at.key(base), `account ${name} lists no websites: give it websites: (may be empty) or include:`);
-    includesOf(data, base, parsed.configs.length, at, parsed);
+    includesOf(data, base, config, at, parsed);
     parsed.configs.push(config);
     for (const d of diagnostics.slice(said)) d.account ??= name;
   }
@@ -199,7 +199,7 @@ export const NO_WEBSITES = 'the file has no "websites", which is required';
 const ACCOUNT_LEVEL = ['api', 'password_env', 'prune', 'protect', 'ignore', 'retire', 'safety', 'include', 'websites'];
 
 /** The `include:` globs of `holder` (at `base`), for the loader to read. */
-function includesOf(holder: Raw, base: Path, config: number, at: Locator, parsed: ParsedFile): void {
+function includesOf(holder: Raw, base: Path, config: Config, at: Locator, parsed: ParsedFile): void {
   if (!Array.isArray(holder.include)) return;
   holder.include.forEach((glob, i) => {
     if (typeof glob === 'string' && glob.trim()) parsed.includes.push({ config, glob: glob.trim(), pos: at.value([...base, 'include', i]) });
