@@ -30,7 +30,7 @@ export const WORK_TREE: FileSource = {
   // A checkout makes the links a pull request commits: messages would show the file one names, an edit write it.
   refused: (file) => {
     const outside = namesDescriptor(file) || !existsSync(file) ? undefined : outsideOf(file, repositoryOf(file));
-    return outside && `this is a symbolic link, and the file it names ${outside.replace('it lies', 'lies')}: sitesync reads no config there`;
+    return outside && `this is a symbolic link, and the file it names ${outside}: sitesync reads no config there`;
   },
   hasNoFolder,
   repositoryOf,
@@ -71,8 +71,8 @@ function outsideOf(path: string, root: string, tree: FileTree = DISK): string | 
     return undefined; // missing: said where it is read
   }
   const inside = relative(root, real);
-  if (inside === '' || climbsOut(inside)) return 'it lies outside the repository';
-  if (inGitFolder(inside)) return "it lies in the repository's .git folder";
+  if (inside === '' || climbsOut(inside)) return 'lies outside the repository';
+  if (inGitFolder(inside)) return "lies in the repository's .git folder";
   return undefined;
 }
 
