@@ -111,7 +111,7 @@ export function readFileCollecting(text: string, file: string, options: ParseOpt
   });
 
   // A string the schema refuses for its `${` is said once, in words, and left out of what is read below.
-  const refused = new Map<string, Path>();
+  const refused = new Map<string, { path: Path; r: ReturnType<typeof interpolate> }>();
   for (const issue of schemaIssues('config', raw, 'yaml')) {
     const name = pathName(issue.path);
     if (!issue.atKey && (unknown.has(name) || refused.has(name))) continue;
@@ -121,7 +121,7 @@ export function readFileCollecting(text: string, file: string, options: ParseOpt
     const refuse = (path: Path, text: string) => {
       const r = interpolate(text, {});
       if (isPasswordPath(path) || !(r.referenced || r.malformed.length > 0)) return;
-      refused.set(pathName(path), path);
+      refused.set(pathName(path), { path, r });
       own ||= path.length === issue.path.length;
     };
     if (typeof value === 'string') refuse(issue.path, value);
@@ -129,9 +129,8 @@ export function readFileCollecting(text: string, file: string, options: ParseOpt
     if (issue.atKey) error(at.key(issue.path), issue.message);
     else if (!own) error(at.value(issue.path), issue.message);
   }
-  for (const path of refused.values()) {
+  for (const { path, r } of refused.values()) {
     saying(path, () => {
-      const r = interpolate(valueAt(raw, path) as string, {});
       for (const bad of r.malformed) error(at.value(path), malformedReference(path, bad));
       if (r.referenced) error(at.value(path), referenceOutsidePassword(path));
     });
