@@ -157,10 +157,9 @@ export async function revisionAt(place: RevisionPlace): Promise<Revision> {
       if (!entry) return fail(`no such file at ${ref}`);
       if (entry.mode === LINK) return fail(`at ${ref} this is a symbolic link: sitesync reads no file through a link`);
       if (!entry.mode.startsWith('100')) return fail(`at ${ref} this is not a file`);
-      await sizesOf([entry.id]);
+      await fetch([path]);
       const size = sizes.get(entry.id) ?? 0;
       if (size > MAX_CONFIG_FILE_BYTES) return fail(tooLarge((size / 1048576).toFixed(1), what, ` at ${ref}`));
-      if (!blobs.has(entry.id)) await fetch([path]);
       const bytes = blobs.get(entry.id);
       if (!bytes) return fail(`git could not read it at ${ref} (its object is missing)`);
       return decodeText(bytes, path, what);
