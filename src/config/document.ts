@@ -1,12 +1,10 @@
 /**
- * YAML text → `yaml`'s document, read by the `yaml` package alone (YAML 1.2, core schema), as
- * editors' YAML language server reads it, and where things are in it. This is `parseDocument` in
- * its steps (Lexer, Parser, Composer), driven for what a file may make it build:
- * - size: a document takes some 0.3 to 1 KB a token, so a file under the byte cap of tiny tokens
- *   (`x: [1,1,1,…]`) would take gigabytes: the lexer's tokens are counted before anything is built;
- * - depth: the Composer, `toJS` and the schema check recurse once per level, and a few thousand
- *   nested lists overflow the call stack: the Parser's stack is watched as it grows, so a file
- *   nested too deep is refused at the same node on every machine.
+ * YAML text → `yaml`'s document (YAML 1.2, core schema, as editors' language server reads it), and
+ * where things are in it: `parseDocument` in its steps (Lexer, Parser, Composer), bounded for what a
+ * file may make it build. A built token takes 0.3 to 1 KB (`x: [1,1,1,…]` under the byte cap would
+ * take gigabytes): the lexer's tokens are counted first. The Composer, `toJS` and the schema check
+ * recurse per level: the Parser's stack is watched, so a file nested too deep is refused at the same
+ * node on every machine.
  */
 import { Composer, CST, isAlias, isMap, isPair, isScalar, isSeq, Lexer, LineCounter, Parser, YAMLParseError, type Document, type Node } from 'yaml';
 import { ConfigError, type Diagnostic } from '../messages/errors.js';
@@ -60,25 +58,23 @@ export function readDocument(text: string, file: string, budget: TokenBudget = {
     }
   }
   for (const token of parser.end()) tokens.push(token);
-  const composer = new Composer({ prettyErrors: false, uniqueKeys: true });
-  let doc: Document.Parsed | undefined;
   // yaml makes each of its errors an Error, whose stack trace costs more than the rest of its work.
   const traces = Error.stackTraceLimit;
   Error.stackTraceLimit = 0;
+  let doc: Document.Parsed;
+  let next: Document.Parsed | void;
   try {
-    for (const next of composer.compose(tokens, true, text.length)) {
-      if (!doc) doc = next;
-      else {
-        // As parseDocument does: a second document is an error of the first.
-        doc.errors.push(new YAMLParseError([next.range[0], next.range[1]], 'MULTIPLE_DOCS', 'Source contains multiple documents'));
-        break;
-      }
-    }
+    // The first document, and whether there is a second (composed no further: a file may hold a million).
+    const docs = new Composer({ prettyErrors: false, uniqueKeys: true }).compose(tokens, true, text.length);
+    doc = docs.next().value!;
+    next = docs.next().value;
   } finally {
     Error.stackTraceLimit = traces;
   }
-  if (doc!.errors.length) throw new ConfigError(yamlErrors(doc!, lines, file));
-  return { doc: doc!, lines };
+  // As parseDocument does: a second document is an error of the first.
+  if (next) doc.errors.push(new YAMLParseError([next.range[0], next.range[1]], 'MULTIPLE_DOCS', 'Source contains multiple documents'));
+  if (doc.errors.length) throw new ConfigError(yamlErrors(doc, lines, file));
+  return { doc, lines };
 }
 
 /** The YAML errors of a document, as diagnostics of `file`: the first MAX_YAML_ERRORS_SHOWN, then one line that counts the rest. */
@@ -100,10 +96,7 @@ export function yamlMessage(code: string, message: string): string {
   return `YAML: ${first.replace(/ at line \d+, column \d+:?$/, '')}`;
 }
 
-/**
- * Maps a path in the parsed data (`['websites', 3, 'privacy']`), under `base` (an account's
- * block), back to a line and column in the source: every message points at the key or value.
- */
+/** Where a path of the data (`['websites', 3, 'privacy']`), under `base` (an account's block), is written: its key or value. */
 export class Locator {
   constructor(
     private readonly doc: Document,

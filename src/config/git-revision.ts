@@ -1,8 +1,7 @@
 /**
  * A config file and the files it includes as they were at a git revision (`--baseline-ref REF`),
- * read from git's objects: no checkout, no work tree touched, git as plumbing only. The include
- * globs walk the revision's tree with the loader's own glob engine and rules; no symbolic link
- * (mode 120000) is followed or read.
+ * read from git's objects (no checkout) with the loader's own glob engine and rules; no symbolic
+ * link (mode 120000) is followed or read.
  */
 import { realpathSync } from 'node:fs';
 import { dirname, join, relative, resolve, sep } from 'node:path';
@@ -18,6 +17,7 @@ import { MAX_CONFIG_FILE_BYTES, MAX_TREE_ENTRIES, MAX_TREE_LISTING_BYTES, MAX_TR
 type Entry = { mode: string; id: string };
 
 const LINK = '120000';
+const FOLDER = '040000';
 
 export interface Revision extends FileSource {
   /** Whether the revision holds the file (a config added since holds nothing: everything in it is new). */
@@ -47,16 +47,14 @@ export async function openRevision(file: string, ref: string, env: Env): Promise
     if (shallow) failure.details.push('This clone is shallow: fetch the commits the baseline needs (actions/checkout: fetch-depth: 2; or git fetch --deepen=1).');
     throw failure;
   }
-  // Paths are kept as the work tree's (the user's spelling of the folder, links and all), so that
-  // what the loader derives from the config file's path maps back onto the revision's tree.
+  // Paths as the work tree's (the user's spelling, links and all): what the loader derives from them maps onto the tree.
   const root = resolve(dirname(file), relative(folder, topReal));
   return revisionAt({ cwd: folder, commit: sha, root, at: ref, shown: (rel) => `${ref}:${rel}`, env });
 }
 
 export interface RevisionPlace {
-  /** A folder of the repository, where git runs. */
+  /** A folder of the repository, where git runs, and the commit (a full SHA). */
   cwd: string;
-  /** The commit (a full SHA). */
   commit: string;
   /** The absolute path its top stands for: the work tree's, or a folder that exists nowhere (ci plan-open). */
   root: string;
@@ -69,30 +67,24 @@ export interface RevisionPlace {
 }
 
 /**
- * The files of a commit, as a source the loader reads, with paths under `root`. Bounded whatever
- * the commit holds: its tree is listed up to MAX_TREE_ENTRIES (a "git bomb" of nested trees lists
- * billions), and only the files the config names are read, each up to MAX_CONFIG_FILE_BYTES,
- * as git stores them (none of .gitattributes' conversions).
+ * The files of a commit as a source, with paths under `root`. Bounded whatever it holds (a "git bomb"
+ * lists billions): see treeOf; only the files the config names are read, as git stores them.
  */
 export async function revisionAt(place: RevisionPlace): Promise<Revision> {
   const { cwd: folder, commit: sha, root, at: ref, env, signal } = place;
   const entries = await treeOf(folder, sha, env, ref);
-  // Each folder's entries by name, built once: a glob's walk lists each folder it reaches in its own time.
-  const children = new Map<string, Map<string, Kind>>([['', new Map()]]);
-  for (const [path, { mode }] of entries) {
-    let child = path;
-    let kind: Kind = mode === LINK ? 'link' : mode.startsWith('100') ? 'file' : 'other';
-    for (let at = path.lastIndexOf('/'); ; at = child.lastIndexOf('/')) {
-      const parent = at > 0 ? child.slice(0, at) : '';
-      let names = children.get(parent);
-      const known = names !== undefined;
-      if (!names) children.set(parent, (names = new Map()));
-      names.set(child.slice(at + 1), kind);
-      if (known || at <= 0) break;
-      child = parent;
-      kind = 'folder';
+  // Each folder's entries' modes by name, built once: a glob's walk lists each folder it reaches in its own time.
+  const children = new Map<string, Map<string, string>>([['', new Map()]]);
+  const add = (path: string, mode: string) => {
+    const at = path.lastIndexOf('/');
+    const parent = path.slice(0, Math.max(at, 0));
+    if (!children.has(parent)) {
+      children.set(parent, new Map());
+      add(parent, FOLDER);
     }
-  }
+    children.get(parent)!.set(path.slice(at + 1), mode);
+  };
+  for (const [path, { mode }] of entries) add(path, mode);
   const inTree = (path: string): string | undefined => {
     const rel = relative(root, path);
     if (rel === '') return '';
@@ -104,7 +96,27 @@ export async function revisionAt(place: RevisionPlace): Promise<Revision> {
     const rel = inTree(path);
     return rel === undefined ? path : rel === '' ? `the top of the repository at ${ref}` : place.shown(rel);
   };
-  const tree = revisionTree(root, inTree, entries, children);
+  const missing = (path: string) => Object.assign(new Error(`ENOENT: ${path}`), { code: 'ENOENT' });
+  const list = (path: string) => {
+    const rel = inTree(path);
+    const modes = rel === undefined ? undefined : children.get(rel);
+    if (!modes) throw missing(path);
+    return [...modes].map(([name, mode]) => ({ name, isFile: () => mode.startsWith('100'), isDirectory: () => mode === FOLDER, isSymbolicLink: () => mode === LINK }));
+  };
+  // The revision's tree as the glob engine walks it (asynchronously): links as links, never followed.
+  const tree: FileTree = {
+    fs: {
+      readdir: (path: string, _options: unknown, callback: (error: Error | null, entries?: ReturnType<typeof list>) => void) => {
+        Promise.resolve(path).then(list).then((found) => callback(null, found), callback);
+      },
+    } as unknown as FileSystemAdapter,
+    // Nothing in a tree is reached through a link: a path is itself, when the tree has it.
+    realpath: (path) => {
+      const rel = inTree(path);
+      if (rel === undefined || (!children.has(rel) && entries.get(rel)?.mode.startsWith('100') !== true)) throw missing(path);
+      return rel ? join(root, rel) : root;
+    },
+  };
   // The files a glob matches are read in one `git cat-file --batch`, not a process each.
   const blobs = new Map<string, Buffer>();
   // Sizes asked only for the files the config names: listing every size costs git a read of each object.
@@ -145,48 +157,12 @@ export async function revisionAt(place: RevisionPlace): Promise<Revision> {
       if (!entry) return fail(`no such file at ${ref}`);
       if (entry.mode === LINK) return fail(`at ${ref} this is a symbolic link: sitesync reads no file through a link`);
       if (!entry.mode.startsWith('100')) return fail(`at ${ref} this is not a file`);
-      await sizesOf([entry.id]);
+      await fetch([path]);
       const size = sizes.get(entry.id) ?? 0;
       if (size > MAX_CONFIG_FILE_BYTES) return fail(tooLarge((size / 1048576).toFixed(1), what, ` at ${ref}`));
-      if (!blobs.has(entry.id)) await fetch([path]);
       const bytes = blobs.get(entry.id);
       if (!bytes) return fail(`git could not read it at ${ref} (its object is missing)`);
       return decodeText(bytes, path, what);
-    },
-  };
-}
-
-type Kind = 'file' | 'folder' | 'link' | 'other';
-
-/** The revision's tree as the glob engine walks it: folders and files, links as links (never followed). */
-function revisionTree(root: string, inTree: (path: string) => string | undefined, entries: Map<string, Entry>, children: Map<string, Map<string, Kind>>): FileTree {
-  const missing = (path: string) => Object.assign(new Error(`ENOENT: ${path}`), { code: 'ENOENT' });
-  const list = (path: string) => {
-    const rel = inTree(path);
-    const kinds = rel === undefined ? undefined : children.get(rel);
-    if (!kinds) throw missing(path);
-    return [...kinds].map(([name, kind]) => ({
-      name,
-      parentPath: path,
-      path,
-      isFile: () => kind === 'file',
-      isDirectory: () => kind === 'folder',
-      isSymbolicLink: () => kind === 'link',
-    }));
-  };
-  const fs = {
-    readdir: (path: string, _options: unknown, callback: (error: Error | null, entries?: ReturnType<typeof list>) => void) => {
-      Promise.resolve(path).then(list).then((found) => callback(null, found), callback);
-    },
-    readdirSync: (path: string) => list(path),
-  } as unknown as FileSystemAdapter;
-  return {
-    fs,
-    // Nothing in a tree is reached through a link: a path is itself, when the tree has it.
-    realpath: (path) => {
-      const rel = inTree(path);
-      if (rel === undefined || (!children.has(rel) && entries.get(rel)?.mode.startsWith('100') !== true)) throw missing(path);
-      return rel ? join(root, rel) : root;
     },
   };
 }

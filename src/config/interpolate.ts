@@ -1,6 +1,4 @@
-/**
- * `${NAME}` takes the environment variable NAME; `$${` writes a literal `${`.
- */
+/** `${NAME}` takes the environment variable NAME; `$${` writes a literal `${`. */
 
 import type { Env } from '../io/context.js';
 import type { PasswordSource } from '../model/types.js';
@@ -8,10 +6,7 @@ import type { PasswordSource } from '../model/types.js';
 const TOKEN = /\$\$\{|\$\{([^}]*)\}?/g;
 const NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
 
-/**
- * The value of the variable `name`: an own string of `env`, never something every object
- * inherits (`${toString}`, `${__proto__}`, `api_key_env: constructor` are not set).
- */
+/** The variable `name`: an own string of `env`, never what every object inherits (`${toString}`, `api_key_env: constructor`). */
 export function envValue(env: Env, name: string): string | undefined {
   if (!Object.hasOwn(env, name)) return undefined;
   const value = env[name];
@@ -41,18 +36,12 @@ export function interpolate(text: string, env: Env) {
   return result;
 }
 
-/**
- * `text` as a file writes it so that it reads back as exactly `text`: every `${` as `$${` (a
- * value from the service, say an exclude_ips entry `${SITESYNC_API_KEY}`, is no reference).
- */
+/** `text` written so that it reads back as itself: a value from the service (an exclude_ips entry `${X}`) is no reference. */
 export function literal(text: string): string {
   return text.replaceAll('${', () => '$${'); // (a function: '$$' in a replacement string is one '$')
 }
 
-/**
- * Where a value written as `template` comes from, by name: the variables it reads (each once, in
- * order), and whether any text is written in clear beside them. Nothing of any value is read.
- */
+/** The variables `template` reads (each once, in order), and whether it writes text in clear beside them; no value is read. */
 export function passwordSource(template: string): PasswordSource {
   const variables = new Set<string>();
   const clear = template.replace(TOKEN, (match, name: string | undefined) => {

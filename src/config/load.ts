@@ -3,15 +3,13 @@ import { createHash } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { basename, dirname, join, relative } from 'node:path';
 import { installationOf } from '../model/address.js';
-import { ConfigError } from '../messages/errors.js';
+import { ConfigError, type Diagnostic } from '../messages/errors.js';
 import { GlobSet, namesTwinSpelling, wildcardMatches } from '../model/domain.js';
-import type { Diagnostic } from '../messages/errors.js';
 import { type Config, type DesiredWebsite, type Pattern, type Position, type Workspace } from '../model/types.js';
 import { envValue, passwordSource } from './interpolate.js';
 import type { Env } from '../io/context.js';
 import { parseFile, readFileCollecting, type ParsedFile, type ParseOptions } from './parse.js';
 import { foldersUp } from './read.js';
-import { type TokenBudget } from './document.js';
 import { folderOutside, realOrSelf, WORK_TREE, type FileSource } from './source.js';
 import { openRevision } from './git-revision.js';
 import { MAX_CONFIG_FILE_BYTES, MAX_YAML_TOKENS } from '../caps.js';
@@ -24,17 +22,13 @@ export interface LoadOptions extends Pick<ParseOptions, 'lenientEnv' | 'missingE
   what?: 'config file' | 'baseline file';
   /** Where the files are read from: the work tree (default), or a git revision (git-revision.ts). */
   source?: FileSource;
-  /**
-   * Errors do not throw: the workspace is returned as far as it was read, its errors among its
-   * `warnings`. For checks said beside the file's own problems (the trusted copy's pins), never to run on.
-   */
+  /** Errors do not throw but are among the `warnings`: for checks said beside them (the trusted copy's pins, unset keys), never to run on. */
   keepErrors?: boolean;
 }
 
 /**
- * The file and every file it includes as they were at the git revision `ref` (`--baseline-ref`),
- * read from git's objects: a baseline, so its `${NAME}`s need not be set (passwords compare as
- * written). Undefined when the revision does not hold the file (added since: all of it is new).
+ * The file and its includes as they were at the git revision `ref` (`--baseline-ref`): a baseline, whose
+ * `${NAME}`s need not be set (passwords compare as written); undefined when `ref` does not hold the file.
  */
 export async function loadWorkspaceAt(file: string, ref: string, env: Env): Promise<Workspace | undefined> {
   const source = await openRevision(file, ref, env);
@@ -42,21 +36,16 @@ export async function loadWorkspaceAt(file: string, ref: string, env: Env): Prom
   return loadWorkspace(file, env, { lenientEnv: true, what: 'baseline file', source });
 }
 
-/**
- * Every account a config file describes, with every file it includes read and checked: all
- * the problems of all the files at once, each at its own FILE:LINE:COL.
- */
+/** Every account a config file describes, with the files it includes: the problems of all of them at once, each at its FILE:LINE:COL. */
 export async function loadWorkspace(file: string, env: Env, options: LoadOptions = {}): Promise<Workspace> {
   const source = options.source ?? WORK_TREE;
-  // What the config and the files it includes may hold together: one file's caps, whatever the
-  // number of files (a thousand files, each under the caps, would take a thousand times as long).
-  const tokens: TokenBudget = { left: MAX_YAML_TOKENS };
+  // One file's caps hold for the config and its includes together: a thousand files would take a thousand times as long.
+  const tokens = { left: MAX_YAML_TOKENS };
   const parseOptions = { env, lenientEnv: options.lenientEnv, missingEnvAsWarning: options.missingEnvAsWarning, tokens };
   let text: string;
   let read: ReturnType<typeof readFileCollecting>;
   try {
-    // The config file itself may be a link (a checkout makes the ones a pull request commits): to
-    // nothing outside its repository, whose text the messages would quote.
+    // A link (a checkout makes those a pull request commits) to outside the repository: the messages would quote it.
     const outside = source.refused(file);
     if (outside) throw new ConfigError([{ file, line: 0, col: 0, severity: 'error', message: outside }]);
     text = await source.read(file, options.what ?? 'config file');
@@ -67,7 +56,7 @@ export async function loadWorkspace(file: string, env: Env, options: LoadOptions
   const { parsed, problems } = read;
   let bytes = MAX_CONFIG_FILE_BYTES - Buffer.byteLength(text);
   let over = false;
-  // What the SHA-256 covers. Without includes, as before there were any: a saved plan of such a file stays valid.
+  // What the SHA-256 covers: a file without includes, its text alone (a saved plan of it stays valid).
   const hash = createHash('sha256').update(parsed.includes.length === 0 ? text : `${basename(file)}\0${text}\0`);
   const files = [file];
   const walked = await walkIncludes(file, parsed, source, options.what);
@@ -86,11 +75,11 @@ export async function loadWorkspace(file: string, env: Env, options: LoadOptions
       }
       hash.update(`${relative(dirname(file), match)}\0${included}\0`);
       const one = parseFile(included, match, parseOptions, 'include');
-      problems.push(...one.warnings.map((d) => ofAccount(d, parsed.configs[config]!)));
-      for (const site of one.configs[0]!.websites) parsed.configs[config]!.websites.push({ ...site, file: match });
+      problems.push(...one.warnings.map((d) => ofAccount(d, config)));
+      for (const site of one.configs[0]!.websites) config.websites.push({ ...site, file: match });
     } catch (error) {
       if (!(error instanceof ConfigError)) throw error;
-      problems.push(...error.diagnostics.map((d) => ofAccount(d, parsed.configs[config]!)));
+      problems.push(...error.diagnostics.map((d) => ofAccount(d, config)));
       // Refused for its tokens: the budget is spent.
       over ||= tokens.left <= 0;
     }
@@ -99,23 +88,22 @@ export async function loadWorkspace(file: string, env: Env, options: LoadOptions
     ...listingProblems(parsed.configs, file, source.shown),
     ...passwordsFromKeyVariables(parsed.configs, file, keyVariables(parsed.configs)),
     ...ownPasswordEnvProblems(parsed.configs, file),
-    ...archiveProblems(parsed.configs, file, options, source),
+    ...archiveProblems(parsed.configs, file, options.what, source),
   );
-  // Messages name each file as its source does (a revision's: REF:PATH); the data keeps the paths.
-  const ordered = sortByFile(problems, files).map((d) => ({ ...d, file: source.shown(d.file) }));
+  // By file, then line; each file named as its source does (a revision's: REF:PATH), the data keeps the paths.
+  const rank = (d: Diagnostic) => (files.includes(d.file) ? files.indexOf(d.file) : files.length);
+  problems.sort((a, b) => rank(a) - rank(b) || a.line - b.line || a.col - b.col);
+  const ordered = problems.map((d) => ({ ...d, file: source.shown(d.file) }));
   if (!options.keepErrors && ordered.some((d) => d.severity === 'error')) throw new ConfigError(ordered);
   for (const config of parsed.configs) separateTwinSpellings(config);
-  const byFile = Object.fromEntries(walked.matches.map(({ path, config }) => [path, parsed.configs[config]!.account?.name ?? '']));
+  const byFile = Object.fromEntries(walked.matches.map(({ path, config }) => [path, config.account?.name ?? '']));
   return { file, multi: parsed.multi, configs: parsed.configs, warnings: ordered, sha256: hash.digest('hex'), files, includedBy: byFile };
 }
 
-/** The config that includes `file`, one that has no `version` (an included file): what validate reports it with. */
+/** The config file (absolute) that includes a file, the account that does ('' in a single-account file), and its workspace, problems kept. */
 export interface Includer {
-  /** The including config file (absolute). */
   config: string;
-  /** The account that includes the file ('' in a single-account file). */
   account: string;
-  /** The including config, read with every file it includes (problems kept, not thrown). */
   workspace: Workspace;
 }
 
@@ -133,14 +121,13 @@ export async function includerOf(file: string, env: Env): Promise<Includer | und
 }
 
 /**
- * The files the `include:` globs of `file` match, each once with its glob, and the problems of the globs: the
- * one set of rules that the loader and fmt follow. A glob reaches nothing outside the repository;
- * one that matches no file, or the file itself, is an error; a file belongs to one account.
+ * The files the `include:` globs of `file` match, each once with its glob, and the globs' problems (the
+ * loader's and fmt's rules): nothing outside the repository, no glob matching nothing or the file itself, a file in one account.
  */
 export async function walkIncludes(file: string, parsed: ParsedFile, source: FileSource, what?: LoadOptions['what']): Promise<{ matches: (ParsedFile['includes'][number] & { path: string })[]; problems: Diagnostic[] }> {
   const matches: (ParsedFile['includes'][number] & { path: string })[] = [];
   const problems: Diagnostic[] = [];
-  const includedBy = new Map<string, number>();
+  const includedBy = new Map<string, Config>();
   const piped = parsed.includes.length > 0 && source.hasNoFolder(file);
   const root = parsed.includes.length > 0 && !piped ? source.repositoryOf(file) : '';
   for (const { config, glob, pos } of parsed.includes) {
@@ -156,9 +143,9 @@ export async function walkIncludes(file: string, parsed: ParsedFile, source: Fil
     for (const path of inside) {
       const other = includedBy.get(path);
       if (path === file) problem(`include "${glob}" matches this file itself`);
-      else if (other !== undefined && other !== config) {
-        problem(`include "${glob}": ${source.shown(path)} is already included by account ${parsed.configs[other]!.account?.name ?? '(the file)'}; a file belongs to one account`);
-      } else if (other === undefined) {
+      else if (other && other !== config) {
+        problem(`include "${glob}": ${source.shown(path)} is already included by account ${other.account?.name ?? '(the file)'}; a file belongs to one account`);
+      } else if (!other) {
         includedBy.set(path, config);
         matches.push({ config, glob, pos, path });
       }
@@ -186,33 +173,31 @@ function separateTwinSpellings(config: Config): void {
 }
 
 /** `archive:` folders, inside the repository as includes are: the file may be a stranger's (a baseline's archive: is never used). */
-function archiveProblems(configs: Config[], file: string, options: LoadOptions, source: FileSource): Diagnostic[] {
-  const out: Diagnostic[] = [];
-  const said = new Set<string>();
-  for (const { archive } of configs) {
-    if (!archive?.pos || said.has(`${archive.pos.line}:${archive.pos.col}`)) continue;
-    said.add(`${archive.pos.line}:${archive.pos.col}`);
+function archiveProblems(configs: Config[], file: string, what: LoadOptions['what'], source: FileSource): Diagnostic[] {
+  // Said once, however many accounts share it (the file's own archive:, or one through an alias).
+  const archives = new Map(configs.flatMap(({ archive }) => (archive?.pos ? [[`${archive.pos.line}:${archive.pos.col}`, archive] as const] : [])));
+  return [...archives.values()].flatMap((archive) => {
+    const problem = (message: string): Diagnostic[] => [{ file, ...archive.pos!, severity: 'error', message }];
     if (source.hasNoFolder(file)) {
-      if (options.what !== 'baseline file') out.push({ file, ...archive.pos, severity: 'error', message: `archive "${archive.shown}": this file was read from a pipe or standard input, which has no folder to hold it; give the file in its folder, or apply --archive DIR` });
-      continue;
+      const message = `archive "${archive.shown}": this file was read from a pipe or standard input, which has no folder to hold it; give the file in its folder, or apply --archive DIR`;
+      return what === 'baseline file' ? [] : problem(message);
     }
     // The repository as the source has it: the work tree, or (ci plan-open) a top that exists nowhere.
     const root = source.repositoryOf(file);
     const outside = folderOutside(archive.dir, root);
-    if (outside) out.push({ file, ...archive.pos, severity: 'error', message: `archive "${archive.shown}": ${outside}; sitesync writes no archive outside the repository that holds the config (${root})` });
-  }
-  return out;
+    return outside ? problem(`archive "${archive.shown}": ${outside}; sitesync writes no archive outside the repository that holds the config (${root})`) : [];
+  });
 }
 
 /**
- * A domain listed twice in an account, or listed there and ignored or retired, worded "at line N"
- * within one file and "at FILE:L:C" across files; or listed in two accounts of one installation.
- * A second listing in the same file is left out of the websites.
+ * A domain listed twice in an account ("at line N" within one file, "at FILE:L:C" across files; the
+ * second listing in one file is left out), listed and ignored or retired, or in two accounts of one installation.
  */
 function listingProblems(configs: Config[], main: string, shown: (path: string) => string): Diagnostic[] {
   const out: Diagnostic[] = [];
   const place = (pos: Position, file: string, oneFile: boolean) => (oneFile ? `line ${pos.line}` : `${shown(file)}:${pos.line}:${pos.col}`);
-  const byInstallation = new Map<string, Map<string, { site: DesiredWebsite; config: Config }>>();
+  // Each domain listed in an account with a base_url, by its installation: the first account to list it.
+  const owners = new Map<string, { site: DesiredWebsite; config: Config }>();
   for (const config of configs) {
     const seen = new Map<string, DesiredWebsite>();
     const ignore = new GlobSet(config.ignore.map((p) => p.glob));
@@ -222,7 +207,7 @@ function listingProblems(configs: Config[], main: string, shown: (path: string) 
       // Said within one file, the problem belongs to the account (an included file cannot name it).
       const error = (message: string, oneFile: boolean) => {
         const d: Diagnostic = { file, ...site.pos, severity: 'error', message };
-        out.push(oneFile && config.account ? { ...d, account: config.account.name } : d);
+        out.push(oneFile ? ofAccount(d, config) : d);
       };
       const first = seen.get(site.domain);
       const one = first !== undefined && (first.file ?? main) === file;
@@ -249,52 +234,34 @@ function listingProblems(configs: Config[], main: string, shown: (path: string) 
     });
     if (!config.account || !config.baseUrl) continue;
     const origin = installationOf(config.baseUrl);
-    let domains = byInstallation.get(origin);
-    if (!domains) byInstallation.set(origin, (domains = new Map()));
     for (const site of seen.values()) {
-      const other = domains.get(site.domain);
-      if (other && other.config !== config) {
-        const at = place(other.site.pos, other.site.file ?? main, false);
-        out.push({
-          file: site.file ?? main,
-          ...site.pos,
-          severity: 'error',
-          message: `"${site.written}" is listed in account ${config.account.name} and in account ${other.config.account!.name} (at ${at}), on the same installation, which holds a domain once: keep it in one`,
-        });
-      } else if (!other) {
-        domains.set(site.domain, { site, config });
+      const other = owners.get(`${origin} ${site.domain}`);
+      if (!other) {
+        owners.set(`${origin} ${site.domain}`, { site, config });
+        continue;
       }
+      const at = place(other.site.pos, other.site.file ?? main, false);
+      const message = `"${site.written}" is listed in account ${config.account.name} and in account ${other.config.account!.name} (at ${at}), on the same installation, which holds a domain once: keep it in one`;
+      out.push({ file: site.file ?? main, ...site.pos, severity: 'error', message });
     }
   }
   return out;
 }
 
-function sortByFile(list: Diagnostic[], files: string[]): Diagnostic[] {
-  const rank = (d: Diagnostic) => {
-    const i = files.indexOf(d.file);
-    return i < 0 ? files.length : i;
-  };
-  return [...list].sort((a, b) => rank(a) - rank(b) || a.line - b.line || a.col - b.col);
-}
-
-/** The CI's own tokens: sitesync reads them to comment, never to store them as a password. */
-const CI_TOKENS = ['GITHUB_TOKEN', 'GITLAB_TOKEN', 'CI_JOB_TOKEN'];
-
 /**
- * The variables that hold keys in `configs` (each account's api_key_env, SITESYNC_API_KEY, the
- * CI's tokens) and what each holds; by their names in upper case, as Windows reads them.
+ * The variables that hold keys (api_key_env, SITESYNC_API_KEY, the CI's tokens, which sitesync reads to comment
+ * and never to store as a password) and what each holds, by name in upper case as Windows reads them.
  */
 export function keyVariables(configs: Config[]): Map<string, string> {
   const held = new Map<string, string>([['SITESYNC_API_KEY', 'the API key']]);
   for (const c of configs) if (c.account?.apiKeyEnv) held.set(c.account.apiKeyEnv.toUpperCase(), `the API key of account ${c.account.name} (its api_key_env)`);
-  for (const token of CI_TOKENS) held.set(token, "the CI's token");
+  for (const token of ['GITHUB_TOKEN', 'GITLAB_TOKEN', 'CI_JOB_TOKEN']) held.set(token, "the CI's token");
   return held;
 }
 
 /**
- * A problem at each website password of `configs` that reads one of the `held` variables: it would
- * store that secret at the service, where whoever opens the website's statistics can use it.
- * Refused by name here, offline; apply refuses by value too.
+ * A problem at each password that reads one of the `held` variables: the service would store that
+ * secret where whoever opens the website's statistics reads it. By name, offline; apply refuses by value too.
  */
 export function passwordsFromKeyVariables(configs: Config[], main: string, held: Map<string, string>): Diagnostic[] {
   return configs.flatMap(passwordReads).flatMap(({ name, site }) => {
@@ -312,12 +279,7 @@ export function unsetKeyVariable(config: Config, env: Env): string | undefined {
   return `account ${account.name}: environment variable ${account.apiKeyEnv} (its api_key_env) is not set`;
 }
 
-/*
- * `password_env:` the environment variables an account's passwords may read (names, or globs).
- * The file's own list binds it; under --trusted-config the trusted copy's list binds the file
- * under review (run/trust.ts): a pull request cannot give a website another account's password.
- */
-/** Whether a list of names and globs holds `name`: a name written out by a lookup, then each glob with `*`. */
+/** Whether a `password_env:` list (its own, or the trusted copy's: run/trust.ts) holds `name`: a name by a lookup, then each glob with `*`. */
 export function listed(list: readonly Pattern[], name: string): boolean {
   let split = SPLIT.get(list);
   if (!split) {
@@ -331,10 +293,7 @@ export function listed(list: readonly Pattern[], name: string): boolean {
 const SPLIT = new WeakMap<readonly Pattern[], { names: Set<string>; globs: string[] }>();
 
 /** One `${NAME}` a website's password reads. */
-export interface PasswordRead {
-  name: string;
-  site: DesiredWebsite;
-}
+type PasswordRead = { name: string; site: DesiredWebsite };
 
 /** Every variable the passwords of `config`'s websites read, each with its website. */
 export function passwordReads(config: Config): PasswordRead[] {

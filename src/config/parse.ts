@@ -5,14 +5,7 @@ import { ConfigError, type Diagnostic } from '../messages/errors.js';
 import { globProblem, parseDomainInput } from '../model/domain.js';
 import { FIELDS, type Field } from '../model/fields.js';
 import { addressProblem, BASE_URL_RULE } from '../model/address.js';
-import {
-  DEFAULT_SAFETY,
-  type ArchiveFolder,
-  type Config,
-  type DefaultSettings,
-  type DesiredWebsite,
-  type Position,
-} from '../model/types.js';
+import { DEFAULT_SAFETY, type ArchiveFolder, type Config, type DefaultSettings, type DesiredWebsite, type Position } from '../model/types.js';
 import { Secret } from '../secrets/secret.js';
 import { listValue } from '../model/field-values.js';
 import { passwordRuleProblem, passwordRuleWords } from '../model/password-rule.js';
@@ -44,9 +37,8 @@ export interface ParsedFile {
   multi: boolean;
   /** One per account (a single-account file: one, without `account`); an included file's websites in one. */
   configs: Config[];
-  /** The `include:` globs of each config, by its index, with where each is written. */
-  includes: { config: number; glob: string; pos: Position }[];
-  warnings: Diagnostic[];
+  /** The `include:` globs of each config, with where each is written. */
+  includes: { config: Config; glob: string; pos: Position }[];
 }
 
 /** What a file is to the one who reads it: the main config file, or one it includes. */
@@ -57,16 +49,15 @@ export function emptyConfig(file: string): Config {
   return { file, defaults: {}, prune: false, protect: [], ignore: [], retire: [], safety: { ...DEFAULT_SAFETY }, websites: [], warnings: [] };
 }
 
-export function parseFile(text: string, file: string, options: ParseOptions, role: FileRole = 'main'): ParsedFile {
+export function parseFile(text: string, file: string, options: ParseOptions, role: FileRole = 'main'): ParsedFile & { warnings: Diagnostic[] } {
   const { parsed, problems } = readFileCollecting(text, file, options, role);
   if (problems.some((d) => d.severity === 'error')) throw new ConfigError(problems);
-  parsed.warnings = problems;
-  return parsed;
+  return { ...parsed, warnings: problems };
 }
 
 /**
- * Parses as far as the data goes, returning the problems, errors too: the loader then still reads
- * the files this one includes, and reports every file's at once. A file that is not YAML throws.
+ * Parses as far as the data goes (`${NAME}`, the schema, every rule of the contract), returning the problems,
+ * errors too: the loader still reads the files this one includes, and says all at once. Not YAML: throws.
  */
 export function readFileCollecting(text: string, file: string, options: ParseOptions, role: FileRole = 'main', read = readDocument(text, file, options.tokens)): { parsed: ParsedFile; problems: Diagnostic[] } {
   const { doc, lines } = read;
@@ -83,36 +74,13 @@ export function readFileCollecting(text: string, file: string, options: ParseOpt
   } catch (e) {
     fail({ line: 1, col: 1 }, `the file expands aliases too often (${(e as Error).message.replace(/\.$/, '')}); write the values out`);
   }
-  // Whether any string may hold `${`: written so, or through a double-quoted escape (`\x24{`).
-  const references = text.includes('${') || text.includes('\\');
-  const { parsed, diagnostics } = build(raw, at, file, options, references, role);
-  return { parsed, problems: diagnostics.sort((a, b) => a.line - b.line || a.col - b.col) };
-}
-
-/** A main config file's two required keys, missing: validate tells an included file by the first (commands/validate.ts). */
-export const NO_VERSION = 'the file has no "version", which is required';
-export const NO_WEBSITES = 'the file has no "websites", which is required';
-
-/** Top-level keys of a single-account file that belong in an account when the file has accounts. */
-const ACCOUNT_LEVEL = ['api', 'password_env', 'prune', 'protect', 'ignore', 'retire', 'safety', 'include', 'websites'];
-
-/** From the parsed data to the model: `${NAME}`, the schema, then every rule of the contract. */
-function build(
-  raw: Raw,
-  at: Locator,
-  file: string,
-  options: ParseOptions,
-  references: boolean,
-  role: FileRole,
-): { parsed: ParsedFile; diagnostics: Diagnostic[] } {
   const diagnostics: Diagnostic[] = [];
   const error = (pos: Position, message: string) => diagnostics.push({ file, ...pos, message, severity: 'error' });
   const warn = (pos: Position, message: string) => diagnostics.push({ file, ...pos, message, severity: 'warning' });
-  const parsed: ParsedFile = { multi: false, configs: [], includes: [], warnings: [] };
+  const parsed: ParsedFile = { multi: false, configs: [], includes: [] };
+  const done = () => ({ parsed, problems: diagnostics.sort((a, b) => a.line - b.line || a.col - b.col) });
 
-  // Passwords stay as written (`${NAME}`) in the data: the schema checks what the file says. The
-  // value is kept beside, by website, for the request that sends it, and shown in no message.
-  const accounts = isRecord(raw.accounts) ? (Object.entries(raw.accounts).filter(([, a]) => isRecord(a)) as [string, Raw][]) : [];
+  // Passwords stay as written (`${NAME}`) for the schema; the value is kept beside, for the request alone.
   const passwords = new WeakMap<object, string>();
   // What is said of a value in an account's block belongs to that account.
   const saying = (path: Path, say: () => void) => {
@@ -120,13 +88,11 @@ function build(
     say();
     if (path[0] === 'accounts' && typeof path[1] === 'string') for (const d of diagnostics.slice(said)) d.account ??= path[1];
   };
-  // ${NAME} is read in a password and nowhere else: the file may be a stranger's, and a value from
-  // the environment anywhere else would show in plans and comments, or be sent (noReference).
+  // ${NAME} is read in a password alone: elsewhere a stranger's file would show it in plans and comments, or send it.
   const unknown = new Set<string>();
-  for (const { path, entry } of websiteEntries(raw)) {
-    const template = entry.password;
-    if (typeof template !== 'string' || !template.includes('$')) continue;
-    const where = [...path, 'password'];
+  eachString(raw, [], (where, template, entry) => {
+    // (Accounts written as a list hold no account: their websites are not read.)
+    if (!isPasswordPath(where) || typeof where[where.length - 4] === 'number' || !template.includes('$')) return;
     saying(where, () => {
       const r = interpolate(template, options.env);
       for (const bad of r.malformed) error(at.value(where), malformedReference(where, bad));
@@ -142,35 +108,43 @@ function build(
       if (problem) error(at.value(where), `${pathName(where)}: the value read from ${names} ${passwordRuleWords(problem)}`);
       passwords.set(entry, r.value);
     });
-  }
+  });
 
   // A string the schema refuses for its `${` is said once, in words, and left out of what is read below.
-  const refused = new Map<string, Path>();
+  const refused = new Map<string, { path: Path; r: ReturnType<typeof interpolate> }>();
   for (const issue of schemaIssues('config', raw, 'yaml')) {
     const name = pathName(issue.path);
     if (!issue.atKey && (unknown.has(name) || refused.has(name))) continue;
     // What the schema refuses for its shape (an unknown key) it does not look into: a reference in there is refused too.
     let own = false;
-    referencesUnder(valueAt(raw, issue.path), issue.path, (path) => {
-      refused.set(pathName(path), path);
+    const value = valueAt(raw, issue.path);
+    const refuse = (path: Path, text: string) => {
+      const r = interpolate(text, {});
+      if (isPasswordPath(path) || !(r.referenced || r.malformed.length > 0)) return;
+      refused.set(pathName(path), { path, r });
       own ||= path.length === issue.path.length;
-    });
+    };
+    if (typeof value === 'string') refuse(issue.path, value);
+    else eachString(value, issue.path, refuse);
     if (issue.atKey) error(at.key(issue.path), issue.message);
     else if (!own) error(at.value(issue.path), issue.message);
   }
-  for (const path of refused.values()) {
+  for (const { path, r } of refused.values()) {
     saying(path, () => {
-      const r = interpolate(valueAt(raw, path) as string, {});
       for (const bad of r.malformed) error(at.value(path), malformedReference(path, bad));
       if (r.referenced) error(at.value(path), referenceOutsidePassword(path));
     });
     // Left out of the data: a key is removed, an item of a list left blank (the others keep their places).
     const holder = valueAt(raw, path.slice(0, -1));
-    if (Array.isArray(holder)) holder[path[path.length - 1] as number] = '';
-    else if (isRecord(holder)) delete holder[path[path.length - 1]!];
+    if (Array.isArray(holder)) holder[path.at(-1) as number] = '';
+    else if (isRecord(holder)) delete holder[path.at(-1)!];
   }
-  // `$${` is a literal `${` in every other string (a password keeps its template as written).
-  if (references) literals(raw);
+  // `$${` is a literal `${` in every other string, which may hold one written so or escaped (`"\x24{"`).
+  if (text.includes('${') || text.includes('\\')) {
+    eachString(raw, [], (path, text, holder) => {
+      if (path.at(-1) !== 'password' && text.includes('$${')) holder[path.at(-1)!] = interpolate(text, {}).value;
+    });
+  }
 
   if (role === 'include') {
     // An included file adds websites to the account that includes it, and changes nothing else.
@@ -180,60 +154,53 @@ function build(
     }
     if (!('websites' in raw)) error(at.value([]), 'an included file needs "websites:", the websites it adds');
     parsed.configs.push(normalize({ websites: raw.websites }, passwords, file, at, error, warn));
-    return { parsed, diagnostics };
+    return done();
   }
 
   if (!('version' in raw)) error(at.key([]), NO_VERSION);
   if (!('accounts' in raw)) {
     if (!('websites' in raw)) error(at.key([]), NO_WEBSITES);
     parsed.configs.push(normalize(raw, passwords, file, at, error, warn));
-    includesOf(raw, [], 0, at, parsed);
-    return { parsed, diagnostics };
+    includesOf(raw, [], parsed.configs[0]!, at, parsed);
+    return done();
   }
 
   parsed.multi = true;
-  for (const key of ACCOUNT_LEVEL) {
-    if (key in raw) {
-      error(at.key([key]), `"${key}" belongs in an account: a file with accounts: holds only version, defaults, archive and accounts at its top`);
-    }
-  }
+  for (const key of ACCOUNT_LEVEL) if (key in raw) error(at.key([key]), `"${key}" belongs in an account: a file with accounts: holds only version, defaults, archive and accounts at its top`);
   const topDefaults = isRecord(raw.defaults) ? (settings(raw.defaults, ['defaults'], at, warn, IN_DEFAULTS) as DefaultSettings) : {};
   const topArchive = archiveFolder(raw, at, file, error);
+  const accounts = isRecord(raw.accounts) ? (Object.entries(raw.accounts).filter(([, a]) => isRecord(a)) as [string, Raw][]) : [];
   for (const [name, data] of accounts) {
     const base = ['accounts', name];
     const said = diagnostics.length;
-    const here = at.under(base);
-    const config = normalize({ ...data, api: undefined }, passwords, file, here, error, warn);
+    const config = normalize({ ...data, api: undefined }, passwords, file, at.under(base), error, warn);
     config.defaults = { ...topDefaults, ...config.defaults };
     // An account's own archive: wins over the file's.
     if (!config.archive && topArchive) config.archive = topArchive;
     config.account = { name, apiKeyEnv: typeof data.api_key_env === 'string' ? data.api_key_env : '', pos: at.key(base) };
     const baseUrl = baseUrlOf(data, base, at, error);
     if (baseUrl) config.baseUrl = baseUrl;
-    if (!('websites' in data) && !('include' in data)) {
-      error(at.key(base), `account ${name} lists no websites: give it websites: (may be empty) or include:`);
-    }
-    includesOf(data, base, parsed.configs.length, at, parsed);
+    if (!('websites' in data) && !('include' in data)) error(at.key(base), `account ${name} lists no websites: give it websites: (may be empty) or include:`);
+    includesOf(data, base, config, at, parsed);
     parsed.configs.push(config);
     for (const d of diagnostics.slice(said)) d.account ??= name;
   }
-  return { parsed, diagnostics };
+  return done();
 }
 
+/** A main config file's two required keys, missing: validate tells an included file by the first (commands/validate.ts). */
+export const NO_VERSION = 'the file has no "version", which is required';
+export const NO_WEBSITES = 'the file has no "websites", which is required';
+
+/** Top-level keys of a single-account file that belong in an account when the file has accounts. */
+const ACCOUNT_LEVEL = ['api', 'password_env', 'prune', 'protect', 'ignore', 'retire', 'safety', 'include', 'websites'];
+
 /** The `include:` globs of `holder` (at `base`), for the loader to read. */
-function includesOf(holder: Raw, base: Path, config: number, at: Locator, parsed: ParsedFile): void {
+function includesOf(holder: Raw, base: Path, config: Config, at: Locator, parsed: ParsedFile): void {
   if (!Array.isArray(holder.include)) return;
   holder.include.forEach((glob, i) => {
     if (typeof glob === 'string' && glob.trim()) parsed.includes.push({ config, glob: glob.trim(), pos: at.value([...base, 'include', i]) });
   });
-}
-
-/** Every website entry of the data, with its path: the file's own, and each account's (whatever else is wrong with them). */
-function websiteEntries(raw: Raw): { path: Path; entry: Raw }[] {
-  const holders: [Path, unknown][] = [[[], raw], ...Object.entries(isRecord(raw.accounts) ? raw.accounts : {}).map(([name, a]): [Path, unknown] => [['accounts', name], a])];
-  return holders.flatMap(([base, holder]) =>
-    isRecord(holder) && Array.isArray(holder.websites) ? holder.websites.flatMap((entry, i) => (isRecord(entry) ? [{ path: [...base, 'websites', i], entry }] : [])) : [],
-  );
 }
 
 function isRecord(value: unknown): value is Raw {
@@ -264,29 +231,17 @@ function malformedReference(path: Path, bad: string): string {
   return `${pathName(path)}: "${bad}" is not a valid reference (use \${NAME}; write $\${ for a literal "\${")`;
 }
 
-/** Each string at or under `path` (but a website's password) that holds a reference or a malformed one (what the schema's noReference refuses). */
-function referencesUnder(value: unknown, path: Path, found: (path: Path) => void): void {
-  if (typeof value === 'string') {
-    const r = interpolate(value, {});
-    if (!isPasswordPath(path) && (r.referenced || r.malformed.length > 0)) found(path);
-  } else if (value && typeof value === 'object') {
-    for (const [key, v] of Array.isArray(value) ? value.entries() : Object.entries(value)) referencesUnder(v, [...path, key], found);
-  }
-}
-
 /** The value at `path` of the data. */
 function valueAt(data: unknown, path: Path): unknown {
   return path.reduce<unknown>((value, key) => (value && typeof value === 'object' ? (value as Record<string | number, unknown>)[key] : undefined), data);
 }
 
-/** Writes, in place, every `$${` of every string but a password as the `${` it stands for. */
-function literals(value: unknown): void {
+/** Each string under `value` (at `path` of the data), with its path and the mapping or list that holds it. */
+function eachString(value: unknown, path: Path, visit: (path: Path, text: string, holder: Record<string | number, unknown>) => void): void {
   if (!value || typeof value !== 'object') return;
-  const container = value as Record<string | number, unknown>;
-  for (const key of Array.isArray(value) ? value.keys() : Object.keys(value)) {
-    const v = container[key];
-    if (typeof v !== 'string') literals(v);
-    else if (key !== 'password' && v.includes('$${')) container[key] = interpolate(v, {}).value;
+  for (const [key, v] of Array.isArray(value) ? value.entries() : Object.entries(value)) {
+    if (typeof v === 'string') visit([...path, key], v, value as Record<string | number, unknown>);
+    else eachString(v, [...path, key], visit);
   }
 }
 
@@ -365,27 +320,16 @@ function normalize(
       error(pos, `websites[${i}].domain: ${parsed.problem}`);
       return;
     }
-    if (parsed.strippedWww) {
-      warn(pos, `"${entry.domain}": the service stores this website as "${parsed.domain}"; write the bare form`);
-    }
-    const website: DesiredWebsite = {
-      domain: parsed.domain,
-      written: entry.domain,
-      pos,
-      ...checked,
-    };
+    if (parsed.strippedWww) warn(pos, `"${entry.domain}": the service stores this website as "${parsed.domain}"; write the bare form`);
+    const website: DesiredWebsite = { domain: parsed.domain, written: entry.domain, pos, ...checked };
     if (typeof entry.password === 'string') {
-      const template = entry.password;
-      website.password = new Secret(template, passwords.get(entry) ?? template, at.value([...path, 'password']));
-      if (!interpolate(template, {}).referenced) {
+      const where = [...path, 'password'];
+      const value = passwords.get(entry) ?? entry.password;
+      website.password = new Secret(entry.password, value, at.value(where));
+      if (!interpolate(entry.password, {}).referenced) {
         // Its length is the schema's; "0" is within it, and only the product's answer refuses it.
-        if (passwordRuleProblem(passwords.get(entry) ?? template) === 'reads back as not set') {
-          error(at.value([...path, 'password']), `${pathName([...path, 'password'])}: the password ${passwordRuleWords('reads back as not set')}`);
-        }
-        warn(
-          at.value([...path, 'password']),
-          `the password of ${parsed.domain} is written in the file: use \${NAME} and set NAME in the environment`,
-        );
+        if (passwordRuleProblem(value) === 'reads back as not set') error(at.value(where), `${pathName(where)}: the password ${passwordRuleWords('reads back as not set')}`);
+        warn(at.value(where), `the password of ${parsed.domain} is written in the file: use \${NAME} and set NAME in the environment`);
       }
     }
     config.websites.push(website);

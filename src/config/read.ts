@@ -1,9 +1,6 @@
 /**
- * Reading a config-like file (the I/O half of loading): refuses what cannot be a config file
- * (missing, a folder, huge, binary, not UTF-8) before any parsing is tried.
- *
- * A pipe is a file too: `--baseline <(git show origin/main:sitesync.yaml)` and `-c /dev/stdin`
- * are read like any other, and the size cap holds while reading.
+ * Reading a config-like file (the I/O half of loading): what cannot be one (missing, a folder, huge,
+ * binary, not UTF-8) is refused before parsing. A pipe (`-c /dev/stdin`) is read too, within the size cap.
  */
 import { closeSync, createReadStream, existsSync, fstatSync, openSync, readFileSync, statSync } from 'node:fs';
 import { basename, dirname, join, relative } from 'node:path';
@@ -27,9 +24,8 @@ export function* foldersUp(dir: string): Generator<string> {
 }
 
 /**
- * A config file not found where it was looked for, run from a subfolder (`clients/harbor/`): the
- * one of that name in a parent folder, named as a path from the folder looked in. Said, not used:
- * which file a run reads is the user's to say (-c).
+ * A config file not found, run from a subfolder (`clients/harbor/`): the one of that name in a parent
+ * folder, as a path from there. Said, not used: which file a run reads is the user's to say (-c).
  */
 function configUpward(file: string): string | undefined {
   const start = dirname(file);
@@ -50,8 +46,7 @@ export async function readTextFile(file: string, what = 'config file'): Promise<
     throw new ConfigError([{ file, line: 0, col: 0, message, severity: 'error' }]);
   };
   const read = (bytes: Buffer | undefined) => (bytes ? decodeText(bytes, file, what) : fail(tooLarge(`more than ${MAX_CONFIG_FILE_BYTES / 1048576}`, what)));
-  // Synchronous where it cannot wait long (opening, a regular file): a one-file run then needs
-  // no thread-pool round trips, which cost more than the reading. Pipes are read as they come.
+  // Synchronous where it cannot wait long (opening, a regular file): thread-pool round trips cost more than the reading.
   let fd: number;
   try {
     fd = openSync(file, 'r');
@@ -127,8 +122,7 @@ export function decodeText(bytes: Uint8Array, file: string, what = 'config file'
   try {
     return new TextDecoder('utf-8', { fatal: true }).decode(bytes);
   } catch {
-    // Where: the first replacement character that the file does not hold as such (EF BF BD).
-    // Counted on from the last one, not from the start: a stranger's file of millions of them is read once.
+    // At the first U+FFFD the file does not hold as EF BF BD, counted on from the last (millions are read once).
     const text = new TextDecoder('utf-8', { ignoreBOM: true }).decode(bytes);
     for (let i = text.indexOf('\ufffd'), from = 0, at = 0; ; from = i, i = text.indexOf('\ufffd', i + 1)) {
       at += Buffer.byteLength(text.slice(from, i));

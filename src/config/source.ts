@@ -1,9 +1,7 @@
 /**
- * Where the loader reads a config file and the files it includes: the work tree, or a git
- * revision's objects (git-revision.ts), with the same rules. The file may be a stranger's (a pull
- * request): a glob of `../*`, an absolute path or a symbolic link must not make sitesync read (or
- * fmt write), list or walk anything outside the repository holding the config, nor its `.git`
- * folder, where a checkout keeps its credentials.
+ * Where the loader reads a config file and its includes: the work tree, or a git revision (git-revision.ts),
+ * with the same rules. The file may be a stranger's: no glob (`../*`, absolute), no link makes sitesync read
+ * (or fmt write), list or walk anything outside the repository, nor its `.git` folder (a checkout's credentials).
  */
 import { existsSync, realpathSync } from 'node:fs';
 import { basename, dirname, isAbsolute, join, normalize, relative, resolve, sep } from 'node:path';
@@ -29,11 +27,10 @@ export interface FileSource {
 /** The files as they are on disk. */
 export const WORK_TREE: FileSource = {
   shown: (path) => path,
-  // A checkout makes the links a pull request commits: the messages (or a diff) would show the
-  // text of the file one names, and an edit would write it.
+  // A checkout makes the links a pull request commits: messages would show the file one names, an edit write it.
   refused: (file) => {
     const outside = namesDescriptor(file) || !existsSync(file) ? undefined : outsideOf(file, repositoryOf(file));
-    return outside && `this is a symbolic link, and the file it names ${outside.replace('it lies', 'lies')}: sitesync reads no config there`;
+    return outside && `this is a symbolic link, and the file it names ${outside}: sitesync reads no config there`;
   },
   hasNoFolder,
   repositoryOf,
@@ -74,8 +71,8 @@ function outsideOf(path: string, root: string, tree: FileTree = DISK): string | 
     return undefined; // missing: said where it is read
   }
   const inside = relative(root, real);
-  if (inside === '' || climbsOut(inside)) return 'it lies outside the repository';
-  if (inGitFolder(inside)) return "it lies in the repository's .git folder";
+  if (inside === '' || climbsOut(inside)) return 'lies outside the repository';
+  if (inGitFolder(inside)) return "lies in the repository's .git folder";
   return undefined;
 }
 
@@ -86,9 +83,7 @@ export async function includedFiles(glob: string, folder: string, root: string, 
   const anchor = written.split(sep).findIndex((part) => /[*?[\]{}!]/.test(part));
   const base = anchor < 0 ? written : written.split(sep).slice(0, anchor).join(sep) || sep;
   const fromRoot = relative(realOrSelf(root, tree), realOrSelf(base, tree));
-  if (climbsOut(fromRoot) || inGitFolder(fromRoot)) {
-    return { inside: [], outside: 'it names files outside the repository (or in its .git folder)' };
-  }
+  if (climbsOut(fromRoot) || inGitFolder(fromRoot)) return { inside: [], outside: 'it names files outside the repository (or in its .git folder)' };
   let matches: string[];
   try {
     // Symbolic links are not followed while walking: a link to / under a ** would walk the machine.
@@ -117,10 +112,7 @@ export function folderOutside(dir: string, root: string): string | undefined {
   return undefined;
 }
 
-/**
- * `.git` as a case-insensitive file system reads it (macOS, Windows: `.GIT/config` is `.git/config`
- * there), and as Windows does (trailing dots and spaces dropped, the short name `GIT~1`).
- */
+/** `.git` as case-insensitive file systems read it (`.GIT`), and Windows (trailing dots and spaces dropped, `GIT~1`). */
 const GIT_FOLDER = /^(?:\.git[. ]*|git~\d+)$/i;
 
 /** Whether any folder of `path` is the repository's `.git` folder, by any of its names. */
