@@ -166,7 +166,9 @@ export function readFileCollecting(text: string, file: string, options: ParseOpt
   }
 
   parsed.multi = true;
-  for (const key of ACCOUNT_LEVEL) if (key in raw) error(at.key([key]), `"${key}" belongs in an account: a file with accounts: holds only version, defaults, archive and accounts at its top`);
+  for (const key of ACCOUNT_LEVEL) {
+    if (key in raw) error(at.key([key]), `"${key}" belongs in an account: a file with accounts: holds only version, defaults, archive and accounts at its top`);
+  }
   const topDefaults = isRecord(raw.defaults) ? (settings(raw.defaults, ['defaults'], at, warn, IN_DEFAULTS) as DefaultSettings) : {};
   const topArchive = archiveFolder(raw, at, file, error);
   const accounts = isRecord(raw.accounts) ? (Object.entries(raw.accounts).filter(([, a]) => isRecord(a)) as [string, Raw][]) : [];

@@ -83,7 +83,9 @@ export async function includedFiles(glob: string, folder: string, root: string, 
   const anchor = written.split(sep).findIndex((part) => /[*?[\]{}!]/.test(part));
   const base = anchor < 0 ? written : written.split(sep).slice(0, anchor).join(sep) || sep;
   const fromRoot = relative(realOrSelf(root, tree), realOrSelf(base, tree));
-  if (climbsOut(fromRoot) || inGitFolder(fromRoot)) return { inside: [], outside: 'it names files outside the repository (or in its .git folder)' };
+  if (climbsOut(fromRoot) || inGitFolder(fromRoot)) {
+    return { inside: [], outside: 'it names files outside the repository (or in its .git folder)' };
+  }
   let matches: string[];
   try {
     // Symbolic links are not followed while walking: a link to / under a ** would walk the machine.
