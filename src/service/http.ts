@@ -181,39 +181,35 @@ export class ServiceHttp {
   private async send(spec: RequestSpec, attempt: number): Promise<Answer> {
     const signal = spec.abortable ? this.options.signal : undefined;
     const allowedMs = spec.kind === 'statistics' || spec.kind === 'archive' ? (this.options.statsDeadlineMs ?? STATS_DEADLINE_MS) : (this.options.deadlineMs ?? ANSWER_DEADLINE_MS);
+    const path = `${this.apiRoot}${spec.path}`;
     let limit: ReturnType<typeof deadline> | undefined;
+    let sentAt: number | undefined;
+    let status: number | undefined;
+    let responseHeaders: Answer['headers'] = {};
+    const counted = (line: string) => {
+      this.stats.requests++;
+      this.stats.byKind[spec.kind] = (this.stats.byKind[spec.kind] ?? 0) + 1;
+      this.log(`${spec.method} ${path} ${line}`);
+    };
     try {
       signal?.throwIfAborted();
-      const sentAt = await this.pacer.acquire(signal);
+      sentAt = await this.pacer.acquire(signal);
       limit = deadline(allowedMs, signal);
       const body = spec.form && new URLSearchParams(spec.form).toString();
       const headers = body === undefined ? this.headers : { ...this.headers, 'content-type': 'application/x-www-form-urlencoded' };
-      const path = `${this.apiRoot}${spec.path}`;
-      let status: number | undefined;
-      let responseHeaders: Answer['headers'] = {};
-      try {
-        const timeouts = spec.timeoutMs === undefined ? {} : { headersTimeout: spec.timeoutMs, bodyTimeout: spec.timeoutMs };
-        const res = await this.pool.request({ method: spec.method, path, headers, body, signal: limit.signal, ...timeouts });
-        status = res.statusCode;
-        responseHeaders = res.headers;
-        const text = await readCapped(res, this.options.maxAnswerBytes ?? MAX_ANSWER_BYTES);
-        this.stats.requests++;
-        this.stats.byKind[spec.kind] = (this.stats.byKind[spec.kind] ?? 0) + 1;
-        this.log(`${spec.method} ${path} ${status} ${this.clock.now() - sentAt}ms${attempt ? ` (retry ${attempt})` : ''}`);
-        if (status >= 300 && status < 400) throw redirectError(header(responseHeaders, 'location'), this.secrets);
-        return { status, headers: responseHeaders, body: parseBody(text, status, spec.what) };
-      } catch (error) {
-        if (status === undefined && !this.closed) {
-          this.stats.requests++;
-          this.stats.byKind[spec.kind] = (this.stats.byKind[spec.kind] ?? 0) + 1;
-          this.log(`${spec.method} ${path} failed: ${this.secrets.clean(describeTransportError(error))} after ${this.clock.now() - sentAt}ms`);
-        }
-        throw error;
-      } finally {
-        this.pacer.release(sentAt, status, responseHeaders);
-      }
+      const timeouts = spec.timeoutMs === undefined ? {} : { headersTimeout: spec.timeoutMs, bodyTimeout: spec.timeoutMs };
+      const res = await this.pool.request({ method: spec.method, path, headers, body, signal: limit.signal, ...timeouts });
+      status = res.statusCode;
+      responseHeaders = res.headers;
+      const text = await readCapped(res, this.options.maxAnswerBytes ?? MAX_ANSWER_BYTES);
+      counted(`${status} ${this.clock.now() - sentAt}ms${attempt ? ` (retry ${attempt})` : ''}`);
+      if (status >= 300 && status < 400) throw redirectError(header(responseHeaders, 'location'), this.secrets);
+      return { status, headers: responseHeaders, body: parseBody(text, status, spec.what) };
     } catch (error) {
       if (error instanceof ApiError) throw error;
+      if (sentAt !== undefined && status === undefined && !this.closed) {
+        counted(`failed: ${this.secrets.clean(describeTransportError(error))} after ${this.clock.now() - sentAt}ms`);
+      }
       if (signal?.aborted) throw new InterruptedError('interrupted');
       if (error instanceof AnswerTooLarge) {
         throw new ApiError('protocol', `${spec.what}: the service answered ${error.message}, which no answer of the service is; nothing more was read (is the base URL the service's address?)`);
@@ -228,6 +224,8 @@ export class ServiceHttp {
         throw new ApiError('timeout', `${spec.what}: ${this.url.host} did not send its whole answer within ${Math.round(allowedMs / 100) / 10} s`);
       }
       throw transportError(error, this.url, spec.what, this.secrets);
+    } finally {
+      if (sentAt !== undefined) this.pacer.release(sentAt, status, responseHeaders);
     }
   }
 
