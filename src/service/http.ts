@@ -8,7 +8,7 @@ import { InterruptedError } from '../messages/errors.js';
 import { packageVersion } from '../io/paths.js';
 import { SecretValues } from '../secrets/values.js';
 import { ApiError, errorForStatus, serviceMessage } from './errors.js';
-import { Pacer, realClock, ThrottleTooLong, type PacerClock } from './pacer.js';
+import { Pacer, realClock, ThrottleTooLong } from './pacer.js';
 import { ANSWER_DEADLINE_MS, AnswerTooLarge, certificateProblem, checkServerIdentity, classifyTransportError, deadline, header, readCapped, type Answer, type Method } from './transport.js';
 import { MAX_ANSWER_BYTES } from '../caps.js';
 import type { Form } from './wire.js';
@@ -35,7 +35,6 @@ export interface ClientOptions {
   retry?: Partial<typeof DEFAULT_RETRY>;
   /** One line per request (`--verbose`): never the key or a body. */
   log?: (line: string) => void;
-  clock?: PacerClock;
   /** One per installation: its throttle may count every key from this address (service-behaviour.md). */
   pacer?: Pacer;
   /** Aborts reads in progress (Ctrl-C). Writes are never cut off half way. */
@@ -80,7 +79,7 @@ export class ServiceHttp {
   private readonly apiRoot: string;
   private readonly pacer: Pacer;
   private readonly retry: typeof DEFAULT_RETRY;
-  readonly clock: PacerClock;
+  readonly clock = realClock;
   private readonly headers: Record<string, string>;
   private readonly secrets: SecretValues;
   private closed = false;
@@ -100,7 +99,6 @@ export class ServiceHttp {
       keepAliveTimeout: 10_000,
       connect: { checkServerIdentity },
     });
-    this.clock = options.clock ?? realClock;
     this.pacer = options.pacer ?? new Pacer(this.clock);
     this.retry = { ...DEFAULT_RETRY, ...options.retry };
     this.listConcurrency = options.listConcurrency ?? LIST_CONCURRENCY;
