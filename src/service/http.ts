@@ -249,18 +249,11 @@ function baseUrlAdvice(url: URL): string {
 }
 
 function parseBody(text: string, status: number, what: string): unknown {
-  if (text.trim() === '') return undefined;
   try {
-    return JSON.parse(text);
+    return text.trim() === '' ? undefined : JSON.parse(text);
   } catch {
-    if (status >= 200 && status < 300) {
-      throw new ApiError(
-        'protocol',
-        `${what}: the service answered with something that is not JSON: is the base URL the service's address (without /api/v1)?`,
-        status,
-      );
-    }
-    return undefined;
+    if (status < 200 || status >= 300) return undefined;
+    throw new ApiError('protocol', `${what}: the service answered with something that is not JSON: is the base URL the service's address (without /api/v1)?`, status);
   }
 }
 
