@@ -29,7 +29,7 @@ function listingWords(what: string): PageWords {
 
 export class ServiceClient extends StatsHttp {
   async getAccount(): Promise<Account> {
-    const answer = await this.call({ method: 'GET', path: '/account', kind: 'account', what: 'read the account', idempotent: true, abortable: true, fixedRoute: true });
+    const answer = await this.call({ method: 'GET', path: '/account', kind: 'account', what: 'read the account', fixedRoute: true });
     return toAccount(answer.body, this.cleaned);
   }
 
@@ -45,7 +45,7 @@ export class ServiceClient extends StatsHttp {
       fetch: async (n): Promise<Page> => {
         const params = new URLSearchParams({ ...query, per_page: String(PER_PAGE), sort_by: 'id', sort: 'asc', page: String(n) });
         const what = `${search ?? 'list websites'} (page ${n})`;
-        const answer = await this.call({ method: 'GET', path: `/websites?${params}`, kind: search ? 'search' : 'listing', what, idempotent: true, abortable: true, fixedRoute: true });
+        const answer = await this.call({ method: 'GET', path: `/websites?${params}`, kind: search ? 'search' : 'listing', what, fixedRoute: true });
         return readPage(answer.body, n);
       },
       read: (raw) => toLiveWebsite(raw, this.cleaned),
@@ -69,7 +69,7 @@ export class ServiceClient extends StatsHttp {
   /** How many websites the account holds. */
   async countWebsites(): Promise<number> {
     const params = new URLSearchParams({ per_page: '10', page: '1' });
-    const answer = await this.call({ method: 'GET', path: `/websites?${params}`, kind: 'count', what: 'count websites', idempotent: true, abortable: true, fixedRoute: true });
+    const answer = await this.call({ method: 'GET', path: `/websites?${params}`, kind: 'count', what: 'count websites', fixedRoute: true });
     const page = readPage(answer.body, 1);
     if (page.total !== undefined) return page.total;
     return (await this.listWebsites()).length;
@@ -78,7 +78,7 @@ export class ServiceClient extends StatsHttp {
   pagesFor = (total: number): number => lastPageOf(total, PER_PAGE);
 
   async getWebsite(id: number): Promise<LiveWebsite> {
-    const answer = await this.call({ method: 'GET', path: `/websites/${id}`, kind: 'show', what: `read website ${id}`, idempotent: true, abortable: true });
+    const answer = await this.call({ method: 'GET', path: `/websites/${id}`, kind: 'show', what: `read website ${id}` });
     return toLiveWebsite(unwrap(answer.body), this.cleaned);
   }
 
@@ -125,7 +125,7 @@ export class ServiceClient extends StatsHttp {
       this.log(`  ${domain}: the store's answer was lost, but the website exists (id ${stored.id}): not stored again`);
       return { status: 200, headers: {}, body: undefined };
     };
-    const answer = await this.call({ method: 'POST', path: '/websites', form: { domain, ...form }, kind: 'write', what: `create ${domain}`, idempotent: false, ifDone });
+    const answer = await this.call({ method: 'POST', path: '/websites', form: { domain, ...form }, kind: 'write', what: `create ${domain}`, ifDone });
     if (stored) return { website: stored, recovered: true };
     try {
       return { website: toLiveWebsite(unwrap(answer.body), this.cleaned), recovered: false };
@@ -144,7 +144,6 @@ export class ServiceClient extends StatsHttp {
       form,
       kind: 'write',
       what: `update ${domain}`,
-      idempotent: true,
       // Some versions answer 500, not 404, for an id that no longer exists: look before retrying.
       beforeRetry: async (error) => {
         if (checked || error.kind !== 'server') return;
@@ -168,7 +167,6 @@ export class ServiceClient extends StatsHttp {
         path: `/websites/${id}`,
         kind: 'write',
         what: `delete ${domain}`,
-        idempotent: true,
         beforeRetry: async () => {
           sentBefore = true;
         },

@@ -52,14 +52,10 @@ export interface RequestSpec {
   form?: Form;
   /** For messages: "update example.com". */
   what: string;
-  /** Safe to send again after a 5xx or a lost answer. */
-  idempotent: boolean;
   /** Before a retry after a 5xx; may throw to stop retrying. */
   beforeRetry?: (error: ApiError) => Promise<void>;
-  /** Not idempotent: after a lost answer, what the lost attempt did if it was done; else it is sent again. */
+  /** A POST: after a lost answer, what the lost attempt did if it was done; else it is sent again. */
   ifDone?: () => Promise<Answer | undefined>;
-  /** Whether the client's signal may abort it. */
-  abortable?: boolean;
   /** A route every version has (the account, the list): a 404 there means a wrong base URL. */
   fixedRoute?: boolean;
   /** Time allowed for this answer (else readTimeoutMs); a timeout then is not retried. */
@@ -150,7 +146,8 @@ export class ServiceHttp {
       failures++;
       const done = error.transient ? await spec.ifDone?.() : undefined;
       if (done) return done;
-      const retryable = error.transient && (spec.idempotent || spec.ifDone !== undefined) && !(spec.timeoutMs !== undefined && error.kind === 'timeout');
+      // A PATCH sets what it sets, a DELETE finds it gone: only a POST would do twice what it did once.
+      const retryable = error.transient && (spec.method !== 'POST' || spec.ifDone !== undefined) && !(spec.timeoutMs !== undefined && error.kind === 'timeout');
       if (!retryable || failures >= this.retry.attempts || this.clock.now() - started > this.retry.budgetMs) throw error;
       await spec.beforeRetry?.(error);
       this.stats.retries++;
@@ -177,7 +174,7 @@ export class ServiceHttp {
   }
 
   private async send(spec: RequestSpec, attempt: number): Promise<Answer> {
-    const signal = spec.abortable ? this.options.signal : undefined;
+    const signal = spec.method === 'GET' ? this.options.signal : undefined;
     const allowedMs = spec.kind === 'statistics' || spec.kind === 'archive' ? (this.options.statsDeadlineMs ?? STATS_DEADLINE_MS) : (this.options.deadlineMs ?? ANSWER_DEADLINE_MS);
     const path = `${this.apiRoot}${spec.path}`;
     let limit: ReturnType<typeof deadline> | undefined;
