@@ -232,8 +232,7 @@ export class ServiceHttp {
 /** "3 minutes", "1 day": how long the throttle asks to wait, as people say it. */
 function formatWait(ms: number): string {
   const [n, unit] = ms >= 2 * 86_400_000 ? [ms / 86_400_000, 'day'] : ms >= 2 * 3_600_000 ? [ms / 3_600_000, 'hour'] : ms >= 120_000 ? [ms / 60_000, 'minute'] : [ms / 1000, 'second'];
-  const whole = Math.round(n);
-  return `${whole} ${unit}${whole === 1 ? '' : 's'}`;
+  return new Intl.NumberFormat('en-US', { style: 'unit', unit, unitDisplay: 'long', maximumFractionDigits: 0, useGrouping: false }).format(n);
 }
 
 /** What to do about a base URL that reaches no API route. */
