@@ -151,7 +151,8 @@ export class ServiceHttp {
       if (!retryable || failures >= this.retry.attempts || this.clock.now() - started > this.retry.budgetMs) throw error;
       await spec.beforeRetry?.(error);
       this.stats.retries++;
-      await this.backoff(failures);
+      const cap = Math.min(this.retry.maxDelayMs, this.retry.baseDelayMs * 2 ** (failures - 1));
+      await this.clock.sleep(cap / 2 + Math.random() * (cap / 2));
     }
   }
 
@@ -166,11 +167,6 @@ export class ServiceHttp {
       return new ApiError('protocol', `${spec.what}: ${requested} answered ${answer.status} (${why}): ${baseUrlAdvice(this.url)}`, answer.status);
     }
     return errorForStatus(answer.status, answer.body, spec.what, this.options.keyFrom);
-  }
-
-  private backoff(failures: number): Promise<void> {
-    const cap = Math.min(this.retry.maxDelayMs, this.retry.baseDelayMs * 2 ** (failures - 1));
-    return this.clock.sleep(cap / 2 + Math.random() * (cap / 2));
   }
 
   private async send(spec: RequestSpec, attempt: number): Promise<Answer> {
