@@ -77,15 +77,11 @@ export class ServiceClient extends StatsHttp {
 
   pagesFor = (total: number): number => lastPageOf(total, PER_PAGE);
 
-  async getWebsite(id: number): Promise<LiveWebsite> {
-    const answer = await this.call({ method: 'GET', path: `/websites/${id}`, kind: 'show', what: `read website ${id}` });
-    return toLiveWebsite(unwrap(answer.body), this.cleaned);
-  }
-
   /** The website with this id; undefined on a 404. */
   async lookupWebsite(id: number): Promise<LiveWebsite | undefined> {
     try {
-      return await this.getWebsite(id);
+      const answer = await this.call({ method: 'GET', path: `/websites/${id}`, kind: 'show', what: `read website ${id}` });
+      return toLiveWebsite(unwrap(answer.body), this.cleaned);
     } catch (error) {
       if (error instanceof ApiError && error.kind === 'not-found') return undefined;
       throw error;
