@@ -59,14 +59,12 @@ export class ServiceClient extends StatsHttp {
     return sites.sort((a, b) => a.id - b.id);
   }
 
-  /** The website with this domain, if the account has it. */
   async findWebsite(domain: string): Promise<LiveWebsite | undefined> {
     const key = domainKey(domain);
     const matches = await this.listWebsites({ search: key, search_by: 'domain' });
     return matches.find((w) => w.domain === key);
   }
 
-  /** How many websites the account holds. */
   async countWebsites(): Promise<number> {
     const params = new URLSearchParams({ per_page: '10', page: '1' });
     const answer = await this.call({ method: 'GET', path: `/websites?${params}`, kind: 'count', what: 'count websites', fixedRoute: true });

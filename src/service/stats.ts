@@ -49,7 +49,6 @@ function statsWords(what: string): PageWords {
     disagrees: (n, page, size) => `the service's paginator disagrees with itself: last_page ${page.lastPage}, but ${page.total} rows at ${size} a page`,
     endless: (n, page, first, firstPages) => `still more pages after ${n} (the first said ${firstPages ?? 'nothing of how many'}): the service's paging does not end`,
     circles: (n) => `page ${n} repeats the rows of the pages before it (does the service ignore "page"?)`,
-    // Hits only add: fewer values than the first page counted means rows were skipped.
     fewer: (total, held) => `the service said it holds ${total} values, and its pages held ${held} (are they sorted by value, as asked?)`,
   };
 }
@@ -57,7 +56,6 @@ function statsWords(what: string): PageWords {
 /** The hits of every row, or of the days from `from` on. */
 const sum = (rows: readonly StatsRow[], from?: string) => rows.reduce((n, r) => (from === undefined || (isDay(r.value) && r.value >= from) ? n + r.count : n), 0);
 
-/** The statistics of a website, as methods of the client. */
 export class StatsHttp extends ServiceHttp {
   /**
    * Every row of one statistic over a range, sorted by value (the default order by count has ties
