@@ -58,9 +58,9 @@ export interface RequestSpec {
   ifDone?: () => Promise<Answer | undefined>;
   /** A route every version has (the account, the list): a 404 there means a wrong base URL. */
   fixedRoute?: boolean;
-  /** Time allowed for this answer (else readTimeoutMs); a timeout then is not retried. */
-  timeoutMs?: number;
 }
+
+const readsStats = (spec: RequestSpec) => spec.kind === 'statistics' || spec.kind === 'archive';
 
 /** The page size of every list read (the most the product allows). */
 export const PER_PAGE = 100;
@@ -79,7 +79,6 @@ export class ServiceHttp {
   private readonly headers: Record<string, string>;
   private readonly secrets: SecretValues;
   private closed = false;
-  readonly statsTimeoutMs: number;
   readonly listConcurrency: number;
 
   constructor(private readonly options: ClientOptions) {
@@ -98,7 +97,6 @@ export class ServiceHttp {
     this.pacer = options.pacer ?? new Pacer(this.clock);
     this.retry = { ...DEFAULT_RETRY, ...options.retry };
     this.listConcurrency = options.listConcurrency ?? LIST_CONCURRENCY;
-    this.statsTimeoutMs = Math.min(options.statsTimeoutMs ?? 15_000, options.readTimeoutMs ?? 30_000);
     this.headers = {
       authorization: `Bearer ${options.apiKey}`,
       accept: 'application/json',
@@ -147,7 +145,7 @@ export class ServiceHttp {
       const done = error.transient ? await spec.ifDone?.() : undefined;
       if (done) return done;
       // A PATCH sets what it sets, a DELETE finds it gone: only a POST would do twice what it did once.
-      const retryable = error.transient && (spec.method !== 'POST' || spec.ifDone !== undefined) && !(spec.timeoutMs !== undefined && error.kind === 'timeout');
+      const retryable = error.transient && (spec.method !== 'POST' || spec.ifDone !== undefined) && !(readsStats(spec) && error.kind === 'timeout');
       if (!retryable || failures >= this.retry.attempts || this.clock.now() - started > this.retry.budgetMs) throw error;
       await spec.beforeRetry?.(error);
       this.stats.retries++;
@@ -171,7 +169,7 @@ export class ServiceHttp {
 
   private async send(spec: RequestSpec, attempt: number): Promise<Answer> {
     const signal = spec.method === 'GET' ? this.options.signal : undefined;
-    const allowedMs = spec.kind === 'statistics' || spec.kind === 'archive' ? (this.options.statsDeadlineMs ?? STATS_DEADLINE_MS) : (this.options.deadlineMs ?? ANSWER_DEADLINE_MS);
+    const allowedMs = readsStats(spec) ? (this.options.statsDeadlineMs ?? STATS_DEADLINE_MS) : (this.options.deadlineMs ?? ANSWER_DEADLINE_MS);
     const path = `${this.apiRoot}${spec.path}`;
     let limit: ReturnType<typeof deadline> | undefined;
     let sentAt: number | undefined;
@@ -188,7 +186,8 @@ export class ServiceHttp {
       limit = deadline(allowedMs, signal);
       const body = spec.form && new URLSearchParams(spec.form).toString();
       const headers = body === undefined ? this.headers : { ...this.headers, 'content-type': 'application/x-www-form-urlencoded' };
-      const timeouts = spec.timeoutMs === undefined ? {} : { headersTimeout: spec.timeoutMs, bodyTimeout: spec.timeoutMs };
+      const statsTimeoutMs = Math.min(this.options.statsTimeoutMs ?? 15_000, this.options.readTimeoutMs ?? 30_000);
+      const timeouts = readsStats(spec) ? { headersTimeout: statsTimeoutMs, bodyTimeout: statsTimeoutMs } : {};
       const res = await this.pool.request({ method: spec.method, path, headers, body, signal: limit.signal, ...timeouts });
       status = res.statusCode;
       responseHeaders = res.headers;

@@ -89,7 +89,7 @@ export class StatsHttp extends ServiceHttp {
     kind: RequestKind = 'statistics',
   ): Promise<Page<StatsRow>> {
     const params = new URLSearchParams({ name: ask.name, from: ask.from, to: ask.to ?? HISTORY_TO, sort_by: 'value', sort: ask.sort, per_page: String(PER_PAGE), page: String(ask.page) });
-    const answer = await this.call({ method: 'GET', path: `/stats/${id}?${params}`, kind, what, timeoutMs: this.statsTimeoutMs });
+    const answer = await this.call({ method: 'GET', path: `/stats/${id}?${params}`, kind, what });
     try {
       return readStatsRows(answer.body, ask.page);
     } catch (error) {
