@@ -38,11 +38,8 @@ export class ApiError extends SitesyncError {
 
 /** The service's own message, e.g. "The domain has already been taken.". */
 export function serviceMessage(body: unknown): string | undefined {
-  if (body && typeof body === 'object' && 'message' in body) {
-    const message = (body as { message: unknown }).message;
-    if (typeof message === 'string' && message.trim()) return message.trim();
-  }
-  return undefined;
+  const message = (body as { message?: unknown } | null | undefined)?.message;
+  return typeof message === 'string' && message.trim() ? message.trim() : undefined;
 }
 
 /** Field → messages, from Laravel's `errors` or the product's form requests' `message` object. */
