@@ -7,7 +7,7 @@ import { MAX_EVENT_VALUES, MAX_HISTORY_CHARACTERS, MAX_HISTORY_VALUES } from '..
 import type { Traffic } from '../model/types.js';
 import { ApiError } from './errors.js';
 import { PER_PAGE, ServiceHttp, type RequestKind } from './http.js';
-import { walkPages, type PageWords } from './pages.js';
+import { walkPages } from './pages.js';
 import { readStatsRows, type Page, type StatsRow } from './wire.js';
 
 /** The first day of every history read; not created_at: a migrated database may hold older rows. */
@@ -40,19 +40,6 @@ export function isDay(value: string): boolean {
   return /^\d{4}-\d{2}-\d{2}$/.test(value);
 }
 
-function statsWords(what: string): PageWords {
-  return {
-    wrap: (problem) => `${what}: ${problem}`,
-    noun: 'values',
-    one: 'value',
-    most: 'more values than one statistic of a website holds',
-    disagrees: (n, page, size) => `the service's paginator disagrees with itself: last_page ${page.lastPage}, but ${page.total} rows at ${size} a page`,
-    endless: (n, page, first, firstPages) => `still more pages after ${n} (the first said ${firstPages ?? 'nothing of how many'}): the service's paging does not end`,
-    circles: (n) => `page ${n} repeats the rows of the pages before it (does the service ignore "page"?)`,
-    fewer: (total, held) => `the service said it holds ${total} values, and its pages held ${held} (are they sorted by value, as asked?)`,
-  };
-}
-
 /** The hits of every row, or of the days from `from` on. */
 const sum = (rows: readonly StatsRow[], from?: string) => rows.reduce((n, r) => (from === undefined || (isDay(r.value) && r.value >= from) ? n + r.count : n), 0);
 
@@ -69,7 +56,16 @@ export class StatsHttp extends ServiceHttp {
       key: (row) => row.value,
       merge: (before, after) => (after.count > before.count ? after : before),
       perPage: PER_PAGE,
-      words: statsWords(what),
+      words: {
+        wrap: (problem) => `${what}: ${problem}`,
+        noun: 'values',
+        one: 'value',
+        most: 'more values than one statistic of a website holds',
+        disagrees: (n, page, size) => `the service's paginator disagrees with itself: last_page ${page.lastPage}, but ${page.total} rows at ${size} a page`,
+        endless: (n, page, first, firstPages) => `still more pages after ${n} (the first said ${firstPages ?? 'nothing of how many'}): the service's paging does not end`,
+        circles: (n) => `page ${n} repeats the rows of the pages before it (does the service ignore "page"?)`,
+        fewer: (total, held) => `the service said it holds ${total} values, and its pages held ${held} (are they sorted by value, as asked?)`,
+      },
       onPage: (n, of, page) => {
         for (const row of page.added) {
           const over = options.budget?.(row.value);
