@@ -8,24 +8,8 @@ import type { Account, FieldName, LiveWebsite, WebsiteView } from '../model/type
 import { ApiError } from './errors.js';
 import { PER_PAGE } from './http.js';
 import { StatsHttp } from './stats.js';
-import { lastPageOf, walkPages, type PageWords } from './pages.js';
+import { lastPageOf, walkPages } from './pages.js';
 import { readPage, toAccount, toForm, toLiveWebsite, unwrap, type Form, type Page } from './wire.js';
-
-function listingWords(what: string): PageWords {
-  return {
-    wrap: (problem) => `${what}: the service's pagination cannot be right (${problem}); stopped listing`,
-    noun: 'websites',
-    one: 'website',
-    most: 'more websites than any account holds',
-    disagrees: (n, page, size, inferred, expected) =>
-      `page ${n} says last_page ${page.lastPage}, but total ${page.total} at ${size} a page${inferred ? ' (the websites it holds; it says no per_page)' : ''} makes ${expected}`,
-    endless: (n, page, first) =>
-      first.total !== undefined && page.total !== undefined
-        ? `page ${n} says the account holds ${page.total} websites where page 1 said ${first.total}: more than could be added while sitesync lists them`
-        : `page ${n} says last_page ${page.lastPage ?? 'nothing'} where page 1 said ${first.lastPage ?? 'nothing'}: more than websites added while sitesync lists them explain`,
-    circles: (n) => `page ${n} holds only websites of earlier pages, yet says there is a next page`,
-  };
-}
 
 export class ServiceClient extends StatsHttp {
   async getAccount(): Promise<Account> {
@@ -40,18 +24,30 @@ export class ServiceClient extends StatsHttp {
     /** The websites the listings of one account read in all (each search could answer a million). */
     read?: { count: number },
   ): Promise<LiveWebsite[]> {
-    const search = query.search === undefined ? undefined : `search websites for "${query.search}"`;
+    const doing = query.search === undefined ? 'list websites' : `search websites for "${query.search}"`;
     const sites = await walkPages({
       fetch: async (n): Promise<Page> => {
         const params = new URLSearchParams({ ...query, per_page: String(PER_PAGE), sort_by: 'id', sort: 'asc', page: String(n) });
-        const what = `${search ?? 'list websites'} (page ${n})`;
-        const answer = await this.call({ method: 'GET', path: `/websites?${params}`, kind: search ? 'search' : 'listing', what, fixedRoute: true });
+        const what = `${doing} (page ${n})`;
+        const answer = await this.call({ method: 'GET', path: `/websites?${params}`, kind: query.search === undefined ? 'listing' : 'search', what, fixedRoute: true });
         return readPage(answer.body, n);
       },
       read: (raw) => toLiveWebsite(raw, this.cleaned),
       key: (site) => site.id,
       perPage: PER_PAGE,
-      words: listingWords(search ?? 'list websites'),
+      words: {
+        wrap: (problem) => `${doing}: the service's pagination cannot be right (${problem}); stopped listing`,
+        noun: 'websites',
+        one: 'website',
+        most: 'more websites than any account holds',
+        disagrees: (n, page, size, inferred, expected) =>
+          `page ${n} says last_page ${page.lastPage}, but total ${page.total} at ${size} a page${inferred ? ' (the websites it holds; it says no per_page)' : ''} makes ${expected}`,
+        endless: (n, page, first) =>
+          first.total !== undefined && page.total !== undefined
+            ? `page ${n} says the account holds ${page.total} websites where page 1 said ${first.total}: more than could be added while sitesync lists them`
+            : `page ${n} says last_page ${page.lastPage ?? 'nothing'} where page 1 said ${first.lastPage ?? 'nothing'}: more than websites added while sitesync lists them explain`,
+        circles: (n) => `page ${n} holds only websites of earlier pages, yet says there is a next page`,
+      },
       readers: this.listConcurrency,
       shared: read,
       onPage: (pages, of) => onProgress?.(pages, of),
