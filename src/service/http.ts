@@ -74,7 +74,6 @@ export class ServiceHttp {
   private readonly url: URL;
   private readonly apiRoot: string;
   private readonly pacer: Pacer;
-  private readonly retry: typeof DEFAULT_RETRY;
   readonly clock = realClock;
   private readonly headers: Record<string, string>;
   private readonly secrets: SecretValues;
@@ -95,7 +94,6 @@ export class ServiceHttp {
       connect: { checkServerIdentity },
     });
     this.pacer = options.pacer ?? new Pacer(this.clock);
-    this.retry = { ...DEFAULT_RETRY, ...options.retry };
     this.listConcurrency = options.listConcurrency ?? LIST_CONCURRENCY;
     this.headers = {
       authorization: `Bearer ${options.apiKey}`,
@@ -125,6 +123,7 @@ export class ServiceHttp {
   }
   /** One request with retries: 429 waits as the service says; 5xx and network errors back off. */
   async call(spec: RequestSpec): Promise<Answer> {
+    const retry = { ...DEFAULT_RETRY, ...this.options.retry };
     const started = this.clock.now();
     let failures = 0;
     let throttled = 0;
@@ -134,7 +133,7 @@ export class ServiceHttp {
         const answer = await this.send(spec, failures + throttled);
         if (answer.status >= 200 && answer.status < 300) return answer;
         // The pacer holds every request until the window ends; past max429, the 429 is not retried.
-        if (answer.status === 429 && ++throttled <= this.retry.max429) continue;
+        if (answer.status === 429 && ++throttled <= retry.max429) continue;
         // The service's words may echo the form, password included: cleaned before they are a message.
         error = this.errorFor(spec, { ...answer, body: this.secrets.cleanDeep(answer.body) });
       } catch (e) {
@@ -146,10 +145,10 @@ export class ServiceHttp {
       if (done) return done;
       // A PATCH sets what it sets, a DELETE finds it gone: only a POST would do twice what it did once.
       const retryable = error.transient && (spec.method !== 'POST' || spec.ifDone !== undefined) && !(readsStats(spec) && error.kind === 'timeout');
-      if (!retryable || failures >= this.retry.attempts || this.clock.now() - started > this.retry.budgetMs) throw error;
+      if (!retryable || failures >= retry.attempts || this.clock.now() - started > retry.budgetMs) throw error;
       await spec.beforeRetry?.(error);
       this.stats.retries++;
-      const cap = Math.min(this.retry.maxDelayMs, this.retry.baseDelayMs * 2 ** (failures - 1));
+      const cap = Math.min(retry.maxDelayMs, retry.baseDelayMs * 2 ** (failures - 1));
       await this.clock.sleep(cap / 2 + Math.random() * (cap / 2));
     }
   }
