@@ -62,11 +62,8 @@ export class ServiceClient extends StatsHttp {
   }
 
   async countWebsites(): Promise<number> {
-    const params = new URLSearchParams({ per_page: '10', page: '1' });
-    const answer = await this.call({ method: 'GET', path: `/websites?${params}`, kind: 'count', what: 'count websites', fixedRoute: true });
-    const page = readPage(answer.body, 1);
-    if (page.total !== undefined) return page.total;
-    return (await this.listWebsites()).length;
+    const answer = await this.call({ method: 'GET', path: '/websites?per_page=10&page=1', kind: 'count', what: 'count websites', fixedRoute: true });
+    return readPage(answer.body, 1).total ?? (await this.listWebsites()).length;
   }
 
   pagesFor = (total: number): number => lastPageOf(total, PER_PAGE);
