@@ -74,7 +74,6 @@ export class ServiceHttp {
   private readonly url: URL;
   private readonly apiRoot: string;
   private readonly pacer: Pacer;
-  readonly clock = realClock;
   private readonly headers: Record<string, string>;
   private readonly secrets: SecretValues;
   private closed = false;
@@ -93,7 +92,7 @@ export class ServiceHttp {
       keepAliveTimeout: 10_000,
       connect: { checkServerIdentity },
     });
-    this.pacer = options.pacer ?? new Pacer(this.clock);
+    this.pacer = options.pacer ?? new Pacer();
     this.listConcurrency = options.listConcurrency ?? LIST_CONCURRENCY;
     this.headers = {
       authorization: `Bearer ${options.apiKey}`,
@@ -119,12 +118,12 @@ export class ServiceHttp {
 
   /** The day the stats are read against. */
   today(): Date {
-    return new Date(this.clock.now());
+    return new Date();
   }
   /** One request with retries: 429 waits as the service says; 5xx and network errors back off. */
   async call(spec: RequestSpec): Promise<Answer> {
     const retry = { ...DEFAULT_RETRY, ...this.options.retry };
-    const started = this.clock.now();
+    const started = Date.now();
     let failures = 0;
     let throttled = 0;
     for (;;) {
@@ -145,11 +144,11 @@ export class ServiceHttp {
       if (done) return done;
       // A PATCH sets what it sets, a DELETE finds it gone: only a POST would do twice what it did once.
       const retryable = error.transient && (spec.method !== 'POST' || spec.ifDone !== undefined) && !(readsStats(spec) && error.kind === 'timeout');
-      if (!retryable || failures >= retry.attempts || this.clock.now() - started > retry.budgetMs) throw error;
+      if (!retryable || failures >= retry.attempts || Date.now() - started > retry.budgetMs) throw error;
       await spec.beforeRetry?.(error);
       this.stats.retries++;
       const cap = Math.min(retry.maxDelayMs, retry.baseDelayMs * 2 ** (failures - 1));
-      await this.clock.sleep(cap / 2 + Math.random() * (cap / 2));
+      await realClock.sleep(cap / 2 + Math.random() * (cap / 2));
     }
   }
 
@@ -191,13 +190,13 @@ export class ServiceHttp {
       status = res.statusCode;
       responseHeaders = res.headers;
       const text = await readCapped(res, this.options.maxAnswerBytes ?? MAX_ANSWER_BYTES);
-      counted(`${status} ${this.clock.now() - sentAt}ms${attempt ? ` (retry ${attempt})` : ''}`);
+      counted(`${status} ${Date.now() - sentAt}ms${attempt ? ` (retry ${attempt})` : ''}`);
       if (status >= 300 && status < 400) throw redirectError(header(responseHeaders, 'location'), this.secrets);
       return { status, headers: responseHeaders, body: parseBody(text, status, spec.what) };
     } catch (error) {
       if (error instanceof ApiError) throw error;
       if (sentAt !== undefined && status === undefined && !this.closed) {
-        counted(`failed: ${this.secrets.clean(describeTransportError(error))} after ${this.clock.now() - sentAt}ms`);
+        counted(`failed: ${this.secrets.clean(describeTransportError(error))} after ${Date.now() - sentAt}ms`);
       }
       if (signal?.aborted) throw new InterruptedError('interrupted');
       if (error instanceof AnswerTooLarge) {

@@ -138,7 +138,7 @@ export class StatsHttp extends ServiceHttp {
   async quietDays(id: number, domain: string, since: string, monthFrom?: string): Promise<{ lastDay: string | null; month: number; extra: number }> {
     const holdsAll = (page: Page<StatsRow>) => page.items.length < (page.perPage ?? PER_PAGE) || (page.lastPage ?? 1) <= 1;
     // Each round moves past a full page of days: even a service that ignores the order ends.
-    const rounds = Math.ceil((this.clock.now() + DAYS_AHEAD * 86_400_000 - Date.parse(HISTORY_FROM)) / 86_400_000 / PER_PAGE) + 2;
+    const rounds = Math.ceil((Date.now() + DAYS_AHEAD * 86_400_000 - Date.parse(HISTORY_FROM)) / 86_400_000 / PER_PAGE) + 2;
     let lastDay: string | null = null;
     let first: Page<StatsRow> | undefined;
     for (let from = HISTORY_FROM, round = 1; ; round++) {
