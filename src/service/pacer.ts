@@ -187,8 +187,7 @@ export class Pacer {
 
 function intHeader(headers: Answer['headers'], name: string): number | undefined {
   const v = header(headers, name);
-  if (v === undefined || !/^\s*\d+\s*$/.test(v)) return undefined;
-  return Number(v);
+  return v !== undefined && /^\s*\d+\s*$/.test(v) ? Number(v) : undefined;
 }
 
 /** When a 429 says the window ends: Retry-After (seconds or an HTTP date), else X-RateLimit-Reset. */
