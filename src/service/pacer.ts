@@ -199,9 +199,7 @@ export function retryAt(headers: Answer['headers'], now: number): number | undef
     if (!Number.isNaN(date)) return Math.max(now, date);
   }
   const reset = intHeader(headers, 'x-ratelimit-reset');
-  if (reset !== undefined) {
-    // Unix seconds when large, else seconds from now.
-    return reset > 1e9 ? Math.max(now, reset * 1000) : now + reset * 1000;
-  }
-  return undefined;
+  if (reset === undefined) return undefined;
+  // Unix seconds when large, else seconds from now.
+  return reset > 1e9 ? Math.max(now, reset * 1000) : now + reset * 1000;
 }
