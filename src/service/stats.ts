@@ -166,9 +166,8 @@ export class StatsHttp extends ServiceHttp {
  * `onProgress` after each page: pages read, and the pages the whole read takes as the first pages say.
  */
 export async function readWholeHistory<N extends string>(http: StatsHttp, id: number, domain: string, names: readonly N[], onProgress?: (read: number, estimate: number) => void) {
-  const range = { from: HISTORY_FROM, to: HISTORY_TO };
-  const pages = new Map<N, { read: number; of: number }>(names.map((n) => [n, { read: 0, of: 1 }]));
-  const estimate = () => [...pages.values()].reduce((n, p) => n + Math.max(p.read, p.of), 0);
+  // The pages each name takes, as far as its pages say (one before its first).
+  const pages = new Map<N, number>(names.map((n) => [n, 1]));
   let requests = 0;
   let values = 0;
   let characters = 0;
@@ -184,10 +183,10 @@ export async function readWholeHistory<N extends string>(http: StatsHttp, id: nu
       limit(async () => {
         const onPage = (n: number, of: number | undefined) => {
           requests++;
-          pages.set(name, { read: n, of: of ?? n });
-          onProgress?.(requests, estimate());
+          pages.set(name, Math.max(n, of ?? n));
+          onProgress?.(requests, [...pages.values()].reduce((a, b) => a + b, 0));
         };
-        const rows = await http.statsRows(id, domain, name, range.from, range.to, { kind: 'archive', onPage, budget }).catch((error: unknown) => {
+        const rows = await http.statsRows(id, domain, name, HISTORY_FROM, HISTORY_TO, { kind: 'archive', onPage, budget }).catch((error: unknown) => {
           limit.clearQueue(); // the names not yet started are not asked for
           throw error;
         });
@@ -195,5 +194,5 @@ export async function readWholeHistory<N extends string>(http: StatsHttp, id: nu
       }),
     ),
   );
-  return { range, rows: Object.fromEntries(read) as Record<N, StatsRow[]>, requests };
+  return { range: { from: HISTORY_FROM, to: HISTORY_TO }, rows: Object.fromEntries(read) as Record<N, StatsRow[]>, requests };
 }
