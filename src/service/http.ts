@@ -276,15 +276,14 @@ function describeTransportError(error: unknown): string {
 }
 
 function transportError(error: unknown, url: URL, what: string, secrets: SecretValues): ApiError {
-  const origin = url.host;
   const { failure, code } = classifyTransportError(error);
   switch (failure) {
     case 'connect-timeout':
-      return new ApiError('timeout', `${what}: could not connect to ${origin} in time`);
+      return new ApiError('timeout', `${what}: could not connect to ${url.host} in time`);
     case 'read-timeout':
-      return new ApiError('timeout', `${what}: ${origin} did not answer in time`);
+      return new ApiError('timeout', `${what}: ${url.host} did not answer in time`);
     case 'refused':
-      return new ApiError('network', `${what}: cannot connect to ${origin} (connection refused): is the base URL right and the service up?`);
+      return new ApiError('network', `${what}: cannot connect to ${url.host} (connection refused): is the base URL right and the service up?`);
     case 'dns':
       // Not retried: a wrong host name stays wrong, and a run should not spin on it.
       return new ApiError(
@@ -292,15 +291,15 @@ function transportError(error: unknown, url: URL, what: string, secrets: SecretV
         `${what}: cannot find the host ${url.hostname} (DNS ${code}): check the base URL (--base-url, SITESYNC_BASE_URL or api.base_url in the file)`,
       );
     case 'lost':
-      return new ApiError('network', `${what}: the connection to ${origin} was lost`);
+      return new ApiError('network', `${what}: the connection to ${url.host} was lost`);
     case 'certificate': {
       // Not retried ('protocol' is not transient): the same certificate comes back.
       const { problem, check } = certificateProblem(error, code!);
-      return new ApiError('protocol', `${what}: the TLS certificate of ${origin} ${secrets.clean(problem)}: ${check} (${code})`);
+      return new ApiError('protocol', `${what}: the TLS certificate of ${url.host} ${secrets.clean(problem)}: ${check} (${code})`);
     }
     case 'not-tls':
-      return new ApiError('protocol', `${what}: ${origin} does not answer in TLS (${code}): is it an http:// address, or the wrong port?`);
+      return new ApiError('protocol', `${what}: ${url.host} does not answer in TLS (${code}): is it an http:// address, or the wrong port?`);
     default:
-      return new ApiError('network', `${what}: cannot reach ${origin} (${secrets.clean(code ?? 'network error')})`);
+      return new ApiError('network', `${what}: cannot reach ${url.host} (${secrets.clean(code ?? 'network error')})`);
   }
 }
