@@ -8,28 +8,12 @@ import type { Account, FieldName, LiveWebsite, WebsiteView } from '../model/type
 import { ApiError } from './errors.js';
 import { PER_PAGE } from './http.js';
 import { StatsHttp } from './stats.js';
-import { lastPageOf, walkPages, type PageWords } from './pages.js';
+import { lastPageOf, walkPages } from './pages.js';
 import { readPage, toAccount, toForm, toLiveWebsite, unwrap, type Form, type Page } from './wire.js';
-
-function listingWords(what: string): PageWords {
-  return {
-    wrap: (problem) => `${what}: the service's pagination cannot be right (${problem}); stopped listing`,
-    noun: 'websites',
-    one: 'website',
-    most: 'more websites than any account holds',
-    disagrees: (n, page, size, inferred, expected) =>
-      `page ${n} says last_page ${page.lastPage}, but total ${page.total} at ${size} a page${inferred ? ' (the websites it holds; it says no per_page)' : ''} makes ${expected}`,
-    endless: (n, page, first) =>
-      first.total !== undefined && page.total !== undefined
-        ? `page ${n} says the account holds ${page.total} websites where page 1 said ${first.total}: more than could be added while sitesync lists them`
-        : `page ${n} says last_page ${page.lastPage ?? 'nothing'} where page 1 said ${first.lastPage ?? 'nothing'}: more than websites added while sitesync lists them explain`,
-    circles: (n) => `page ${n} holds only websites of earlier pages, yet says there is a next page`,
-  };
-}
 
 export class ServiceClient extends StatsHttp {
   async getAccount(): Promise<Account> {
-    const answer = await this.call({ method: 'GET', path: '/account', kind: 'account', what: 'read the account', idempotent: true, abortable: true, fixedRoute: true });
+    const answer = await this.call({ method: 'GET', path: '/account', kind: 'account', what: 'read the account', fixedRoute: true });
     return toAccount(answer.body, this.cleaned);
   }
 
@@ -40,18 +24,30 @@ export class ServiceClient extends StatsHttp {
     /** The websites the listings of one account read in all (each search could answer a million). */
     read?: { count: number },
   ): Promise<LiveWebsite[]> {
-    const search = query.search === undefined ? undefined : `search websites for "${query.search}"`;
+    const doing = query.search === undefined ? 'list websites' : `search websites for "${query.search}"`;
     const sites = await walkPages({
       fetch: async (n): Promise<Page> => {
         const params = new URLSearchParams({ ...query, per_page: String(PER_PAGE), sort_by: 'id', sort: 'asc', page: String(n) });
-        const what = `${search ?? 'list websites'} (page ${n})`;
-        const answer = await this.call({ method: 'GET', path: `/websites?${params}`, kind: search ? 'search' : 'listing', what, idempotent: true, abortable: true, fixedRoute: true });
+        const what = `${doing} (page ${n})`;
+        const answer = await this.call({ method: 'GET', path: `/websites?${params}`, kind: query.search === undefined ? 'listing' : 'search', what, fixedRoute: true });
         return readPage(answer.body, n);
       },
       read: (raw) => toLiveWebsite(raw, this.cleaned),
       key: (site) => site.id,
       perPage: PER_PAGE,
-      words: listingWords(search ?? 'list websites'),
+      words: {
+        wrap: (problem) => `${doing}: the service's pagination cannot be right (${problem}); stopped listing`,
+        noun: 'websites',
+        one: 'website',
+        most: 'more websites than any account holds',
+        disagrees: (n, page, size, inferred, expected) =>
+          `page ${n} says last_page ${page.lastPage}, but total ${page.total} at ${size} a page${inferred ? ' (the websites it holds; it says no per_page)' : ''} makes ${expected}`,
+        endless: (n, page, first) =>
+          first.total !== undefined && page.total !== undefined
+            ? `page ${n} says the account holds ${page.total} websites where page 1 said ${first.total}: more than could be added while sitesync lists them`
+            : `page ${n} says last_page ${page.lastPage ?? 'nothing'} where page 1 said ${first.lastPage ?? 'nothing'}: more than websites added while sitesync lists them explain`,
+        circles: (n) => `page ${n} holds only websites of earlier pages, yet says there is a next page`,
+      },
       readers: this.listConcurrency,
       shared: read,
       onPage: (pages, of) => onProgress?.(pages, of),
@@ -59,33 +55,24 @@ export class ServiceClient extends StatsHttp {
     return sites.sort((a, b) => a.id - b.id);
   }
 
-  /** The website with this domain, if the account has it. */
   async findWebsite(domain: string): Promise<LiveWebsite | undefined> {
     const key = domainKey(domain);
     const matches = await this.listWebsites({ search: key, search_by: 'domain' });
     return matches.find((w) => w.domain === key);
   }
 
-  /** How many websites the account holds. */
   async countWebsites(): Promise<number> {
-    const params = new URLSearchParams({ per_page: '10', page: '1' });
-    const answer = await this.call({ method: 'GET', path: `/websites?${params}`, kind: 'count', what: 'count websites', idempotent: true, abortable: true, fixedRoute: true });
-    const page = readPage(answer.body, 1);
-    if (page.total !== undefined) return page.total;
-    return (await this.listWebsites()).length;
+    const answer = await this.call({ method: 'GET', path: '/websites?per_page=10&page=1', kind: 'count', what: 'count websites', fixedRoute: true });
+    return readPage(answer.body, 1).total ?? (await this.listWebsites()).length;
   }
 
   pagesFor = (total: number): number => lastPageOf(total, PER_PAGE);
 
-  async getWebsite(id: number): Promise<LiveWebsite> {
-    const answer = await this.call({ method: 'GET', path: `/websites/${id}`, kind: 'show', what: `read website ${id}`, idempotent: true, abortable: true });
-    return toLiveWebsite(unwrap(answer.body), this.cleaned);
-  }
-
   /** The website with this id; undefined on a 404. */
   async lookupWebsite(id: number): Promise<LiveWebsite | undefined> {
     try {
-      return await this.getWebsite(id);
+      const answer = await this.call({ method: 'GET', path: `/websites/${id}`, kind: 'show', what: `read website ${id}` });
+      return toLiveWebsite(unwrap(answer.body), this.cleaned);
     } catch (error) {
       if (error instanceof ApiError && error.kind === 'not-found') return undefined;
       throw error;
@@ -125,7 +112,7 @@ export class ServiceClient extends StatsHttp {
       this.log(`  ${domain}: the store's answer was lost, but the website exists (id ${stored.id}): not stored again`);
       return { status: 200, headers: {}, body: undefined };
     };
-    const answer = await this.call({ method: 'POST', path: '/websites', form: { domain, ...form }, kind: 'write', what: `create ${domain}`, idempotent: false, ifDone });
+    const answer = await this.call({ method: 'POST', path: '/websites', form: { domain, ...form }, kind: 'write', what: `create ${domain}`, ifDone });
     if (stored) return { website: stored, recovered: true };
     try {
       return { website: toLiveWebsite(unwrap(answer.body), this.cleaned), recovered: false };
@@ -144,7 +131,6 @@ export class ServiceClient extends StatsHttp {
       form,
       kind: 'write',
       what: `update ${domain}`,
-      idempotent: true,
       // Some versions answer 500, not 404, for an id that no longer exists: look before retrying.
       beforeRetry: async (error) => {
         if (checked || error.kind !== 'server') return;
@@ -168,7 +154,6 @@ export class ServiceClient extends StatsHttp {
         path: `/websites/${id}`,
         kind: 'write',
         what: `delete ${domain}`,
-        idempotent: true,
         beforeRetry: async () => {
           sentBefore = true;
         },

@@ -31,16 +31,15 @@ export function resolveBaseUrl(flags: ConnectionFlags, env: Env, fromFile?: stri
   return `${url.origin}${path}`;
 }
 
+/** The key, trimmed, if it can go into an Authorization header; no message shows it. */
 export async function resolveApiKey(flags: ConnectionFlags, env: Env): Promise<string> {
-  if (flags.apiKeyFile !== undefined) {
-    const where = `--api-key-file ${flags.apiKeyFile}`;
-    const text = await readKeyFile(flags.apiKeyFile, where);
-    if (text.trim() === '') throw new SitesyncError(`${where}: the file is empty`);
-    return checkedKey(text, where);
-  }
-  const raw = env.SITESYNC_API_KEY;
-  if (raw !== undefined && raw.trim() !== '') return checkedKey(raw, 'SITESYNC_API_KEY');
-  throw new SitesyncError('no API key: set SITESYNC_API_KEY, or pass --api-key-file FILE (the key is never read from the config file)');
+  const where = flags.apiKeyFile === undefined ? 'SITESYNC_API_KEY' : `--api-key-file ${flags.apiKeyFile}`;
+  const key = (flags.apiKeyFile === undefined ? (env.SITESYNC_API_KEY ?? '') : await readKeyFile(flags.apiKeyFile, where)).trim();
+  if (key === '' && flags.apiKeyFile !== undefined) throw new SitesyncError(`${where}: the file is empty`);
+  if (key === '') throw new SitesyncError('no API key: set SITESYNC_API_KEY, or pass --api-key-file FILE (the key is never read from the config file)');
+  const problem = keyProblem(key);
+  if (problem) throw new SitesyncError(`${where} is not an API key: ${problem}`);
+  return key;
 }
 
 /** At most MAX_KEY_FILE_BYTES + 1 bytes (the path may be /dev/zero). */
@@ -57,14 +56,6 @@ async function readKeyFile(path: string, where: string): Promise<string> {
   const data = Buffer.concat(chunks);
   if (data.length > MAX_KEY_FILE_BYTES) throw new SitesyncError(`${where} is not an API key: the file holds more than ${MAX_KEY_FILE_BYTES / 1024} KiB`);
   return data.toString('utf8');
-}
-
-/** The key, trimmed, if it can go into an Authorization header; the message never shows it. */
-function checkedKey(raw: string, where: string): string {
-  const key = raw.trim();
-  const problem = keyProblem(key);
-  if (problem) throw new SitesyncError(`${where} is not an API key: ${problem}`);
-  return key;
 }
 
 export function keyProblem(key: string): string | undefined {

@@ -38,21 +38,16 @@ export class ApiError extends SitesyncError {
 
 /** The service's own message, e.g. "The domain has already been taken.". */
 export function serviceMessage(body: unknown): string | undefined {
-  if (body && typeof body === 'object' && 'message' in body) {
-    const message = (body as { message: unknown }).message;
-    if (typeof message === 'string' && message.trim()) return message.trim();
-  }
-  return undefined;
+  const message = (body as { message?: unknown } | null | undefined)?.message;
+  return typeof message === 'string' && message.trim() ? message.trim() : undefined;
 }
 
 /** Field → messages, from Laravel's `errors` or the product's form requests' `message` object. */
 export function fieldErrorsOf(body: unknown): Record<string, string[]> {
   const out: Record<string, string[]> = {};
-  if (!body || typeof body !== 'object') return out;
-  const b = body as { errors?: unknown; message?: unknown };
+  const b = (body && typeof body === 'object' ? body : {}) as { errors?: unknown; message?: unknown };
   for (const source of [b.errors, b.message]) {
-    if (!source || typeof source !== 'object') continue;
-    for (const [field, list] of Object.entries(source)) {
+    for (const [field, list] of Object.entries(source && typeof source === 'object' ? source : {})) {
       const messages = ([] as unknown[]).concat(list).filter((m): m is string => typeof m === 'string' && m.trim() !== '');
       if (messages.length) out[field] = [...(out[field] ?? []), ...messages.filter((m) => !out[field]?.includes(m))];
     }
@@ -60,12 +55,10 @@ export function fieldErrorsOf(body: unknown): Record<string, string[]> {
   return out;
 }
 
-/** Domains are unique across every account of an installation, which the message does not say. */
-const TAKEN_HINT = 'another account of this installation may hold it';
-
 /** A refusal as one line, field by field (`domain: …; privacy: …`), else the service's message. */
 export function describeRefusal(body: unknown): string {
-  const hinted = (text: string) => (/already been taken/i.test(text) ? `${text} (${TAKEN_HINT})` : text);
+  // Domains are unique across every account of an installation, which the message does not say.
+  const hinted = (text: string) => (/already been taken/i.test(text) ? `${text} (another account of this installation may hold it)` : text);
   const parts = Object.entries(fieldErrorsOf(body)).map(([field, messages]) => `${field}: ${hinted(messages.join(' '))}`);
   if (parts.length) return parts.join('; ');
   const said = serviceMessage(body);

@@ -8,7 +8,7 @@ import { InterruptedError } from '../messages/errors.js';
 import { packageVersion } from '../io/paths.js';
 import { SecretValues } from '../secrets/values.js';
 import { ApiError, errorForStatus, serviceMessage } from './errors.js';
-import { Pacer, realClock, ThrottleTooLong, type PacerClock } from './pacer.js';
+import { Pacer, realClock, ThrottleTooLong } from './pacer.js';
 import { ANSWER_DEADLINE_MS, AnswerTooLarge, certificateProblem, checkServerIdentity, classifyTransportError, deadline, header, readCapped, type Answer, type Method } from './transport.js';
 import { MAX_ANSWER_BYTES } from '../caps.js';
 import type { Form } from './wire.js';
@@ -35,7 +35,6 @@ export interface ClientOptions {
   retry?: Partial<typeof DEFAULT_RETRY>;
   /** One line per request (`--verbose`): never the key or a body. */
   log?: (line: string) => void;
-  clock?: PacerClock;
   /** One per installation: its throttle may count every key from this address (service-behaviour.md). */
   pacer?: Pacer;
   /** Aborts reads in progress (Ctrl-C). Writes are never cut off half way. */
@@ -53,19 +52,15 @@ export interface RequestSpec {
   form?: Form;
   /** For messages: "update example.com". */
   what: string;
-  /** Safe to send again after a 5xx or a lost answer. */
-  idempotent: boolean;
   /** Before a retry after a 5xx; may throw to stop retrying. */
   beforeRetry?: (error: ApiError) => Promise<void>;
-  /** Not idempotent: after a lost answer, what the lost attempt did if it was done; else it is sent again. */
+  /** A POST: after a lost answer, what the lost attempt did if it was done; else it is sent again. */
   ifDone?: () => Promise<Answer | undefined>;
-  /** Whether the client's signal may abort it. */
-  abortable?: boolean;
   /** A route every version has (the account, the list): a 404 there means a wrong base URL. */
   fixedRoute?: boolean;
-  /** Time allowed for this answer (else readTimeoutMs); a timeout then is not retried. */
-  timeoutMs?: number;
 }
+
+const readsStats = (spec: RequestSpec) => spec.kind === 'statistics' || spec.kind === 'archive';
 
 /** The page size of every list read (the most the product allows). */
 export const PER_PAGE = 100;
@@ -79,12 +74,9 @@ export class ServiceHttp {
   private readonly url: URL;
   private readonly apiRoot: string;
   private readonly pacer: Pacer;
-  private readonly retry: typeof DEFAULT_RETRY;
-  readonly clock: PacerClock;
   private readonly headers: Record<string, string>;
   private readonly secrets: SecretValues;
   private closed = false;
-  readonly statsTimeoutMs: number;
   readonly listConcurrency: number;
 
   constructor(private readonly options: ClientOptions) {
@@ -100,11 +92,8 @@ export class ServiceHttp {
       keepAliveTimeout: 10_000,
       connect: { checkServerIdentity },
     });
-    this.clock = options.clock ?? realClock;
-    this.pacer = options.pacer ?? new Pacer(this.clock);
-    this.retry = { ...DEFAULT_RETRY, ...options.retry };
+    this.pacer = options.pacer ?? new Pacer();
     this.listConcurrency = options.listConcurrency ?? LIST_CONCURRENCY;
-    this.statsTimeoutMs = Math.min(options.statsTimeoutMs ?? 15_000, options.readTimeoutMs ?? 30_000);
     this.headers = {
       authorization: `Bearer ${options.apiKey}`,
       accept: 'application/json',
@@ -129,11 +118,12 @@ export class ServiceHttp {
 
   /** The day the stats are read against. */
   today(): Date {
-    return new Date(this.clock.now());
+    return new Date();
   }
   /** One request with retries: 429 waits as the service says; 5xx and network errors back off. */
   async call(spec: RequestSpec): Promise<Answer> {
-    const started = this.clock.now();
+    const retry = { ...DEFAULT_RETRY, ...this.options.retry };
+    const started = Date.now();
     let failures = 0;
     let throttled = 0;
     for (;;) {
@@ -142,7 +132,7 @@ export class ServiceHttp {
         const answer = await this.send(spec, failures + throttled);
         if (answer.status >= 200 && answer.status < 300) return answer;
         // The pacer holds every request until the window ends; past max429, the 429 is not retried.
-        if (answer.status === 429 && ++throttled <= this.retry.max429) continue;
+        if (answer.status === 429 && ++throttled <= retry.max429) continue;
         // The service's words may echo the form, password included: cleaned before they are a message.
         error = this.errorFor(spec, { ...answer, body: this.secrets.cleanDeep(answer.body) });
       } catch (e) {
@@ -152,11 +142,13 @@ export class ServiceHttp {
       failures++;
       const done = error.transient ? await spec.ifDone?.() : undefined;
       if (done) return done;
-      const retryable = error.transient && (spec.idempotent || spec.ifDone !== undefined) && !(spec.timeoutMs !== undefined && error.kind === 'timeout');
-      if (!retryable || failures >= this.retry.attempts || this.clock.now() - started > this.retry.budgetMs) throw error;
+      // A PATCH sets what it sets, a DELETE finds it gone: only a POST would do twice what it did once.
+      const retryable = error.transient && (spec.method !== 'POST' || spec.ifDone !== undefined) && !(readsStats(spec) && error.kind === 'timeout');
+      if (!retryable || failures >= retry.attempts || Date.now() - started > retry.budgetMs) throw error;
       await spec.beforeRetry?.(error);
       this.stats.retries++;
-      await this.backoff(failures);
+      const cap = Math.min(retry.maxDelayMs, retry.baseDelayMs * 2 ** (failures - 1));
+      await realClock.sleep(cap / 2 + Math.random() * (cap / 2));
     }
   }
 
@@ -173,47 +165,39 @@ export class ServiceHttp {
     return errorForStatus(answer.status, answer.body, spec.what, this.options.keyFrom);
   }
 
-  private backoff(failures: number): Promise<void> {
-    const cap = Math.min(this.retry.maxDelayMs, this.retry.baseDelayMs * 2 ** (failures - 1));
-    return this.clock.sleep(cap / 2 + Math.random() * (cap / 2));
-  }
-
   private async send(spec: RequestSpec, attempt: number): Promise<Answer> {
-    const signal = spec.abortable ? this.options.signal : undefined;
-    const allowedMs = spec.kind === 'statistics' || spec.kind === 'archive' ? (this.options.statsDeadlineMs ?? STATS_DEADLINE_MS) : (this.options.deadlineMs ?? ANSWER_DEADLINE_MS);
+    const signal = spec.method === 'GET' ? this.options.signal : undefined;
+    const allowedMs = readsStats(spec) ? (this.options.statsDeadlineMs ?? STATS_DEADLINE_MS) : (this.options.deadlineMs ?? ANSWER_DEADLINE_MS);
+    const path = `${this.apiRoot}${spec.path}`;
     let limit: ReturnType<typeof deadline> | undefined;
+    let sentAt: number | undefined;
+    let status: number | undefined;
+    let responseHeaders: Answer['headers'] = {};
+    const counted = (line: string) => {
+      this.stats.requests++;
+      this.stats.byKind[spec.kind] = (this.stats.byKind[spec.kind] ?? 0) + 1;
+      this.log(`${spec.method} ${path} ${line}`);
+    };
     try {
       signal?.throwIfAborted();
-      const sentAt = await this.pacer.acquire(signal);
+      sentAt = await this.pacer.acquire(signal);
       limit = deadline(allowedMs, signal);
       const body = spec.form && new URLSearchParams(spec.form).toString();
       const headers = body === undefined ? this.headers : { ...this.headers, 'content-type': 'application/x-www-form-urlencoded' };
-      const path = `${this.apiRoot}${spec.path}`;
-      let status: number | undefined;
-      let responseHeaders: Answer['headers'] = {};
-      try {
-        const timeouts = spec.timeoutMs === undefined ? {} : { headersTimeout: spec.timeoutMs, bodyTimeout: spec.timeoutMs };
-        const res = await this.pool.request({ method: spec.method, path, headers, body, signal: limit.signal, ...timeouts });
-        status = res.statusCode;
-        responseHeaders = res.headers;
-        const text = await readCapped(res, this.options.maxAnswerBytes ?? MAX_ANSWER_BYTES);
-        this.stats.requests++;
-        this.stats.byKind[spec.kind] = (this.stats.byKind[spec.kind] ?? 0) + 1;
-        this.log(`${spec.method} ${path} ${status} ${this.clock.now() - sentAt}ms${attempt ? ` (retry ${attempt})` : ''}`);
-        if (status >= 300 && status < 400) throw redirectError(header(responseHeaders, 'location'), this.secrets);
-        return { status, headers: responseHeaders, body: parseBody(text, status, spec.what) };
-      } catch (error) {
-        if (status === undefined && !this.closed) {
-          this.stats.requests++;
-          this.stats.byKind[spec.kind] = (this.stats.byKind[spec.kind] ?? 0) + 1;
-          this.log(`${spec.method} ${path} failed: ${this.secrets.clean(describeTransportError(error))} after ${this.clock.now() - sentAt}ms`);
-        }
-        throw error;
-      } finally {
-        this.pacer.release(sentAt, status, responseHeaders);
-      }
+      const statsTimeoutMs = Math.min(this.options.statsTimeoutMs ?? 15_000, this.options.readTimeoutMs ?? 30_000);
+      const timeouts = readsStats(spec) ? { headersTimeout: statsTimeoutMs, bodyTimeout: statsTimeoutMs } : {};
+      const res = await this.pool.request({ method: spec.method, path, headers, body, signal: limit.signal, ...timeouts });
+      status = res.statusCode;
+      responseHeaders = res.headers;
+      const text = await readCapped(res, this.options.maxAnswerBytes ?? MAX_ANSWER_BYTES);
+      counted(`${status} ${Date.now() - sentAt}ms${attempt ? ` (retry ${attempt})` : ''}`);
+      if (status >= 300 && status < 400) throw redirectError(header(responseHeaders, 'location'), this.secrets);
+      return { status, headers: responseHeaders, body: parseBody(text, status, spec.what) };
     } catch (error) {
       if (error instanceof ApiError) throw error;
+      if (sentAt !== undefined && status === undefined && !this.closed) {
+        counted(`failed: ${this.secrets.clean(describeTransportError(error))} after ${Date.now() - sentAt}ms`);
+      }
       if (signal?.aborted) throw new InterruptedError('interrupted');
       if (error instanceof AnswerTooLarge) {
         throw new ApiError('protocol', `${spec.what}: the service answered ${error.message}, which no answer of the service is; nothing more was read (is the base URL the service's address?)`);
@@ -228,6 +212,8 @@ export class ServiceHttp {
         throw new ApiError('timeout', `${spec.what}: ${this.url.host} did not send its whole answer within ${Math.round(allowedMs / 100) / 10} s`);
       }
       throw transportError(error, this.url, spec.what, this.secrets);
+    } finally {
+      if (sentAt !== undefined) this.pacer.release(sentAt, status, responseHeaders);
     }
   }
 
@@ -239,8 +225,7 @@ export class ServiceHttp {
 /** "3 minutes", "1 day": how long the throttle asks to wait, as people say it. */
 function formatWait(ms: number): string {
   const [n, unit] = ms >= 2 * 86_400_000 ? [ms / 86_400_000, 'day'] : ms >= 2 * 3_600_000 ? [ms / 3_600_000, 'hour'] : ms >= 120_000 ? [ms / 60_000, 'minute'] : [ms / 1000, 'second'];
-  const whole = Math.round(n);
-  return `${whole} ${unit}${whole === 1 ? '' : 's'}`;
+  return new Intl.NumberFormat('en-US', { style: 'unit', unit, unitDisplay: 'long', maximumFractionDigits: 0, useGrouping: false }).format(n);
 }
 
 /** What to do about a base URL that reaches no API route. */
@@ -253,18 +238,11 @@ function baseUrlAdvice(url: URL): string {
 }
 
 function parseBody(text: string, status: number, what: string): unknown {
-  if (text.trim() === '') return undefined;
   try {
-    return JSON.parse(text);
+    return text.trim() === '' ? undefined : JSON.parse(text);
   } catch {
-    if (status >= 200 && status < 300) {
-      throw new ApiError(
-        'protocol',
-        `${what}: the service answered with something that is not JSON: is the base URL the service's address (without /api/v1)?`,
-        status,
-      );
-    }
-    return undefined;
+    if (status < 200 || status >= 300) return undefined;
+    throw new ApiError('protocol', `${what}: the service answered with something that is not JSON: is the base URL the service's address (without /api/v1)?`, status);
   }
 }
 
@@ -298,15 +276,14 @@ function describeTransportError(error: unknown): string {
 }
 
 function transportError(error: unknown, url: URL, what: string, secrets: SecretValues): ApiError {
-  const origin = url.host;
   const { failure, code } = classifyTransportError(error);
   switch (failure) {
     case 'connect-timeout':
-      return new ApiError('timeout', `${what}: could not connect to ${origin} in time`);
+      return new ApiError('timeout', `${what}: could not connect to ${url.host} in time`);
     case 'read-timeout':
-      return new ApiError('timeout', `${what}: ${origin} did not answer in time`);
+      return new ApiError('timeout', `${what}: ${url.host} did not answer in time`);
     case 'refused':
-      return new ApiError('network', `${what}: cannot connect to ${origin} (connection refused): is the base URL right and the service up?`);
+      return new ApiError('network', `${what}: cannot connect to ${url.host} (connection refused): is the base URL right and the service up?`);
     case 'dns':
       // Not retried: a wrong host name stays wrong, and a run should not spin on it.
       return new ApiError(
@@ -314,15 +291,15 @@ function transportError(error: unknown, url: URL, what: string, secrets: SecretV
         `${what}: cannot find the host ${url.hostname} (DNS ${code}): check the base URL (--base-url, SITESYNC_BASE_URL or api.base_url in the file)`,
       );
     case 'lost':
-      return new ApiError('network', `${what}: the connection to ${origin} was lost`);
+      return new ApiError('network', `${what}: the connection to ${url.host} was lost`);
     case 'certificate': {
       // Not retried ('protocol' is not transient): the same certificate comes back.
       const { problem, check } = certificateProblem(error, code!);
-      return new ApiError('protocol', `${what}: the TLS certificate of ${origin} ${secrets.clean(problem)}: ${check} (${code})`);
+      return new ApiError('protocol', `${what}: the TLS certificate of ${url.host} ${secrets.clean(problem)}: ${check} (${code})`);
     }
     case 'not-tls':
-      return new ApiError('protocol', `${what}: ${origin} does not answer in TLS (${code}): is it an http:// address, or the wrong port?`);
+      return new ApiError('protocol', `${what}: ${url.host} does not answer in TLS (${code}): is it an http:// address, or the wrong port?`);
     default:
-      return new ApiError('network', `${what}: cannot reach ${origin} (${secrets.clean(code ?? 'network error')})`);
+      return new ApiError('network', `${what}: cannot reach ${url.host} (${secrets.clean(code ?? 'network error')})`);
   }
 }

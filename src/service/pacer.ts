@@ -187,8 +187,7 @@ export class Pacer {
 
 function intHeader(headers: Answer['headers'], name: string): number | undefined {
   const v = header(headers, name);
-  if (v === undefined || !/^\s*\d+\s*$/.test(v)) return undefined;
-  return Number(v);
+  return v !== undefined && /^\s*\d+\s*$/.test(v) ? Number(v) : undefined;
 }
 
 /** When a 429 says the window ends: Retry-After (seconds or an HTTP date), else X-RateLimit-Reset. */
@@ -200,9 +199,7 @@ export function retryAt(headers: Answer['headers'], now: number): number | undef
     if (!Number.isNaN(date)) return Math.max(now, date);
   }
   const reset = intHeader(headers, 'x-ratelimit-reset');
-  if (reset !== undefined) {
-    // Unix seconds when large, else seconds from now.
-    return reset > 1e9 ? Math.max(now, reset * 1000) : now + reset * 1000;
-  }
-  return undefined;
+  if (reset === undefined) return undefined;
+  // Unix seconds when large, else seconds from now.
+  return reset > 1e9 ? Math.max(now, reset * 1000) : now + reset * 1000;
 }

@@ -7,7 +7,7 @@ import { MAX_EVENT_VALUES, MAX_HISTORY_CHARACTERS, MAX_HISTORY_VALUES } from '..
 import type { Traffic } from '../model/types.js';
 import { ApiError } from './errors.js';
 import { PER_PAGE, ServiceHttp, type RequestKind } from './http.js';
-import { walkPages, type PageWords } from './pages.js';
+import { walkPages } from './pages.js';
 import { readStatsRows, type Page, type StatsRow } from './wire.js';
 
 /** The first day of every history read; not created_at: a migrated database may hold older rows. */
@@ -40,24 +40,9 @@ export function isDay(value: string): boolean {
   return /^\d{4}-\d{2}-\d{2}$/.test(value);
 }
 
-function statsWords(what: string): PageWords {
-  return {
-    wrap: (problem) => `${what}: ${problem}`,
-    noun: 'values',
-    one: 'value',
-    most: 'more values than one statistic of a website holds',
-    disagrees: (n, page, size) => `the service's paginator disagrees with itself: last_page ${page.lastPage}, but ${page.total} rows at ${size} a page`,
-    endless: (n, page, first, firstPages) => `still more pages after ${n} (the first said ${firstPages ?? 'nothing of how many'}): the service's paging does not end`,
-    circles: (n) => `page ${n} repeats the rows of the pages before it (does the service ignore "page"?)`,
-    // Hits only add: fewer values than the first page counted means rows were skipped.
-    fewer: (total, held) => `the service said it holds ${total} values, and its pages held ${held} (are they sorted by value, as asked?)`,
-  };
-}
-
 /** The hits of every row, or of the days from `from` on. */
 const sum = (rows: readonly StatsRow[], from?: string) => rows.reduce((n, r) => (from === undefined || (isDay(r.value) && r.value >= from) ? n + r.count : n), 0);
 
-/** The statistics of a website, as methods of the client. */
 export class StatsHttp extends ServiceHttp {
   /**
    * Every row of one statistic over a range, sorted by value (the default order by count has ties
@@ -71,7 +56,16 @@ export class StatsHttp extends ServiceHttp {
       key: (row) => row.value,
       merge: (before, after) => (after.count > before.count ? after : before),
       perPage: PER_PAGE,
-      words: statsWords(what),
+      words: {
+        wrap: (problem) => `${what}: ${problem}`,
+        noun: 'values',
+        one: 'value',
+        most: 'more values than one statistic of a website holds',
+        disagrees: (n, page, size) => `the service's paginator disagrees with itself: last_page ${page.lastPage}, but ${page.total} rows at ${size} a page`,
+        endless: (n, page, first, firstPages) => `still more pages after ${n} (the first said ${firstPages ?? 'nothing of how many'}): the service's paging does not end`,
+        circles: (n) => `page ${n} repeats the rows of the pages before it (does the service ignore "page"?)`,
+        fewer: (total, held) => `the service said it holds ${total} values, and its pages held ${held} (are they sorted by value, as asked?)`,
+      },
       onPage: (n, of, page) => {
         for (const row of page.added) {
           const over = options.budget?.(row.value);
@@ -91,7 +85,7 @@ export class StatsHttp extends ServiceHttp {
     kind: RequestKind = 'statistics',
   ): Promise<Page<StatsRow>> {
     const params = new URLSearchParams({ name: ask.name, from: ask.from, to: ask.to ?? HISTORY_TO, sort_by: 'value', sort: ask.sort, per_page: String(PER_PAGE), page: String(ask.page) });
-    const answer = await this.call({ method: 'GET', path: `/stats/${id}?${params}`, kind, what, idempotent: true, abortable: true, timeoutMs: this.statsTimeoutMs });
+    const answer = await this.call({ method: 'GET', path: `/stats/${id}?${params}`, kind, what });
     try {
       return readStatsRows(answer.body, ask.page);
     } catch (error) {
@@ -144,7 +138,7 @@ export class StatsHttp extends ServiceHttp {
   async quietDays(id: number, domain: string, since: string, monthFrom?: string): Promise<{ lastDay: string | null; month: number; extra: number }> {
     const holdsAll = (page: Page<StatsRow>) => page.items.length < (page.perPage ?? PER_PAGE) || (page.lastPage ?? 1) <= 1;
     // Each round moves past a full page of days: even a service that ignores the order ends.
-    const rounds = Math.ceil((this.clock.now() + DAYS_AHEAD * 86_400_000 - Date.parse(HISTORY_FROM)) / 86_400_000 / PER_PAGE) + 2;
+    const rounds = Math.ceil((Date.now() + DAYS_AHEAD * 86_400_000 - Date.parse(HISTORY_FROM)) / 86_400_000 / PER_PAGE) + 2;
     let lastDay: string | null = null;
     let first: Page<StatsRow> | undefined;
     for (let from = HISTORY_FROM, round = 1; ; round++) {
@@ -172,9 +166,8 @@ export class StatsHttp extends ServiceHttp {
  * `onProgress` after each page: pages read, and the pages the whole read takes as the first pages say.
  */
 export async function readWholeHistory<N extends string>(http: StatsHttp, id: number, domain: string, names: readonly N[], onProgress?: (read: number, estimate: number) => void) {
-  const range = { from: HISTORY_FROM, to: HISTORY_TO };
-  const pages = new Map<N, { read: number; of: number }>(names.map((n) => [n, { read: 0, of: 1 }]));
-  const estimate = () => [...pages.values()].reduce((n, p) => n + Math.max(p.read, p.of), 0);
+  // The pages each name takes, as far as its pages say (one before its first).
+  const pages = new Map<N, number>(names.map((n) => [n, 1]));
   let requests = 0;
   let values = 0;
   let characters = 0;
@@ -190,10 +183,10 @@ export async function readWholeHistory<N extends string>(http: StatsHttp, id: nu
       limit(async () => {
         const onPage = (n: number, of: number | undefined) => {
           requests++;
-          pages.set(name, { read: n, of: of ?? n });
-          onProgress?.(requests, estimate());
+          pages.set(name, Math.max(n, of ?? n));
+          onProgress?.(requests, [...pages.values()].reduce((a, b) => a + b, 0));
         };
-        const rows = await http.statsRows(id, domain, name, range.from, range.to, { kind: 'archive', onPage, budget }).catch((error: unknown) => {
+        const rows = await http.statsRows(id, domain, name, HISTORY_FROM, HISTORY_TO, { kind: 'archive', onPage, budget }).catch((error: unknown) => {
           limit.clearQueue(); // the names not yet started are not asked for
           throw error;
         });
@@ -201,5 +194,5 @@ export async function readWholeHistory<N extends string>(http: StatsHttp, id: nu
       }),
     ),
   );
-  return { range, rows: Object.fromEntries(read) as Record<N, StatsRow[]>, requests };
+  return { range: { from: HISTORY_FROM, to: HISTORY_TO }, rows: Object.fromEntries(read) as Record<N, StatsRow[]>, requests };
 }

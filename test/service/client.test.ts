@@ -482,7 +482,7 @@ describe('rate limits', () => {
     const [site] = seedMany(1);
     const c = client();
     const started = Date.now();
-    await Promise.all(Array.from({ length: 35 }, () => c.getWebsite(site!.id)));
+    await Promise.all(Array.from({ length: 35 }, () => c.lookupWebsite(site!.id)));
     const elapsed = Date.now() - started;
     // 35 requests at 10 a second: three full windows must pass.
     expect(elapsed).toBeGreaterThanOrEqual(3000);
@@ -495,7 +495,7 @@ describe('rate limits', () => {
     let n = 0;
     emu.faults.before = () => (n++ < 2 ? { status: 429, body: { message: 'Too Many Attempts.' }, headers: { 'retry-after': '1' } } : undefined);
     const started = Date.now();
-    await client().getWebsite(site!.id);
+    await client().lookupWebsite(site!.id);
     expect(Date.now() - started).toBeGreaterThanOrEqual(1900);
   });
 });
