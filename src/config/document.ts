@@ -60,13 +60,27 @@ export function readDocument(text: string, file: string, budget: TokenBudget = {
     }
   }
   for (const token of parser.end()) tokens.push(token);
-  const composer = new Composer({ prettyErrors: false, uniqueKeys: true });
+  // yaml checks each key of a mapping against every key before it: a stranger's mapping of 20,000
+  // keys took 3 s, of 300,000 some ten minutes. Checked here by a lookup; where a key is written
+  // twice, the document is composed again with yaml's own check (its errors, in its order) while
+  // that is cheap.
+  let doc = compose(tokens, text.length, false);
+  const keys = duplicateKeys(doc);
+  if (keys.twice.length && keys.comparisons <= MAX_KEY_COMPARISONS) doc = compose(tokens, text.length, true);
+  else if (keys.twice.length) addDuplicateKeyErrors(doc, keys.twice);
+  if (doc.errors.length) throw new ConfigError(yamlErrors(doc, lines, file));
+  return { doc, lines };
+}
+
+/** The document the tokens make, as parseDocument composes it; `uniqueKeys`: with yaml's check of keys written twice. */
+function compose(tokens: CST.Token[], end: number, uniqueKeys: boolean): Document.Parsed {
+  const composer = new Composer({ prettyErrors: false, uniqueKeys });
   let doc: Document.Parsed | undefined;
   // yaml makes each of its errors an Error, whose stack trace costs more than the rest of its work.
   const traces = Error.stackTraceLimit;
   Error.stackTraceLimit = 0;
   try {
-    for (const next of composer.compose(tokens, true, text.length)) {
+    for (const next of composer.compose(tokens, true, end)) {
       if (!doc) doc = next;
       else {
         // As parseDocument does: a second document is an error of the first.
@@ -77,8 +91,60 @@ export function readDocument(text: string, file: string, budget: TokenBudget = {
   } finally {
     Error.stackTraceLimit = traces;
   }
-  if (doc!.errors.length) throw new ConfigError(yamlErrors(doc!, lines, file));
-  return { doc: doc!, lines };
+  return doc!;
+}
+
+/** The key comparisons yaml's own check of duplicate keys may make (some 0.1 s): beyond, the keys found here are said. */
+const MAX_KEY_COMPARISONS = 10_000_000;
+
+/**
+ * Where a key is written a second time in the same mapping (a scalar equal to one before it, as
+ * yaml compares them), in the file's order, and the comparisons yaml's own check would make.
+ */
+function duplicateKeys(doc: Document.Parsed): { twice: number[]; comparisons: number } {
+  const twice: number[] = [];
+  let comparisons = 0;
+  const seen = new Set<unknown>();
+  const stack: unknown[] = [doc.contents];
+  while (stack.length) {
+    const node = stack.pop();
+    if (isMap(node)) {
+      comparisons += (node.items.length * (node.items.length - 1)) / 2;
+      seen.clear();
+      for (const { key, value } of node.items) {
+        if (isScalar(key) && !Number.isNaN(key.value)) {
+          if (seen.has(key.value)) twice.push(key.range![0]);
+          else seen.add(key.value);
+        }
+        stack.push(key, value);
+      }
+    } else if (isSeq(node)) {
+      for (const item of node.items) stack.push(item);
+    } else if (isPair(node)) {
+      stack.push(node.key, node.value);
+    }
+  }
+  return { twice: twice.sort((a, b) => a - b), comparisons };
+}
+
+/** yaml's error at each key of `twice` (offsets, in order), among the document's errors by where they are. */
+function addDuplicateKeyErrors(doc: Document.Parsed, twice: number[]): void {
+  const traces = Error.stackTraceLimit;
+  Error.stackTraceLimit = 0;
+  const errors: YAMLParseError[] = [];
+  let i = 0;
+  for (const error of doc.errors) {
+    for (; i < twice.length && twice[i]! < error.pos[0]; i++) errors.push(duplicateKeyError(twice[i]!));
+    errors.push(error);
+  }
+  for (; i < twice.length; i++) errors.push(duplicateKeyError(twice[i]!));
+  Error.stackTraceLimit = traces;
+  doc.errors.length = 0;
+  for (const error of errors) doc.errors.push(error);
+}
+
+function duplicateKeyError(offset: number): YAMLParseError {
+  return new YAMLParseError([offset, offset + 1], 'DUPLICATE_KEY', 'Map keys must be unique');
 }
 
 /** The YAML errors of a document, as diagnostics of `file`: the first MAX_YAML_ERRORS_SHOWN, then one line that counts the rest. */

@@ -1,0 +1,32 @@
+/**
+ * A stranger's config (a pull request's) built to hold a CI job: inputs within the caps
+ * (src/caps.ts) whose work grew faster than their size. Each is read in about the time its size
+ * takes; before, each took minutes or hours.
+ */
+import { describe, expect, it } from 'vitest';
+import { parseFile } from '../../src/config/parse.js';
+import { ConfigError, formatDiagnostic } from '../../src/messages/errors.js';
+
+function problemsOf(text: string): string[] {
+  try {
+    parseFile(text, 'x.yaml', { env: {} });
+    return [];
+  } catch (e) {
+    if (!(e instanceof ConfigError)) throw e;
+    return e.diagnostics.map(formatDiagnostic);
+  }
+}
+
+describe('a mapping of a great many keys', () => {
+  /** `{k0, k1, …}`: a flow mapping of `count` keys. */
+  const flow = (count: number) => `{${Array.from({ length: count }, (_, i) => `k${i}`).join(', ')}`;
+
+  it('is checked for keys written twice by a lookup, not by comparing each key with every one before it', { timeout: 30_000 }, () => {
+    expect(problemsOf(`version: 1\nwebsites: []\nprune: ${flow(100_000)}}\n`)).toEqual(['x.yaml:3:8: prune must be true or false, not a mapping']);
+  });
+
+  it('with a key written twice, says where', { timeout: 30_000 }, () => {
+    const text = `version: 1\nwebsites: []\nprune: ${flow(100_000)}, k7}\n`;
+    expect(problemsOf(text)).toEqual([`x.yaml:3:${text.lastIndexOf('k7') - text.indexOf('prune') + 1}: this key is written twice in the same mapping`]);
+  });
+});
