@@ -8,7 +8,7 @@
  *   nested lists overflow the call stack: the Parser's stack is watched as it grows, so a file
  *   nested too deep is refused at the same node on every machine.
  */
-import { Composer, CST, isAlias, isMap, isPair, isScalar, isSeq, Lexer, LineCounter, Parser, YAMLParseError, type Document, type Node } from 'yaml';
+import { Composer, CST, isAlias, isMap, isPair, isScalar, isSeq, Lexer, LineCounter, Parser, YAMLParseError, type Document, type Node, type Pair, type YAMLMap } from 'yaml';
 import { ConfigError, type Diagnostic } from '../messages/errors.js';
 import type { Position } from '../model/types.js';
 import type { Path } from '../schema/errors.js';
@@ -175,11 +175,13 @@ export class Locator {
     private readonly doc: Document,
     private readonly lines: LineCounter,
     private readonly base: Path = [],
+    /** Each mapping's pairs by their keys' text, built when the mapping is first looked into. */
+    private readonly pairs = new WeakMap<YAMLMap, Map<string, Pair>>(),
   ) {}
 
   /** The same document, its paths read under `base`: an account's keys, as a single-account file's. */
   under(base: Path): Locator {
-    return new Locator(this.doc, this.lines, [...this.base, ...base]);
+    return new Locator(this.doc, this.lines, [...this.base, ...base], this.pairs);
   }
 
   /** Where the value at `path` starts (or the nearest enclosing node that exists). */
@@ -202,10 +204,27 @@ export class Locator {
     return seq.items.map((item) => {
       const map = isAlias(item) ? item.resolve(this.doc) : item;
       if (!isMap(map)) return undefined;
-      const pair = map.items.find((p) => isPair(p) && keyText(p.key) === key);
+      const pair = this.pairOf(map, key);
       const node = (pair?.value ?? pair?.key) as Node | null | undefined;
       return node?.range ? this.lines.linePos(node.range[0]) : undefined;
     });
+  }
+
+  /**
+   * The first pair of `map` whose key reads as `key`, found by a lookup: each mapping's keys are
+   * read once (a stranger's mapping of 20,000 unknown keys, each located for its message, took
+   * half a minute read from the start for each).
+   */
+  private pairOf(map: YAMLMap, key: string): Pair | undefined {
+    let pairs = this.pairs.get(map);
+    if (!pairs) {
+      this.pairs.set(map, (pairs = new Map()));
+      for (const p of map.items) {
+        const text = isPair(p) ? keyText(p.key) : undefined;
+        if (text !== undefined && !pairs.has(text)) pairs.set(text, p);
+      }
+    }
+    return pairs.get(key);
   }
 
   private walk(path: Path): { node: Node | null; keyNode: Node | null } {
@@ -214,7 +233,7 @@ export class Locator {
     for (const segment of [...this.base, ...path]) {
       if (isAlias(node)) node = node.resolve(this.doc);
       if (isMap(node)) {
-        const pair = node.items.find((p) => isPair(p) && keyText(p.key) === String(segment));
+        const pair = this.pairOf(node, String(segment));
         if (!pair) break;
         keyNode = (pair.key as Node | null) ?? keyNode;
         node = pair.value;

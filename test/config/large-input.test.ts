@@ -17,6 +17,11 @@ function problemsOf(text: string): string[] {
   }
 }
 
+/** `count` lines `kN: 1`: keys of the file's top mapping. */
+function keys(count: number): string {
+  return Array.from({ length: count }, (_, i) => `k${i}: 1\n`).join('');
+}
+
 describe('a mapping of a great many keys', () => {
   /** `{k0, k1, …}`: a flow mapping of `count` keys. */
   const flow = (count: number) => `{${Array.from({ length: count }, (_, i) => `k${i}`).join(', ')}`;
@@ -28,5 +33,12 @@ describe('a mapping of a great many keys', () => {
   it('with a key written twice, says where', { timeout: 30_000 }, () => {
     const text = `version: 1\nwebsites: []\nprune: ${flow(100_000)}, k7}\n`;
     expect(problemsOf(text)).toEqual([`x.yaml:3:${text.lastIndexOf('k7') - text.indexOf('prune') + 1}: this key is written twice in the same mapping`]);
+  });
+
+  it('of unknown keys: each is found where it is written by a lookup, not by reading the mapping from its start', { timeout: 30_000 }, () => {
+    const found = problemsOf(`version: 1\nwebsites: []\n${keys(40_000)}`);
+    expect(found).toHaveLength(40_000);
+    expect(found[0]).toMatch(/^x\.yaml:3:1: unknown key "k0" \(known keys: /);
+    expect(found[39_999]).toMatch(/^x\.yaml:40002:1: unknown key "k39999" \(known keys: /);
   });
 });
