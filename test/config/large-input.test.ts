@@ -42,3 +42,12 @@ describe('a mapping of a great many keys', () => {
     expect(found[39_999]).toMatch(/^x\.yaml:40002:1: unknown key "k39999" \(known keys: /);
   });
 });
+
+describe('a great many websites, each with a mistake', () => {
+  it("are each said, the schema's errors gathered in one list, not copied for each website", { timeout: 30_000 }, () => {
+    const found = problemsOf(`version: 1\nwebsites: [${Array(60_000).fill('1').join(', ')}]\n`);
+    expect(found).toHaveLength(60_000);
+    expect(found[0]).toBe('x.yaml:2:12: websites[0] must be a mapping, not a number');
+    expect(found[59_999]).toBe(`x.yaml:2:${12 + 59_999 * 3}: websites[59999] must be a mapping, not a number`);
+  });
+});
