@@ -3,7 +3,11 @@
  * (src/caps.ts) whose work grew faster than their size. Each is read in about the time its size
  * takes; before, each took minutes or hours.
  */
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { loadConfig } from '../../src/api.js';
 import { parseFile } from '../../src/config/parse.js';
 import { ConfigError, formatDiagnostic } from '../../src/messages/errors.js';
 
@@ -49,5 +53,24 @@ describe('a great many websites, each with a mistake', () => {
     expect(found).toHaveLength(60_000);
     expect(found[0]).toBe('x.yaml:2:12: websites[0] must be a mapping, not a number');
     expect(found[59_999]).toBe(`x.yaml:2:${12 + 59_999 * 3}: websites[59999] must be a mapping, not a number`);
+  });
+});
+
+describe('a great many names under ignore beside a great many websites', () => {
+  it('each name is looked up among the websites, not tested against each of them', { timeout: 30_000 }, async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'sitesync-large-'));
+    try {
+      const file = join(dir, 'sitesync.yaml');
+      const lines = (count: number, line: (i: number) => string) => Array.from({ length: count }, (_, i) => line(i)).join('');
+      // The last name is another spelling of a listed website (with a trailing dot): its twin, left alone.
+      const text = `version: 1\nignore:\n${lines(20_000, (i) => `  - i${i}.example.com\n`)}  - w7.example.com.\nwebsites:\n${lines(20_000, (i) => `  - domain: w${i}.example.com\n`)}`;
+      await writeFile(file, text);
+      const config = await loadConfig(file, { env: {} });
+      expect(config.websites).toHaveLength(20_000);
+      expect(config.ignore).toHaveLength(20_000);
+      expect(config.twinSpellings?.map((p) => p.glob)).toEqual(['w7.example.com.']);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
   });
 });
