@@ -67,7 +67,8 @@ const schemaValidators = {
   name: 'schema-validators',
   setup(b) {
     b.onLoad({ filter: /[\\/]src[\\/]schema[\\/]validators\.ts$/ }, (a) => {
-      const files = JSON.parse(/SCHEMA_FILES = (\{[^}]*\})/.exec(readFileSync(a.path, 'utf8'))[1].replace(/(\w+):/g, '"$1":').replaceAll("'", '"'));
+      const source = readFileSync(a.path, 'utf8');
+      const files = JSON.parse(/SCHEMA_FILES = (\{[^}]*\})/.exec(source)[1].replace(/(\w+):/g, '"$1":').replaceAll("'", '"'));
       const ajv = new Ajv2020({ allErrors: true, verbose: true, strict: true, allowUnionTypes: true, code: { source: true, esm: true } });
       const ids = {};
       for (const [name, file] of Object.entries(files)) {
@@ -75,7 +76,11 @@ const schemaValidators = {
         ajv.addSchema(schema);
         ids[name] = schema.$id;
       }
-      const code = standaloneCode.default(ajv, ids).replace(/^"use strict";/, '');
+      // Each called validator's errors added in place, not by a copy of all so far (validators.ts says why).
+      const concat = new RegExp(/ERRORS_CONCAT = \/(.*)\/g;/.exec(source)[1], 'g');
+      const inPlace = /ERRORS_IN_PLACE = '(.*)';/.exec(source)[1];
+      const code = standaloneCode.default(ajv, ids).replace(/^"use strict";/, '').replace(concat, inPlace);
+      if (code.includes('vErrors.concat(')) throw new Error('src/schema/validators.ts: ERRORS_CONCAT no longer matches the code ajv generates');
       const names = Object.keys(files);
       const contents = `${code}\nexport const SCHEMA_FILES = ${JSON.stringify(files)};\nconst VALIDATORS = { ${names.join(', ')} };\nexport function schemaValidator(name) { return VALIDATORS[name]; }\n`;
       return { contents, loader: 'js', resolveDir: dirname(a.path) };

@@ -117,6 +117,13 @@ export const MAX_RATE_LIMIT_WAIT_MS = 180_000;
 export const MAX_PLAN_COMMENT_CHARACTERS = 60_000;
 
 /**
+ * The lines `fmt --check` shows changed, at most: a diff costs about the
+ * square of its changes (a file of 10,000 websites not separated by blank lines took two minutes,
+ * of 100,000 hours). Beyond, the diff is not computed, and the command says so.
+ */
+export const MAX_DIFF_EDITS = 1_000;
+
+/**
  * The longest window `--quiet-days` takes: a hundred years, back past 1970, where no website
  * of the service recorded a pageview. (A window far longer has no calendar day to start from.)
  */

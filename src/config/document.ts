@@ -6,7 +6,7 @@
  * recurse per level: the Parser's stack is watched, so a file nested too deep is refused at the same
  * node on every machine.
  */
-import { Composer, CST, isAlias, isMap, isPair, isScalar, isSeq, Lexer, LineCounter, Parser, YAMLParseError, type Document, type Node } from 'yaml';
+import { Composer, CST, isAlias, isMap, isPair, isScalar, isSeq, Lexer, LineCounter, Parser, YAMLParseError, type Document, type Node, type Pair, type YAMLMap } from 'yaml';
 import { ConfigError, type Diagnostic } from '../messages/errors.js';
 import type { Position } from '../model/types.js';
 import type { Path } from '../schema/errors.js';
@@ -58,6 +58,20 @@ export function readDocument(text: string, file: string, budget: TokenBudget = {
     }
   }
   for (const token of parser.end()) tokens.push(token);
+  // yaml checks each key of a mapping against every key before it: a stranger's mapping of 20,000
+  // keys took 3 s, of 300,000 some ten minutes. Checked here by a lookup; where a key is written
+  // twice, the document is composed again with yaml's own check (its errors, in its order) while
+  // that is cheap.
+  let doc = compose(tokens, text.length, false);
+  const keys = duplicateKeys(doc);
+  if (keys.twice.length && keys.comparisons <= MAX_KEY_COMPARISONS) doc = compose(tokens, text.length, true);
+  else if (keys.twice.length) addDuplicateKeyErrors(doc, keys.twice);
+  if (doc.errors.length) throw new ConfigError(yamlErrors(doc, lines, file));
+  return { doc, lines };
+}
+
+/** The document the tokens make, as parseDocument composes it; `uniqueKeys`: with yaml's check of keys written twice. */
+function compose(tokens: CST.Token[], end: number, uniqueKeys: boolean): Document.Parsed {
   // yaml makes each of its errors an Error, whose stack trace costs more than the rest of its work.
   const traces = Error.stackTraceLimit;
   Error.stackTraceLimit = 0;
@@ -65,7 +79,7 @@ export function readDocument(text: string, file: string, budget: TokenBudget = {
   let next: Document.Parsed | void;
   try {
     // The first document, and whether there is a second (composed no further: a file may hold a million).
-    const docs = new Composer({ prettyErrors: false, uniqueKeys: true }).compose(tokens, true, text.length);
+    const docs = new Composer({ prettyErrors: false, uniqueKeys }).compose(tokens, true, end);
     doc = docs.next().value!;
     next = docs.next().value;
   } finally {
@@ -73,8 +87,60 @@ export function readDocument(text: string, file: string, budget: TokenBudget = {
   }
   // As parseDocument does: a second document is an error of the first.
   if (next) doc.errors.push(new YAMLParseError([next.range[0], next.range[1]], 'MULTIPLE_DOCS', 'Source contains multiple documents'));
-  if (doc.errors.length) throw new ConfigError(yamlErrors(doc, lines, file));
-  return { doc, lines };
+  return doc;
+}
+
+/** The key comparisons yaml's own check of duplicate keys may make (some 0.1 s): beyond, the keys found here are said. */
+const MAX_KEY_COMPARISONS = 10_000_000;
+
+/**
+ * Where a key is written a second time in the same mapping (a scalar equal to one before it, as
+ * yaml compares them), in the file's order, and the comparisons yaml's own check would make.
+ */
+function duplicateKeys(doc: Document.Parsed): { twice: number[]; comparisons: number } {
+  const twice: number[] = [];
+  let comparisons = 0;
+  const seen = new Set<unknown>();
+  const stack: unknown[] = [doc.contents];
+  while (stack.length) {
+    const node = stack.pop();
+    if (isMap(node)) {
+      comparisons += (node.items.length * (node.items.length - 1)) / 2;
+      seen.clear();
+      for (const { key, value } of node.items) {
+        if (isScalar(key) && !Number.isNaN(key.value)) {
+          if (seen.has(key.value)) twice.push(key.range![0]);
+          else seen.add(key.value);
+        }
+        stack.push(key, value);
+      }
+    } else if (isSeq(node)) {
+      for (const item of node.items) stack.push(item);
+    } else if (isPair(node)) {
+      stack.push(node.key, node.value);
+    }
+  }
+  return { twice: twice.sort((a, b) => a - b), comparisons };
+}
+
+/** yaml's error at each key of `twice` (offsets, in order), among the document's errors by where they are. */
+function addDuplicateKeyErrors(doc: Document.Parsed, twice: number[]): void {
+  const traces = Error.stackTraceLimit;
+  Error.stackTraceLimit = 0;
+  const errors: YAMLParseError[] = [];
+  let i = 0;
+  for (const error of doc.errors) {
+    for (; i < twice.length && twice[i]! < error.pos[0]; i++) errors.push(duplicateKeyError(twice[i]!));
+    errors.push(error);
+  }
+  for (; i < twice.length; i++) errors.push(duplicateKeyError(twice[i]!));
+  Error.stackTraceLimit = traces;
+  doc.errors.length = 0;
+  for (const error of errors) doc.errors.push(error);
+}
+
+function duplicateKeyError(offset: number): YAMLParseError {
+  return new YAMLParseError([offset, offset + 1], 'DUPLICATE_KEY', 'Map keys must be unique');
 }
 
 /** The YAML errors of a document, as diagnostics of `file`: the first MAX_YAML_ERRORS_SHOWN, then one line that counts the rest. */
@@ -102,11 +168,13 @@ export class Locator {
     private readonly doc: Document,
     private readonly lines: LineCounter,
     private readonly base: Path = [],
+    /** Each mapping's pairs by their keys' text, built when the mapping is first looked into. */
+    private readonly pairs = new WeakMap<YAMLMap, Map<string, Pair>>(),
   ) {}
 
   /** The same document, its paths read under `base`: an account's keys, as a single-account file's. */
   under(base: Path): Locator {
-    return new Locator(this.doc, this.lines, [...this.base, ...base]);
+    return new Locator(this.doc, this.lines, [...this.base, ...base], this.pairs);
   }
 
   /** Where the value at `path` starts (or the nearest enclosing node that exists). */
@@ -129,10 +197,27 @@ export class Locator {
     return seq.items.map((item) => {
       const map = isAlias(item) ? item.resolve(this.doc) : item;
       if (!isMap(map)) return undefined;
-      const pair = map.items.find((p) => isPair(p) && keyText(p.key) === key);
+      const pair = this.pairOf(map, key);
       const node = (pair?.value ?? pair?.key) as Node | null | undefined;
       return node?.range ? this.lines.linePos(node.range[0]) : undefined;
     });
+  }
+
+  /**
+   * The first pair of `map` whose key reads as `key`, found by a lookup: each mapping's keys are
+   * read once (a stranger's mapping of 20,000 unknown keys, each located for its message, took
+   * half a minute read from the start for each).
+   */
+  private pairOf(map: YAMLMap, key: string): Pair | undefined {
+    let pairs = this.pairs.get(map);
+    if (!pairs) {
+      this.pairs.set(map, (pairs = new Map()));
+      for (const p of map.items) {
+        const text = isPair(p) ? keyText(p.key) : undefined;
+        if (text !== undefined && !pairs.has(text)) pairs.set(text, p);
+      }
+    }
+    return pairs.get(key);
   }
 
   private walk(path: Path): { node: Node | null; keyNode: Node | null } {
@@ -141,7 +226,7 @@ export class Locator {
     for (const segment of [...this.base, ...path]) {
       if (isAlias(node)) node = node.resolve(this.doc);
       if (isMap(node)) {
-        const pair = node.items.find((p) => isPair(p) && keyText(p.key) === String(segment));
+        const pair = this.pairOf(node, String(segment));
         if (!pair) break;
         keyNode = (pair.key as Node | null) ?? keyNode;
         node = pair.value;

@@ -4,7 +4,7 @@ import { existsSync } from 'node:fs';
 import { basename, dirname, join, relative } from 'node:path';
 import { installationOf } from '../model/address.js';
 import { ConfigError, type Diagnostic } from '../messages/errors.js';
-import { GlobSet, namesTwinSpelling, wildcardMatches } from '../model/domain.js';
+import { domainKey, GlobSet, namesTwinSpelling, wildcardMatches } from '../model/domain.js';
 import { type Config, type DesiredWebsite, type Pattern, type Position, type Workspace } from '../model/types.js';
 import { envValue, passwordSource } from './interpolate.js';
 import type { Env } from '../io/context.js';
@@ -161,15 +161,23 @@ function ofAccount(d: Diagnostic, config: Config): Diagnostic {
 
 /** Moves the `ignore:` entries that name another spelling of a listed website to `twinSpellings`: that twin is left alone, the listed website managed. */
 function separateTwinSpellings(config: Config): void {
+  // How each listed domain is written, found by a lookup for each entry: a stranger's thousands of
+  // names, each tested against every website, held a job for minutes.
+  const spellings = new Map<string, Set<string>>();
+  for (const w of config.websites) {
+    const written = spellings.get(w.domain) ?? new Set<string>();
+    written.add(w.written.trim().toLowerCase());
+    spellings.set(w.domain, written);
+  }
   const twin = (glob: string) => {
     if (glob.includes('*')) return false;
-    const named = new GlobSet([glob]);
-    return config.websites.some((w) => named.matches(w.domain) && namesTwinSpelling(glob, w.written));
+    const written = spellings.get(domainKey(glob));
+    return [...(written ?? [])].some((spelling) => namesTwinSpelling(glob, spelling));
   };
-  const spellings = config.ignore.filter((p) => twin(p.glob));
-  if (!spellings.length) return;
-  config.twinSpellings = spellings;
-  config.ignore = config.ignore.filter((p) => !twin(p.glob));
+  const twins = config.ignore.map((p) => twin(p.glob));
+  if (!twins.includes(true)) return;
+  config.twinSpellings = config.ignore.filter((_, i) => twins[i]);
+  config.ignore = config.ignore.filter((_, i) => !twins[i]);
 }
 
 /** `archive:` folders, inside the repository as includes are: the file may be a stranger's (a baseline's archive: is never used). */

@@ -11,7 +11,7 @@ import { readTextFile } from '../config/read.js';
 import type { Context } from '../io/context.js';
 import type { AccountPlan, Action, ApprovalCheck, ApprovedAccount, ApprovedPlan } from '../model/types.js';
 import { compareApproved } from '../planner/receipt.js';
-import { APPROVED_BLOCK } from '../render/markdown.js';
+import { lastApprovedBlock } from '../render/markdown.js';
 
 /** `--approved FILE`: the run's plans (as apply will run them) compared with the approved plan FILE holds; undefined without the flag. */
 export async function checkApproved(file: string | undefined, plans: readonly AccountPlan[], configSha256: string, ctx: Pick<Context, 'cwd'>): Promise<ApprovalCheck | undefined> {
@@ -29,11 +29,11 @@ export async function readApproved(file: string, shown: string): Promise<Approve
     if (error instanceof ConfigError) return `${shown}: ${error.diagnostics[0]?.message ?? error.message}`;
     throw error;
   }
-  const found = [...text.matchAll(APPROVED_BLOCK)].at(-1);
+  const found = lastApprovedBlock(text);
   if (!found) return `${shown} holds no approved plan (the <!-- sitesync-approved: … --> block that sitesync plan --format markdown ends its plan with)`;
   let data: unknown;
   try {
-    data = JSON.parse(found[1]!);
+    data = JSON.parse(found.json);
   } catch {
     data = undefined;
   }

@@ -34,7 +34,16 @@ export function schemaIssues(name: SchemaName, data: unknown, words: 'yaml' | 'j
   const errors = validate.errors ?? [];
   const issues = new Map<string, SchemaIssue>();
   // Inside "null or an object": when the value is an object, what is wrong inside it is the news.
-  const within = (e: ErrorObject) => errors.some((o) => o !== e && o.instancePath.startsWith(`${e.instancePath}/`));
+  // The paths that hold an error below them, gathered once: a stranger's saved plan of 20,000
+  // changes, each error looked for among all the others, held apply for minutes.
+  let above: Set<string> | undefined;
+  const within = (e: ErrorObject) => {
+    if (!above) {
+      above = new Set();
+      for (const o of errors) for (let i = o.instancePath.indexOf('/'); i >= 0; i = o.instancePath.indexOf('/', i + 1)) above.add(o.instancePath.slice(0, i));
+    }
+    return above.has(e.instancePath);
+  };
   for (const error of errors) {
     // "must match the then schema" only repeats the errors found inside it.
     if (error.keyword === 'if') continue;

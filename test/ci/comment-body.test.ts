@@ -86,6 +86,13 @@ describe("one comment per config: the marker's id", () => {
     expect(isPlanComment('<!-- sitesync-plan: sites/eu.yaml -->\nplan')).toBe(false);
   });
 
+  it("anyone's comment of a million characters (GitLab's limit), a marker's start repeated without its end, is read in one pass: no marker", { timeout: 30_000 }, () => {
+    const opened = '<!-- sitesync-plan: '.repeat(50_000);
+    expect(commentIdOf(`${opened}\nplan`)).toBeUndefined();
+    expect(commentIdOf(`${opened}\r -->\nplan`)).toBeUndefined();
+    expect(commentIdOf(`${opened.slice(0, 40)}x -->`)).toBe('<!-- sitesync-plan: x');
+  });
+
   it('the body carries the id asked for, replacing the one the text had', () => {
     const options = { limit: 65_000, service: 'GitHub' };
     expect(planCommentBody(`${MARKER}\nx\n`, { ...options, id: 'sites/eu.yaml' })).toBe('<!-- sitesync-plan: sites/eu.yaml -->\nx\n');

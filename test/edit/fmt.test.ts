@@ -92,6 +92,17 @@ describe('sitesync fmt', () => {
     expect(r.stdout + r.stderr).not.toContain('Hunter2-clear');
   });
 
+  it('--check of a file that changes in thousands of lines says so in place of the diff (a diff of them cost minutes)', { timeout: 30_000 }, async () => {
+    const websites = Array.from({ length: 12_000 }, (_, i) => `  - domain: w${i}.example\n    privacy: private\n`).join('');
+    await write('sitesync.yaml', `version: 1\nwebsites:\n${websites}`);
+    const r = await fmt(['--check']);
+    expect(r.code).toBe(1);
+    expect(r.stdout).toBe(
+      '--- sitesync.yaml\n+++ sitesync.yaml\n(more than 1,000 lines change: the diff is not shown; sitesync fmt writes them, and git diff shows them)\n',
+    );
+    expect(r.stderr).toBe('sitesync.yaml is not formatted; run: sitesync fmt\n');
+  });
+
   it('--check exits 0 when every file is formatted', async () => {
     await write('sitesync.yaml', FORMATTED);
     const r = await fmt(['--check']);

@@ -197,4 +197,13 @@ describe('apply compares its plan with the approved one', () => {
     const check = compareApproved('plain.md holds no approved plan', [], SHA, 'plain.md');
     expect(renderApprovalText(check)).toBe('Not compared with an approved plan: plain.md holds no approved plan.\n');
   });
+
+  it("a stranger's file of 2 MB of block starts without their end is read in one pass: no approved plan in it", { timeout: 30_000 }, async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'sitesync-approved-'));
+    const opened = join(dir, 'opened.md');
+    const text = '<!-- sitesync-approved: '.repeat(90_000);
+    await writeFile(opened, text);
+    expect(await readApproved(opened, 'opened.md')).toBe('opened.md holds no approved plan (the <!-- sitesync-approved: … --> block that sitesync plan --format markdown ends its plan with)');
+    expect(splitApproved(`${text}\n<!-- sitesync-approved: {} -->\n`)).toEqual({ visible: text, block: '<!-- sitesync-approved: {} -->' });
+  });
 });

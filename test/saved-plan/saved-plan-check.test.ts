@@ -186,3 +186,14 @@ describe('a plan made again from part of the account counts the whole account', 
     expect([part.safety, part.limit]).toEqual([whole.safety, whole.limit]);
   });
 });
+
+describe('a saved plan of a great many changes, each with a mistake', () => {
+  it('names each: which errors lie below another is found once for all of them, not by reading all the others for each', { timeout: 30_000 }, async () => {
+    const changes = Array.from({ length: 40_000 }, (_, i) => ({ account: 'a', action: 'create', domain: `w${i}.example.com`, id: 5, before: null, after: { domain: `w${i}.example.com` }, fields: [], details: [] }));
+    const saved = { created_at: 'x', sitesync_version: '1', config_file: 'sitesync.yaml', config_sha256: '0'.repeat(64), targets: [], excludes: [], prune: false, resend_write_only: false };
+    const problems = await schemaProblems({ format_version: 2, changes, accounts: [{ name: 'a', base_url: 'https://x.example', account: null }], saved });
+    expect(problems).toHaveLength(40_000);
+    expect(problems[0]).toBe('changes[0].id: must be null, not 5');
+    expect(problems[39_999]).toBe('changes[39999].id: must be null, not 5');
+  });
+});
