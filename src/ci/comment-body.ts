@@ -3,46 +3,26 @@
  * provider's limit, and says so plainly when the plan step produced nothing (it failed), so an
  * outdated plan never stays on the pull request looking current.
  */
-import { commentIdFor, DEFAULT_COMMENT_ID, MARKER, markerFor, splitApproved } from '../render/markdown.js';
+import { closedMarkers, commentIdFor, DEFAULT_COMMENT_ID, MARKER, markerFor, splitApproved } from '../render/markdown.js';
 import { cutMarkdown } from './cut-markdown.js';
 
 export { MARKER };
 
-const MARKED = /<!-- sitesync-plan(?:: (.*?))? -->/;
+/** The marker on a comment's first line: where it stands, and the id it carries ('' for the plain one). */
+function markerOf(body: string): { index: number; end: number; id: string } | undefined {
+  const first = body.replace(/^\uFEFF/, '').trimStart().split('\n', 1)[0] ?? '';
+  // As /<!-- sitesync-plan(?:: (.*?))? -->/ finds it (`.`: no line break), the earlier of the two forms.
+  const withId = closedMarkers(first, '<!-- sitesync-plan: ', /[\n\r\u2028\u2029]/g).next().value;
+  const plain = first.indexOf(MARKER);
+  if (plain >= 0 && (!withId || plain < withId.index)) return { index: plain, end: plain + MARKER.length, id: '' };
+  return withId && { index: withId.index, end: withId.end, id: withId.body };
+}
 
 /** The id a comment's marker (on its first line) carries; undefined when it has none. */
 export function commentIdOf(body: string): string | undefined {
-  const first = body.replace(/^\uFEFF/, '').trimStart().split('\n', 1)[0] ?? '';
-  const id = markedId(first);
-  return id === undefined ? undefined : id.trim() || DEFAULT_COMMENT_ID;
+  const found = markerOf(body);
+  return found && (found.id.trim() || DEFAULT_COMMENT_ID);
 }
-
-/**
- * What MARKED finds in `line` (one line), in one pass: the text of its `(.*?)`, '' without one,
- * undefined when there is no marker. The expression itself reads to the line's end from each
- * `<!-- sitesync-plan` without its ` -->`: anyone's comment of a million characters took a minute.
- */
-function markedId(line: string): string | undefined {
-  const open = '<!-- sitesync-plan';
-  // The next ` -->` and the next character `.` does not match, each searched again only once passed.
-  let close = -2;
-  let stop = -2;
-  for (let i = line.indexOf(open); i >= 0; i = line.indexOf(open, i + 1)) {
-    const at = i + open.length;
-    if (line.startsWith(': ', at)) {
-      if (close !== -1 && close < at + 2) close = line.indexOf(' -->', at + 2);
-      if (stop !== -1 && stop < at + 2) {
-        LINE_END.lastIndex = at + 2;
-        stop = LINE_END.exec(line)?.index ?? -1;
-      }
-      if (close >= 0 && (stop < 0 || stop > close)) return line.slice(at + 2, close);
-    }
-    if (line.startsWith(' -->', at)) return '';
-  }
-  return undefined;
-}
-
-const LINE_END = /[\n\r\u2028\u2029]/g;
 
 /** Whether a comment is the plan comment of config `id`: its marker on its first line. */
 export function isPlanComment(body: string, id: string = DEFAULT_COMMENT_ID): boolean {
@@ -74,8 +54,9 @@ export function planCommentBody(text: string, options: BodyOptions): string {
     ].join('\n');
   }
   // The text's own marker, if any, gives way to this comment's.
-  const own = commentIdOf(content) !== undefined;
-  const marked = own ? content.trimStart().replace(MARKED, marker) : `${marker}\n${content}`;
+  const own = markerOf(content);
+  const start = content.trimStart();
+  const marked = own ? `${start.slice(0, own.index)}${marker}${start.slice(own.end)}` : `${marker}\n${content}`;
   if (marked.length <= options.limit) return marked;
   // What the plan approves (apply --approved compares with it) stays whole after the cut.
   const { visible, block } = splitApproved(marked);

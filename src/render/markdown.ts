@@ -50,27 +50,35 @@ export function commentIdFor(id: string): string {
 export const APPROVED_BLOCK = /<!-- sitesync-approved: ([^\n]*?) -->/g;
 
 /**
- * The last match of APPROVED_BLOCK in `text` (where it starts, the block, and its JSON), found in
- * one pass: the expression reads to the line's end from each `<!-- sitesync-approved: ` without
- * its ` -->`, and a stranger's text of a megabyte of them took half a minute, of 16 MiB hours.
+ * Each match of `OPEN(BODY) -->` in `text`, in order and apart, BODY the shortest text without a
+ * character of `breaks` (a global expression): what a lazy expression finds, in one pass. The
+ * expression reads to the line's end again from each OPEN without its ` -->`: a stranger's text
+ * of a megabyte of them took half a minute, of 16 MiB hours.
  */
-export function lastApprovedBlock(text: string): { index: number; block: string; json: string } | undefined {
-  const open = '<!-- sitesync-approved: ';
-  let last: { index: number; block: string; json: string } | undefined;
+export function* closedMarkers(text: string, open: string, breaks: RegExp): Generator<{ index: number; body: string; end: number }> {
   // The next ` -->` and the next line break, each searched again only once passed.
   let close = -2;
   let stop = -2;
   for (let i = text.indexOf(open); i >= 0; i = text.indexOf(open, i + 1)) {
     const at = i + open.length;
     if (close < at) close = text.indexOf(' -->', at);
-    if (close < 0) break;
-    if (stop !== -1 && stop < at) stop = text.indexOf('\n', at);
+    if (close < 0) return;
+    if (stop !== -1 && stop < at) {
+      breaks.lastIndex = at;
+      stop = breaks.exec(text)?.index ?? -1;
+    }
     if (stop >= 0 && stop < close) continue;
-    last = { index: i, block: text.slice(i, close + 4), json: text.slice(at, close) };
+    yield { index: i, body: text.slice(at, close), end: close + 4 };
     // The next match starts after this one.
     i = close + 3;
   }
-  return last;
+}
+
+/** The last match of APPROVED_BLOCK in `text`: where it starts, the block, and its JSON. */
+export function lastApprovedBlock(text: string): { index: number; block: string; json: string } | undefined {
+  let last: { index: number; body: string; end: number } | undefined;
+  for (const found of closedMarkers(text, '<!-- sitesync-approved: ', /\n/g)) last = found;
+  return last && { index: last.index, block: text.slice(last.index, last.end), json: last.body };
 }
 
 /** The approved block of a run's plan, within a third of `limit`: each change listed, or (a very large plan) each account's digest alone. */
