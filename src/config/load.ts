@@ -161,19 +161,16 @@ function ofAccount(d: Diagnostic, config: Config): Diagnostic {
 
 /** Moves the `ignore:` entries that name another spelling of a listed website to `twinSpellings`: that twin is left alone, the listed website managed. */
 function separateTwinSpellings(config: Config): void {
+  if (config.ignore.every((p) => p.glob.includes('*'))) return;
   // How each listed domain is written, found by a lookup for each entry: a stranger's thousands of
   // names, each tested against every website, held a job for minutes.
-  const spellings = new Map<string, Set<string>>();
+  const spellings = new Map<string, string[]>();
   for (const w of config.websites) {
-    const written = spellings.get(w.domain) ?? new Set<string>();
-    written.add(w.written.trim().toLowerCase());
-    spellings.set(w.domain, written);
+    const written = spellings.get(w.domain);
+    if (written) written.push(w.written);
+    else spellings.set(w.domain, [w.written]);
   }
-  const twin = (glob: string) => {
-    if (glob.includes('*')) return false;
-    const written = spellings.get(domainKey(glob));
-    return [...(written ?? [])].some((spelling) => namesTwinSpelling(glob, spelling));
-  };
+  const twin = (glob: string) => !glob.includes('*') && (spellings.get(domainKey(glob)) ?? []).some((written) => namesTwinSpelling(glob, written));
   const twins = config.ignore.map((p) => twin(p.glob));
   if (!twins.includes(true)) return;
   config.twinSpellings = config.ignore.filter((_, i) => twins[i]);
