@@ -1,7 +1,6 @@
 /**
- * Data checked against one of sitesync's schemas, and ajv's errors as messages a person can act
- * on, each once, in the file's order: a config file's at their path (for its FILE:LINE:COL), a
- * JSON file's (a saved plan) as `changes[3].id: …`.
+ * Data checked against one of sitesync's schemas, and ajv's errors in words, each once, in the
+ * file's order: a config file's at their path (for FILE:LINE:COL), a saved plan's as `changes[3].id: …`.
  */
 import type { ErrorObject } from 'ajv/dist/2020.js';
 import { fieldOf } from '../model/fields.js';
