@@ -98,7 +98,7 @@ function listField(name: FieldName, checks: EntryChecks = {}): Field {
     serviceDefault: [],
     schema: {
       file: { $ref: '#/$defs/list' },
-      before: { type: 'array', items: { type: 'string' } },
+      before: { $ref: 'plan.schema.json#/$defs/strings' },
       after: { type: 'array', items: { $ref: '#/$defs/sentEntry' } },
     },
   };

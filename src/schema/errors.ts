@@ -1,7 +1,6 @@
 /**
- * Data checked against one of sitesync's schemas, and ajv's errors as messages a person can act
- * on, each once, in the file's order: a config file's at their path (for its FILE:LINE:COL), a
- * JSON file's (a saved plan) as `changes[3].id: …`.
+ * Data checked against one of sitesync's schemas, and ajv's errors in words, each once, in the
+ * file's order: a config file's at their path (for FILE:LINE:COL), a saved plan's as `changes[3].id: …`.
  */
 import type { ErrorObject } from 'ajv/dist/2020.js';
 import { fieldOf } from '../model/fields.js';
@@ -36,30 +35,20 @@ export function schemaIssues(name: SchemaName, data: unknown, words: 'yaml' | 'j
   // Inside "null or an object": when the value is an object, what is wrong inside it is the news.
   // The paths that hold an error below them, gathered once: a stranger's saved plan of 20,000
   // changes, each error looked for among all the others, held apply for minutes.
-  let above: Set<string> | undefined;
-  const within = (e: ErrorObject) => {
-    if (!above) {
-      above = new Set();
-      for (const o of errors) for (let i = o.instancePath.indexOf('/'); i >= 0; i = o.instancePath.indexOf('/', i + 1)) above.add(o.instancePath.slice(0, i));
-    }
-    return above.has(e.instancePath);
-  };
+  const above = new Set<string>();
+  for (const o of errors) for (let i = o.instancePath.indexOf('/'); i >= 0; i = o.instancePath.indexOf('/', i + 1)) above.add(o.instancePath.slice(0, i));
   for (const error of errors) {
-    // "must match the then schema" only repeats the errors found inside it.
-    if (error.keyword === 'if') continue;
-    if (error.keyword === 'type' && error.schema === 'null' && within(error)) continue;
-    const path = parsePointer(error.instancePath);
+    // "must match the then schema", "property name must be valid": only the errors found inside them, again.
+    if (error.keyword === 'if' || error.keyword === 'propertyNames') continue;
+    if (error.keyword === 'type' && error.schema === 'null' && above.has(error.instancePath)) continue;
+    // ajv's JSON pointer as keys and indexes.
+    const path = error.instancePath.split('/').slice(1).map((s) => (/^\d+$/.test(s) ? Number(s) : s.replace(/~1/g, '/').replace(/~0/g, '~')));
     const issue = describe(error, path, words === 'json');
     // One type message per value: a plan's `id` fails both its own type and the action's.
     const id = `${issue.path.join('/')}|${error.keyword === 'type' ? 'type' : issue.message}`;
     if (!issues.has(id)) issues.set(id, issue);
   }
   return [...issues.values()];
-}
-
-function parsePointer(pointer: string): (string | number)[] {
-  const unescaped = (s: string) => s.replace(/~1/g, '/').replace(/~0/g, '~');
-  return pointer.split('/').slice(1).map((s) => (/^\d+$/.test(s) ? Number(s) : unescaped(s)));
 }
 
 /** `websites[3].privacy` */
@@ -74,10 +63,7 @@ const API_KEY_LIKE = /(^|[_-])(api[_-]?)?(key|token|secret)$|^apikey$/i;
 function unquoteHint(value: unknown, accepts: (v: unknown) => boolean): string {
   if (typeof value !== 'string') return '';
   const invisible = INVISIBLE.exec(value);
-  if (invisible) {
-    const code = invisible[0].codePointAt(0)!.toString(16).toUpperCase().padStart(4, '0');
-    return ` (it holds an invisible character, U+${code}, that YAML does not take for a blank: delete it)`;
-  }
+  if (invisible) return ` (it holds an invisible character, ${codePoint(invisible[0])}, that YAML does not take for a blank: delete it)`;
   const unquoted = value === 'true' || value === 'false' ? value === 'true' : /^[-+]?[0-9]+(\.[0-9]+)?$/.test(value) ? Number(value) : undefined;
   return unquoted !== undefined && accepts(unquoted) ? ` (drop the quotes: ${value})` : '';
 }
@@ -144,8 +130,7 @@ function describe(error: ErrorObject, path: Path, json: boolean): SchemaIssue {
       const named = types.map((t) => words[t] ?? t);
       if (json) return issue(`must be ${named.join(' or ')}, not ${value}`);
       const expected = types.includes('array') && types.includes('string') ? 'a list, or a string with one entry per line' : orList(named);
-      const scalar = typeof data === 'number' || typeof data === 'boolean';
-      const quote = !types.includes('string') || !scalar ? '' : path.includes('password') ? ' (quote it)' : ` (quote it: "${String(data)}")`;
+      const quote = !types.includes('string') || !(typeof data === 'number' || typeof data === 'boolean') ? '' : path.includes('password') ? ' (quote it)' : ` (quote it: "${String(data)}")`;
       const hint = path.includes('password') ? '' : unquoteHint(data, (v) => types.includes(typeof v) || (types.includes('integer') && Number.isInteger(v)));
       const kind = typeof data === 'string' || typeof data === 'number' ? words[typeof data] : shown(data, words);
       return issue(`must be ${expected}, not ${kind}${quote}${hint}`);
@@ -154,9 +139,8 @@ function describe(error: ErrorObject, path: Path, json: boolean): SchemaIssue {
   // The rest are the config file's: a JSON file says them in ajv's words.
   if (json) return issue(error.message ?? 'is invalid');
   switch (error.keyword) {
-    case 'propertyNames':
     case 'pattern': {
-      const property = error.propertyName ?? (error.params as { propertyName?: string }).propertyName;
+      const property = error.propertyName;
       if (property !== undefined) return atKey(property, `the account name "${property}" may hold only letters, digits, ".", "-" and "_", and starts with a letter or digit`);
       const env = path[path.length - 2] === 'password_env' ? ', or a glob of names with * (ACME_*)' : path[path.length - 1] === 'api_key_env' ? ', like ACME_STATS_KEY; the key itself never goes in the file' : undefined;
       // The value is not repeated: a key written as api_key_env by mistake must not be printed.
@@ -190,10 +174,12 @@ export function controlCharacterIn(text: string, lineBreaks = false): string | u
   const found = (lineBreaks ? /[\u0000-\u0009\u000b-\u000c\u000e-\u001f\u007f-\u009f]|\r(?!\n)/ : /[\u0000-\u001f\u007f-\u009f]/).exec(text);
   if (!found) return undefined;
   const ch = found[0];
-  const code = `U+${ch.charCodeAt(0).toString(16).toUpperCase().padStart(4, '0')}`;
   const split = ch === '\r' || ch === '\n' ? ', where the service would start another entry' : '';
-  return `holds ${CONTROL_NAMES[ch] ?? 'a control character'} (${code}) at character ${found.index + 1}${split}: an entry is one line of printable text (write each entry as its own list item)`;
+  return `holds ${CONTROL_NAMES[ch] ?? 'a control character'} (${codePoint(ch)}) at character ${found.index + 1}${split}: an entry is one line of printable text (write each entry as its own list item)`;
 }
+
+/** `U+00A0` */
+const codePoint = (ch: string) => `U+${ch.codePointAt(0)!.toString(16).toUpperCase().padStart(4, '0')}`;
 
 /** A value as a message shows it: text quoted (its first 40 characters), null, a list or a mapping by its kind. */
 function shown(value: unknown, words: Record<string, string>): string {

@@ -13,10 +13,9 @@ export const SCHEMA_FILES = { config: 'sitesync.schema.json', plan: 'plan.schema
 export type SchemaName = keyof typeof SCHEMA_FILES;
 
 /**
- * ajv adds the errors of each validator it calls (a website's, an account's) to those found so far
- * by `vErrors.concat(…)`, a copy of all of them each time: a stranger's file of 100,000 websites
- * each with a mistake took minutes. Its code is rewritten to add them in place, the same errors in
- * the same order (`code.process`). The build reads these two lines, for the code it generates.
+ * ajv adds a called validator's errors (a website's) by `vErrors.concat(…)`, a copy of all so far
+ * each time: a stranger's file of 100,000 websites each with a mistake took minutes. Rewritten to
+ * add them in place, in the same order; the build reads these two lines too.
  */
 export const ERRORS_CONCAT = /vErrors = vErrors === null \? (\w+)\.errors : vErrors\.concat\(\1\.errors\);/g;
 export const ERRORS_IN_PLACE = 'if (vErrors === null) vErrors = $1.errors; else for (const added of $1.errors) vErrors.push(added);';
