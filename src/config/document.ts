@@ -64,9 +64,10 @@ export function readDocument(text: string, file: string, budget: TokenBudget = {
   // that is cheap.
   let doc = compose(tokens, text.length, false);
   const keys = duplicateKeys(doc);
-  if (keys.twice.length && keys.comparisons <= MAX_KEY_COMPARISONS) doc = compose(tokens, text.length, true);
-  else if (keys.twice.length) addDuplicateKeyErrors(doc, keys.twice);
-  if (doc.errors.length) throw new ConfigError(yamlErrors(doc, lines, file));
+  const cheap = keys.comparisons <= MAX_KEY_COMPARISONS;
+  if (keys.twice.length && cheap) doc = compose(tokens, text.length, true);
+  const errors = keys.twice.length && !cheap ? withDuplicateKeys(doc.errors, keys.twice) : doc.errors;
+  if (errors.length) throw new ConfigError(yamlErrors(errors, lines, file));
   return { doc, lines };
 }
 
@@ -123,30 +124,25 @@ function duplicateKeys(doc: Document.Parsed): { twice: number[]; comparisons: nu
   return { twice: twice.sort((a, b) => a - b), comparisons };
 }
 
-/** yaml's error at each key of `twice` (offsets, in order), among the document's errors by where they are. */
-function addDuplicateKeyErrors(doc: Document.Parsed, twice: number[]): void {
-  const traces = Error.stackTraceLimit;
-  Error.stackTraceLimit = 0;
-  const errors: YAMLParseError[] = [];
-  let i = 0;
-  for (const error of doc.errors) {
-    for (; i < twice.length && twice[i]! < error.pos[0]; i++) errors.push(duplicateKeyError(twice[i]!));
-    errors.push(error);
-  }
-  for (; i < twice.length; i++) errors.push(duplicateKeyError(twice[i]!));
-  Error.stackTraceLimit = traces;
-  doc.errors.length = 0;
-  for (const error of errors) doc.errors.push(error);
-}
+type YamlError = Pick<YAMLParseError, 'pos' | 'code' | 'message'>;
 
-function duplicateKeyError(offset: number): YAMLParseError {
-  return new YAMLParseError([offset, offset + 1], 'DUPLICATE_KEY', 'Map keys must be unique');
+/** `errors` with yaml's error at each key of `twice` (offsets, in order), among them by where they are. */
+function withDuplicateKeys(errors: YamlError[], twice: number[]): YamlError[] {
+  const merged: YamlError[] = [];
+  let i = 0;
+  const duplicate = (): YamlError => ({ pos: [twice[i++]!, 0], code: 'DUPLICATE_KEY', message: 'Map keys must be unique' });
+  for (const error of errors) {
+    while (i < twice.length && twice[i]! < error.pos[0]) merged.push(duplicate());
+    merged.push(error);
+  }
+  while (i < twice.length) merged.push(duplicate());
+  return merged;
 }
 
 /** The YAML errors of a document, as diagnostics of `file`: the first MAX_YAML_ERRORS_SHOWN, then one line that counts the rest. */
-function yamlErrors(doc: Document.Parsed, lines: LineCounter, file: string): Diagnostic[] {
-  const shown = doc.errors.slice(0, MAX_YAML_ERRORS_SHOWN).map((e) => ({ file, ...lines.linePos(e.pos[0]), message: yamlMessage(e.code, e.message), severity: 'error' as const }));
-  const more = doc.errors.length - shown.length;
+function yamlErrors(errors: YamlError[], lines: LineCounter, file: string): Diagnostic[] {
+  const shown = errors.slice(0, MAX_YAML_ERRORS_SHOWN).map((e) => ({ file, ...lines.linePos(e.pos[0]), message: yamlMessage(e.code, e.message), severity: 'error' as const }));
+  const more = errors.length - shown.length;
   if (more > 0) {
     const last = shown[shown.length - 1]!;
     shown.push({ ...last, message: `and ${more.toLocaleString('en-US')} more YAML errors after this one; mend these first` });
