@@ -185,20 +185,6 @@ export class Locator {
     return this.lines.linePos(keyNode?.range?.[0] ?? node?.range?.[0] ?? 0);
   }
 
-  /** For each item of the sequence at `path`, where the value of its `key` starts: one walk for a whole list. */
-  itemValues(path: Path, key: string): (Position | undefined)[] {
-    let seq: unknown = this.walk(path).node;
-    if (isAlias(seq)) seq = seq.resolve(this.doc);
-    if (!isSeq(seq)) return [];
-    return seq.items.map((item) => {
-      const map = isAlias(item) ? item.resolve(this.doc) : item;
-      if (!isMap(map)) return undefined;
-      const pair = this.pairOf(map, key);
-      const node = (pair?.value ?? pair?.key) as Node | null | undefined;
-      return node?.range ? this.lines.linePos(node.range[0]) : undefined;
-    });
-  }
-
   /**
    * The first pair of `map` whose key reads as `key`, found by a lookup: each mapping's keys are
    * read once (a stranger's mapping of 20,000 unknown keys, each located for its message, took

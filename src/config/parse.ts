@@ -308,7 +308,6 @@ function normalize(
 
   const websites = data.websites;
   if (!Array.isArray(websites)) return config;
-  const domainPositions = at.itemValues(['websites'], 'domain');
   websites.forEach((entry, i) => {
     if (!isRecord(entry)) return;
     const path = ['websites', i];
@@ -316,7 +315,7 @@ function normalize(
     const checked = settings(entry, path, at, warn, FROM_FILE) as Omit<DesiredWebsite, 'domain' | 'written' | 'pos'>;
     // A control character is the schema's error, at the domain.
     if (typeof entry.domain !== 'string' || controlCharacterIn(entry.domain)) return;
-    const pos = domainPositions[i] ?? at.value([...path, 'domain']);
+    const pos = at.value([...path, 'domain']);
     const parsed = parseDomainInput(entry.domain);
     if (!parsed.domain) {
       error(pos, `websites[${i}].domain: ${parsed.problem}`);
