@@ -112,22 +112,18 @@ export function readFileCollecting(text: string, file: string, options: ParseOpt
 
   // A string the schema refuses for its `${` is said once, in words, and left out of what is read below.
   const refused = new Map<string, { path: Path; r: ReturnType<typeof interpolate> }>();
+  const refuse = (path: Path, text: string) => {
+    const r = interpolate(text, {});
+    if (!isPasswordPath(path) && (r.referenced || r.malformed.length > 0)) refused.set(pathName(path), { path, r });
+  };
   for (const issue of schemaIssues('config', raw, 'yaml')) {
-    const name = pathName(issue.path);
-    if (!issue.atKey && (unknown.has(name) || refused.has(name))) continue;
     // What the schema refuses for its shape (an unknown key) it does not look into: a reference in there is refused too.
-    let own = false;
     const value = valueAt(raw, issue.path);
-    const refuse = (path: Path, text: string) => {
-      const r = interpolate(text, {});
-      if (isPasswordPath(path) || !(r.referenced || r.malformed.length > 0)) return;
-      refused.set(pathName(path), { path, r });
-      own ||= path.length === issue.path.length;
-    };
     if (typeof value === 'string') refuse(issue.path, value);
     else eachString(value, issue.path, refuse);
+    const name = pathName(issue.path);
     if (issue.atKey) error(at.key(issue.path), issue.message);
-    else if (!own) error(at.value(issue.path), issue.message);
+    else if (!unknown.has(name) && !refused.has(name)) error(at.value(issue.path), issue.message);
   }
   for (const { path, r } of refused.values()) {
     saying(path, () => {
