@@ -195,7 +195,7 @@ export class Locator {
     if (!pairs) {
       this.pairs.set(map, (pairs = new Map()));
       for (const p of map.items) {
-        const text = isPair(p) ? keyText(p.key) : undefined;
+        const text = isScalar(p.key) ? String(p.key.value) : undefined;
         if (text !== undefined && !pairs.has(text)) pairs.set(text, p);
       }
     }
@@ -222,8 +222,4 @@ export class Locator {
     }
     return { node: (node as Node | null) ?? null, keyNode };
   }
-}
-
-function keyText(key: unknown): string | undefined {
-  return isScalar(key) ? String(key.value) : undefined;
 }
