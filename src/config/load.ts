@@ -58,11 +58,10 @@ export async function loadWorkspace(file: string, env: Env, options: LoadOptions
   let over = false;
   // What the SHA-256 covers: a file without includes, its text alone (a saved plan of it stays valid).
   const hash = createHash('sha256').update(parsed.includes.length === 0 ? text : `${basename(file)}\0${text}\0`);
-  const files = [file];
   const walked = await walkIncludes(file, parsed, source, options.what);
+  const files = [file, ...walked.matches.map((m) => m.path)];
   problems.push(...walked.problems);
   for (const { config, glob, pos, path: match } of walked.matches) {
-    files.push(match);
     // Past either cap, said once (below): nothing more is read.
     if (over) continue;
     try {
