@@ -26,7 +26,6 @@ export function readDocument(text: string, file: string, budget: TokenBudget = {
   };
   const lines = new LineCounter();
   lines.addNewLine(0);
-  // The lexer's tokens (strings, cheap beside the nodes they become), counted before the Parser builds anything.
   const lexemes: string[] = [];
   let offset = 0;
   const max = budget.left;
