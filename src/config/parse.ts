@@ -245,15 +245,8 @@ function eachString(value: unknown, path: Path, visit: (path: Path, text: string
 
 type Report = (pos: { line: number; col: number }, message: string) => void;
 
-function normalize(
-  data: Raw,
-  /** Each website's password now, by its entry, where it is written with `${NAME}`. */
-  passwords: WeakMap<object, string>,
-  file: string,
-  at: Locator,
-  error: Report,
-  warn: Report,
-): Config {
+/** `data` as a Config; `passwords`: each website's password now, by its entry, where it is written with `${NAME}`. */
+function normalize(data: Raw, passwords: WeakMap<object, string>, file: string, at: Locator, error: Report, warn: Report): Config {
   const config = emptyConfig(file);
   config.prune = data.prune === true;
 
