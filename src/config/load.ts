@@ -283,18 +283,12 @@ export function unsetKeyVariable(config: Config, env: Env): string | undefined {
   return `account ${account.name}: environment variable ${account.apiKeyEnv} (its api_key_env) is not set`;
 }
 
-/** Whether a `password_env:` list (its own, or the trusted copy's: run/trust.ts) holds `name`: a name by a lookup, then each glob with `*`. */
-export function listed(list: readonly Pattern[], name: string): boolean {
-  let split = SPLIT.get(list);
-  if (!split) {
-    split = { names: new Set(list.filter((p) => !p.glob.includes('*')).map((p) => p.glob)), globs: list.filter((p) => p.glob.includes('*')).map((p) => p.glob) };
-    SPLIT.set(list, split);
-  }
-  return split.names.has(name) || split.globs.some((glob) => wildcardMatches(glob, name));
+/** The test of whether a `password_env:` list (its own, or the trusted copy's: run/trust.ts) holds a name: a name by a lookup, then each glob with `*`. */
+export function listedIn(list: readonly Pattern[]): (name: string) => boolean {
+  const names = new Set(list.filter((p) => !p.glob.includes('*')).map((p) => p.glob));
+  const globs = list.filter((p) => p.glob.includes('*')).map((p) => p.glob);
+  return (name) => names.has(name) || globs.some((glob) => wildcardMatches(glob, name));
 }
-
-/** Each list's names and globs, apart, once: a list is read for every password of an account. */
-const SPLIT = new WeakMap<readonly Pattern[], { names: Set<string>; globs: string[] }>();
 
 /** One `${NAME}` a website's password reads. */
 type PasswordRead = { name: string; site: DesiredWebsite };
@@ -320,8 +314,9 @@ export function ownPasswordEnvProblems(configs: Config[], main: string): Diagnos
     const list = config.passwordEnv;
     if (!list) return [];
     const names = list.length ? list.map((p) => p.glob).join(', ') : 'none';
+    const listed = listedIn(list);
     return passwordReads(config)
-      .filter((read) => !listed(list, read.name))
+      .filter((read) => !listed(read.name))
       .map((read) => passwordProblem(read, main, `which the password_env of ${accountWords(config)} does not list (${names}): a password reads only the variables of its own account`));
   });
 }
