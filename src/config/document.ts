@@ -93,10 +93,7 @@ function compose(tokens: CST.Token[], end: number, uniqueKeys: boolean): Documen
 /** The key comparisons yaml's own check of duplicate keys may make (some 0.1 s): beyond, the keys found here are said. */
 const MAX_KEY_COMPARISONS = 10_000_000;
 
-/**
- * Where a key is written a second time in the same mapping (a scalar equal to one before it, as
- * yaml compares them), in the file's order, and the comparisons yaml's own check would make.
- */
+/** Keys written again in their mapping (a scalar equal to one before, as yaml compares), in order; and what yaml's check costs. */
 function duplicateKeys(doc: Document.Parsed): { twice: number[]; comparisons: number } {
   const twice: number[] = [];
   let comparisons = 0;
@@ -184,11 +181,7 @@ export class Locator {
     return this.lines.linePos(keyNode?.range?.[0] ?? node?.range?.[0] ?? 0);
   }
 
-  /**
-   * The first pair of `map` whose key reads as `key`, found by a lookup: each mapping's keys are
-   * read once (a stranger's mapping of 20,000 unknown keys, each located for its message, took
-   * half a minute read from the start for each).
-   */
+  /** The first pair of `map` keyed `key`, by a lookup built once per mapping (from its start per key, 20,000 took half a minute). */
   private pairOf(map: YAMLMap, key: string): Pair | undefined {
     let pairs = this.pairs.get(map);
     if (!pairs) {

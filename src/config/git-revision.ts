@@ -66,10 +66,7 @@ export interface RevisionPlace {
   signal?: AbortSignal;
 }
 
-/**
- * The files of a commit as a source, with paths under `root`. Bounded whatever it holds (a "git bomb"
- * lists billions): see treeOf; only the files the config names are read, as git stores them.
- */
+/** A commit's files as a source, paths under `root`, bounded whatever it holds (see treeOf); only files the config names are read, as git stores them. */
 export async function revisionAt(place: RevisionPlace): Promise<Revision> {
   const { cwd: folder, commit: sha, root, at: ref, env, signal } = place;
   const entries = await treeOf(folder, sha, env, ref);

@@ -26,10 +26,7 @@ export interface LoadOptions extends Pick<ParseOptions, 'lenientEnv' | 'missingE
   keepErrors?: boolean;
 }
 
-/**
- * The file and its includes as they were at the git revision `ref` (`--baseline-ref`): a baseline, whose
- * `${NAME}`s need not be set (passwords compare as written); undefined when `ref` does not hold the file.
- */
+/** The file and its includes at `ref` (--baseline-ref), a baseline: ${NAME}s need not be set (passwords compare as written); undefined if not there. */
 export async function loadWorkspaceAt(file: string, ref: string, env: Env): Promise<Workspace | undefined> {
   const source = await openRevision(file, ref, env);
   if (!source.has(file)) return undefined;
@@ -119,10 +116,7 @@ export async function includerOf(file: string, env: Env): Promise<Includer | und
   return undefined;
 }
 
-/**
- * The files the `include:` globs of `file` match, each once with its glob, and the globs' problems (the
- * loader's and fmt's rules): nothing outside the repository, no glob matching nothing or the file itself, a file in one account.
- */
+/** The files `file`'s include: globs match, each once, and the globs' problems: outside the repository, matching nothing or itself, in two accounts. */
 export async function walkIncludes(file: string, parsed: ParsedFile, source: FileSource, what?: LoadOptions['what']): Promise<{ matches: (ParsedFile['includes'][number] & { path: string })[]; problems: Diagnostic[] }> {
   const matches: (ParsedFile['includes'][number] & { path: string })[] = [];
   const problems: Diagnostic[] = [];
@@ -193,10 +187,7 @@ function archiveProblems(configs: Config[], file: string, what: LoadOptions['wha
   });
 }
 
-/**
- * A domain listed twice in an account ("at line N" within one file, "at FILE:L:C" across files; the
- * second listing in one file is left out), listed and ignored or retired, or in two accounts of one installation.
- */
+/** A domain listed twice in an account (a second listing in one file left out), listed and ignored or retired, or in two accounts of one installation. */
 function listingProblems(configs: Config[], main: string, shown: (path: string) => string): Diagnostic[] {
   const out: Diagnostic[] = [];
   const place = (pos: Position, file: string, oneFile: boolean) => (oneFile ? `line ${pos.line}` : `${shown(file)}:${pos.line}:${pos.col}`);
@@ -252,10 +243,7 @@ function listingProblems(configs: Config[], main: string, shown: (path: string) 
   return out;
 }
 
-/**
- * The variables that hold keys (api_key_env, SITESYNC_API_KEY, the CI's tokens, which sitesync reads to comment
- * and never to store as a password) and what each holds, by name in upper case as Windows reads them.
- */
+/** Variables that hold keys (api_key_env, SITESYNC_API_KEY, CI tokens: never a password) and what each holds, by name in upper case (as Windows reads). */
 export function keyVariables(configs: Config[]): Map<string, string> {
   const held = new Map<string, string>([['SITESYNC_API_KEY', 'the API key']]);
   for (const c of configs) if (c.account?.apiKeyEnv) held.set(c.account.apiKeyEnv.toUpperCase(), `the API key of account ${c.account.name} (its api_key_env)`);
@@ -263,10 +251,7 @@ export function keyVariables(configs: Config[]): Map<string, string> {
   return held;
 }
 
-/**
- * A problem at each password that reads one of the `held` variables: the service would store that
- * secret where whoever opens the website's statistics reads it. By name, offline; apply refuses by value too.
- */
+/** An error at each password reading a `held` variable (the service shows it with the statistics): by name, offline; apply refuses by value too. */
 export function passwordsFromKeyVariables(configs: Config[], main: string, held: Map<string, string>): Diagnostic[] {
   return configs.flatMap(passwordReads).flatMap(({ name, site }) => {
     const what = held.get(name.toUpperCase());

@@ -55,10 +55,7 @@ export function parseFile(text: string, file: string, options: ParseOptions, rol
   return { ...parsed, warnings: problems };
 }
 
-/**
- * Parses as far as the data goes (`${NAME}`, the schema, every rule of the contract), returning the problems,
- * errors too: the loader still reads the files this one includes, and says all at once. Not YAML: throws.
- */
+/** As far as the data goes, all its problems, errors too (the loader still reads its includes, to say all at once); not YAML: throws. */
 export function readFileCollecting(text: string, file: string, options: ParseOptions, role: FileRole = 'main', read = readDocument(text, file, options.tokens)): { parsed: ParsedFile; problems: Diagnostic[] } {
   const { doc, lines } = read;
   const fail = (pos: Position, message: string): never => {
