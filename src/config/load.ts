@@ -155,8 +155,7 @@ function ofAccount(d: Diagnostic, config: Config): Diagnostic {
 /** Moves the `ignore:` entries that name another spelling of a listed website to `twinSpellings`: that twin is left alone, the listed website managed. */
 function separateTwinSpellings(config: Config): void {
   if (config.ignore.every((p) => p.glob.includes('*'))) return;
-  // How each listed domain is written, found by a lookup for each entry: a stranger's thousands of
-  // names, each tested against every website, held a job for minutes.
+  // Each listed domain's spellings, looked up per entry: thousands tested against every website held a job for minutes.
   const spellings = new Map<string, string[]>();
   for (const w of config.websites) {
     const written = spellings.get(w.domain);
