@@ -146,15 +146,14 @@ export function readFileCollecting(text: string, file: string, options: ParseOpt
       error(at.key([key]), `"${key}" cannot be in an included file: it holds only websites: (the file that includes it says the rest)`);
     }
     if (!('websites' in raw)) error(at.value([]), 'an included file needs "websites:", the websites it adds');
-    parsed.configs.push(normalize({ websites: raw.websites }, passwords, file, at, error, warn));
+    parsed.configs.push(normalize({ websites: raw.websites }, passwords, file, at, error, warn, parsed.includes));
     return done();
   }
 
   if (!('version' in raw)) error(at.key([]), NO_VERSION);
   if (!('accounts' in raw)) {
     if (!('websites' in raw)) error(at.key([]), NO_WEBSITES);
-    parsed.configs.push(normalize(raw, passwords, file, at, error, warn));
-    includesOf(raw, [], parsed.configs[0]!, at, parsed);
+    parsed.configs.push(normalize(raw, passwords, file, at, error, warn, parsed.includes));
     return done();
   }
 
@@ -168,7 +167,7 @@ export function readFileCollecting(text: string, file: string, options: ParseOpt
   for (const [name, data] of accounts) {
     const base = ['accounts', name];
     const said = diagnostics.length;
-    const config = normalize({ ...data, api: undefined }, passwords, file, at.under(base), error, warn);
+    const config = normalize({ ...data, api: undefined }, passwords, file, at.under(base), error, warn, parsed.includes);
     config.defaults = { ...topDefaults, ...config.defaults };
     // An account's own archive: wins over the file's.
     if (!config.archive && topArchive) config.archive = topArchive;
@@ -176,7 +175,6 @@ export function readFileCollecting(text: string, file: string, options: ParseOpt
     const baseUrl = baseUrlOf(data, base, at, error);
     if (baseUrl) config.baseUrl = baseUrl;
     if (!('websites' in data) && !('include' in data)) error(at.key(base), `account ${name} lists no websites: give it websites: (may be empty) or include:`);
-    includesOf(data, base, config, at, parsed);
     parsed.configs.push(config);
     for (const d of diagnostics.slice(said)) d.account ??= name;
   }
@@ -189,14 +187,6 @@ export const NO_WEBSITES = 'the file has no "websites", which is required';
 
 /** Top-level keys of a single-account file that belong in an account when the file has accounts. */
 const ACCOUNT_LEVEL = ['api', 'password_env', 'prune', 'protect', 'ignore', 'retire', 'safety', 'include', 'websites'];
-
-/** The `include:` globs of `holder` (at `base`), for the loader to read. */
-function includesOf(holder: Raw, base: Path, config: Config, at: Locator, parsed: ParsedFile): void {
-  if (!Array.isArray(holder.include)) return;
-  holder.include.forEach((glob, i) => {
-    if (typeof glob === 'string' && glob.trim()) parsed.includes.push({ config, glob: glob.trim(), pos: at.value([...base, 'include', i]) });
-  });
-}
 
 function isRecord(value: unknown): value is Raw {
   return Boolean(value) && typeof value === 'object' && !Array.isArray(value);
@@ -242,8 +232,8 @@ function eachString(value: unknown, path: Path, visit: (path: Path, text: string
 
 type Report = (pos: { line: number; col: number }, message: string) => void;
 
-/** `data` as a Config; `passwords`: each website's password now, by its entry, where it is written with `${NAME}`. */
-function normalize(data: Raw, passwords: WeakMap<object, string>, file: string, at: Locator, error: Report, warn: Report): Config {
+/** `data` as a Config, its `include:` globs added to `includes`; `passwords`: each website's password now, by its entry, where written with `${NAME}`. */
+function normalize(data: Raw, passwords: WeakMap<object, string>, file: string, at: Locator, error: Report, warn: Report, includes: ParsedFile['includes']): Config {
   const config = emptyConfig(file);
   config.prune = data.prune === true;
 
@@ -289,6 +279,11 @@ function normalize(data: Raw, passwords: WeakMap<object, string>, file: string, 
   }
 
   config.archive = archiveFolder(data, at, file, error);
+  if (Array.isArray(data.include)) {
+    data.include.forEach((glob, i) => {
+      if (typeof glob === 'string' && glob.trim()) includes.push({ config, glob: glob.trim(), pos: at.value(['include', i]) });
+    });
+  }
 
   if (isRecord(data.defaults)) config.defaults = settings(data.defaults, ['defaults'], at, warn, IN_DEFAULTS) as DefaultSettings;
 
