@@ -42,7 +42,6 @@ export async function loadWorkspace(file: string, env: Env, options: LoadOptions
   let text: string;
   let read: ReturnType<typeof readFileCollecting>;
   try {
-    // A link (a checkout makes those a pull request commits) to outside the repository: the messages would quote it.
     const outside = source.refused(file);
     if (outside) throw new ConfigError([{ file, line: 0, col: 0, severity: 'error', message: outside }]);
     text = await source.read(file, options.what ?? 'config file');
