@@ -98,10 +98,8 @@ async function readStreamAtMost(stream: NodeJS.ReadableStream): Promise<Buffer |
     const bytes = typeof chunk === 'string' ? Buffer.from(chunk) : chunk;
     chunks.push(bytes);
     total += bytes.length;
-    if (total > MAX_CONFIG_FILE_BYTES) {
-      (stream as NodeJS.ReadableStream & { destroy?: () => void }).destroy?.();
-      return undefined;
-    }
+    // Leaving the loop destroys the stream.
+    if (total > MAX_CONFIG_FILE_BYTES) return undefined;
   }
   return Buffer.concat(chunks, total);
 }
