@@ -73,19 +73,17 @@ function compose(tokens: CST.Token[], end: number, uniqueKeys: boolean): Documen
   // yaml makes each of its errors an Error, whose stack trace costs more than the rest of its work.
   const traces = Error.stackTraceLimit;
   Error.stackTraceLimit = 0;
-  let doc: Document.Parsed;
-  let next: Document.Parsed | void;
   try {
     // The first document, and whether there is a second (composed no further: a file may hold a million).
     const docs = new Composer({ prettyErrors: false, uniqueKeys }).compose(tokens, true, end);
-    doc = docs.next().value!;
-    next = docs.next().value;
+    const doc = docs.next().value!;
+    const next = docs.next().value;
+    // As parseDocument does: a second document is an error of the first.
+    if (next) doc.errors.push(new YAMLParseError([next.range[0], next.range[1]], 'MULTIPLE_DOCS', 'Source contains multiple documents'));
+    return doc;
   } finally {
     Error.stackTraceLimit = traces;
   }
-  // As parseDocument does: a second document is an error of the first.
-  if (next) doc.errors.push(new YAMLParseError([next.range[0], next.range[1]], 'MULTIPLE_DOCS', 'Source contains multiple documents'));
-  return doc;
 }
 
 /** The key comparisons yaml's own check of duplicate keys may make (some 0.1 s): beyond, the keys found here are said. */
@@ -137,10 +135,7 @@ function withDuplicateKeys(errors: YamlError[], twice: number[]): YamlError[] {
 function yamlErrors(errors: YamlError[], lines: LineCounter, file: string): Diagnostic[] {
   const shown = errors.slice(0, MAX_YAML_ERRORS_SHOWN).map((e) => ({ file, ...lines.linePos(e.pos[0]), message: yamlMessage(e.code, e.message), severity: 'error' as const }));
   const more = errors.length - shown.length;
-  if (more > 0) {
-    const last = shown[shown.length - 1]!;
-    shown.push({ ...last, message: `and ${more.toLocaleString('en-US')} more YAML errors after this one; mend these first` });
-  }
+  if (more > 0) shown.push({ ...shown.at(-1)!, message: `and ${more.toLocaleString('en-US')} more YAML errors after this one; mend these first` });
   return shown;
 }
 
