@@ -26,7 +26,6 @@ export function readDocument(text: string, file: string, budget: TokenBudget = {
   };
   const lines = new LineCounter();
   lines.addNewLine(0);
-  // The lexer's tokens (strings, cheap beside the nodes they become), counted before the Parser builds anything.
   const lexemes: string[] = [];
   let offset = 0;
   const max = budget.left;
@@ -58,15 +57,14 @@ export function readDocument(text: string, file: string, budget: TokenBudget = {
     }
   }
   for (const token of parser.end()) tokens.push(token);
-  // yaml checks each key of a mapping against every key before it: a stranger's mapping of 20,000
-  // keys took 3 s, of 300,000 some ten minutes. Checked here by a lookup; where a key is written
-  // twice, the document is composed again with yaml's own check (its errors, in its order) while
-  // that is cheap.
+  // yaml checks each key of a mapping against every one before it (300,000 keys: ten minutes), so a
+  // lookup does; a key written twice is said by yaml's own check (its errors, its order) while cheap.
   let doc = compose(tokens, text.length, false);
   const keys = duplicateKeys(doc);
-  if (keys.twice.length && keys.comparisons <= MAX_KEY_COMPARISONS) doc = compose(tokens, text.length, true);
-  else if (keys.twice.length) addDuplicateKeyErrors(doc, keys.twice);
-  if (doc.errors.length) throw new ConfigError(yamlErrors(doc, lines, file));
+  const cheap = keys.comparisons <= MAX_KEY_COMPARISONS;
+  if (keys.twice.length && cheap) doc = compose(tokens, text.length, true);
+  const errors = keys.twice.length && !cheap ? withDuplicateKeys(doc.errors, keys.twice) : doc.errors;
+  if (errors.length) throw new ConfigError(yamlErrors(errors, lines, file));
   return { doc, lines };
 }
 
@@ -75,28 +73,23 @@ function compose(tokens: CST.Token[], end: number, uniqueKeys: boolean): Documen
   // yaml makes each of its errors an Error, whose stack trace costs more than the rest of its work.
   const traces = Error.stackTraceLimit;
   Error.stackTraceLimit = 0;
-  let doc: Document.Parsed;
-  let next: Document.Parsed | void;
   try {
     // The first document, and whether there is a second (composed no further: a file may hold a million).
     const docs = new Composer({ prettyErrors: false, uniqueKeys }).compose(tokens, true, end);
-    doc = docs.next().value!;
-    next = docs.next().value;
+    const doc = docs.next().value!;
+    const next = docs.next().value;
+    // As parseDocument does: a second document is an error of the first.
+    if (next) doc.errors.push(new YAMLParseError([next.range[0], next.range[1]], 'MULTIPLE_DOCS', 'Source contains multiple documents'));
+    return doc;
   } finally {
     Error.stackTraceLimit = traces;
   }
-  // As parseDocument does: a second document is an error of the first.
-  if (next) doc.errors.push(new YAMLParseError([next.range[0], next.range[1]], 'MULTIPLE_DOCS', 'Source contains multiple documents'));
-  return doc;
 }
 
 /** The key comparisons yaml's own check of duplicate keys may make (some 0.1 s): beyond, the keys found here are said. */
 const MAX_KEY_COMPARISONS = 10_000_000;
 
-/**
- * Where a key is written a second time in the same mapping (a scalar equal to one before it, as
- * yaml compares them), in the file's order, and the comparisons yaml's own check would make.
- */
+/** Keys written again in their mapping (a scalar equal to one before, as yaml compares), in order; and what yaml's check costs. */
 function duplicateKeys(doc: Document.Parsed): { twice: number[]; comparisons: number } {
   const twice: number[] = [];
   let comparisons = 0;
@@ -123,34 +116,26 @@ function duplicateKeys(doc: Document.Parsed): { twice: number[]; comparisons: nu
   return { twice: twice.sort((a, b) => a - b), comparisons };
 }
 
-/** yaml's error at each key of `twice` (offsets, in order), among the document's errors by where they are. */
-function addDuplicateKeyErrors(doc: Document.Parsed, twice: number[]): void {
-  const traces = Error.stackTraceLimit;
-  Error.stackTraceLimit = 0;
-  const errors: YAMLParseError[] = [];
-  let i = 0;
-  for (const error of doc.errors) {
-    for (; i < twice.length && twice[i]! < error.pos[0]; i++) errors.push(duplicateKeyError(twice[i]!));
-    errors.push(error);
-  }
-  for (; i < twice.length; i++) errors.push(duplicateKeyError(twice[i]!));
-  Error.stackTraceLimit = traces;
-  doc.errors.length = 0;
-  for (const error of errors) doc.errors.push(error);
-}
+type YamlError = Pick<YAMLParseError, 'pos' | 'code' | 'message'>;
 
-function duplicateKeyError(offset: number): YAMLParseError {
-  return new YAMLParseError([offset, offset + 1], 'DUPLICATE_KEY', 'Map keys must be unique');
+/** `errors` with yaml's error at each key of `twice` (offsets, in order), among them by where they are. */
+function withDuplicateKeys(errors: YamlError[], twice: number[]): YamlError[] {
+  const merged: YamlError[] = [];
+  let i = 0;
+  const duplicate = (): YamlError => ({ pos: [twice[i++]!, 0], code: 'DUPLICATE_KEY', message: 'Map keys must be unique' });
+  for (const error of errors) {
+    while (i < twice.length && twice[i]! < error.pos[0]) merged.push(duplicate());
+    merged.push(error);
+  }
+  while (i < twice.length) merged.push(duplicate());
+  return merged;
 }
 
 /** The YAML errors of a document, as diagnostics of `file`: the first MAX_YAML_ERRORS_SHOWN, then one line that counts the rest. */
-function yamlErrors(doc: Document.Parsed, lines: LineCounter, file: string): Diagnostic[] {
-  const shown = doc.errors.slice(0, MAX_YAML_ERRORS_SHOWN).map((e) => ({ file, ...lines.linePos(e.pos[0]), message: yamlMessage(e.code, e.message), severity: 'error' as const }));
-  const more = doc.errors.length - shown.length;
-  if (more > 0) {
-    const last = shown[shown.length - 1]!;
-    shown.push({ ...last, message: `and ${more.toLocaleString('en-US')} more YAML errors after this one; mend these first` });
-  }
+function yamlErrors(errors: YamlError[], lines: LineCounter, file: string): Diagnostic[] {
+  const shown = errors.slice(0, MAX_YAML_ERRORS_SHOWN).map((e) => ({ file, ...lines.linePos(e.pos[0]), message: yamlMessage(e.code, e.message), severity: 'error' as const }));
+  const more = errors.length - shown.length;
+  if (more > 0) shown.push({ ...shown.at(-1)!, message: `and ${more.toLocaleString('en-US')} more YAML errors after this one; mend these first` });
   return shown;
 }
 
@@ -189,31 +174,13 @@ export class Locator {
     return this.lines.linePos(keyNode?.range?.[0] ?? node?.range?.[0] ?? 0);
   }
 
-  /** For each item of the sequence at `path`, where the value of its `key` starts: one walk for a whole list. */
-  itemValues(path: Path, key: string): (Position | undefined)[] {
-    let seq: unknown = this.walk(path).node;
-    if (isAlias(seq)) seq = seq.resolve(this.doc);
-    if (!isSeq(seq)) return [];
-    return seq.items.map((item) => {
-      const map = isAlias(item) ? item.resolve(this.doc) : item;
-      if (!isMap(map)) return undefined;
-      const pair = this.pairOf(map, key);
-      const node = (pair?.value ?? pair?.key) as Node | null | undefined;
-      return node?.range ? this.lines.linePos(node.range[0]) : undefined;
-    });
-  }
-
-  /**
-   * The first pair of `map` whose key reads as `key`, found by a lookup: each mapping's keys are
-   * read once (a stranger's mapping of 20,000 unknown keys, each located for its message, took
-   * half a minute read from the start for each).
-   */
+  /** The first pair of `map` keyed `key`, by a lookup built once per mapping (from its start per key, 20,000 took half a minute). */
   private pairOf(map: YAMLMap, key: string): Pair | undefined {
     let pairs = this.pairs.get(map);
     if (!pairs) {
       this.pairs.set(map, (pairs = new Map()));
       for (const p of map.items) {
-        const text = isPair(p) ? keyText(p.key) : undefined;
+        const text = isScalar(p.key) ? String(p.key.value) : undefined;
         if (text !== undefined && !pairs.has(text)) pairs.set(text, p);
       }
     }
@@ -240,8 +207,4 @@ export class Locator {
     }
     return { node: (node as Node | null) ?? null, keyNode };
   }
-}
-
-function keyText(key: unknown): string | undefined {
-  return isScalar(key) ? String(key.value) : undefined;
 }

@@ -66,10 +66,7 @@ export interface RevisionPlace {
   signal?: AbortSignal;
 }
 
-/**
- * The files of a commit as a source, with paths under `root`. Bounded whatever it holds (a "git bomb"
- * lists billions): see treeOf; only the files the config names are read, as git stores them.
- */
+/** A commit's files as a source, paths under `root`, bounded whatever it holds (see treeOf); only files the config names are read, as git stores them. */
 export async function revisionAt(place: RevisionPlace): Promise<Revision> {
   const { cwd: folder, commit: sha, root, at: ref, env, signal } = place;
   const entries = await treeOf(folder, sha, env, ref);
@@ -97,17 +94,13 @@ export async function revisionAt(place: RevisionPlace): Promise<Revision> {
     return rel === undefined ? path : rel === '' ? `the top of the repository at ${ref}` : place.shown(rel);
   };
   const missing = (path: string) => Object.assign(new Error(`ENOENT: ${path}`), { code: 'ENOENT' });
-  const list = (path: string) => {
-    const rel = inTree(path);
-    const modes = rel === undefined ? undefined : children.get(rel);
-    if (!modes) throw missing(path);
-    return [...modes].map(([name, mode]) => ({ name, isFile: () => mode.startsWith('100'), isDirectory: () => mode === FOLDER, isSymbolicLink: () => mode === LINK }));
-  };
   // The revision's tree as the glob engine walks it (asynchronously): links as links, never followed.
   const tree: FileTree = {
     fs: {
-      readdir: (path: string, _options: unknown, callback: (error: Error | null, entries?: ReturnType<typeof list>) => void) => {
-        Promise.resolve(path).then(list).then((found) => callback(null, found), callback);
+      readdir: (path: string, _options: unknown, callback: (error: Error | null, entries?: unknown[]) => void) => {
+        const modes = children.get(inTree(path) ?? '\0');
+        const found = modes && [...modes].map(([name, mode]) => ({ name, isFile: () => mode.startsWith('100'), isDirectory: () => mode === FOLDER, isSymbolicLink: () => mode === LINK }));
+        queueMicrotask(() => (found ? callback(null, found) : callback(missing(path))));
       },
     } as unknown as FileSystemAdapter,
     // Nothing in a tree is reached through a link: a path is itself, when the tree has it.
@@ -121,17 +114,14 @@ export async function revisionAt(place: RevisionPlace): Promise<Revision> {
   const blobs = new Map<string, Buffer>();
   // Sizes asked only for the files the config names: listing every size costs git a read of each object.
   const sizes = new Map<string, number>();
-  const sizesOf = async (ids: string[]) => {
-    const unknown = [...new Set(ids.filter((id) => !sizes.has(id)))];
-    if (unknown.length === 0) return;
-    for (const line of (await runGit(['cat-file', '--batch-check'], { cwd: folder, env, signal, input: `${unknown.join('\n')}\n` })).toString('latin1').split('\n')) {
+  const fetch = async (paths: string[]) => {
+    const files = paths.map(entryAt).flatMap((entry) => (entry?.mode.startsWith('100') && !blobs.has(entry.id) ? [entry.id] : []));
+    const unsized = [...new Set(files.filter((id) => !sizes.has(id)))];
+    const listing = unsized.length ? (await runGit(['cat-file', '--batch-check'], { cwd: folder, env, signal, input: `${unsized.join('\n')}\n` })).toString('latin1') : '';
+    for (const line of listing.split('\n')) {
       const [id, , size] = line.split(' ');
       if (id && size !== undefined) sizes.set(id, Number(size));
     }
-  };
-  const fetch = async (paths: string[]) => {
-    const files = paths.map(entryAt).flatMap((entry) => (entry?.mode.startsWith('100') && !blobs.has(entry.id) ? [entry.id] : []));
-    await sizesOf(files);
     // No more at once than the loader reads of a workspace (16 MiB): the rest, if it comes to them, one by one.
     let room = MAX_CONFIG_FILE_BYTES;
     const ids = [...new Set(files.filter((id, i) => (sizes.get(id) ?? Infinity) <= MAX_CONFIG_FILE_BYTES && ((room -= sizes.get(id)!) >= 0 || i === 0)))];

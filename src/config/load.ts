@@ -26,10 +26,7 @@ export interface LoadOptions extends Pick<ParseOptions, 'lenientEnv' | 'missingE
   keepErrors?: boolean;
 }
 
-/**
- * The file and its includes as they were at the git revision `ref` (`--baseline-ref`): a baseline, whose
- * `${NAME}`s need not be set (passwords compare as written); undefined when `ref` does not hold the file.
- */
+/** The file and its includes at `ref` (--baseline-ref), a baseline: ${NAME}s need not be set (passwords compare as written); undefined if not there. */
 export async function loadWorkspaceAt(file: string, ref: string, env: Env): Promise<Workspace | undefined> {
   const source = await openRevision(file, ref, env);
   if (!source.has(file)) return undefined;
@@ -45,7 +42,6 @@ export async function loadWorkspace(file: string, env: Env, options: LoadOptions
   let text: string;
   let read: ReturnType<typeof readFileCollecting>;
   try {
-    // A link (a checkout makes those a pull request commits) to outside the repository: the messages would quote it.
     const outside = source.refused(file);
     if (outside) throw new ConfigError([{ file, line: 0, col: 0, severity: 'error', message: outside }]);
     text = await source.read(file, options.what ?? 'config file');
@@ -58,11 +54,10 @@ export async function loadWorkspace(file: string, env: Env, options: LoadOptions
   let over = false;
   // What the SHA-256 covers: a file without includes, its text alone (a saved plan of it stays valid).
   const hash = createHash('sha256').update(parsed.includes.length === 0 ? text : `${basename(file)}\0${text}\0`);
-  const files = [file];
   const walked = await walkIncludes(file, parsed, source, options.what);
+  const files = [file, ...walked.matches.map((m) => m.path)];
   problems.push(...walked.problems);
   for (const { config, glob, pos, path: match } of walked.matches) {
-    files.push(match);
     // Past either cap, said once (below): nothing more is read.
     if (over) continue;
     try {
@@ -120,10 +115,7 @@ export async function includerOf(file: string, env: Env): Promise<Includer | und
   return undefined;
 }
 
-/**
- * The files the `include:` globs of `file` match, each once with its glob, and the globs' problems (the
- * loader's and fmt's rules): nothing outside the repository, no glob matching nothing or the file itself, a file in one account.
- */
+/** The files `file`'s include: globs match, each once, and the globs' problems: outside the repository, matching nothing or itself, in two accounts. */
 export async function walkIncludes(file: string, parsed: ParsedFile, source: FileSource, what?: LoadOptions['what']): Promise<{ matches: (ParsedFile['includes'][number] & { path: string })[]; problems: Diagnostic[] }> {
   const matches: (ParsedFile['includes'][number] & { path: string })[] = [];
   const problems: Diagnostic[] = [];
@@ -162,8 +154,7 @@ function ofAccount(d: Diagnostic, config: Config): Diagnostic {
 /** Moves the `ignore:` entries that name another spelling of a listed website to `twinSpellings`: that twin is left alone, the listed website managed. */
 function separateTwinSpellings(config: Config): void {
   if (config.ignore.every((p) => p.glob.includes('*'))) return;
-  // How each listed domain is written, found by a lookup for each entry: a stranger's thousands of
-  // names, each tested against every website, held a job for minutes.
+  // Each listed domain's spellings, looked up per entry: thousands tested against every website held a job for minutes.
   const spellings = new Map<string, string[]>();
   for (const w of config.websites) {
     const written = spellings.get(w.domain);
@@ -194,10 +185,7 @@ function archiveProblems(configs: Config[], file: string, what: LoadOptions['wha
   });
 }
 
-/**
- * A domain listed twice in an account ("at line N" within one file, "at FILE:L:C" across files; the
- * second listing in one file is left out), listed and ignored or retired, or in two accounts of one installation.
- */
+/** A domain listed twice in an account (a second listing in one file left out), listed and ignored or retired, or in two accounts of one installation. */
 function listingProblems(configs: Config[], main: string, shown: (path: string) => string): Diagnostic[] {
   const out: Diagnostic[] = [];
   const place = (pos: Position, file: string, oneFile: boolean) => (oneFile ? `line ${pos.line}` : `${shown(file)}:${pos.line}:${pos.col}`);
@@ -253,10 +241,7 @@ function listingProblems(configs: Config[], main: string, shown: (path: string) 
   return out;
 }
 
-/**
- * The variables that hold keys (api_key_env, SITESYNC_API_KEY, the CI's tokens, which sitesync reads to comment
- * and never to store as a password) and what each holds, by name in upper case as Windows reads them.
- */
+/** Variables that hold keys (api_key_env, SITESYNC_API_KEY, CI tokens: never a password) and what each holds, by name in upper case (as Windows reads). */
 export function keyVariables(configs: Config[]): Map<string, string> {
   const held = new Map<string, string>([['SITESYNC_API_KEY', 'the API key']]);
   for (const c of configs) if (c.account?.apiKeyEnv) held.set(c.account.apiKeyEnv.toUpperCase(), `the API key of account ${c.account.name} (its api_key_env)`);
@@ -264,10 +249,7 @@ export function keyVariables(configs: Config[]): Map<string, string> {
   return held;
 }
 
-/**
- * A problem at each password that reads one of the `held` variables: the service would store that
- * secret where whoever opens the website's statistics reads it. By name, offline; apply refuses by value too.
- */
+/** An error at each password reading a `held` variable (the service shows it with the statistics): by name, offline; apply refuses by value too. */
 export function passwordsFromKeyVariables(configs: Config[], main: string, held: Map<string, string>): Diagnostic[] {
   return configs.flatMap(passwordReads).flatMap(({ name, site }) => {
     const what = held.get(name.toUpperCase());
@@ -284,18 +266,12 @@ export function unsetKeyVariable(config: Config, env: Env): string | undefined {
   return `account ${account.name}: environment variable ${account.apiKeyEnv} (its api_key_env) is not set`;
 }
 
-/** Whether a `password_env:` list (its own, or the trusted copy's: run/trust.ts) holds `name`: a name by a lookup, then each glob with `*`. */
-export function listed(list: readonly Pattern[], name: string): boolean {
-  let split = SPLIT.get(list);
-  if (!split) {
-    split = { names: new Set(list.filter((p) => !p.glob.includes('*')).map((p) => p.glob)), globs: list.filter((p) => p.glob.includes('*')).map((p) => p.glob) };
-    SPLIT.set(list, split);
-  }
-  return split.names.has(name) || split.globs.some((glob) => wildcardMatches(glob, name));
+/** The test of whether a `password_env:` list (its own, or the trusted copy's: run/trust.ts) holds a name: a name by a lookup, then each glob with `*`. */
+export function listedIn(list: readonly Pattern[]): (name: string) => boolean {
+  const names = new Set(list.filter((p) => !p.glob.includes('*')).map((p) => p.glob));
+  const globs = list.filter((p) => p.glob.includes('*')).map((p) => p.glob);
+  return (name) => names.has(name) || globs.some((glob) => wildcardMatches(glob, name));
 }
-
-/** Each list's names and globs, apart, once: a list is read for every password of an account. */
-const SPLIT = new WeakMap<readonly Pattern[], { names: Set<string>; globs: string[] }>();
 
 /** One `${NAME}` a website's password reads. */
 type PasswordRead = { name: string; site: DesiredWebsite };
@@ -321,8 +297,9 @@ export function ownPasswordEnvProblems(configs: Config[], main: string): Diagnos
     const list = config.passwordEnv;
     if (!list) return [];
     const names = list.length ? list.map((p) => p.glob).join(', ') : 'none';
+    const listed = listedIn(list);
     return passwordReads(config)
-      .filter((read) => !listed(list, read.name))
+      .filter((read) => !listed(read.name))
       .map((read) => passwordProblem(read, main, `which the password_env of ${accountWords(config)} does not list (${names}): a password reads only the variables of its own account`));
   });
 }

@@ -55,10 +55,7 @@ export function parseFile(text: string, file: string, options: ParseOptions, rol
   return { ...parsed, warnings: problems };
 }
 
-/**
- * Parses as far as the data goes (`${NAME}`, the schema, every rule of the contract), returning the problems,
- * errors too: the loader still reads the files this one includes, and says all at once. Not YAML: throws.
- */
+/** As far as the data goes, all its problems, errors too (the loader still reads its includes, to say all at once); not YAML: throws. */
 export function readFileCollecting(text: string, file: string, options: ParseOptions, role: FileRole = 'main', read = readDocument(text, file, options.tokens)): { parsed: ParsedFile; problems: Diagnostic[] } {
   const { doc, lines } = read;
   const fail = (pos: Position, message: string): never => {
@@ -112,22 +109,18 @@ export function readFileCollecting(text: string, file: string, options: ParseOpt
 
   // A string the schema refuses for its `${` is said once, in words, and left out of what is read below.
   const refused = new Map<string, { path: Path; r: ReturnType<typeof interpolate> }>();
+  const refuse = (path: Path, text: string) => {
+    const r = interpolate(text, {});
+    if (!isPasswordPath(path) && (r.referenced || r.malformed.length > 0)) refused.set(pathName(path), { path, r });
+  };
   for (const issue of schemaIssues('config', raw, 'yaml')) {
-    const name = pathName(issue.path);
-    if (!issue.atKey && (unknown.has(name) || refused.has(name))) continue;
     // What the schema refuses for its shape (an unknown key) it does not look into: a reference in there is refused too.
-    let own = false;
     const value = valueAt(raw, issue.path);
-    const refuse = (path: Path, text: string) => {
-      const r = interpolate(text, {});
-      if (isPasswordPath(path) || !(r.referenced || r.malformed.length > 0)) return;
-      refused.set(pathName(path), { path, r });
-      own ||= path.length === issue.path.length;
-    };
     if (typeof value === 'string') refuse(issue.path, value);
     else eachString(value, issue.path, refuse);
+    const name = pathName(issue.path);
     if (issue.atKey) error(at.key(issue.path), issue.message);
-    else if (!own) error(at.value(issue.path), issue.message);
+    else if (!unknown.has(name) && !refused.has(name)) error(at.value(issue.path), issue.message);
   }
   for (const { path, r } of refused.values()) {
     saying(path, () => {
@@ -153,15 +146,14 @@ export function readFileCollecting(text: string, file: string, options: ParseOpt
       error(at.key([key]), `"${key}" cannot be in an included file: it holds only websites: (the file that includes it says the rest)`);
     }
     if (!('websites' in raw)) error(at.value([]), 'an included file needs "websites:", the websites it adds');
-    parsed.configs.push(normalize({ websites: raw.websites }, passwords, file, at, error, warn));
+    parsed.configs.push(normalize({ websites: raw.websites }, passwords, file, at, error, warn, parsed.includes));
     return done();
   }
 
   if (!('version' in raw)) error(at.key([]), NO_VERSION);
   if (!('accounts' in raw)) {
     if (!('websites' in raw)) error(at.key([]), NO_WEBSITES);
-    parsed.configs.push(normalize(raw, passwords, file, at, error, warn));
-    includesOf(raw, [], parsed.configs[0]!, at, parsed);
+    parsed.configs.push(normalize(raw, passwords, file, at, error, warn, parsed.includes));
     return done();
   }
 
@@ -175,7 +167,7 @@ export function readFileCollecting(text: string, file: string, options: ParseOpt
   for (const [name, data] of accounts) {
     const base = ['accounts', name];
     const said = diagnostics.length;
-    const config = normalize({ ...data, api: undefined }, passwords, file, at.under(base), error, warn);
+    const config = normalize({ ...data, api: undefined }, passwords, file, at.under(base), error, warn, parsed.includes);
     config.defaults = { ...topDefaults, ...config.defaults };
     // An account's own archive: wins over the file's.
     if (!config.archive && topArchive) config.archive = topArchive;
@@ -183,7 +175,6 @@ export function readFileCollecting(text: string, file: string, options: ParseOpt
     const baseUrl = baseUrlOf(data, base, at, error);
     if (baseUrl) config.baseUrl = baseUrl;
     if (!('websites' in data) && !('include' in data)) error(at.key(base), `account ${name} lists no websites: give it websites: (may be empty) or include:`);
-    includesOf(data, base, config, at, parsed);
     parsed.configs.push(config);
     for (const d of diagnostics.slice(said)) d.account ??= name;
   }
@@ -196,14 +187,6 @@ export const NO_WEBSITES = 'the file has no "websites", which is required';
 
 /** Top-level keys of a single-account file that belong in an account when the file has accounts. */
 const ACCOUNT_LEVEL = ['api', 'password_env', 'prune', 'protect', 'ignore', 'retire', 'safety', 'include', 'websites'];
-
-/** The `include:` globs of `holder` (at `base`), for the loader to read. */
-function includesOf(holder: Raw, base: Path, config: Config, at: Locator, parsed: ParsedFile): void {
-  if (!Array.isArray(holder.include)) return;
-  holder.include.forEach((glob, i) => {
-    if (typeof glob === 'string' && glob.trim()) parsed.includes.push({ config, glob: glob.trim(), pos: at.value([...base, 'include', i]) });
-  });
-}
 
 function isRecord(value: unknown): value is Raw {
   return Boolean(value) && typeof value === 'object' && !Array.isArray(value);
@@ -249,15 +232,8 @@ function eachString(value: unknown, path: Path, visit: (path: Path, text: string
 
 type Report = (pos: { line: number; col: number }, message: string) => void;
 
-function normalize(
-  data: Raw,
-  /** Each website's password now, by its entry, where it is written with `${NAME}`. */
-  passwords: WeakMap<object, string>,
-  file: string,
-  at: Locator,
-  error: Report,
-  warn: Report,
-): Config {
+/** `data` as a Config, its `include:` globs added to `includes`; `passwords`: each website's password now, by its entry, where written with `${NAME}`. */
+function normalize(data: Raw, passwords: WeakMap<object, string>, file: string, at: Locator, error: Report, warn: Report, includes: ParsedFile['includes']): Config {
   const config = emptyConfig(file);
   config.prune = data.prune === true;
 
@@ -303,12 +279,16 @@ function normalize(
   }
 
   config.archive = archiveFolder(data, at, file, error);
+  if (Array.isArray(data.include)) {
+    data.include.forEach((glob, i) => {
+      if (typeof glob === 'string' && glob.trim()) includes.push({ config, glob: glob.trim(), pos: at.value(['include', i]) });
+    });
+  }
 
   if (isRecord(data.defaults)) config.defaults = settings(data.defaults, ['defaults'], at, warn, IN_DEFAULTS) as DefaultSettings;
 
   const websites = data.websites;
   if (!Array.isArray(websites)) return config;
-  const domainPositions = at.itemValues(['websites'], 'domain');
   websites.forEach((entry, i) => {
     if (!isRecord(entry)) return;
     const path = ['websites', i];
@@ -316,7 +296,7 @@ function normalize(
     const checked = settings(entry, path, at, warn, FROM_FILE) as Omit<DesiredWebsite, 'domain' | 'written' | 'pos'>;
     // A control character is the schema's error, at the domain.
     if (typeof entry.domain !== 'string' || controlCharacterIn(entry.domain)) return;
-    const pos = domainPositions[i] ?? at.value([...path, 'domain']);
+    const pos = at.value([...path, 'domain']);
     const parsed = parseDomainInput(entry.domain);
     if (!parsed.domain) {
       error(pos, `websites[${i}].domain: ${parsed.problem}`);

@@ -23,10 +23,7 @@ export function* foldersUp(dir: string): Generator<string> {
   }
 }
 
-/**
- * A config file not found, run from a subfolder (`clients/harbor/`): the one of that name in a parent
- * folder, as a path from there. Said, not used: which file a run reads is the user's to say (-c).
- */
+/** A config not found from a subfolder: one of its name in a folder above, said, not used (-c says what a run reads). */
 function configUpward(file: string): string | undefined {
   const start = dirname(file);
   for (const dir of foldersUp(start)) {
@@ -101,10 +98,8 @@ async function readStreamAtMost(stream: NodeJS.ReadableStream): Promise<Buffer |
     const bytes = typeof chunk === 'string' ? Buffer.from(chunk) : chunk;
     chunks.push(bytes);
     total += bytes.length;
-    if (total > MAX_CONFIG_FILE_BYTES) {
-      (stream as NodeJS.ReadableStream & { destroy?: () => void }).destroy?.();
-      return undefined;
-    }
+    // Leaving the loop destroys the stream.
+    if (total > MAX_CONFIG_FILE_BYTES) return undefined;
   }
   return Buffer.concat(chunks, total);
 }

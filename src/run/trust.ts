@@ -14,7 +14,7 @@ import { installationOf } from '../model/address.js';
 import { readFileCollecting } from '../config/parse.js';
 import { readTextFile } from '../config/read.js';
 import { realOrSelf } from '../config/source.js';
-import { accountWords, keyVariables, listed, loadWorkspace, passwordProblem, passwordReads, passwordsFromKeyVariables } from '../config/load.js';
+import { accountWords, keyVariables, listedIn, loadWorkspace, passwordProblem, passwordReads, passwordsFromKeyVariables } from '../config/load.js';
 import { ConfigError, SitesyncError, type Diagnostic } from '../messages/errors.js';
 import type { Config, Safety, Workspace } from '../model/types.js';
 import { accountName } from './select.js';
@@ -120,10 +120,10 @@ async function trustedReads(file: string, trusted: Config[], workspace: Workspac
 /** Each password of `config` that reads a variable the trusted copy neither lists in the account's password_env nor reads for it. */
 function unlistedPasswords(config: Config, base: Config, reads: Map<string, Set<string>>, main: string, trustedFile: string): Diagnostic[] {
   const known = reads.get(accountName(config)) ?? new Set<string>();
-  const list = base.passwordEnv ?? [];
+  const listed = listedIn(base.passwordEnv ?? []);
   const who = accountWords(config);
   return passwordReads(config)
-    .filter((read) => !known.has(read.name) && !listed(list, read.name))
+    .filter((read) => !known.has(read.name) && !listed(read.name))
     .map((read) =>
       passwordProblem(
         read,
