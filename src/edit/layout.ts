@@ -16,8 +16,6 @@ export interface FormatOptions {
   file: string;
   /** Also sort each `websites:` list by domain. */
   sort?: boolean;
-  /** sitesync's own by default. */
-  schema?: SchemaNode;
 }
 
 export interface Formatted {
@@ -50,7 +48,7 @@ export function formatConfigText(text: string, options: FormatOptions, { doc, li
     throw new ConfigError(unresolved.map((alias) => ({ file: options.file, ...lines.linePos(alias.range![0]), message: why(alias), severity: 'error' as const })));
   }
 
-  const layout = layOut(doc, options.schema ?? sitesyncSchema(), options.sort === true);
+  const layout = layOut(doc, sitesyncSchema(), options.sort === true);
   keepHeaderOnTop(doc, layout.keys);
   // A reordering that would put an alias before its anchor (or make it name another node) is held
   // back: that of keys first; if an alias still moved, --sort's, whole (a list half sorted is not).
