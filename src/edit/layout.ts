@@ -54,9 +54,7 @@ export function formatConfigText(text: string, options: FormatOptions, { doc, li
   // back: that of keys first; if an alias still moved, --sort's, whole (a list half sorted is not).
   const moved = () => [...targets].filter(([alias, target]) => alias.resolve(doc) !== target);
   if (moved().length) keepAnchorsFirst(layout.keys);
-  const stillMoved = moved();
-  const notSorted = stillMoved.length ? unsortWebsites(doc, layout.sorted, stillMoved) : undefined;
-  if (stillMoved.length && moved().length) keepAnchorsFirst([...layout.keys, ...layout.sorted]);
+  const notSorted = unsortWebsites(doc, layout.sorted, moved());
   // With every list in its final order: a blank line before each website but the first (before
   // a first item yaml writes it as a line of indentation, which a second run would remove).
   for (const seq of layout.lists) seq.items.forEach((item, i) => ((item as Node).spaceBefore = i > 0));
