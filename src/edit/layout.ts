@@ -22,14 +22,8 @@ export interface Formatted {
   text: string;
   /** Every `password:` value written in clear, wherever it stands (`defaults:` too, by mistake): fmt shows none. */
   passwords: string[];
-  /** What `--sort` left in its order, and why (an alias would end up above its anchor). */
-  notSorted?: NotSorted;
-}
-
-export interface NotSorted {
-  /** `its websites`, or `the websites of account acme` (of a file with accounts). */
-  lists: string;
-  why: string;
+  /** What `--sort` left in its order (`its websites`, `the websites of account acme`), and why (an alias would end up above its anchor). */
+  notSorted?: { lists: string; why: string };
 }
 
 /** sitesync's schema, read once: the order of its `properties` is fmt's order of keys. */
@@ -49,7 +43,6 @@ export function formatConfigText(text: string, options: FormatOptions, { doc, li
   }
 
   const layout = layOut(doc, sitesyncSchema(), options.sort === true);
-  keepHeaderOnTop(doc, layout.keys);
   // A reordering that would put an alias before its anchor (or make it name another node) is held
   // back: that of keys first; if an alias still moved, --sort's, whole (a list half sorted is not).
   const moved = () => [...targets].filter(([alias, target]) => alias.resolve(doc) !== target);
@@ -109,6 +102,11 @@ function layOut(doc: Document.Parsed, root: SchemaNode, sort: boolean): { keys: 
       // A comment above the first key of a nested mapping is the mapping's (one above a list's item, the item's).
       const first = node.items[0]?.key;
       if (order.size) reorder(node, [...node.items].sort((a, b) => rank(a) - rank(b)), done.keys, isScalar(first) && !inList ? first : undefined);
+      // The file's header (the yaml-language-server line) stays on top: yaml gives it to the first key when no blank line follows.
+      if (node === doc.contents && isScalar(first) && first.commentBefore && node.items[0]?.key !== first) {
+        doc.commentBefore = joined(doc.commentBefore, first.commentBefore);
+        first.commentBefore = undefined;
+      }
       for (const pair of node.items) {
         const name = keyName(pair);
         const child = name === undefined ? undefined : (known?.properties?.[name] ?? known?.additionalProperties);
@@ -129,7 +127,7 @@ function layOut(doc: Document.Parsed, root: SchemaNode, sort: boolean): { keys: 
 }
 
 /** Puts back in their order the sorted websites lists that hold an alias of `moved` or its anchor: which, as the user names them, and why. */
-function unsortWebsites(doc: Document.Parsed, sorted: Reordered[], moved: [Alias, unknown][]): NotSorted | undefined {
+function unsortWebsites(doc: Document.Parsed, sorted: Reordered[], moved: [Alias, unknown][]): Formatted['notSorted'] {
   const unsorted: unknown[] = [];
   let why = '';
   for (const { collection, before } of sorted) {
@@ -177,15 +175,6 @@ function reorder(collection: YAMLMap | YAMLSeq, sorted: unknown[], log: Reordere
 
 function joined(first: string | null | undefined, second: string | null | undefined): string | null {
   return first && second ? `${first}\n${second}` : first || second || null;
-}
-
-/** The file's header (the yaml-language-server line) stays on top: yaml gives it to the first key when no blank line follows. */
-function keepHeaderOnTop(doc: Document.Parsed, reordered: Reordered[]): void {
-  const top = doc.contents;
-  const first = reordered.find((r) => r.collection === top)?.before[0] as Pair | undefined;
-  if (!isMap(top) || !first || first === top.items[0] || !isScalar(first.key) || !first.key.commentBefore) return;
-  doc.commentBefore = joined(doc.commentBefore, first.key.commentBefore);
-  first.key.commentBefore = undefined;
 }
 
 /** Every `password:` value anywhere in the document that is not only a `${NAME}` reference. */
