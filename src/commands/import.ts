@@ -180,11 +180,11 @@ async function editedFiles(edits: FileEdit[], reads: Map<string, FileText>, file
   const edited = edits.map((edit) => {
     let text = reads.get(edit.path)!.text;
     try {
-      for (const { account, target } of edit.imports) {
-        text = insertWebsites(text, target, newEntries(account.sites, account.config));
+      for (const { account, inAccount } of edit.imports) {
+        text = insertWebsites(text, inAccount, newEntries(account.sites, account.config));
       }
       for (const { account, sites } of edit.ignore ?? []) {
-        text = insertWebsites(text, { account }, sites.map((site) => ({ entry: literal(storedName(site)), notes: [ignoredNote(site)] })), 'ignore');
+        text = insertWebsites(text, account, sites.map((site) => ({ entry: literal(storedName(site)), notes: [ignoredNote(site)] })), 'ignore');
       }
     } catch (error) {
       if (error instanceof SitesyncError) error.message = `${edit.shown}: ${error.message}`;

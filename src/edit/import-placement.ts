@@ -1,9 +1,8 @@
 /** Where `import` puts each account's new entries; how an entry is written into a file is insert-websites.ts. */
 import { SitesyncError } from '../messages/errors.js';
 import type { Config, Workspace } from '../model/types.js';
-import type { WebsitesTarget } from './insert-websites.js';
 
-/** One file's edit: the accounts whose entries go into it, and where in it. */
+/** One file's edit: the accounts whose entries go into it, and where in it (`inAccount`: under `accounts:`; none: the file's own list). */
 export interface FileEdit<A extends { config: Config }> {
   /** Absolute. */
   path: string;
@@ -11,7 +10,7 @@ export interface FileEdit<A extends { config: Config }> {
   shown: string;
   /** The config file itself, or a file it includes (which holds `websites:` only). */
   role: 'main' | 'include';
-  imports: { account: A; target: WebsitesTarget }[];
+  imports: { account: A; inAccount?: string }[];
 }
 
 /**
@@ -42,9 +41,9 @@ export function placeImports<A extends { config: Config }>(
     // Most websites; of equals, the first read (reduce keeps the earlier on a tie).
     const most = () => included.reduce((best, file) => (count(file) > count(best) ? file : best));
     const path = into ?? (count(undefined) > 0 || included.length === 0 ? main : most());
-    const target: WebsitesTarget = path === main ? { account: config.account?.name } : {};
+    const inAccount = path === main ? config.account?.name : undefined;
     const edit = edits.get(path) ?? { path, shown: shownOf(path), role: path === main ? 'main' : 'include', imports: [] };
-    edit.imports.push({ account, target });
+    edit.imports.push({ account, inAccount });
     edits.set(path, edit);
   }
   return [...edits.values()];

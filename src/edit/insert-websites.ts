@@ -16,9 +16,6 @@ export interface NewWebsiteEntry {
   notes: string[];
 }
 
-/** The `websites` list to add to: the file's own, or that of one account of an `accounts:` file. */
-export type WebsitesTarget = { account?: string };
-
 interface ListStyle {
   dashCol: number;
   /** From the `-` to the item's first key (`- domain` 2, `-   domain` 4). */
@@ -31,9 +28,9 @@ interface ListStyle {
   flowPadding: boolean;
 }
 
-/** `key`: the list entries are added to, or `ignore` (`import --unmanaged`'s names no entry can hold). */
-export function insertWebsites(text: string, target: WebsitesTarget, entries: NewWebsiteEntry[], key: 'websites' | 'ignore' = 'websites'): string {
-  const path = target.account === undefined ? [key] : ['accounts', target.account, key];
+/** Into the file's own list, or that of `account` of an `accounts:` file; `key`: `websites`, or `ignore` (`import --unmanaged`'s names no entry can hold). */
+export function insertWebsites(text: string, account: string | undefined, entries: NewWebsiteEntry[], key: 'websites' | 'ignore' = 'websites'): string {
+  const path = account === undefined ? [key] : ['accounts', account, key];
   const doc = parseDocument(text);
   if (doc.errors.length) throw new SitesyncError(`the file does not parse as YAML (${doc.errors[0]!.message.split('\n')[0]})`);
   const owner = doc.getIn(path.slice(0, -1), true);
