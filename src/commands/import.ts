@@ -90,7 +90,7 @@ async function runImport(args: ImportArgs, ctx: Context): Promise<number> {
     // What no entry can name goes under the account's ignore, as export writes it: else prune would delete it later.
     for (const { config, sites } of selection.ignored ?? []) {
       let main = edits.find((e) => e.path === workspace.file);
-      if (!main) edits.push((main = { path: workspace.file, shown: shownOf(workspace.file), role: 'main', imports: [] }));
+      if (!main) edits.push((main = { path: workspace.file, shown: shownOf(workspace.file), imports: [] }));
       (main.ignore ??= []).push({ account: config.account?.name, sites });
     }
     return { ...selection, edits };
@@ -153,7 +153,7 @@ async function writeEdits<T extends { edits: FileEdit[] }>(
       // Every file edited in memory (and checked) before any is written.
       const written: string[] = [];
       for (const { edit, read, after } of await editedFiles(now.edits, reads, file, ctx)) {
-        await writeEdit(edit, read, after, written);
+        await writeEdit(edit, read, after, written, file);
         written.push(edit.shown);
       }
       return now;
@@ -213,12 +213,12 @@ export async function checkEdited(file: string, edited: { edit: { path: string; 
 }
 
 /** Writes one file, if it still holds what was read (another program may write it without the lock). */
-async function writeEdit(edit: FileEdit, read: FileText, after: string, written: string[]): Promise<void> {
+async function writeEdit(edit: FileEdit, read: FileText, after: string, written: string[], file: string): Promise<void> {
   const also = written.length ? ` to it; ${written.join(', ')} ${written.length === 1 ? 'was' : 'were'} written already` : '';
   await rewrite(edit.path, read.raw, after, {
     changed: new SitesyncError(`${edit.shown}: another program changed the file while the websites were added`, { nothingWritten: { after: `${also}. Run import again` } }),
     failed: (error) => {
-      const failure = writeFailure(error, edit.role === 'main' ? '-c' : 'import into', edit.shown);
+      const failure = writeFailure(error, edit.path === file ? '-c' : 'import into', edit.shown);
       if (also) failure.message += also;
       return failure;
     },

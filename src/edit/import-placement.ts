@@ -8,8 +8,6 @@ export interface FileEdit<A extends { config: Config }> {
   path: string;
   /** As the user named it (the config file) or relative to the working folder (an included file). */
   shown: string;
-  /** The config file itself, or a file it includes (which holds `websites:` only). */
-  role: 'main' | 'include';
   imports: { account: A; inAccount?: string }[];
 }
 
@@ -42,7 +40,7 @@ export function placeImports<A extends { config: Config }>(
     const most = () => included.reduce((best, file) => (count(file) > count(best) ? file : best));
     const path = into ?? (count(undefined) > 0 || included.length === 0 ? main : most());
     const inAccount = path === main ? config.account?.name : undefined;
-    const edit = edits.get(path) ?? { path, shown: shownOf(path), role: path === main ? 'main' : 'include', imports: [] };
+    const edit = edits.get(path) ?? { path, shown: shownOf(path), imports: [] };
     edit.imports.push({ account, inAccount });
     edits.set(path, edit);
   }
