@@ -68,10 +68,9 @@ export function adoptAccounts(text: string, file: string, adoptions: Adoption[])
     if (!body.has('password_env')) body.set('password_env', doc.createNode([passwordEnv]));
     for (const list of ['protect', 'ignore'] as const) {
       const mine = leftAlone.filter((n) => n.list === list);
-      const had: unknown = body.get(list, true);
       if (!mine.length) continue;
-      const seq = isSeq(had) ? had : (doc.createNode([]) as YAMLSeq);
-      if (seq !== had) body.set(list, seq);
+      if (!isSeq(body.get(list, true))) body.set(list, doc.createNode([]));
+      const seq = body.get(list) as YAMLSeq;
       const written = seq.items.map((i) => (isScalar(i) ? String(i.value) : ''));
       for (const { name, note } of mine.filter((n) => !written.includes(n.name))) {
         seq.items.push(Object.assign(doc.createNode(name), { commentBefore: note }));
