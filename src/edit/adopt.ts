@@ -1,8 +1,4 @@
-/**
- * What `sitesync init` adds to a file that names its accounts only: each account's `include:` of
- * its folder, the names no entry can hold (`ignore`/`protect`, with notes) and its `password_env`;
- * edited through yaml's Document (comments and values stay), then laid out as `fmt` does.
- */
+/** What `sitesync init` adds to a file, through yaml's Document (comments and values stay), laid out as `fmt` does. */
 import { isMap, isScalar, isSeq, parseDocument, type Pair, type Scalar, type YAMLSeq } from 'yaml';
 import { yamlWithControlsEscaped } from './file-entry.js';
 import { formatConfigText } from './layout.js';

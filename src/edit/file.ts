@@ -1,7 +1,4 @@
-/**
- * A file edited in place (fmt, import, init): read with its byte-order mark, which the edit
- * keeps, and written back only if it still holds what was read, with its permissions.
- */
+/** A file edited in place (fmt, import, init): read with its byte-order mark, which the edit keeps. */
 import { readFile, stat } from 'node:fs/promises';
 import { decodeText, hasNoFolder, readTextFile } from '../config/read.js';
 import { WORK_TREE, type FileSource } from '../config/source.js';

@@ -1,7 +1,4 @@
-/**
- * The I/O half of `sitesync fmt`: the files named and those their `include:` globs match (the
- * loader's walker), each formatted in memory; the command writes once every file is formatted.
- */
+/** The I/O half of `sitesync fmt`: the files named and those they include (the loader's walker), formatted in memory. */
 import { realpath } from 'node:fs/promises';
 import { walkIncludes } from '../config/load.js';
 import { readDocument, type YamlDocument } from '../config/document.js';

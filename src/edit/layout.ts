@@ -12,7 +12,6 @@ import { passwordSource } from '../config/interpolate.js';
 import type { SchemaNode } from '../schema/errors.js';
 
 export interface FormatOptions {
-  /** The file's name, for error positions. */
   file: string;
   /** Also sort each `websites:` list by domain. */
   sort?: boolean;
