@@ -22,8 +22,6 @@ export interface FileEntry {
   notes: string[];
   /** Fields the service did not return, so the entry cannot say them. */
   unknown: FieldName[];
-  /** The website is password-protected: the file has no password for it. */
-  needsPassword: boolean;
 }
 
 /**
@@ -56,15 +54,14 @@ export function fileEntry(site: LiveWebsite, traits: DomainTraits, options: File
       if (note) notes.push(note);
     }
   }
-  const needsPassword = site.privacy === 2;
-  if (needsPassword) {
+  if (site.privacy === 2) {
     notes.push(
       options.passwordVariable
         ? `password-protected: to manage its password, set ${options.passwordVariable} and add this line to the entry:`
         : 'password-protected: add password: ${NAME} to manage its password',
     );
   }
-  return { entry, notes, unknown, needsPassword };
+  return { entry, notes, unknown };
 }
 
 /** The domain as the service stores it: what an entry writes, so that it names that website. */

@@ -110,14 +110,14 @@ function exportDocument(live: LiveWebsite[], account: Account | null, options: E
   const unreadable = new Set<string>();
   for (const site of listed) {
     const variable = site.privacy === 2 ? options.passwordVariable?.(site.domain) : undefined;
-    const { entry, notes, unknown, needsPassword } = fileEntry(site, manageableTraits(stored(site))!, {
+    const { entry, notes, unknown } = fileEntry(site, manageableTraits(stored(site))!, {
       includeFavorite: options.includeFavorite,
       defaults: options.defaults,
       passwordVariable: variable,
     });
     for (const name of unknown) unreadable.add(name);
-    if (needsPassword) needPassword.push(stored(site));
-    websites.push({ site, entry, notes, placeholder: needsPassword ? variable : undefined });
+    if (site.privacy === 2) needPassword.push(stored(site));
+    websites.push({ site, entry, notes, placeholder: variable });
   }
 
   const body: Record<string, unknown> = { version: 1, api: { base_url: literal(options.baseUrl) } };
