@@ -101,7 +101,7 @@ async function runImport(args: ImportArgs, ctx: Context): Promise<number> {
   if (first.edits.length && args.dryRun) {
     sayNotes(first.notes, ctx);
     for (const { edit, read, after } of await editedFiles(first.edits, await readEach(first.edits), file, ctx)) {
-      ctx.stdout.write(createTwoFilesPatch(edit.shown, edit.shown, read.raw, after, undefined, undefined, { context: 3 }));
+      ctx.stdout.write(createTwoFilesPatch(edit.shown, edit.shown, withBom(read.text, read.bom), after, undefined, undefined, { context: 3 }));
     }
     return 0;
   }
@@ -215,7 +215,7 @@ export async function checkEdited(file: string, edited: { edit: { path: string; 
 /** Writes one file, if it still holds what was read (another program may write it without the lock). */
 async function writeEdit(edit: FileEdit, read: FileText, after: string, written: string[], file: string): Promise<void> {
   const also = written.length ? ` to it; ${written.join(', ')} ${written.length === 1 ? 'was' : 'were'} written already` : '';
-  await rewrite(edit.path, read.raw, after, {
+  await rewrite(edit.path, withBom(read.text, read.bom), after, {
     changed: new SitesyncError(`${edit.shown}: another program changed the file while the websites were added`, { nothingWritten: { after: `${also}. Run import again` } }),
     failed: (error) => {
       const failure = writeFailure(error, edit.path === file ? '-c' : 'import into', edit.shown);

@@ -32,7 +32,7 @@ export async function formatFile(path: string, shown: string, sort: boolean, rol
     const document = readDocument(read.text, shown);
     const parsed = configOf(read.text, path, role, document);
     const { text, ...formatted } = formatConfigText(read.text, { file: shown, sort }, document);
-    return { path, shown, before: read.raw, after: withBom(text, read.bom), ...formatted, parsed };
+    return { path, shown, before: withBom(read.text, read.bom), after: withBom(text, read.bom), ...formatted, parsed };
   } catch (error) {
     if (!(error instanceof ConfigError)) throw error;
     // readTextFile names the file by its path: say it as the user did.
