@@ -235,7 +235,7 @@ function newEntries(sites: LiveWebsite[], config: Config): NewWebsiteEntry[] {
   const entries = sites.map((site) => {
     const made = fileEntry(site, manageableTraits(storedName(site))!, { defaults: config.defaults });
     for (const field of made.unknown) unknown.add(field);
-    return { entry: made.entry, notes: made.notes };
+    return made;
   });
   const which = entries.length === 1 ? '' : ` for these ${entries.length} imported websites`;
   if (unknown.size) entries[0]?.notes.unshift(`not returned by the service, not written${which}: ${[...unknown].join(', ')}`);

@@ -6,15 +6,11 @@
 import { isDeepStrictEqual } from 'node:util';
 import { Document, isMap, isScalar, isSeq, Lexer, parseDocument, visit, type Node, type Pair, type YAMLMap, type YAMLSeq } from 'yaml';
 import { SitesyncError } from '../messages/errors.js';
-import { yamlWithControlsEscaped } from './file-entry.js';
+import { yamlWithControlsEscaped, type FileEntry } from './file-entry.js';
 import { keyName, lineEnding, sitesyncSchema } from './layout.js';
 
-export interface NewWebsiteEntry {
-  /** The entry as the file writes it (`domain` first); a name, in a list of names (`ignore`). */
-  entry: Record<string, unknown> | string;
-  /** Comment lines written above the entry. */
-  notes: string[];
-}
+/** An entry as fileEntry makes it (or a name, in a list of names: `ignore`), its notes written above it. */
+export type NewWebsiteEntry = { entry: FileEntry['entry'] | string; notes: string[] };
 
 interface ListStyle {
   dashCol: number;
