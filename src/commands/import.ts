@@ -82,11 +82,11 @@ async function runImport(args: ImportArgs, ctx: Context): Promise<number> {
   }
   const live = new Map(read.map((a) => [accountName(a.config), a.live]));
   const shownOf = (path: string) => (path === file ? args.config : shownPath(path, ctx.cwd));
-  const into = args.into === undefined ? undefined : resolve(ctx.cwd, args.into);
+  const into = args.into === undefined ? undefined : { path: resolve(ctx.cwd, args.into), shown: args.into };
   const choose = async (workspace: Workspace) => {
     const accounts = selectAccounts(workspace, args.account, args.config).map((config) => ({ config, live: live.get(accountName(config)) ?? [] }));
     const selection = selectImports(accounts, request, args.config, shownOf);
-    const edits: FileEdit[] = placeImports(workspace, selection.imports, into, args.into, shownOf);
+    const edits: FileEdit[] = placeImports(workspace, selection.imports, into, shownOf);
     // What no entry can name goes under the account's ignore, as export writes it: else prune would delete it later.
     for (const { config, sites } of selection.ignored ?? []) {
       let main = edits.find((e) => e.path === workspace.file);

@@ -19,8 +19,7 @@ export interface FileEdit<A extends { config: Config }> {
 export function placeImports<A extends { config: Config }>(
   workspace: Workspace,
   imports: A[],
-  into: string | undefined,
-  intoShown: string | undefined,
+  into: { path: string; shown: string } | undefined,
   shownOf: (path: string) => string,
 ): FileEdit<A>[] {
   const main = workspace.file;
@@ -29,16 +28,16 @@ export function placeImports<A extends { config: Config }>(
     const { config } = account;
     // As the loader matched the account's globs (of a single-account file: its top-level include:), in the order read.
     const included = workspace.files.filter((f) => f !== main && workspace.includedBy?.[f] === (config.account?.name ?? ''));
-    if (into !== undefined && into !== main && !included.includes(into)) {
+    if (into !== undefined && into.path !== main && !included.includes(into.path)) {
       const whose = config.account ? `account ${config.account.name}` : 'the config file';
-      const error = new SitesyncError(`--into ${intoShown!}: not the config file, and not a file ${whose} includes`, { nothingWritten: true });
+      const error = new SitesyncError(`--into ${into.shown}: not the config file, and not a file ${whose} includes`, { nothingWritten: true });
       error.details = [included.length ? `The files ${whose} includes: ${included.map(shownOf).join(', ')}.` : `It includes no file.`];
       throw error;
     }
     const count = (file: string | undefined) => config.websites.filter((w) => w.file === file).length;
     // Most websites; of equals, the first read (reduce keeps the earlier on a tie).
     const most = () => included.reduce((best, file) => (count(file) > count(best) ? file : best));
-    const path = into ?? (count(undefined) > 0 || included.length === 0 ? main : most());
+    const path = into?.path ?? (count(undefined) > 0 || included.length === 0 ? main : most());
     const inAccount = path === main ? config.account?.name : undefined;
     const edit = edits.get(path) ?? { path, shown: shownOf(path), imports: [] };
     edit.imports.push({ account, inAccount });
