@@ -11,12 +11,6 @@ import { readDocument, type YamlDocument } from '../config/document.js';
 import { passwordSource } from '../config/interpolate.js';
 import type { SchemaNode } from '../schema/errors.js';
 
-export interface FormatOptions {
-  file: string;
-  /** Also sort each `websites:` list by domain. */
-  sort?: boolean;
-}
-
 export interface Formatted {
   text: string;
   /** Every `password:` value written in clear, wherever it stands (`defaults:` too, by mistake): fmt shows none. */
@@ -29,8 +23,8 @@ export interface Formatted {
 let ownSchema: SchemaNode | undefined;
 export const sitesyncSchema = (): SchemaNode => (ownSchema ??= JSON.parse(readFileSync(schemaPath(), 'utf8')) as SchemaNode);
 
-/** The text in the canonical layout (which it keeps as it is), or a ConfigError at FILE:LINE:COL. */
-export function formatConfigText(text: string, options: FormatOptions, { doc, lines }: YamlDocument = readDocument(text, options.file)): Formatted {
+/** The text in the canonical layout (which it keeps as it is; `sort`: each websites list by domain too), or a ConfigError at FILE:LINE:COL. */
+export function formatConfigText(text: string, options: { file: string; sort?: boolean }, { doc, lines }: YamlDocument = readDocument(text, options.file)): Formatted {
   if (doc.contents === null) return { text, passwords: [] };
 
   const targets = new Map<Alias, unknown>();
