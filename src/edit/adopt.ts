@@ -3,19 +3,12 @@ import { isMap, isScalar, isSeq, parseDocument, type Pair, type Scalar, type YAM
 import { yamlWithControlsEscaped } from './file-entry.js';
 import { formatConfigText } from './layout.js';
 
-/** A live website no file entry can name, left alone by the account (export's note with it). */
-export interface LeftAloneName {
-  list: 'ignore' | 'protect';
-  /** As the file writes it (a `${` already written `$${`). */
-  name: string;
-  note: string;
-}
-
 export interface Adoption {
   account: string;
   include: string;
   passwordEnv: string;
-  leftAlone: LeftAloneName[];
+  /** Live websites no entry can name, left alone: `name` as the file writes it (`${` as `$${`), export's note with it. */
+  leftAlone: { list: 'ignore' | 'protect'; name: string; note: string }[];
 }
 
 /** The folder of an account's websites, relative to the config file: `clients/NAME`. */

@@ -8,6 +8,7 @@
 import { Document, type Scalar, type YAMLMap, type YAMLSeq } from 'yaml';
 import { compileGlob, manageableTraits } from '../model/domain.js';
 import { fileEntry, quoted, storedName as stored, yamlWithControlsEscaped } from '../edit/file-entry.js';
+import type { Adoption } from '../edit/adopt.js';
 import { printable } from '../messages/escape.js';
 import { literal } from '../config/interpolate.js';
 import type { Account, DefaultSettings, LiveWebsite } from '../model/types.js';
@@ -88,7 +89,7 @@ export function renderAccountsExport(accounts: ExportedAccount[], options: Omit<
  */
 export interface IncludedExport {
   text: string;
-  leftAlone: { list: 'ignore' | 'protect'; name: string; note: string }[];
+  leftAlone: Adoption['leftAlone'];
 }
 
 export function renderIncludedExport(live: LiveWebsite[], account: Account | null, options: ExportOptions): IncludedExport {
