@@ -56,7 +56,6 @@ export async function formatFiles(named: { path: string; shown: string }[], opti
   const problems: Diagnostic[] = [];
   const seen = new Set<string>();
   const queue: { path: string; shown: string; role: FileRole }[] = named.map((n) => ({ ...n, role: 'main' }));
-  // Each file in the order met; the files a file includes are queued as it is read.
   for (const next of queue) {
     // A link is followed to the file it names; a name of standard input is not (fmt refuses to write it).
     const path = namesDescriptor(next.path) ? next.path : await realpath(next.path).catch(() => next.path);

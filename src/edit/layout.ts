@@ -64,7 +64,6 @@ export function lineEnding(text: string): '\n' | '\r\n' {
   return crlf > text.split('\n').length - 1 - crlf ? '\r\n' : '\n';
 }
 
-/** A collection whose items were reordered, with the order it had. */
 type Reordered = { collection: YAMLMap | YAMLSeq; before: unknown[] };
 
 /** The document laid out: the mappings whose keys it reordered, the websites lists it sorted, and every websites list. */
