@@ -82,15 +82,15 @@ async function runImport(args: ImportArgs, ctx: Context): Promise<number> {
   }
   const live = new Map(read.map((a) => [accountName(a.config), a.live]));
   const shownOf = (path: string) => (path === file ? args.config : shownPath(path, ctx.cwd));
-  const into = args.into === undefined ? undefined : resolve(ctx.cwd, args.into);
+  const into = args.into === undefined ? undefined : { path: resolve(ctx.cwd, args.into), shown: args.into };
   const choose = async (workspace: Workspace) => {
     const accounts = selectAccounts(workspace, args.account, args.config).map((config) => ({ config, live: live.get(accountName(config)) ?? [] }));
     const selection = selectImports(accounts, request, args.config, shownOf);
-    const edits: FileEdit[] = placeImports(workspace, selection.imports, into, args.into, shownOf);
+    const edits: FileEdit[] = placeImports(workspace, selection.imports, into, shownOf);
     // What no entry can name goes under the account's ignore, as export writes it: else prune would delete it later.
     for (const { config, sites } of selection.ignored ?? []) {
       let main = edits.find((e) => e.path === workspace.file);
-      if (!main) edits.push((main = { path: workspace.file, shown: shownOf(workspace.file), role: 'main', imports: [] }));
+      if (!main) edits.push((main = { path: workspace.file, shown: shownOf(workspace.file), imports: [] }));
       (main.ignore ??= []).push({ account: config.account?.name, sites });
     }
     return { ...selection, edits };
@@ -101,7 +101,7 @@ async function runImport(args: ImportArgs, ctx: Context): Promise<number> {
   if (first.edits.length && args.dryRun) {
     sayNotes(first.notes, ctx);
     for (const { edit, read, after } of await editedFiles(first.edits, await readEach(first.edits), file, ctx)) {
-      ctx.stdout.write(createTwoFilesPatch(edit.shown, edit.shown, read.raw, after, undefined, undefined, { context: 3 }));
+      ctx.stdout.write(createTwoFilesPatch(edit.shown, edit.shown, withBom(read.text, read.bom), after, undefined, undefined, { context: 3 }));
     }
     return 0;
   }
@@ -153,7 +153,7 @@ async function writeEdits<T extends { edits: FileEdit[] }>(
       // Every file edited in memory (and checked) before any is written.
       const written: string[] = [];
       for (const { edit, read, after } of await editedFiles(now.edits, reads, file, ctx)) {
-        await writeEdit(edit, read, after, written);
+        await writeEdit(edit, read, after, written, file);
         written.push(edit.shown);
       }
       return now;
@@ -180,11 +180,11 @@ async function editedFiles(edits: FileEdit[], reads: Map<string, FileText>, file
   const edited = edits.map((edit) => {
     let text = reads.get(edit.path)!.text;
     try {
-      for (const { account, target } of edit.imports) {
-        text = insertWebsites(text, target, newEntries(account.sites, account.config));
+      for (const { account, inAccount } of edit.imports) {
+        text = insertWebsites(text, inAccount, newEntries(account.sites, account.config));
       }
       for (const { account, sites } of edit.ignore ?? []) {
-        text = insertWebsites(text, { account }, sites.map((site) => ({ entry: literal(storedName(site)), notes: [ignoredNote(site)] })), 'ignore');
+        text = insertWebsites(text, account, sites.map((site) => ({ entry: literal(storedName(site)), notes: [ignoredNote(site)] })), 'ignore');
       }
     } catch (error) {
       if (error instanceof SitesyncError) error.message = `${edit.shown}: ${error.message}`;
@@ -213,12 +213,12 @@ export async function checkEdited(file: string, edited: { edit: { path: string; 
 }
 
 /** Writes one file, if it still holds what was read (another program may write it without the lock). */
-async function writeEdit(edit: FileEdit, read: FileText, after: string, written: string[]): Promise<void> {
+async function writeEdit(edit: FileEdit, read: FileText, after: string, written: string[], file: string): Promise<void> {
   const also = written.length ? ` to it; ${written.join(', ')} ${written.length === 1 ? 'was' : 'were'} written already` : '';
-  await rewrite(edit.path, read.raw, after, {
+  await rewrite(edit.path, withBom(read.text, read.bom), after, {
     changed: new SitesyncError(`${edit.shown}: another program changed the file while the websites were added`, { nothingWritten: { after: `${also}. Run import again` } }),
     failed: (error) => {
-      const failure = writeFailure(error, edit.role === 'main' ? '-c' : 'import into', edit.shown);
+      const failure = writeFailure(error, edit.path === file ? '-c' : 'import into', edit.shown);
       if (also) failure.message += also;
       return failure;
     },
@@ -235,7 +235,7 @@ function newEntries(sites: LiveWebsite[], config: Config): NewWebsiteEntry[] {
   const entries = sites.map((site) => {
     const made = fileEntry(site, manageableTraits(storedName(site))!, { defaults: config.defaults });
     for (const field of made.unknown) unknown.add(field);
-    return { entry: made.entry, notes: made.notes };
+    return made;
   });
   const which = entries.length === 1 ? '' : ` for these ${entries.length} imported websites`;
   if (unknown.size) entries[0]?.notes.unshift(`not returned by the service, not written${which}: ${[...unknown].join(', ')}`);

@@ -221,7 +221,7 @@ async function writeAll(files: NewFile[], edit: MainEdit | undefined, file: stri
       const adopted = edit.adoptions.filter((a) => kept.has(edit.files.get(a.account)!));
       if (!adopted.length) return;
       const after = withBom(adoptAccounts(edit.read.text, file, adopted), edit.read.bom);
-      await rewrite(file, edit.read.raw, after, {
+      await rewrite(file, withBom(edit.read.text, edit.read.bom), after, {
         changed: `${shownOf(file)}: another program changed the file while the accounts were read; the folders were written, the file was not. Run init again`,
         failed: (error) => writeFailure(error, '-c', shownOf(file)),
       });

@@ -1,25 +1,14 @@
-/**
- * What `sitesync init` adds to a file that names its accounts only: each account's `include:` of
- * its folder, the names no entry can hold (`ignore`/`protect`, with notes) and its `password_env`;
- * edited through yaml's Document (comments and values stay), then laid out as `fmt` does.
- */
+/** What `sitesync init` adds to a file, through yaml's Document (comments and values stay), laid out as `fmt` does. */
 import { isMap, isScalar, isSeq, parseDocument, type Pair, type Scalar, type YAMLSeq } from 'yaml';
 import { yamlWithControlsEscaped } from './file-entry.js';
 import { formatConfigText } from './layout.js';
-
-/** A live website no file entry can name, left alone by the account (export's note with it). */
-export interface LeftAloneName {
-  list: 'ignore' | 'protect';
-  /** As the file writes it (a `${` already written `$${`). */
-  name: string;
-  note: string;
-}
 
 export interface Adoption {
   account: string;
   include: string;
   passwordEnv: string;
-  leftAlone: LeftAloneName[];
+  /** Live websites no entry can name, left alone: `name` as the file writes it (`${` as `$${`), export's note with it. */
+  leftAlone: { list: 'ignore' | 'protect'; name: string; note: string }[];
 }
 
 /** The folder of an account's websites, relative to the config file: `clients/NAME`. */
@@ -68,10 +57,9 @@ export function adoptAccounts(text: string, file: string, adoptions: Adoption[])
     if (!body.has('password_env')) body.set('password_env', doc.createNode([passwordEnv]));
     for (const list of ['protect', 'ignore'] as const) {
       const mine = leftAlone.filter((n) => n.list === list);
-      const had: unknown = body.get(list, true);
       if (!mine.length) continue;
-      const seq = isSeq(had) ? had : (doc.createNode([]) as YAMLSeq);
-      if (seq !== had) body.set(list, seq);
+      if (!isSeq(body.get(list, true))) body.set(list, doc.createNode([]));
+      const seq = body.get(list) as YAMLSeq;
       const written = seq.items.map((i) => (isScalar(i) ? String(i.value) : ''));
       for (const { name, note } of mine.filter((n) => !written.includes(n.name))) {
         seq.items.push(Object.assign(doc.createNode(name), { commentBefore: note }));

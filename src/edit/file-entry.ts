@@ -3,7 +3,7 @@ import { Scalar, visit, type Document, type ToStringOptions } from 'yaml';
 import type { DomainTraits } from '../model/domain.js';
 import { FIELDS, sameValue } from '../model/fields.js';
 import type { DefaultSettings, FieldName, LiveWebsite } from '../model/types.js';
-import { printable as shownAsData, UNPRINTABLE } from '../messages/escape.js';
+import { printable, UNPRINTABLE } from '../messages/escape.js';
 import { literal } from '../config/interpolate.js';
 import { controlCharacterIn } from '../schema/errors.js';
 
@@ -22,8 +22,6 @@ export interface FileEntry {
   notes: string[];
   /** Fields the service did not return, so the entry cannot say them. */
   unknown: FieldName[];
-  /** The website is password-protected: the file has no password for it. */
-  needsPassword: boolean;
 }
 
 /**
@@ -51,20 +49,19 @@ export function fileEntry(site: LiveWebsite, traits: DomainTraits, options: File
     for (const item of Array.isArray(value) ? value : []) {
       // The service keeps any text; a file refuses a control character (the schema), so the entry says so.
       const note = controlCharacterIn(item)
-        ? `${field.name} ${printable(item)} holds a control character, which a file refuses: delete it here (apply then removes it at the service)`
-        : field.entryNote?.(item, printable(item));
+        ? `${field.name} ${quoted(item)} holds a control character, which a file refuses: delete it here (apply then removes it at the service)`
+        : field.entryNote?.(item, quoted(item));
       if (note) notes.push(note);
     }
   }
-  const needsPassword = site.privacy === 2;
-  if (needsPassword) {
+  if (site.privacy === 2) {
     notes.push(
       options.passwordVariable
         ? `password-protected: to manage its password, set ${options.passwordVariable} and add this line to the entry:`
         : 'password-protected: add password: ${NAME} to manage its password',
     );
   }
-  return { entry, notes, unknown, needsPassword };
+  return { entry, notes, unknown };
 }
 
 /** The domain as the service stores it: what an entry writes, so that it names that website. */
@@ -76,7 +73,7 @@ function traitNotes(site: LiveWebsite, traits: DomainTraits): string[] {
   const notes: string[] = [];
   const name = storedName(site);
   if (traits.trailingDot) {
-    notes.push(`stored with a trailing dot: sitesync matches ${printable(name)} and ${printable(name.slice(0, -1))} as this one website`);
+    notes.push(`stored with a trailing dot: sitesync matches ${quoted(name)} and ${quoted(name.slice(0, -1))} as this one website`);
   }
   if (traits.unicode) notes.push(`stored in unicode: sitesync matches it and its punycode form ${site.domain} as this one website`);
   if (traits.ipv4) notes.push('an IP address, not a host name: managed as is');
@@ -107,8 +104,7 @@ export function yamlWithControlsEscaped(doc: Document, options: ToStringOptions 
   });
 }
 
-/** Live text for a comment line: quoted, its control characters escaped (no domain may end the comment or drive a terminal). */
-export function printable(text: string, quote = true): string {
-  const escaped = shownAsData(text);
-  return quote ? `"${escaped.replace(/"/g, '\\"')}"` : escaped;
+/** Live text for a comment line: `printable`, quoted (no domain may end the comment or drive a terminal). */
+export function quoted(text: string): string {
+  return `"${printable(text).replace(/"/g, '\\"')}"`;
 }

@@ -1,7 +1,4 @@
-/**
- * The I/O half of `sitesync fmt`: the files named and those their `include:` globs match (the
- * loader's walker), each formatted in memory; the command writes once every file is formatted.
- */
+/** The I/O half of `sitesync fmt`: the files named and those they include (the loader's walker), formatted in memory. */
 import { realpath } from 'node:fs/promises';
 import { walkIncludes } from '../config/load.js';
 import { readDocument, type YamlDocument } from '../config/document.js';
@@ -35,7 +32,7 @@ export async function formatFile(path: string, shown: string, sort: boolean, rol
     const document = readDocument(read.text, shown);
     const parsed = configOf(read.text, path, role, document);
     const { text, ...formatted } = formatConfigText(read.text, { file: shown, sort }, document);
-    return { path, shown, before: read.raw, after: withBom(text, read.bom), ...formatted, parsed };
+    return { path, shown, before: withBom(read.text, read.bom), after: withBom(text, read.bom), ...formatted, parsed };
   } catch (error) {
     if (!(error instanceof ConfigError)) throw error;
     // readTextFile names the file by its path: say it as the user did.
@@ -59,7 +56,6 @@ export async function formatFiles(named: { path: string; shown: string }[], opti
   const problems: Diagnostic[] = [];
   const seen = new Set<string>();
   const queue: { path: string; shown: string; role: FileRole }[] = named.map((n) => ({ ...n, role: 'main' }));
-  // Each file in the order met; the files a file includes are queued as it is read.
   for (const next of queue) {
     // A link is followed to the file it names; a name of standard input is not (fmt refuses to write it).
     const path = namesDescriptor(next.path) ? next.path : await realpath(next.path).catch(() => next.path);

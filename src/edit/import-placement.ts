@@ -1,17 +1,14 @@
 /** Where `import` puts each account's new entries; how an entry is written into a file is insert-websites.ts. */
 import { SitesyncError } from '../messages/errors.js';
 import type { Config, Workspace } from '../model/types.js';
-import type { WebsitesTarget } from './insert-websites.js';
 
-/** One file's edit: the accounts whose entries go into it, and where in it. */
+/** One file's edit: the accounts whose entries go into it, and where in it (`inAccount`: under `accounts:`; none: the file's own list). */
 export interface FileEdit<A extends { config: Config }> {
   /** Absolute. */
   path: string;
   /** As the user named it (the config file) or relative to the working folder (an included file). */
   shown: string;
-  /** The config file itself, or a file it includes (which holds `websites:` only). */
-  role: 'main' | 'include';
-  imports: { account: A; target: WebsitesTarget }[];
+  imports: { account: A; inAccount?: string }[];
 }
 
 /**
@@ -22,8 +19,7 @@ export interface FileEdit<A extends { config: Config }> {
 export function placeImports<A extends { config: Config }>(
   workspace: Workspace,
   imports: A[],
-  into: string | undefined,
-  intoShown: string | undefined,
+  into: { path: string; shown: string } | undefined,
   shownOf: (path: string) => string,
 ): FileEdit<A>[] {
   const main = workspace.file;
@@ -32,19 +28,19 @@ export function placeImports<A extends { config: Config }>(
     const { config } = account;
     // As the loader matched the account's globs (of a single-account file: its top-level include:), in the order read.
     const included = workspace.files.filter((f) => f !== main && workspace.includedBy?.[f] === (config.account?.name ?? ''));
-    if (into !== undefined && into !== main && !included.includes(into)) {
+    if (into !== undefined && into.path !== main && !included.includes(into.path)) {
       const whose = config.account ? `account ${config.account.name}` : 'the config file';
-      const error = new SitesyncError(`--into ${intoShown!}: not the config file, and not a file ${whose} includes`, { nothingWritten: true });
+      const error = new SitesyncError(`--into ${into.shown}: not the config file, and not a file ${whose} includes`, { nothingWritten: true });
       error.details = [included.length ? `The files ${whose} includes: ${included.map(shownOf).join(', ')}.` : `It includes no file.`];
       throw error;
     }
     const count = (file: string | undefined) => config.websites.filter((w) => w.file === file).length;
     // Most websites; of equals, the first read (reduce keeps the earlier on a tie).
     const most = () => included.reduce((best, file) => (count(file) > count(best) ? file : best));
-    const path = into ?? (count(undefined) > 0 || included.length === 0 ? main : most());
-    const target: WebsitesTarget = path === main ? { account: config.account?.name } : {};
-    const edit = edits.get(path) ?? { path, shown: shownOf(path), role: path === main ? 'main' : 'include', imports: [] };
-    edit.imports.push({ account, target });
+    const path = into?.path ?? (count(undefined) > 0 || included.length === 0 ? main : most());
+    const inAccount = path === main ? config.account?.name : undefined;
+    const edit = edits.get(path) ?? { path, shown: shownOf(path), imports: [] };
+    edit.imports.push({ account, inAccount });
     edits.set(path, edit);
   }
   return [...edits.values()];

@@ -6,18 +6,11 @@
 import { isDeepStrictEqual } from 'node:util';
 import { Document, isMap, isScalar, isSeq, Lexer, parseDocument, visit, type Node, type Pair, type YAMLMap, type YAMLSeq } from 'yaml';
 import { SitesyncError } from '../messages/errors.js';
-import { yamlWithControlsEscaped } from './file-entry.js';
+import { yamlWithControlsEscaped, type FileEntry } from './file-entry.js';
 import { keyName, lineEnding, sitesyncSchema } from './layout.js';
 
-export interface NewWebsiteEntry {
-  /** The entry as the file writes it (`domain` first); a name, in a list of names (`ignore`). */
-  entry: Record<string, unknown> | string;
-  /** Comment lines written above the entry. */
-  notes: string[];
-}
-
-/** The `websites` list to add to: the file's own, or that of one account of an `accounts:` file. */
-export type WebsitesTarget = { account?: string };
+/** An entry as fileEntry makes it (or a name, in a list of names: `ignore`), its notes written above it. */
+export type NewWebsiteEntry = { entry: FileEntry['entry'] | string; notes: string[] };
 
 interface ListStyle {
   dashCol: number;
@@ -31,22 +24,19 @@ interface ListStyle {
   flowPadding: boolean;
 }
 
-/** `key`: the list entries are added to, or `ignore` (`import --unmanaged`'s names no entry can hold). */
-export function insertWebsites(text: string, target: WebsitesTarget, entries: NewWebsiteEntry[], key: 'websites' | 'ignore' = 'websites'): string {
-  const path = target.account === undefined ? [key] : ['accounts', target.account, key];
+/** Into the file's own list, or that of `account` of an `accounts:` file; `key`: `websites`, or `ignore` (`import --unmanaged`'s names no entry can hold). */
+export function insertWebsites(text: string, account: string | undefined, entries: NewWebsiteEntry[], key: 'websites' | 'ignore' = 'websites'): string {
+  const path = account === undefined ? [key] : ['accounts', account, key];
   const doc = parseDocument(text);
   if (doc.errors.length) throw new SitesyncError(`the file does not parse as YAML (${doc.errors[0]!.message.split('\n')[0]})`);
   const owner = doc.getIn(path.slice(0, -1), true);
   const whose = path.length === 1 ? 'the file' : `account ${path[1]}`;
-  if (!isMap(owner) || !owner.items.length) throw new SitesyncError(`${whose} holds no keys to add websites: to`, { nothingWritten: true });
-  if (owner.flow) {
-    throw new SitesyncError(`${whose} is written as a flow mapping ({…}), where no block list of websites can go; write it in block style (sitesync fmt does), then import again`, { nothingWritten: true });
-  }
+  const refused = (message: string) => new SitesyncError(message, { nothingWritten: true });
+  if (!isMap(owner) || !owner.items.length) throw refused(`${whose} holds no keys to add websites: to`);
+  if (owner.flow) throw refused(`${whose} is written as a flow mapping ({…}), where no block list of websites can go; write it in block style (sitesync fmt does), then import again`);
   const pair = owner.items.find((p) => keyName(p) === key);
   const list = pair?.value as Node | undefined;
-  if (list !== undefined && !isSeq(list) && !(isScalar(list) && list.value === null)) {
-    throw new SitesyncError(`the websites of ${whose} are not a list`, { nothingWritten: true });
-  }
+  if (list !== undefined && !isSeq(list) && !(isScalar(list) && list.value === null)) throw refused(`the websites of ${whose} are not a list`);
   const keyCol = column(text, ((pair ?? owner.items[0]!).key as Node).range![0]);
   const eol = lineEnding(text);
   // A blank line before each new website, as `sitesync fmt` writes them: the result passes `fmt --check`.
@@ -69,7 +59,7 @@ export function insertWebsites(text: string, target: WebsitesTarget, entries: Ne
   }
   const lost = block ? [] : missingComments(text, result);
   if (lost.length) {
-    const error = new SitesyncError(`adding to this websites list would lose ${lost.length === 1 ? 'a comment' : `${lost.length} comments`} of the file`, { nothingWritten: true });
+    const error = refused(`adding to this websites list would lose ${lost.length === 1 ? 'a comment' : `${lost.length} comments`} of the file`);
     error.details = [...lost.map((c) => `lost: ${c}`), 'Write websites: as a block list (one "- domain: …" per line), or add the entries by hand.'];
     throw error;
   }
@@ -77,9 +67,7 @@ export function insertWebsites(text: string, target: WebsitesTarget, entries: Ne
   if (!isSeq(list)) doc.setIn(path, doc.createNode([]));
   for (const { entry } of entries) doc.addIn(path, entry);
   const after = parseDocument(result);
-  if (after.errors.length || !isDeepStrictEqual(after.toJS(), doc.toJS())) {
-    throw new SitesyncError('the edited file would not read as the old one with the new websites added (a bug in sitesync)', { nothingWritten: true });
-  }
+  if (after.errors.length || !isDeepStrictEqual(after.toJS(), doc.toJS())) throw refused('the edited file would not read as the old one with the new websites added (a bug in sitesync)');
   return result;
 }
 

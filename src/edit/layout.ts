@@ -11,35 +11,20 @@ import { readDocument, type YamlDocument } from '../config/document.js';
 import { passwordSource } from '../config/interpolate.js';
 import type { SchemaNode } from '../schema/errors.js';
 
-export interface FormatOptions {
-  /** The file's name, for error positions. */
-  file: string;
-  /** Also sort each `websites:` list by domain. */
-  sort?: boolean;
-  /** sitesync's own by default. */
-  schema?: SchemaNode;
-}
-
 export interface Formatted {
   text: string;
   /** Every `password:` value written in clear, wherever it stands (`defaults:` too, by mistake): fmt shows none. */
   passwords: string[];
-  /** What `--sort` left in its order, and why (an alias would end up above its anchor). */
-  notSorted?: NotSorted;
-}
-
-export interface NotSorted {
-  /** `its websites`, or `the websites of account acme` (of a file with accounts). */
-  lists: string;
-  why: string;
+  /** What `--sort` left in its order (`its websites`, `the websites of account acme`), and why (an alias would end up above its anchor). */
+  notSorted?: { lists: string; why: string };
 }
 
 /** sitesync's schema, read once: the order of its `properties` is fmt's order of keys. */
 let ownSchema: SchemaNode | undefined;
 export const sitesyncSchema = (): SchemaNode => (ownSchema ??= JSON.parse(readFileSync(schemaPath(), 'utf8')) as SchemaNode);
 
-/** The text in the canonical layout (which it keeps as it is), or a ConfigError at FILE:LINE:COL. */
-export function formatConfigText(text: string, options: FormatOptions, { doc, lines }: YamlDocument = readDocument(text, options.file)): Formatted {
+/** The text in the canonical layout (which it keeps as it is; `sort`: each websites list by domain too), or a ConfigError at FILE:LINE:COL. */
+export function formatConfigText(text: string, options: { file: string; sort?: boolean }, { doc, lines }: YamlDocument = readDocument(text, options.file)): Formatted {
   if (doc.contents === null) return { text, passwords: [] };
 
   const targets = new Map<Alias, unknown>();
@@ -50,15 +35,12 @@ export function formatConfigText(text: string, options: FormatOptions, { doc, li
     throw new ConfigError(unresolved.map((alias) => ({ file: options.file, ...lines.linePos(alias.range![0]), message: why(alias), severity: 'error' as const })));
   }
 
-  const layout = layOut(doc, options.schema ?? sitesyncSchema(), options.sort === true);
-  keepHeaderOnTop(doc, layout.keys);
+  const layout = layOut(doc, sitesyncSchema(), options.sort === true);
   // A reordering that would put an alias before its anchor (or make it name another node) is held
   // back: that of keys first; if an alias still moved, --sort's, whole (a list half sorted is not).
   const moved = () => [...targets].filter(([alias, target]) => alias.resolve(doc) !== target);
   if (moved().length) keepAnchorsFirst(layout.keys);
-  const stillMoved = moved();
-  const notSorted = stillMoved.length ? unsortWebsites(doc, layout.sorted, stillMoved) : undefined;
-  if (stillMoved.length && moved().length) keepAnchorsFirst([...layout.keys, ...layout.sorted]);
+  const notSorted = unsortWebsites(doc, layout.sorted, moved());
   // With every list in its final order: a blank line before each website but the first (before
   // a first item yaml writes it as a line of indentation, which a second run would remove).
   for (const seq of layout.lists) seq.items.forEach((item, i) => ((item as Node).spaceBefore = i > 0));
@@ -82,7 +64,6 @@ export function lineEnding(text: string): '\n' | '\r\n' {
   return crlf > text.split('\n').length - 1 - crlf ? '\r\n' : '\n';
 }
 
-/** A collection whose items were reordered, with the order it had. */
 type Reordered = { collection: YAMLMap | YAMLSeq; before: unknown[] };
 
 /** The document laid out: the mappings whose keys it reordered, the websites lists it sorted, and every websites list. */
@@ -113,6 +94,11 @@ function layOut(doc: Document.Parsed, root: SchemaNode, sort: boolean): { keys: 
       // A comment above the first key of a nested mapping is the mapping's (one above a list's item, the item's).
       const first = node.items[0]?.key;
       if (order.size) reorder(node, [...node.items].sort((a, b) => rank(a) - rank(b)), done.keys, isScalar(first) && !inList ? first : undefined);
+      // The file's header (the yaml-language-server line) stays on top: yaml gives it to the first key when no blank line follows.
+      if (node === doc.contents && isScalar(first) && first.commentBefore && node.items[0]?.key !== first) {
+        doc.commentBefore = joined(doc.commentBefore, first.commentBefore);
+        first.commentBefore = undefined;
+      }
       for (const pair of node.items) {
         const name = keyName(pair);
         const child = name === undefined ? undefined : (known?.properties?.[name] ?? known?.additionalProperties);
@@ -133,7 +119,7 @@ function layOut(doc: Document.Parsed, root: SchemaNode, sort: boolean): { keys: 
 }
 
 /** Puts back in their order the sorted websites lists that hold an alias of `moved` or its anchor: which, as the user names them, and why. */
-function unsortWebsites(doc: Document.Parsed, sorted: Reordered[], moved: [Alias, unknown][]): NotSorted | undefined {
+function unsortWebsites(doc: Document.Parsed, sorted: Reordered[], moved: [Alias, unknown][]): Formatted['notSorted'] {
   const unsorted: unknown[] = [];
   let why = '';
   for (const { collection, before } of sorted) {
@@ -181,15 +167,6 @@ function reorder(collection: YAMLMap | YAMLSeq, sorted: unknown[], log: Reordere
 
 function joined(first: string | null | undefined, second: string | null | undefined): string | null {
   return first && second ? `${first}\n${second}` : first || second || null;
-}
-
-/** The file's header (the yaml-language-server line) stays on top: yaml gives it to the first key when no blank line follows. */
-function keepHeaderOnTop(doc: Document.Parsed, reordered: Reordered[]): void {
-  const top = doc.contents;
-  const first = reordered.find((r) => r.collection === top)?.before[0] as Pair | undefined;
-  if (!isMap(top) || !first || first === top.items[0] || !isScalar(first.key) || !first.key.commentBefore) return;
-  doc.commentBefore = joined(doc.commentBefore, first.key.commentBefore);
-  first.key.commentBefore = undefined;
 }
 
 /** Every `password:` value anywhere in the document that is not only a `${NAME}` reference. */

@@ -7,7 +7,9 @@
  */
 import { Document, type Scalar, type YAMLMap, type YAMLSeq } from 'yaml';
 import { compileGlob, manageableTraits } from '../model/domain.js';
-import { fileEntry, printable, storedName as stored, yamlWithControlsEscaped } from '../edit/file-entry.js';
+import { fileEntry, quoted, storedName as stored, yamlWithControlsEscaped } from '../edit/file-entry.js';
+import type { Adoption } from '../edit/adopt.js';
+import { printable } from '../messages/escape.js';
 import { literal } from '../config/interpolate.js';
 import type { Account, DefaultSettings, LiveWebsite } from '../model/types.js';
 
@@ -87,7 +89,7 @@ export function renderAccountsExport(accounts: ExportedAccount[], options: Omit<
  */
 export interface IncludedExport {
   text: string;
-  leftAlone: { list: 'ignore' | 'protect'; name: string; note: string }[];
+  leftAlone: Adoption['leftAlone'];
 }
 
 export function renderIncludedExport(live: LiveWebsite[], account: Account | null, options: ExportOptions): IncludedExport {
@@ -109,14 +111,14 @@ function exportDocument(live: LiveWebsite[], account: Account | null, options: E
   const unreadable = new Set<string>();
   for (const site of listed) {
     const variable = site.privacy === 2 ? options.passwordVariable?.(site.domain) : undefined;
-    const { entry, notes, unknown, needsPassword } = fileEntry(site, manageableTraits(stored(site))!, {
+    const { entry, notes, unknown } = fileEntry(site, manageableTraits(stored(site))!, {
       includeFavorite: options.includeFavorite,
       defaults: options.defaults,
       passwordVariable: variable,
     });
     for (const name of unknown) unreadable.add(name);
-    if (needsPassword) needPassword.push(stored(site));
-    websites.push({ site, entry, notes, placeholder: needsPassword ? variable : undefined });
+    if (site.privacy === 2) needPassword.push(stored(site));
+    websites.push({ site, entry, notes, placeholder: variable });
   }
 
   const body: Record<string, unknown> = { version: 1, api: { base_url: literal(options.baseUrl) } };
@@ -128,7 +130,7 @@ function exportDocument(live: LiveWebsite[], account: Account | null, options: E
   const doc = new Document(body);
 
   const header = [` yaml-language-server: $schema=${options.schema ?? INSTALLED_SCHEMA}`];
-  const who = account && (account.name || account.email) ? ` (account ${printable(account.name || account.email, false)})` : '';
+  const who = account && (account.name || account.email) ? ` (account ${printable(account.name || account.email)})` : '';
   header.push(` Exported from ${options.baseUrl}${who}${options.generatedBy ? ` by ${options.generatedBy}` : ''}.`);
   if (needPassword.length) {
     header.push(
@@ -136,7 +138,7 @@ function exportDocument(live: LiveWebsite[], account: Account | null, options: E
       options.passwordVariable
         ? ` password, set the variable its entry's note names and add the "password:" line it shows:`
         : ` password, add "password: \${NAME}" and set NAME in the environment:`,
-      ...needPassword.map((d) => `   - ${printable(d, false)}`),
+      ...needPassword.map((d) => `   - ${printable(d)}`),
       ` Checked with --trusted-config (as CI plans a pull request), NAME must match password_env on the`,
       ` base branch first: ${options.passwordVariable ? 'the password_env this file was written with lets these names through' : 'list it there (e.g. ACME_*) in a pull request of its own, merged before the one that adds the password'}.`,
     );
@@ -151,8 +153,8 @@ function exportDocument(live: LiveWebsite[], account: Account | null, options: E
   }
   for (const twin of twins) {
     header.push(
-      ` The service also holds ${printable(stored(twin.site))} (id ${twin.site.id}), the same website to sitesync as`,
-      `   ${printable(stored(twin.kept))} (id ${twin.kept.id}), which this file names: sitesync leaves id ${twin.site.id} alone.`,
+      ` The service also holds ${quoted(stored(twin.site))} (id ${twin.site.id}), the same website to sitesync as`,
+      `   ${quoted(stored(twin.kept))} (id ${twin.kept.id}), which this file names: sitesync leaves id ${twin.site.id} alone.`,
     );
   }
   doc.commentBefore = header.join('\n');
@@ -213,11 +215,11 @@ function sortOut(live: LiveWebsite[]): {
 
 /** The note above a name listed under `ignore` because no file entry can hold it (export, init, import --unmanaged). */
 export function ignoredNote(site: LiveWebsite): string {
-  return `${printable(stored(site))} (id ${site.id}) is no host name a file entry can hold: left alone, never updated or deleted`;
+  return `${quoted(stored(site))} (id ${site.id}) is no host name a file entry can hold: left alone, never updated or deleted`;
 }
 
 function leftAloneNote(alone: LeftAlone): string {
-  const name = printable(stored(alone.site));
+  const name = quoted(stored(alone.site));
   if (alone.list === 'ignore') return ` ${ignoredNote(alone.site)}`;
   return [
     ` ${name} (id ${alone.site.id}) is no host name a file entry can hold, and as an ignore pattern`,

@@ -5,7 +5,6 @@ import { describe, expect, it } from 'vitest';
 import { isAlias, isMap, isScalar, isSeq, parseDocument } from 'yaml';
 import { ConfigError } from '../../src/messages/errors.js';
 import { formatConfigText } from '../../src/edit/layout.js';
-import type { SchemaNode } from '../../src/schema/errors.js';
 import { readFileCollecting } from '../../src/config/parse.js';
 import { root } from '../helpers/cli.js';
 
@@ -268,14 +267,6 @@ describe('the canonical layout', () => {
   });
 
   it('a many-account file: each account follows its schema, and its include globs are found', () => {
-    const schema: SchemaNode = {
-      properties: { version: {}, defaults: { $ref: '#/$defs/settings' }, accounts: { additionalProperties: { $ref: '#/$defs/account' } } },
-      $defs: {
-        settings: { properties: { privacy: {}, exclude_bots: {} } },
-        account: { properties: { base_url: {}, api_key_env: {}, include: {}, websites: { items: { $ref: '#/$defs/site' } } } },
-        site: { properties: { domain: {}, privacy: {} } },
-      },
-    };
     const text = [
       'accounts:',
       '  acme:',
@@ -287,7 +278,7 @@ describe('the canonical layout', () => {
       'version: 1',
       '',
     ].join('\n');
-    const out = formatConfigText(text, { file: 'f.yaml', schema });
+    const out = formatConfigText(text, { file: 'f.yaml' });
     // What the file includes is the loader's to say (parse.ts), which fmt reads: one reading of include:.
     expect(readFileCollecting(text, 'f.yaml', { env: {}, lenientEnv: true }).parsed.includes.map((i) => i.glob)).toEqual(['clients/acme/*.yaml']);
     expect(out.text).toBe(
