@@ -48,7 +48,7 @@ export class ServiceClient extends StatsHttp {
             : `page ${n} says last_page ${page.lastPage ?? 'nothing'} where page 1 said ${first.lastPage ?? 'nothing'}: more than websites added while sitesync lists them explain`,
         circles: (n) => `page ${n} holds only websites of earlier pages, yet says there is a next page`,
       },
-      readers: this.listConcurrency,
+      readers: this.options.listConcurrency,
       shared: read,
       onPage: (pages, of) => onProgress?.(pages, of),
     });
