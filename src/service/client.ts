@@ -109,7 +109,7 @@ export class ServiceClient extends StatsHttp {
     const ifDone = async () => {
       stored = await this.findWebsite(domain);
       if (!stored) return undefined;
-      this.log(`  ${domain}: the store's answer was lost, but the website exists (id ${stored.id}): not stored again`);
+      this.options.log?.(`  ${domain}: the store's answer was lost, but the website exists (id ${stored.id}): not stored again`);
       return { status: 200, headers: {}, body: undefined };
     };
     const answer = await this.call({ method: 'POST', path: '/websites', form: { domain, ...form }, kind: 'write', what: `create ${domain}`, ifDone });

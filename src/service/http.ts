@@ -105,10 +105,6 @@ export class ServiceHttp {
     await this.pool.close();
   }
 
-  /** The day the stats are read against. */
-  today(): Date {
-    return new Date();
-  }
   /** One request with retries: 429 waits as the service says; 5xx and network errors back off. */
   async call(spec: RequestSpec): Promise<Answer> {
     const { attempts, budgetMs, max429, maxDelayMs, baseDelayMs } = this.options;
@@ -165,7 +161,7 @@ export class ServiceHttp {
     const counted = (line: string) => {
       this.stats.requests++;
       this.stats.byKind[spec.kind] = (this.stats.byKind[spec.kind] ?? 0) + 1;
-      this.log(`${spec.method} ${path} ${line}`);
+      this.options.log?.(`${spec.method} ${path} ${line}`);
     };
     try {
       signal?.throwIfAborted();
@@ -204,10 +200,6 @@ export class ServiceHttp {
     } finally {
       if (sentAt !== undefined) this.pacer.release(sentAt, status, responseHeaders);
     }
-  }
-
-  log(line: string): void {
-    this.options.log?.(line);
   }
 }
 

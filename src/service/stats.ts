@@ -98,7 +98,7 @@ export class StatsHttp extends ServiceHttp {
    * 24 rows), the daily rows of the window (the larger of `recentDays` and 30), and, without recent
    * pageviews, the recent events: an event hit is activity that records no pageview.
    */
-  async readTraffic(id: number, domain: string, recentDays: number, today = this.today()): Promise<Traffic> {
+  async readTraffic(id: number, domain: string, recentDays: number, today = new Date()): Promise<Traffic> {
     const day = (daysBack: number) => dayBefore(today, daysBack);
     const events = async (from: string) => sum(await this.statsRows(id, domain, 'event', from, HISTORY_TO, { maxRows: [MAX_EVENT_VALUES, 'sitesync counts for a delete'] }));
     const lifetime = sum(await this.statsRows(id, domain, 'pageviews_hour', HISTORY_FROM, HISTORY_TO, { maxRows: [24, 'the hours of a day'] }));
