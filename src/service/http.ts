@@ -3,6 +3,7 @@
  * is safe, its answer bounded, its failure said in words. What the service says is cleaned of the
  * run's secrets here, before it is anything else.
  */
+import { unescape } from 'node:querystring';
 import { Pool } from 'undici';
 import { InterruptedError } from '../messages/errors.js';
 import { packageVersion } from '../io/paths.js';
@@ -230,9 +231,9 @@ function parseBody(text: string, status: number, what: string): unknown {
 function redirectError(to: string | undefined, secrets: SecretValues): ApiError {
   let where = '';
   try {
-    // Cleaned as written, as a path, then decoded: a password echoed in the Location, however spelt.
+    // Cleaned as written, as a path, then decoded (leniently): a password echoed in the Location, however spelt.
     const path = to && secrets.clean(new URL(secrets.clean(to), 'http://x').pathname);
-    if (path) where = ` to ${secrets.clean(decodedPath(path))}`;
+    if (path) where = ` to ${secrets.clean(unescape(path))}`;
   } catch {
     // A Location that is not a URL is not shown.
   }
@@ -240,14 +241,6 @@ function redirectError(to: string | undefined, secrets: SecretValues): ApiError 
     'auth',
     `the service redirected${where} instead of answering (a login page): the base URL or the API key is wrong`,
   );
-}
-
-function decodedPath(path: string): string {
-  try {
-    return decodeURIComponent(path);
-  } catch {
-    return path;
-  }
 }
 
 function describeTransportError(error: unknown): string {

@@ -439,6 +439,14 @@ describe('failures become short typed errors', () => {
     }
   });
 
+  it("a Location that is not all valid percent-encoding is still decoded before it is cleaned: a password spelt oddly there stays hidden", async () => {
+    const secrets = new SecretValues();
+    secrets.add('p@ss word:99');
+    emu.faults.before = () => ({ status: 302, headers: { location: '/login/p%40ss%20w%6Frd:99/%zz' } });
+    const error = await failure(client({ secrets }).getAccount());
+    expect(error.message).toBe('the service redirected to /login/(redacted)/%zz instead of answering (a login page): the base URL or the API key is wrong');
+  });
+
   it('401 says the key is wrong and never echoes it', async () => {
     const wrong = 'wrong-key-SECRET-0000';
     const error = await failure(client({ apiKey: wrong }).getAccount());
