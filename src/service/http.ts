@@ -11,7 +11,7 @@ import { SecretValues } from '../secrets/values.js';
 import { ApiError, errorForStatus, serviceMessage } from './errors.js';
 import { Pacer, realClock, ThrottleTooLong } from './pacer.js';
 import { ANSWER_DEADLINE_MS, AnswerTooLarge, certificateProblem, checkServerIdentity, classifyTransportError, deadline, header, readCapped, type Answer, type Method } from './transport.js';
-import { MAX_ANSWER_BYTES } from '../caps.js';
+import { MAX_ANSWER_BYTES, MAX_THROTTLE_WAIT_MS } from '../caps.js';
 import type { Form } from './wire.js';
 
 /** Attempts after a 5xx or a network error (the first included), none past budgetMs since the first. */
@@ -191,7 +191,7 @@ export class ServiceHttp {
       if (error instanceof ThrottleTooLong) {
         throw new ApiError(
           'rate-limit',
-          `${spec.what}: the service asks to wait ${formatWait(error.waitMs)} before its next request (its 429's Retry-After or X-RateLimit-Reset), longer than sitesync waits (${formatWait(error.maxMs)}): nothing more was sent; try again later`,
+          `${spec.what}: the service asks to wait ${formatWait(error.waitMs)} before its next request (its 429's Retry-After or X-RateLimit-Reset), longer than sitesync waits (${formatWait(MAX_THROTTLE_WAIT_MS)}): nothing more was sent; try again later`,
         );
       }
       if (limit?.expired()) {

@@ -29,10 +29,7 @@ const WINDOW_MARGIN_MS = 150;
 const MIN_MARGIN_MS = 20;
 
 export class ThrottleTooLong extends Error {
-  constructor(
-    readonly waitMs: number,
-    readonly maxMs: number,
-  ) {
+  constructor(readonly waitMs: number) {
     super(`the service's throttle asks to wait ${Math.round(waitMs / 1000)} s`);
   }
 }
@@ -54,17 +51,14 @@ export class Pacer {
   private timer?: { at: number; cancel: AbortController };
   private closed = false;
 
-  constructor(
-    private readonly clock: PacerClock = realClock,
-    private readonly maxWaitMs = MAX_THROTTLE_WAIT_MS,
-  ) {}
+  constructor(private readonly clock: PacerClock = realClock) {}
 
-  /** Waits until a request may be sent, and says when it was; throws ThrottleTooLong rather than wait longer than maxWaitMs. */
+  /** Waits until a request may be sent, and says when it was; throws ThrottleTooLong rather than wait longer than MAX_THROTTLE_WAIT_MS. */
   async acquire(signal?: AbortSignal): Promise<number> {
     for (;;) {
       signal?.throwIfAborted();
       const wait = this.waitTime();
-      if (wait > this.maxWaitMs) throw new ThrottleTooLong(wait, this.maxWaitMs);
+      if (wait > MAX_THROTTLE_WAIT_MS) throw new ThrottleTooLong(wait);
       if (wait === 0) {
         this.inFlight++;
         return this.clock.now();
