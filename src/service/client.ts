@@ -92,8 +92,7 @@ export class ServiceClient extends StatsHttp {
       try {
         await this.updateWebsite(stored.website.id, domain, toForm(values, afterwards));
       } catch (error) {
-        const message = error instanceof Error ? error.message : String(error);
-        throw new ApiError('server', `created (id ${stored.website.id}), but marking it favorite failed: ${message}`);
+        throw new ApiError('server', `created (id ${stored.website.id}), but marking it favorite failed: ${(error as Error).message}`);
       }
     }
     return stored;

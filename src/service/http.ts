@@ -1,7 +1,6 @@
 /**
- * HTTP to the service: every request pinned to the base URL's origin, paced, retried where that
- * is safe, its answer bounded, its failure said in words. What the service says is cleaned of the
- * run's secrets here, before it is anything else.
+ * HTTP to the service: every request pinned to the base URL's origin, paced, retried where safe,
+ * its answer bounded, its failure in words; what the service says is cleaned of the run's secrets first.
  */
 import { unescape } from 'node:querystring';
 import { Pool } from 'undici';

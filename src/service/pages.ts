@@ -9,7 +9,6 @@ import { MAX_ADDED_WHILE_LISTING, MAX_LISTED_ITEMS } from '../caps.js';
 import { ApiError } from './errors.js';
 import type { Page } from './wire.js';
 
-/** What a walk's errors say. */
 export interface PageWords {
   wrap(problem: string): string;
   /** "websites", "values"; and one of them. */

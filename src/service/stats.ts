@@ -130,10 +130,9 @@ export class StatsHttp extends ServiceHttp {
   }
 
   /**
-   * For `ci drift --quiet-days`, whatever order the service answers in: the latest day with a
-   * pageview (null when none), and, given `monthFrom`, the pageviews since then. The days come
-   * latest first; when a page does not hold them all, the days after its latest are asked for.
-   * The month comes from the first page when it holds it, else from one more request (`extra`).
+   * For `ci drift --quiet-days`, whatever order the service answers in: the latest day with a pageview
+   * (null when none), asking for the days after a page's latest until a page holds them all; given
+   * `monthFrom`, the pageviews since then, from the first page if it holds them, else one more request (`extra`).
    */
   async quietDays(id: number, domain: string, since: string, monthFrom?: string): Promise<{ lastDay: string | null; month: number; extra: number }> {
     const holdsAll = (page: Page<StatsRow>) => page.items.length < (page.perPage ?? PER_PAGE) || (page.lastPage ?? 1) <= 1;
@@ -175,7 +174,6 @@ export async function readWholeHistory<N extends string>(http: StatsHttp, id: nu
     characters += value.length;
     if (++values > MAX_HISTORY_VALUES) return `the history holds more than ${MAX_HISTORY_VALUES.toLocaleString('en-US')} values in all, more than one archive holds`;
     if (characters > MAX_HISTORY_CHARACTERS) return `the history's values hold more than ${MAX_HISTORY_CHARACTERS / 1024 / 1024} Mi characters in all, more than one archive holds (the product keeps at most 255 a value)`;
-    return undefined;
   };
   const limit = pLimit(NAMES_AT_ONCE);
   const read = await Promise.all(

@@ -11,7 +11,6 @@ export interface Answer {
   body: unknown;
 }
 
-/** `headers[name]` as one string. */
 export function header(headers: Answer['headers'], name: string): string | undefined {
   const value = headers[name.toLowerCase()];
   return Array.isArray(value) ? value[0] : value;
