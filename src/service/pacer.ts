@@ -7,19 +7,16 @@
  * end instead of probing it. After a predicted end, one request goes first: a window that grew
  * costs that one 429, not one per request in flight. A window that shrinks is not noticed.
  */
+import { EventEmitter, once } from 'node:events';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { MAX_THROTTLE_WAIT_MS } from '../caps.js';
 import { header, type Answer } from './transport.js';
 
-export interface PacerClock {
-  now(): number;
-  sleep(ms: number, signal?: AbortSignal): Promise<void>;
-}
-
-export const realClock: PacerClock = {
+export const realClock = {
   now: () => Date.now(),
-  sleep: (ms, signal) => sleep(ms, undefined, { signal }),
+  sleep: (ms: number, signal?: AbortSignal): Promise<void> => sleep(ms, undefined, { signal }),
 };
+export type PacerClock = typeof realClock;
 
 /** Requests sent before any answer says what the limits are: enough for the account and page 1. */
 const FIRST_REQUESTS = 2;
@@ -47,7 +44,8 @@ export class Pacer {
   private probing = false;
   private confirming = false;
   private answered = false;
-  private waiters: (() => void)[] = [];
+  /** 'wake' on every answer and at every timer: parked callers look again. */
+  private readonly wakes = new EventEmitter().setMaxListeners(0);
   private timer?: { at: number; cancel: AbortController };
   private closed = false;
 
@@ -103,7 +101,7 @@ export class Pacer {
       }
       this.remaining = 0;
     }
-    this.wake();
+    this.wakes.emit('wake');
   }
 
   private waitTime(): number {
@@ -134,20 +132,10 @@ export class Pacer {
   }
 
   /** Waits for the next answer, or `wait` ms when it is positive. */
-  private park(wait: number, signal?: AbortSignal): Promise<void> {
-    return new Promise((resolve, reject) => {
-      const done = () => {
-        signal?.removeEventListener('abort', onAbort);
-        resolve();
-      };
-      const onAbort = () => {
-        this.waiters = this.waiters.filter((w) => w !== done);
-        reject(signal?.reason);
-      };
-      signal?.addEventListener('abort', onAbort, { once: true });
-      this.waiters.push(done);
-      if (wait > 0) this.schedule(this.clock.now() + wait);
-    });
+  private async park(wait: number, signal?: AbortSignal): Promise<void> {
+    if (wait > 0) this.schedule(this.clock.now() + wait);
+    // Given up (Ctrl-C): the caller leaves the queue, with the signal's reason.
+    await once(this.wakes, 'wake', { signal }).catch(() => signal?.throwIfAborted());
   }
 
   /** Once the run is over: no timer keeps the process alive, and a caller still parked is never woken. */
@@ -166,16 +154,10 @@ export class Pacer {
     this.clock.sleep(Math.max(1, at - this.clock.now()), timer.cancel.signal).then(
       () => {
         if (this.timer === timer) this.timer = undefined;
-        this.wake();
+        this.wakes.emit('wake');
       },
       () => {}, // replaced by an earlier timer
     );
-  }
-
-  private wake(): void {
-    const waiters = this.waiters;
-    this.waiters = [];
-    for (const w of waiters) w();
   }
 }
 
