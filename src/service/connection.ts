@@ -1,7 +1,6 @@
 /**
- * Where the service is and which key to use, exactly as the contract's table says:
- * base URL from --base-url · SITESYNC_BASE_URL · api.base_url; the key from --api-key-file ·
- * SITESYNC_API_KEY, never from the file or an argument.
+ * Where the service is and which key to use, as the contract's table says (--base-url · SITESYNC_BASE_URL ·
+ * api.base_url; --api-key-file · SITESYNC_API_KEY): the key never from the file or an argument.
  */
 import { createReadStream } from 'node:fs';
 import { SitesyncError } from '../messages/errors.js';

@@ -1,7 +1,4 @@
-/**
- * A website's statistics, read so that no answer's order matters. Days are the service's: ranges
- * have no last day (HISTORY_TO), so that a service whose clock is ahead still counts its latest days.
- */
+/** A website's statistics, read so that no answer's order matters; days are the service's (HISTORY_TO). */
 import pLimit from 'p-limit';
 import { MAX_EVENT_VALUES, MAX_HISTORY_CHARACTERS, MAX_HISTORY_VALUES } from '../caps.js';
 import type { Traffic } from '../model/types.js';
