@@ -228,14 +228,11 @@ function parseBody(text: string, status: number, what: string): unknown {
 }
 
 function redirectError(to: string | undefined, secrets: SecretValues): ApiError {
-  let where = '';
-  try {
-    // Cleaned as written, as a path, then decoded (leniently): a password echoed in the Location, however spelt.
-    const path = to && secrets.clean(new URL(secrets.clean(to), 'http://x').pathname);
-    if (path) where = ` to ${secrets.clean(unescape(path))}`;
-  } catch {
-    // A Location that is not a URL is not shown.
-  }
+  // Cleaned as written, as a path, then decoded (leniently): a password echoed in the Location, however spelt.
+  // A Location that is not a URL is not shown.
+  const written = to && secrets.clean(to);
+  const path = written && URL.canParse(written, 'http://x') ? secrets.clean(new URL(written, 'http://x').pathname) : '';
+  const where = path ? ` to ${secrets.clean(unescape(path))}` : '';
   return new ApiError(
     'auth',
     `the service redirected${where} instead of answering (a login page): the base URL or the API key is wrong`,
