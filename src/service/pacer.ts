@@ -61,7 +61,9 @@ export class Pacer {
         this.inFlight++;
         return this.clock.now();
       }
-      await this.park(wait, signal);
+      // Until the next answer, or `wait` ms when it is positive; given up (Ctrl-C), the check above throws.
+      if (wait > 0) this.schedule(this.clock.now() + wait);
+      await once(this.wakes, 'wake', { signal }).catch(() => {});
     }
   }
 
@@ -129,13 +131,6 @@ export class Pacer {
 
   private margin(): number {
     return this.windowMs === undefined ? WINDOW_MARGIN_MS : Math.min(WINDOW_MARGIN_MS, Math.max(MIN_MARGIN_MS, this.windowMs / 50));
-  }
-
-  /** Waits for the next answer, or `wait` ms when it is positive. */
-  private async park(wait: number, signal?: AbortSignal): Promise<void> {
-    if (wait > 0) this.schedule(this.clock.now() + wait);
-    // Given up (Ctrl-C): the caller leaves the queue, with the signal's reason.
-    await once(this.wakes, 'wake', { signal }).catch(() => signal?.throwIfAborted());
   }
 
   /** Once the run is over: no timer keeps the process alive, and a caller still parked is never woken. */
