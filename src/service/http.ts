@@ -181,7 +181,9 @@ export class ServiceHttp {
     } catch (error) {
       if (error instanceof ApiError) throw error;
       if (sentAt !== undefined && status === undefined && !this.closed) {
-        counted(`failed: ${this.secrets.clean(describeTransportError(error))} after ${Date.now() - sentAt}ms`);
+        // Node's code, else the words (a DOMException, as a deadline's abort is, has a number for a code).
+        const { code, message } = error as { code?: unknown; message?: string };
+        counted(`failed: ${this.secrets.clean(typeof code === 'string' ? code : (message ?? String(error)))} after ${Date.now() - sentAt}ms`);
       }
       if (signal?.aborted) throw new InterruptedError('interrupted');
       if (error instanceof AnswerTooLarge) {
@@ -237,12 +239,6 @@ function redirectError(to: string | undefined, secrets: SecretValues): ApiError 
     'auth',
     `the service redirected${where} instead of answering (a login page): the base URL or the API key is wrong`,
   );
-}
-
-function describeTransportError(error: unknown): string {
-  // (A DOMException, as a deadline's abort is, has a number for a code.)
-  const e = error as { code?: unknown; message?: string };
-  return typeof e.code === 'string' ? e.code : (e.message ?? String(error));
 }
 
 function transportError(error: unknown, url: URL, what: string, secrets: SecretValues): ApiError {

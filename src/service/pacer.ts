@@ -111,7 +111,7 @@ export class Pacer {
     if (now < this.blockedUntil) return this.blockedUntil - now;
     if (!this.answered) return this.inFlight < FIRST_REQUESTS ? 0 : -1;
     if (this.limit === undefined || this.remaining === undefined) return 0;
-    const margin = this.margin();
+    const margin = this.windowMs === undefined ? WINDOW_MARGIN_MS : Math.min(WINDOW_MARGIN_MS, Math.max(MIN_MARGIN_MS, this.windowMs / 50));
     if (this.windowEnd !== undefined && now >= this.windowEnd + margin) {
       // A fresh window has the full limit once one request has seen it open (a 429: it grew).
       this.remaining = this.limit;
@@ -127,10 +127,6 @@ export class Pacer {
       return 0;
     }
     return -1;
-  }
-
-  private margin(): number {
-    return this.windowMs === undefined ? WINDOW_MARGIN_MS : Math.min(WINDOW_MARGIN_MS, Math.max(MIN_MARGIN_MS, this.windowMs / 50));
   }
 
   /** Once the run is over: no timer keeps the process alive, and a caller still parked is never woken. */
