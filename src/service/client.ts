@@ -68,7 +68,6 @@ export class ServiceClient extends StatsHttp {
 
   pagesFor = (total: number): number => lastPageOf(total, PER_PAGE);
 
-  /** The website with this id; undefined on a 404. */
   async lookupWebsite(id: number): Promise<LiveWebsite | undefined> {
     try {
       const answer = await this.call({ method: 'GET', path: `/websites/${id}`, kind: 'show', what: `read website ${id}` });

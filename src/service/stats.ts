@@ -32,7 +32,6 @@ export function dayBefore(date: Date, days: number): string {
   return new Date(date.getTime() - days * 86_400_000).toISOString().slice(0, 10);
 }
 
-/** A day as the stats API writes one: `YYYY-MM-DD`. */
 export function isDay(value: string): boolean {
   return /^\d{4}-\d{2}-\d{2}$/.test(value);
 }
@@ -41,10 +40,7 @@ export function isDay(value: string): boolean {
 const sum = (rows: readonly StatsRow[], from?: string) => rows.reduce((n, r) => (from === undefined || (isDay(r.value) && r.value >= from) ? n + r.count : n), 0);
 
 export class StatsHttp extends ServiceHttp {
-  /**
-   * Every row of one statistic over a range, sorted by value (the default order by count has ties
-   * that two pages may split differently), each value once with its larger count.
-   */
+  /** Every row of one statistic over a range, sorted by value: the default order by count has ties that two pages may split differently. */
   async statsRows(id: number, domain: string, name: string, from: string, to: string, options: StatsReadOptions = {}): Promise<StatsRow[]> {
     const what = `read the ${name} statistics of ${domain}`;
     return walkPages<StatsRow, StatsRow>({
@@ -90,11 +86,7 @@ export class StatsHttp extends ServiceHttp {
     }
   }
 
-  /**
-   * What a website's statistics hold, for a delete: the lifetime pageviews (the hourly sums, at most
-   * 24 rows), the daily rows of the window (the larger of `recentDays` and 30), and, without recent
-   * pageviews, the recent events: an event hit is activity that records no pageview.
-   */
+  /** What a website's statistics hold, for a delete; without recent pageviews, the recent events (activity that records no pageview). */
   async readTraffic(id: number, domain: string, recentDays: number, today = new Date()): Promise<Traffic> {
     const day = (daysBack: number) => dayBefore(today, daysBack);
     const events = async (from: string) => sum(await this.statsRows(id, domain, 'event', from, HISTORY_TO, { maxRows: [MAX_EVENT_VALUES, 'sitesync counts for a delete'] }));

@@ -134,10 +134,7 @@ export async function readCapped(res: Pick<Dispatcher.ResponseData, 'headers' | 
   return Buffer.concat(chunks, size).toString('utf8');
 }
 
-/**
- * The whole time one answer may take (undici's own timeouts run between chunks, which a server
- * trickling a few bytes at a time never trips), or until `outer` (Ctrl-C) aborts.
- */
+/** The whole time one answer may take (a server trickling a few bytes never trips undici's timeouts, between chunks), or until `outer` aborts. */
 export function deadline(ms: number, outer?: AbortSignal): { signal: AbortSignal; expired: () => boolean } {
   const timer = AbortSignal.timeout(ms);
   return { signal: outer ? AbortSignal.any([outer, timer]) : timer, expired: () => timer.aborted };
