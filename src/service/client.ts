@@ -123,19 +123,13 @@ export class ServiceClient extends StatsHttp {
 
   async updateWebsite(id: number, domain: string, form: Form): Promise<LiveWebsite | undefined> {
     let checked = false;
-    const answer = await this.call({
-      method: 'PATCH',
-      path: `/websites/${id}`,
-      form,
-      kind: 'write',
-      what: `update ${domain}`,
-      // Some versions answer 500, not 404, for an id that no longer exists: look before retrying.
-      beforeRetry: async (error) => {
-        if (checked || error.kind !== 'server') return;
-        checked = true;
-        if (!(await this.lookupWebsite(id))) throw new ApiError('not-found', `update ${domain}: the website no longer exists at the service (id ${id})`, 404);
-      },
-    });
+    // Some versions answer 500, not 404, for an id that no longer exists: look before retrying.
+    const beforeRetry = async (error: ApiError) => {
+      if (checked || error.kind !== 'server') return;
+      checked = true;
+      if (!(await this.lookupWebsite(id))) throw new ApiError('not-found', `update ${domain}: the website no longer exists at the service (id ${id})`, 404);
+    };
+    const answer = await this.call({ method: 'PATCH', path: `/websites/${id}`, form, kind: 'write', what: `update ${domain}`, beforeRetry });
     try {
       return toLiveWebsite(unwrap(answer.body), this.cleaned);
     } catch {
@@ -146,16 +140,11 @@ export class ServiceClient extends StatsHttp {
   /** Deletes a website; `false` when it was already gone. */
   async deleteWebsite(id: number, domain: string): Promise<boolean> {
     let sentBefore = false;
+    const beforeRetry = async () => {
+      sentBefore = true;
+    };
     try {
-      await this.call({
-        method: 'DELETE',
-        path: `/websites/${id}`,
-        kind: 'write',
-        what: `delete ${domain}`,
-        beforeRetry: async () => {
-          sentBefore = true;
-        },
-      });
+      await this.call({ method: 'DELETE', path: `/websites/${id}`, kind: 'write', what: `delete ${domain}`, beforeRetry });
       return true;
     } catch (error) {
       // A retry that finds it gone: the lost first attempt deleted it; a first attempt that finds it gone: it was already.
