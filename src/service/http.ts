@@ -169,8 +169,7 @@ export class ServiceHttp {
       limit = deadline(allowedMs, signal);
       const body = spec.form && new URLSearchParams(spec.form).toString();
       const headers = body === undefined ? this.headers : { ...this.headers, 'content-type': 'application/x-www-form-urlencoded' };
-      const statsTimeoutMs = Math.min(this.options.statsTimeoutMs, this.options.readTimeoutMs);
-      const timeouts = readsStats(spec) ? { headersTimeout: statsTimeoutMs, bodyTimeout: statsTimeoutMs } : {};
+      const timeouts = readsStats(spec) ? { headersTimeout: this.options.statsTimeoutMs, bodyTimeout: this.options.statsTimeoutMs } : {};
       const res = await this.pool.request({ method: spec.method, path, headers, body, signal: limit.signal, ...timeouts });
       status = res.statusCode;
       responseHeaders = res.headers;
