@@ -165,21 +165,17 @@ export async function readWholeHistory<N extends string>(http: StatsHttp, id: nu
     if (characters > MAX_HISTORY_CHARACTERS) return `the history's values hold more than ${MAX_HISTORY_CHARACTERS / 1024 / 1024} Mi characters in all, more than one archive holds (the product keeps at most 255 a value)`;
   };
   const limit = pLimit(NAMES_AT_ONCE);
-  const read = await Promise.all(
-    names.map((name) =>
-      limit(async () => {
-        const onPage = (n: number, of: number | undefined) => {
-          requests++;
-          pages.set(name, Math.max(n, of ?? n));
-          onProgress?.(requests, [...pages.values()].reduce((a, b) => a + b, 0));
-        };
-        const rows = await http.statsRows(id, domain, name, HISTORY_FROM, HISTORY_TO, { kind: 'archive', onPage, budget }).catch((error: unknown) => {
-          limit.clearQueue(); // the names not yet started are not asked for
-          throw error;
-        });
-        return [name, rows] as const;
-      }),
-    ),
-  );
+  const read = await limit.map(names, async (name) => {
+    const onPage = (n: number, of: number | undefined) => {
+      requests++;
+      pages.set(name, Math.max(n, of ?? n));
+      onProgress?.(requests, [...pages.values()].reduce((a, b) => a + b, 0));
+    };
+    const rows = await http.statsRows(id, domain, name, HISTORY_FROM, HISTORY_TO, { kind: 'archive', onPage, budget }).catch((error: unknown) => {
+      limit.clearQueue(); // the names not yet started are not asked for
+      throw error;
+    });
+    return [name, rows] as const;
+  });
   return { range: { from: HISTORY_FROM, to: HISTORY_TO }, rows: Object.fromEntries(read) as Record<N, StatsRow[]>, requests };
 }
