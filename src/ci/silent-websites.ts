@@ -15,6 +15,7 @@ import { failed, type AccountPlanned, type PlannedAccount } from '../run/open.js
 import type { Context } from '../io/context.js';
 import { monthStart, monthUsage, QUOTA_WARNING, type AccountUsage } from '../model/quota.js';
 import { monthPageviews } from '../run/usage.js';
+import { dayBefore } from '../service/stats.js';
 import type { SilentWebsite } from './drift-body.js';
 
 /** Websites of one account read at once (the installation's pacer spaces them further). */
@@ -41,7 +42,7 @@ export interface QuietAccounts {
 
 /** The silent websites of every planned account, and its month against the plan; an account whose reads fail is failed. */
 export async function readSilentWebsites(accounts: readonly AccountPlanned[], days: number, scope: QuietScope, ctx: Pick<Context, 'secrets'>, now = new Date()): Promise<QuietAccounts> {
-  const since = new Date(now.getTime() - (days - 1) * 86_400_000).toISOString().slice(0, 10);
+  const since = dayBefore(now, days - 1);
   const found = new Map<AccountPlanned, QuietFindings>();
   const planned = accounts.flatMap((a) => (a.failure ? [] : [a]));
   const outcomes = await eachAccount(planned, (a) => a.connection.installation, async (a) => {

@@ -40,7 +40,7 @@ async function runAccount(args: CommandArgs<typeof options>, ctx: Context): Prom
       if (args.usage) {
         const account = await a.client.getAccount();
         // The listing that the month's sum needs counts the websites too.
-        const usage = await readUsage(a.client, account, a.client.today());
+        const usage = await readUsage(a.client, account, new Date());
         return { account, used: usage.websites, usage };
       }
       const [account, used] = await Promise.all([a.client.getAccount(), a.client.countWebsites()]);

@@ -48,7 +48,7 @@ export class ServiceClient extends StatsHttp {
             : `page ${n} says last_page ${page.lastPage ?? 'nothing'} where page 1 said ${first.lastPage ?? 'nothing'}: more than websites added while sitesync lists them explain`,
         circles: (n) => `page ${n} holds only websites of earlier pages, yet says there is a next page`,
       },
-      readers: this.listConcurrency,
+      readers: this.options.listConcurrency,
       shared: read,
       onPage: (pages, of) => onProgress?.(pages, of),
     });
@@ -68,7 +68,6 @@ export class ServiceClient extends StatsHttp {
 
   pagesFor = (total: number): number => lastPageOf(total, PER_PAGE);
 
-  /** The website with this id; undefined on a 404. */
   async lookupWebsite(id: number): Promise<LiveWebsite | undefined> {
     try {
       const answer = await this.call({ method: 'GET', path: `/websites/${id}`, kind: 'show', what: `read website ${id}` });
@@ -92,8 +91,7 @@ export class ServiceClient extends StatsHttp {
       try {
         await this.updateWebsite(stored.website.id, domain, toForm(values, afterwards));
       } catch (error) {
-        const message = error instanceof Error ? error.message : String(error);
-        throw new ApiError('server', `created (id ${stored.website.id}), but marking it favorite failed: ${message}`);
+        throw new ApiError('server', `created (id ${stored.website.id}), but marking it favorite failed: ${(error as Error).message}`);
       }
     }
     return stored;
@@ -109,7 +107,7 @@ export class ServiceClient extends StatsHttp {
     const ifDone = async () => {
       stored = await this.findWebsite(domain);
       if (!stored) return undefined;
-      this.log(`  ${domain}: the store's answer was lost, but the website exists (id ${stored.id}): not stored again`);
+      this.options.log?.(`  ${domain}: the store's answer was lost, but the website exists (id ${stored.id}): not stored again`);
       return { status: 200, headers: {}, body: undefined };
     };
     const answer = await this.call({ method: 'POST', path: '/websites', form: { domain, ...form }, kind: 'write', what: `create ${domain}`, ifDone });
@@ -125,19 +123,13 @@ export class ServiceClient extends StatsHttp {
 
   async updateWebsite(id: number, domain: string, form: Form): Promise<LiveWebsite | undefined> {
     let checked = false;
-    const answer = await this.call({
-      method: 'PATCH',
-      path: `/websites/${id}`,
-      form,
-      kind: 'write',
-      what: `update ${domain}`,
-      // Some versions answer 500, not 404, for an id that no longer exists: look before retrying.
-      beforeRetry: async (error) => {
-        if (checked || error.kind !== 'server') return;
-        checked = true;
-        if (!(await this.lookupWebsite(id))) throw new ApiError('not-found', `update ${domain}: the website no longer exists at the service (id ${id})`, 404);
-      },
-    });
+    // Some versions answer 500, not 404, for an id that no longer exists: look before retrying.
+    const beforeRetry = async (error: ApiError) => {
+      if (checked || error.kind !== 'server') return;
+      checked = true;
+      if (!(await this.lookupWebsite(id))) throw new ApiError('not-found', `update ${domain}: the website no longer exists at the service (id ${id})`, 404);
+    };
+    const answer = await this.call({ method: 'PATCH', path: `/websites/${id}`, form, kind: 'write', what: `update ${domain}`, beforeRetry });
     try {
       return toLiveWebsite(unwrap(answer.body), this.cleaned);
     } catch {
@@ -148,16 +140,11 @@ export class ServiceClient extends StatsHttp {
   /** Deletes a website; `false` when it was already gone. */
   async deleteWebsite(id: number, domain: string): Promise<boolean> {
     let sentBefore = false;
+    const beforeRetry = async () => {
+      sentBefore = true;
+    };
     try {
-      await this.call({
-        method: 'DELETE',
-        path: `/websites/${id}`,
-        kind: 'write',
-        what: `delete ${domain}`,
-        beforeRetry: async () => {
-          sentBefore = true;
-        },
-      });
+      await this.call({ method: 'DELETE', path: `/websites/${id}`, kind: 'write', what: `delete ${domain}`, beforeRetry });
       return true;
     } catch (error) {
       // A retry that finds it gone: the lost first attempt deleted it; a first attempt that finds it gone: it was already.

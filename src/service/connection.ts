@@ -1,9 +1,9 @@
 /**
- * Where the service is and which key to use, exactly as the contract's table says:
- * base URL from --base-url · SITESYNC_BASE_URL · api.base_url; the key from --api-key-file ·
- * SITESYNC_API_KEY, never from the file or an argument.
+ * Where the service is and which key to use, as the contract's table says (--base-url · SITESYNC_BASE_URL ·
+ * api.base_url; --api-key-file · SITESYNC_API_KEY): the key never from the file or an argument.
  */
 import { createReadStream } from 'node:fs';
+import { buffer } from 'node:stream/consumers';
 import { SitesyncError } from '../messages/errors.js';
 import { BASE_URL_RULE, checkedAddress } from '../model/address.js';
 import type { Env } from '../io/context.js';
@@ -44,16 +44,11 @@ export async function resolveApiKey(flags: ConnectionFlags, env: Env): Promise<s
 
 /** At most MAX_KEY_FILE_BYTES + 1 bytes (the path may be /dev/zero). */
 async function readKeyFile(path: string, where: string): Promise<string> {
-  const chunks: Buffer[] = [];
-  try {
-    for await (const chunk of createReadStream(path, { end: MAX_KEY_FILE_BYTES })) chunks.push(chunk as Buffer);
-  } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
+  const data = await buffer(createReadStream(path, { end: MAX_KEY_FILE_BYTES })).catch(({ code }: NodeJS.ErrnoException) => {
     throw new SitesyncError(
       `${where}: ${code === 'ENOENT' ? 'no such file' : code === 'EISDIR' ? 'this is a folder' : code === 'EACCES' ? 'permission denied' : `cannot read it (${code})`}`,
     );
-  }
-  const data = Buffer.concat(chunks);
+  });
   if (data.length > MAX_KEY_FILE_BYTES) throw new SitesyncError(`${where} is not an API key: the file holds more than ${MAX_KEY_FILE_BYTES / 1024} KiB`);
   return data.toString('utf8');
 }

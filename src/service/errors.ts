@@ -19,7 +19,6 @@ export class ApiError extends SitesyncError {
     readonly kind: ApiErrorKind,
     message: string,
     readonly status?: number,
-    /** Laravel validation errors: field → messages. */
     readonly fieldErrors: Record<string, string[]> = {},
   ) {
     super(message);

@@ -1,8 +1,8 @@
 /**
- * HTTP to the service: every request pinned to the base URL's origin, paced, retried where that
- * is safe, its answer bounded, its failure said in words. What the service says is cleaned of the
- * run's secrets here, before it is anything else.
+ * HTTP to the service: every request pinned to the base URL's origin, paced, retried where safe,
+ * its answer bounded, its failure in words; what the service says is cleaned of the run's secrets first.
  */
+import { unescape } from 'node:querystring';
 import { Pool } from 'undici';
 import { InterruptedError } from '../messages/errors.js';
 import { packageVersion } from '../io/paths.js';
@@ -10,36 +10,27 @@ import { SecretValues } from '../secrets/values.js';
 import { ApiError, errorForStatus, serviceMessage } from './errors.js';
 import { Pacer, realClock, ThrottleTooLong } from './pacer.js';
 import { ANSWER_DEADLINE_MS, AnswerTooLarge, certificateProblem, checkServerIdentity, classifyTransportError, deadline, header, readCapped, type Answer, type Method } from './transport.js';
-import { MAX_ANSWER_BYTES } from '../caps.js';
+import { MAX_ANSWER_BYTES, MAX_THROTTLE_WAIT_MS } from '../caps.js';
 import type { Form } from './wire.js';
 
 /** Attempts after a 5xx or a network error (the first included), none past budgetMs since the first. */
-const DEFAULT_RETRY = { attempts: 5, baseDelayMs: 300, maxDelayMs: 8000, budgetMs: 60_000, max429: 30 };
+const RETRY = { attempts: 5, baseDelayMs: 300, maxDelayMs: 8000, budgetMs: 60_000, max429: 30 };
+/** What tests shorten. Reads time out between chunks, deadlines bound the whole answer; statistics' are shorter and not retried. */
+const LIMITS = { ...RETRY, readTimeoutMs: 30_000, statsTimeoutMs: 15_000, deadlineMs: ANSWER_DEADLINE_MS, statsDeadlineMs: 30_000, maxAnswerBytes: MAX_ANSWER_BYTES, listConcurrency: 12 };
 
-export interface ClientOptions {
+export interface ClientOptions extends Partial<typeof LIMITS> {
   baseUrl: string;
   apiKey: string;
   /** Where the key came from, for the advice when the service refuses it (never the key). */
   keyFrom?: string;
   /** Shared with the caller, so that passwords registered later count too (the key is added). */
   secrets?: SecretValues;
-  listConcurrency?: number;
-  /** Time allowed for the answer's headers, and then between body chunks. */
-  readTimeoutMs?: number;
-  /** The same for statistics (default 15 s), not retried: a service that slow is not made faster by asking again. */
-  statsTimeoutMs?: number;
-  /** The whole time one answer may take (default ANSWER_DEADLINE_MS). */
-  deadlineMs?: number;
-  /** The same for statistics (default STATS_DEADLINE_MS): past it, the traffic is unknown. */
-  statsDeadlineMs?: number;
-  retry?: Partial<typeof DEFAULT_RETRY>;
   /** One line per request (`--verbose`): never the key or a body. */
   log?: (line: string) => void;
   /** One per installation: its throttle may count every key from this address (service-behaviour.md). */
   pacer?: Pacer;
   /** Aborts reads in progress (Ctrl-C). Writes are never cut off half way. */
   signal?: AbortSignal;
-  maxAnswerBytes?: number;
 }
 
 export type RequestKind = 'account' | 'listing' | 'search' | 'count' | 'show' | 'statistics' | 'archive' | 'write';
@@ -64,8 +55,6 @@ const readsStats = (spec: RequestSpec) => spec.kind === 'statistics' || spec.kin
 
 /** The page size of every list read (the most the product allows). */
 export const PER_PAGE = 100;
-export const LIST_CONCURRENCY = 12;
-export const STATS_DEADLINE_MS = 30_000;
 
 export class ServiceHttp {
   /** `byKind`: requests (each attempt) by what they were for. */
@@ -77,9 +66,10 @@ export class ServiceHttp {
   private readonly headers: Record<string, string>;
   private readonly secrets: SecretValues;
   private closed = false;
-  readonly listConcurrency: number;
+  protected readonly options: ClientOptions & typeof LIMITS;
 
-  constructor(private readonly options: ClientOptions) {
+  constructor(options: ClientOptions) {
+    this.options = { ...LIMITS, ...options };
     this.secrets = options.secrets ?? new SecretValues();
     this.secrets.add(options.apiKey);
     this.url = new URL(options.baseUrl);
@@ -87,13 +77,12 @@ export class ServiceHttp {
     this.pool = new Pool(this.url.origin, {
       connections: 16,
       connectTimeout: 10_000,
-      headersTimeout: options.readTimeoutMs ?? 30_000,
-      bodyTimeout: options.readTimeoutMs ?? 30_000,
+      headersTimeout: this.options.readTimeoutMs,
+      bodyTimeout: this.options.readTimeoutMs,
       keepAliveTimeout: 10_000,
       connect: { checkServerIdentity },
     });
     this.pacer = options.pacer ?? new Pacer();
-    this.listConcurrency = options.listConcurrency ?? LIST_CONCURRENCY;
     this.headers = {
       authorization: `Bearer ${options.apiKey}`,
       accept: 'application/json',
@@ -116,13 +105,9 @@ export class ServiceHttp {
     await this.pool.close();
   }
 
-  /** The day the stats are read against. */
-  today(): Date {
-    return new Date();
-  }
   /** One request with retries: 429 waits as the service says; 5xx and network errors back off. */
   async call(spec: RequestSpec): Promise<Answer> {
-    const retry = { ...DEFAULT_RETRY, ...this.options.retry };
+    const { attempts, budgetMs, max429, maxDelayMs, baseDelayMs } = this.options;
     const started = Date.now();
     let failures = 0;
     let throttled = 0;
@@ -132,7 +117,7 @@ export class ServiceHttp {
         const answer = await this.send(spec, failures + throttled);
         if (answer.status >= 200 && answer.status < 300) return answer;
         // The pacer holds every request until the window ends; past max429, the 429 is not retried.
-        if (answer.status === 429 && ++throttled <= retry.max429) continue;
+        if (answer.status === 429 && ++throttled <= max429) continue;
         // The service's words may echo the form, password included: cleaned before they are a message.
         error = this.errorFor(spec, { ...answer, body: this.secrets.cleanDeep(answer.body) });
       } catch (e) {
@@ -144,10 +129,10 @@ export class ServiceHttp {
       if (done) return done;
       // A PATCH sets what it sets, a DELETE finds it gone: only a POST would do twice what it did once.
       const retryable = error.transient && (spec.method !== 'POST' || spec.ifDone !== undefined) && !(readsStats(spec) && error.kind === 'timeout');
-      if (!retryable || failures >= retry.attempts || Date.now() - started > retry.budgetMs) throw error;
+      if (!retryable || failures >= attempts || Date.now() - started > budgetMs) throw error;
       await spec.beforeRetry?.(error);
       this.stats.retries++;
-      const cap = Math.min(retry.maxDelayMs, retry.baseDelayMs * 2 ** (failures - 1));
+      const cap = Math.min(maxDelayMs, baseDelayMs * 2 ** (failures - 1));
       await realClock.sleep(cap / 2 + Math.random() * (cap / 2));
     }
   }
@@ -167,7 +152,7 @@ export class ServiceHttp {
 
   private async send(spec: RequestSpec, attempt: number): Promise<Answer> {
     const signal = spec.method === 'GET' ? this.options.signal : undefined;
-    const allowedMs = readsStats(spec) ? (this.options.statsDeadlineMs ?? STATS_DEADLINE_MS) : (this.options.deadlineMs ?? ANSWER_DEADLINE_MS);
+    const allowedMs = readsStats(spec) ? this.options.statsDeadlineMs : this.options.deadlineMs;
     const path = `${this.apiRoot}${spec.path}`;
     let limit: ReturnType<typeof deadline> | undefined;
     let sentAt: number | undefined;
@@ -176,7 +161,7 @@ export class ServiceHttp {
     const counted = (line: string) => {
       this.stats.requests++;
       this.stats.byKind[spec.kind] = (this.stats.byKind[spec.kind] ?? 0) + 1;
-      this.log(`${spec.method} ${path} ${line}`);
+      this.options.log?.(`${spec.method} ${path} ${line}`);
     };
     try {
       signal?.throwIfAborted();
@@ -184,19 +169,20 @@ export class ServiceHttp {
       limit = deadline(allowedMs, signal);
       const body = spec.form && new URLSearchParams(spec.form).toString();
       const headers = body === undefined ? this.headers : { ...this.headers, 'content-type': 'application/x-www-form-urlencoded' };
-      const statsTimeoutMs = Math.min(this.options.statsTimeoutMs ?? 15_000, this.options.readTimeoutMs ?? 30_000);
-      const timeouts = readsStats(spec) ? { headersTimeout: statsTimeoutMs, bodyTimeout: statsTimeoutMs } : {};
+      const timeouts = readsStats(spec) ? { headersTimeout: this.options.statsTimeoutMs, bodyTimeout: this.options.statsTimeoutMs } : {};
       const res = await this.pool.request({ method: spec.method, path, headers, body, signal: limit.signal, ...timeouts });
       status = res.statusCode;
       responseHeaders = res.headers;
-      const text = await readCapped(res, this.options.maxAnswerBytes ?? MAX_ANSWER_BYTES);
+      const text = await readCapped(res, this.options.maxAnswerBytes);
       counted(`${status} ${Date.now() - sentAt}ms${attempt ? ` (retry ${attempt})` : ''}`);
       if (status >= 300 && status < 400) throw redirectError(header(responseHeaders, 'location'), this.secrets);
       return { status, headers: responseHeaders, body: parseBody(text, status, spec.what) };
     } catch (error) {
       if (error instanceof ApiError) throw error;
       if (sentAt !== undefined && status === undefined && !this.closed) {
-        counted(`failed: ${this.secrets.clean(describeTransportError(error))} after ${Date.now() - sentAt}ms`);
+        // Node's code, else the words (a DOMException, as a deadline's abort is, has a number for a code).
+        const { code, message } = error as { code?: unknown; message?: string };
+        counted(`failed: ${this.secrets.clean(typeof code === 'string' ? code : (message ?? String(error)))} after ${Date.now() - sentAt}ms`);
       }
       if (signal?.aborted) throw new InterruptedError('interrupted');
       if (error instanceof AnswerTooLarge) {
@@ -205,7 +191,7 @@ export class ServiceHttp {
       if (error instanceof ThrottleTooLong) {
         throw new ApiError(
           'rate-limit',
-          `${spec.what}: the service asks to wait ${formatWait(error.waitMs)} before its next request (its 429's Retry-After or X-RateLimit-Reset), longer than sitesync waits (${formatWait(error.maxMs)}): nothing more was sent; try again later`,
+          `${spec.what}: the service asks to wait ${formatWait(error.waitMs)} before its next request (its 429's Retry-After or X-RateLimit-Reset), longer than sitesync waits (${formatWait(MAX_THROTTLE_WAIT_MS)}): nothing more was sent; try again later`,
         );
       }
       if (limit?.expired()) {
@@ -215,10 +201,6 @@ export class ServiceHttp {
     } finally {
       if (sentAt !== undefined) this.pacer.release(sentAt, status, responseHeaders);
     }
-  }
-
-  log(line: string): void {
-    this.options.log?.(line);
   }
 }
 
@@ -247,32 +229,15 @@ function parseBody(text: string, status: number, what: string): unknown {
 }
 
 function redirectError(to: string | undefined, secrets: SecretValues): ApiError {
-  let where = '';
-  try {
-    // Cleaned as written, as a path, then decoded: a password echoed in the Location, however spelt.
-    const path = to && secrets.clean(new URL(secrets.clean(to), 'http://x').pathname);
-    if (path) where = ` to ${secrets.clean(decodedPath(path))}`;
-  } catch {
-    // A Location that is not a URL is not shown.
-  }
+  // Cleaned as written, as a path, then decoded (leniently): a password echoed in the Location, however spelt.
+  // A Location that is not a URL is not shown.
+  const written = to && secrets.clean(to);
+  const path = written && URL.canParse(written, 'http://x') ? secrets.clean(new URL(written, 'http://x').pathname) : '';
+  const where = path ? ` to ${secrets.clean(unescape(path))}` : '';
   return new ApiError(
     'auth',
     `the service redirected${where} instead of answering (a login page): the base URL or the API key is wrong`,
   );
-}
-
-function decodedPath(path: string): string {
-  try {
-    return decodeURIComponent(path);
-  } catch {
-    return path;
-  }
-}
-
-function describeTransportError(error: unknown): string {
-  // (A DOMException, as a deadline's abort is, has a number for a code.)
-  const e = error as { code?: unknown; message?: string };
-  return typeof e.code === 'string' ? e.code : (e.message ?? String(error));
 }
 
 function transportError(error: unknown, url: URL, what: string, secrets: SecretValues): ApiError {

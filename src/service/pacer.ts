@@ -7,19 +7,16 @@
  * end instead of probing it. After a predicted end, one request goes first: a window that grew
  * costs that one 429, not one per request in flight. A window that shrinks is not noticed.
  */
+import { EventEmitter, once } from 'node:events';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { MAX_THROTTLE_WAIT_MS } from '../caps.js';
 import { header, type Answer } from './transport.js';
 
-export interface PacerClock {
-  now(): number;
-  sleep(ms: number, signal?: AbortSignal): Promise<void>;
-}
-
-export const realClock: PacerClock = {
+export const realClock = {
   now: () => Date.now(),
-  sleep: (ms, signal) => sleep(ms, undefined, { signal }),
+  sleep: (ms: number, signal?: AbortSignal): Promise<void> => sleep(ms, undefined, { signal }),
 };
+export type PacerClock = typeof realClock;
 
 /** Requests sent before any answer says what the limits are: enough for the account and page 1. */
 const FIRST_REQUESTS = 2;
@@ -29,10 +26,7 @@ const WINDOW_MARGIN_MS = 150;
 const MIN_MARGIN_MS = 20;
 
 export class ThrottleTooLong extends Error {
-  constructor(
-    readonly waitMs: number,
-    readonly maxMs: number,
-  ) {
+  constructor(readonly waitMs: number) {
     super(`the service's throttle asks to wait ${Math.round(waitMs / 1000)} s`);
   }
 }
@@ -50,26 +44,26 @@ export class Pacer {
   private probing = false;
   private confirming = false;
   private answered = false;
-  private waiters: (() => void)[] = [];
+  /** 'wake' on every answer and at every timer: parked callers look again. */
+  private readonly wakes = new EventEmitter().setMaxListeners(0);
   private timer?: { at: number; cancel: AbortController };
   private closed = false;
 
-  constructor(
-    private readonly clock: PacerClock = realClock,
-    private readonly maxWaitMs = MAX_THROTTLE_WAIT_MS,
-  ) {}
+  constructor(private readonly clock: PacerClock = realClock) {}
 
-  /** Waits until a request may be sent, and says when it was; throws ThrottleTooLong rather than wait longer than maxWaitMs. */
+  /** Waits until a request may be sent, and says when it was; throws ThrottleTooLong rather than wait longer than MAX_THROTTLE_WAIT_MS. */
   async acquire(signal?: AbortSignal): Promise<number> {
     for (;;) {
       signal?.throwIfAborted();
       const wait = this.waitTime();
-      if (wait > this.maxWaitMs) throw new ThrottleTooLong(wait, this.maxWaitMs);
+      if (wait > MAX_THROTTLE_WAIT_MS) throw new ThrottleTooLong(wait);
       if (wait === 0) {
         this.inFlight++;
         return this.clock.now();
       }
-      await this.park(wait, signal);
+      // Until the next answer, or `wait` ms when it is positive; given up (Ctrl-C), the check above throws.
+      if (wait > 0) this.schedule(this.clock.now() + wait);
+      await once(this.wakes, 'wake', { signal }).catch(() => {});
     }
   }
 
@@ -109,7 +103,7 @@ export class Pacer {
       }
       this.remaining = 0;
     }
-    this.wake();
+    this.wakes.emit('wake');
   }
 
   private waitTime(): number {
@@ -117,7 +111,7 @@ export class Pacer {
     if (now < this.blockedUntil) return this.blockedUntil - now;
     if (!this.answered) return this.inFlight < FIRST_REQUESTS ? 0 : -1;
     if (this.limit === undefined || this.remaining === undefined) return 0;
-    const margin = this.margin();
+    const margin = this.windowMs === undefined ? WINDOW_MARGIN_MS : Math.min(WINDOW_MARGIN_MS, Math.max(MIN_MARGIN_MS, this.windowMs / 50));
     if (this.windowEnd !== undefined && now >= this.windowEnd + margin) {
       // A fresh window has the full limit once one request has seen it open (a 429: it grew).
       this.remaining = this.limit;
@@ -133,27 +127,6 @@ export class Pacer {
       return 0;
     }
     return -1;
-  }
-
-  private margin(): number {
-    return this.windowMs === undefined ? WINDOW_MARGIN_MS : Math.min(WINDOW_MARGIN_MS, Math.max(MIN_MARGIN_MS, this.windowMs / 50));
-  }
-
-  /** Waits for the next answer, or `wait` ms when it is positive. */
-  private park(wait: number, signal?: AbortSignal): Promise<void> {
-    return new Promise((resolve, reject) => {
-      const done = () => {
-        signal?.removeEventListener('abort', onAbort);
-        resolve();
-      };
-      const onAbort = () => {
-        this.waiters = this.waiters.filter((w) => w !== done);
-        reject(signal?.reason);
-      };
-      signal?.addEventListener('abort', onAbort, { once: true });
-      this.waiters.push(done);
-      if (wait > 0) this.schedule(this.clock.now() + wait);
-    });
   }
 
   /** Once the run is over: no timer keeps the process alive, and a caller still parked is never woken. */
@@ -172,16 +145,10 @@ export class Pacer {
     this.clock.sleep(Math.max(1, at - this.clock.now()), timer.cancel.signal).then(
       () => {
         if (this.timer === timer) this.timer = undefined;
-        this.wake();
+        this.wakes.emit('wake');
       },
       () => {}, // replaced by an earlier timer
     );
-  }
-
-  private wake(): void {
-    const waiters = this.waiters;
-    this.waiters = [];
-    for (const w of waiters) w();
   }
 }
 

@@ -1,15 +1,12 @@
 /**
  * The walker of pages the client does not trust (listings, searches, statistics). The page count
- * decides how many requests are sent, so it is checked before it is followed: `last_page` is
- * Laravel's `max(1, ceil(total / per_page))`, a listing grows only by what is added meanwhile, no
- * listing holds more than a million items, a page with nothing new that says there is more goes
- * in a circle. Anything else is the service's error rather than a run that never ends.
+ * decides how many requests are sent, so it is checked before it is followed (`last_page` is
+ * Laravel's `max(1, ceil(total / per_page))`): anything else is the service's error, not a run that never ends.
  */
 import { MAX_ADDED_WHILE_LISTING, MAX_LISTED_ITEMS } from '../caps.js';
 import { ApiError } from './errors.js';
 import type { Page } from './wire.js';
 
-/** What a walk's errors say. */
 export interface PageWords {
   wrap(problem: string): string;
   /** "websites", "values"; and one of them. */

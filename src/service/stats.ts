@@ -1,7 +1,4 @@
-/**
- * A website's statistics, read so that no answer's order matters. Days are the service's: ranges
- * have no last day (HISTORY_TO), so that a service whose clock is ahead still counts its latest days.
- */
+/** A website's statistics, read so that no answer's order matters; days are the service's (HISTORY_TO). */
 import pLimit from 'p-limit';
 import { MAX_EVENT_VALUES, MAX_HISTORY_CHARACTERS, MAX_HISTORY_VALUES } from '../caps.js';
 import type { Traffic } from '../model/types.js';
@@ -35,7 +32,6 @@ export function dayBefore(date: Date, days: number): string {
   return new Date(date.getTime() - days * 86_400_000).toISOString().slice(0, 10);
 }
 
-/** A day as the stats API writes one: `YYYY-MM-DD`. */
 export function isDay(value: string): boolean {
   return /^\d{4}-\d{2}-\d{2}$/.test(value);
 }
@@ -44,10 +40,7 @@ export function isDay(value: string): boolean {
 const sum = (rows: readonly StatsRow[], from?: string) => rows.reduce((n, r) => (from === undefined || (isDay(r.value) && r.value >= from) ? n + r.count : n), 0);
 
 export class StatsHttp extends ServiceHttp {
-  /**
-   * Every row of one statistic over a range, sorted by value (the default order by count has ties
-   * that two pages may split differently), each value once with its larger count.
-   */
+  /** Every row of one statistic over a range, sorted by value: the default order by count has ties that two pages may split differently. */
   async statsRows(id: number, domain: string, name: string, from: string, to: string, options: StatsReadOptions = {}): Promise<StatsRow[]> {
     const what = `read the ${name} statistics of ${domain}`;
     return walkPages<StatsRow, StatsRow>({
@@ -93,12 +86,8 @@ export class StatsHttp extends ServiceHttp {
     }
   }
 
-  /**
-   * What a website's statistics hold, for a delete: the lifetime pageviews (the hourly sums, at most
-   * 24 rows), the daily rows of the window (the larger of `recentDays` and 30), and, without recent
-   * pageviews, the recent events: an event hit is activity that records no pageview.
-   */
-  async readTraffic(id: number, domain: string, recentDays: number, today = this.today()): Promise<Traffic> {
+  /** What a website's statistics hold, for a delete; without recent pageviews, the recent events (activity that records no pageview). */
+  async readTraffic(id: number, domain: string, recentDays: number, today = new Date()): Promise<Traffic> {
     const day = (daysBack: number) => dayBefore(today, daysBack);
     const events = async (from: string) => sum(await this.statsRows(id, domain, 'event', from, HISTORY_TO, { maxRows: [MAX_EVENT_VALUES, 'sitesync counts for a delete'] }));
     const lifetime = sum(await this.statsRows(id, domain, 'pageviews_hour', HISTORY_FROM, HISTORY_TO, { maxRows: [24, 'the hours of a day'] }));
@@ -130,10 +119,9 @@ export class StatsHttp extends ServiceHttp {
   }
 
   /**
-   * For `ci drift --quiet-days`, whatever order the service answers in: the latest day with a
-   * pageview (null when none), and, given `monthFrom`, the pageviews since then. The days come
-   * latest first; when a page does not hold them all, the days after its latest are asked for.
-   * The month comes from the first page when it holds it, else from one more request (`extra`).
+   * For `ci drift --quiet-days`, whatever order the service answers in: the latest day with a pageview
+   * (null when none), asking for the days after a page's latest until a page holds them all; given
+   * `monthFrom`, the pageviews since then, from the first page if it holds them, else one more request (`extra`).
    */
   async quietDays(id: number, domain: string, since: string, monthFrom?: string): Promise<{ lastDay: string | null; month: number; extra: number }> {
     const holdsAll = (page: Page<StatsRow>) => page.items.length < (page.perPage ?? PER_PAGE) || (page.lastPage ?? 1) <= 1;
@@ -175,24 +163,19 @@ export async function readWholeHistory<N extends string>(http: StatsHttp, id: nu
     characters += value.length;
     if (++values > MAX_HISTORY_VALUES) return `the history holds more than ${MAX_HISTORY_VALUES.toLocaleString('en-US')} values in all, more than one archive holds`;
     if (characters > MAX_HISTORY_CHARACTERS) return `the history's values hold more than ${MAX_HISTORY_CHARACTERS / 1024 / 1024} Mi characters in all, more than one archive holds (the product keeps at most 255 a value)`;
-    return undefined;
   };
   const limit = pLimit(NAMES_AT_ONCE);
-  const read = await Promise.all(
-    names.map((name) =>
-      limit(async () => {
-        const onPage = (n: number, of: number | undefined) => {
-          requests++;
-          pages.set(name, Math.max(n, of ?? n));
-          onProgress?.(requests, [...pages.values()].reduce((a, b) => a + b, 0));
-        };
-        const rows = await http.statsRows(id, domain, name, HISTORY_FROM, HISTORY_TO, { kind: 'archive', onPage, budget }).catch((error: unknown) => {
-          limit.clearQueue(); // the names not yet started are not asked for
-          throw error;
-        });
-        return [name, rows] as const;
-      }),
-    ),
-  );
+  const read = await limit.map(names, async (name) => {
+    const onPage = (n: number, of: number | undefined) => {
+      requests++;
+      pages.set(name, Math.max(n, of ?? n));
+      onProgress?.(requests, [...pages.values()].reduce((a, b) => a + b, 0));
+    };
+    const rows = await http.statsRows(id, domain, name, HISTORY_FROM, HISTORY_TO, { kind: 'archive', onPage, budget }).catch((error: unknown) => {
+      limit.clearQueue(); // the names not yet started are not asked for
+      throw error;
+    });
+    return [name, rows] as const;
+  });
   return { range: { from: HISTORY_FROM, to: HISTORY_TO }, rows: Object.fromEntries(read) as Record<N, StatsRow[]>, requests };
 }

@@ -11,7 +11,6 @@ export interface Answer {
   body: unknown;
 }
 
-/** `headers[name]` as one string. */
 export function header(headers: Answer['headers'], name: string): string | undefined {
   const value = headers[name.toLowerCase()];
   return Array.isArray(value) ? value[0] : value;
@@ -100,16 +99,13 @@ const CERTIFICATE_PROBLEMS: Readonly<Record<string, typeof NOT_VALID>> = {
 /** For the wrong host name, the names the certificate is for (the server's text: the caller cleans it). */
 export function certificateProblem(error: unknown, code: string): typeof NOT_VALID {
   const known = CERTIFICATE_PROBLEMS[code] ?? NOT_VALID;
-  const names = certificateNames(error);
-  return names.length && known === OTHER_NAMES ? { ...known, problem: `${known.problem} (${names.join(', ')})` } : known;
-}
-
-function certificateNames(error: unknown): string[] {
+  if (known !== OTHER_NAMES) return known;
   const cert = (error as { cert?: { subjectaltname?: unknown; subject?: { CN?: unknown } } }).cert;
   const altNames = typeof cert?.subjectaltname === 'string' ? cert.subjectaltname.split(', ') : [];
   const names = altNames.map((n) => n.replace(/^(DNS|IP Address):/, '')).filter(Boolean);
   if (!names.length && typeof cert?.subject?.CN === 'string') names.push(cert.subject.CN);
-  return names.length > 4 ? [...names.slice(0, 4), `${names.length - 4} more`] : names;
+  const shown = names.length > 4 ? [...names.slice(0, 4), `${names.length - 4} more`] : names;
+  return shown.length ? { ...known, problem: `${known.problem} (${shown.join(', ')})` } : known;
 }
 
 /** Answers are some 50 KiB at most (a page of 100 websites, of comments): two minutes is a server that does not answer. */
@@ -138,10 +134,7 @@ export async function readCapped(res: Pick<Dispatcher.ResponseData, 'headers' | 
   return Buffer.concat(chunks, size).toString('utf8');
 }
 
-/**
- * The whole time one answer may take (undici's own timeouts run between chunks, which a server
- * trickling a few bytes at a time never trips), or until `outer` (Ctrl-C) aborts.
- */
+/** The whole time one answer may take (a server trickling a few bytes never trips undici's timeouts, between chunks), or until `outer` aborts. */
 export function deadline(ms: number, outer?: AbortSignal): { signal: AbortSignal; expired: () => boolean } {
   const timer = AbortSignal.timeout(ms);
   return { signal: outer ? AbortSignal.any([outer, timer]) : timer, expired: () => timer.aborted };

@@ -29,12 +29,11 @@ export function toLiveWebsite(raw: unknown, clean = (text: string) => text): Liv
 }
 
 export function toAccount(raw: unknown, clean = (text: string) => text): Account {
-  const data = unwrap(raw);
-  const r = (data && typeof data === 'object' ? data : {}) as Raw;
-  const plan = (r.plan && typeof r.plan === 'object' ? r.plan : {}) as Raw;
-  const features = (plan.features && typeof plan.features === 'object' ? plan.features : {}) as Raw;
-  const limit = toInt(features.websites);
-  const pageviews = toInt(features.pageviews);
+  const record = (value: unknown) => (value && typeof value === 'object' ? value : {}) as Raw;
+  const r = record(unwrap(raw));
+  const plan = record(r.plan);
+  const features = record(plan.features);
+  const limitOf = (n: number | undefined) => (n === undefined || n < 0 ? null : n);
   // A yes/no feature as the admin set it (true, 1, "1", …); null when it is not there.
   const reports = toInt(features.email_reports);
   return {
@@ -42,13 +41,12 @@ export function toAccount(raw: unknown, clean = (text: string) => text): Account
     name: typeof r.name === 'string' ? clean(r.name) : '',
     email: typeof r.email === 'string' ? clean(r.email) : '',
     plan: typeof plan.name === 'string' ? clean(plan.name) : '',
-    websiteLimit: limit === undefined || limit < 0 ? null : limit,
-    pageviewLimit: pageviews === undefined || pageviews < 0 ? null : pageviews,
+    websiteLimit: limitOf(toInt(features.websites)),
+    pageviewLimit: limitOf(toInt(features.pageviews)),
     emailReports: reports === undefined ? null : reports !== 0,
   };
 }
 
-/** A page of a list, and what its paginator says of the whole. */
 export interface Page<T = unknown> {
   items: T[];
   currentPage?: number;

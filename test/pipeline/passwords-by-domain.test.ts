@@ -17,7 +17,7 @@ let client: ServiceClient;
 
 beforeEach(async () => {
   emu = await startEmulator({ keys: [KEY], profile: 'deployed' });
-  client = new ServiceClient({ baseUrl: emu.url, apiKey: KEY, retry: { baseDelayMs: 5, maxDelayMs: 20 } });
+  client = new ServiceClient({ baseUrl: emu.url, apiKey: KEY, baseDelayMs: 5, maxDelayMs: 20 });
 });
 afterEach(async () => {
   await client.close();

@@ -19,7 +19,8 @@ function client(options: Partial<ClientOptions> = {}): ServiceClient {
   const c = new ServiceClient({
     baseUrl: emu.url,
     apiKey: KEY,
-    retry: { baseDelayMs: 5, maxDelayMs: 20 },
+    baseDelayMs: 5,
+    maxDelayMs: 20,
     log: (line) => logLines.push(line),
     ...options,
   });
@@ -357,7 +358,7 @@ describe('failures become short typed errors', () => {
     // A server that announces 100 MiB is refused before its body is read.
     const huge = await hugeServer();
     try {
-      const c = new ServiceClient({ baseUrl: huge.url, apiKey: 'k-0123456789', retry: { attempts: 1 } });
+      const c = new ServiceClient({ baseUrl: huge.url, apiKey: 'k-0123456789', attempts: 1 });
       const big = await failure(c.getAccount());
       expect(big.message).toBe("read the account: the service answered more than 64 MiB, which no answer of the service is; nothing more was read (is the base URL the service's address?)");
       await c.close();
@@ -370,7 +371,7 @@ describe('failures become short typed errors', () => {
     const trickle = await trickleServer();
     try {
       // Chunks come every 150 ms, within the 1 s allowed between them: only the deadline ends it.
-      const c = client({ baseUrl: trickle.url, readTimeoutMs: 1_000, deadlineMs: 700, retry: { attempts: 2, baseDelayMs: 1 } });
+      const c = client({ baseUrl: trickle.url, readTimeoutMs: 1_000, deadlineMs: 700, attempts: 2, baseDelayMs: 1 });
       const error = await failure(c.getAccount());
       expect(error.kind).toBe('timeout');
       expect(error.message).toBe(`read the account: ${trickle.host} did not send its whole answer within 0.7 s`);
@@ -384,7 +385,7 @@ describe('failures become short typed errors', () => {
   it('a service that never answers is cut off at the deadline too, and --verbose says so', async () => {
     const silent = await silentServer();
     try {
-      const error = await failure(client({ baseUrl: silent.url, readTimeoutMs: 5_000, deadlineMs: 300, retry: { attempts: 1 } }).getAccount());
+      const error = await failure(client({ baseUrl: silent.url, readTimeoutMs: 5_000, deadlineMs: 300, attempts: 1 }).getAccount());
       expect(error.message).toBe(`read the account: ${silent.host} did not send its whole answer within 0.3 s`);
       expect(logLines).toEqual([expect.stringMatching(/^GET \/api\/v1\/account failed: The operation was aborted due to timeout after \d+ms$/)]);
     } finally {
@@ -403,7 +404,7 @@ describe('failures become short typed errors', () => {
 
   it('a service that keeps failing is an error after bounded attempts', async () => {
     emu.faults.before = () => ({ status: 500, body: { message: 'Server Error' } });
-    const c = client({ retry: { attempts: 3, baseDelayMs: 1, maxDelayMs: 2 } });
+    const c = client({ attempts: 3, baseDelayMs: 1, maxDelayMs: 2 });
     const error = await failure(c.listWebsites());
     expect(error.kind).toBe('server');
     expect(error.message).toBe('list websites (page 1): the service failed (500: Server Error)');
@@ -412,7 +413,7 @@ describe('failures become short typed errors', () => {
 
   it('a slow service times out, with a message and no stack', async () => {
     emu.faults.before = () => ({ delayMs: 1500 });
-    const error = await failure(client({ readTimeoutMs: 200, retry: { attempts: 2, baseDelayMs: 1 } }).getAccount());
+    const error = await failure(client({ readTimeoutMs: 200, attempts: 2, baseDelayMs: 1 }).getAccount());
     expect(error.kind).toBe('timeout');
     expect(error.message).toBe(`read the account: ${new URL(emu.url).host} did not answer in time`);
   });
@@ -438,6 +439,14 @@ describe('failures become short typed errors', () => {
     }
   });
 
+  it("a Location that is not all valid percent-encoding is still decoded before it is cleaned: a password spelt oddly there stays hidden", async () => {
+    const secrets = new SecretValues();
+    secrets.add('p@ss word:99');
+    emu.faults.before = () => ({ status: 302, headers: { location: '/login/p%40ss%20w%6Frd:99/%zz' } });
+    const error = await failure(client({ secrets }).getAccount());
+    expect(error.message).toBe('the service redirected to /login/(redacted)/%zz instead of answering (a login page): the base URL or the API key is wrong');
+  });
+
   it('401 says the key is wrong and never echoes it', async () => {
     const wrong = 'wrong-key-SECRET-0000';
     const error = await failure(client({ apiKey: wrong }).getAccount());
@@ -459,7 +468,7 @@ describe('failures become short typed errors', () => {
     await new Promise<void>((r) => closed.listen(0, '127.0.0.1', r));
     const port = (closed.address() as AddressInfo).port;
     await new Promise((r) => closed.close(r));
-    const error = await failure(client({ baseUrl: `http://127.0.0.1:${port}`, retry: { attempts: 1 } }).getAccount());
+    const error = await failure(client({ baseUrl: `http://127.0.0.1:${port}`, attempts: 1 }).getAccount());
     expect(error.kind).toBe('network');
     expect(error.message).toBe(`read the account: cannot connect to 127.0.0.1:${port} (connection refused): is the base URL right and the service up?`);
   });

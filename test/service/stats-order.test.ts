@@ -104,7 +104,7 @@ describe('reads of a whole window or a last day, in any order', () => {
   let client: ServiceClient;
   beforeEach(async () => {
     emu = await startEmulator({ keys: [KEY] });
-    client = new ServiceClient({ baseUrl: emu.url, apiKey: KEY, retry: { baseDelayMs: 5, maxDelayMs: 20 } });
+    client = new ServiceClient({ baseUrl: emu.url, apiKey: KEY, baseDelayMs: 5, maxDelayMs: 20 });
   });
   afterEach(async () => {
     await client.close();

@@ -21,7 +21,7 @@ let client: ServiceClient;
 beforeEach(async () => {
   emu = await startEmulator({ keys: [KEY] });
   emu.seed(KEY, Array.from({ length: 8 }, (_, i) => ({ domain: `s${i}.example.com`, traffic: { '2020-01-01': 5 } })));
-  client = new ServiceClient({ baseUrl: emu.url, apiKey: KEY, retry: { baseDelayMs: 5, maxDelayMs: 20 }, statsTimeoutMs: 200 });
+  client = new ServiceClient({ baseUrl: emu.url, apiKey: KEY, baseDelayMs: 5, maxDelayMs: 20, statsTimeoutMs: 200 });
 });
 afterEach(async () => {
   await client.close();

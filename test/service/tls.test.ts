@@ -45,7 +45,7 @@ beforeEach(() => {
 
 describe('a certificate the client refuses', () => {
   it('self-signed: says so and how to trust it, at once, without retries', async () => {
-    const client = new ServiceClient({ baseUrl: `https://127.0.0.1:${port}`, apiKey: KEY, retry: { baseDelayMs: 5, maxDelayMs: 20 } });
+    const client = new ServiceClient({ baseUrl: `https://127.0.0.1:${port}`, apiKey: KEY, baseDelayMs: 5, maxDelayMs: 20 });
     try {
       const error = await failure(client.getAccount());
       expect(error.message).toBe(
