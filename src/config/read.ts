@@ -38,11 +38,11 @@ function configUpward(file: string): string | undefined {
   return undefined;
 }
 
-export async function readTextFile(file: string, what = 'config file'): Promise<string> {
+export async function readTextFile(file: string, what = 'config file', keepBom = false): Promise<string> {
   const fail = (message: string): never => {
     throw new ConfigError([{ file, line: 0, col: 0, message, severity: 'error' }]);
   };
-  const read = (bytes: Buffer | undefined) => (bytes ? decodeText(bytes, file, what) : fail(tooLarge(`more than ${MAX_CONFIG_FILE_BYTES / 1048576}`, what)));
+  const read = (bytes: Buffer | undefined) => (bytes ? decodeText(bytes, file, what, keepBom) : fail(tooLarge(`more than ${MAX_CONFIG_FILE_BYTES / 1048576}`, what)));
   // Synchronous where it cannot wait long (opening, a regular file): thread-pool round trips cost more than the reading.
   let fd: number;
   try {
@@ -104,8 +104,8 @@ async function readStreamAtMost(stream: NodeJS.ReadableStream): Promise<Buffer |
   return Buffer.concat(chunks, total);
 }
 
-/** UTF-8 text without a BOM, or a ConfigError that says where the file stops being text. */
-export function decodeText(bytes: Uint8Array, file: string, what = 'config file'): string {
+/** UTF-8 text, without a BOM unless `ignoreBOM`, or a ConfigError that says where the file stops being text. */
+export function decodeText(bytes: Uint8Array, file: string, what = 'config file', ignoreBOM = false): string {
   const fail = (offset: number, message: string): never => {
     const before = bytes.subarray(0, offset);
     const start = before.lastIndexOf(0x0a) + 1;
@@ -115,7 +115,7 @@ export function decodeText(bytes: Uint8Array, file: string, what = 'config file'
   const nul = bytes.indexOf(0);
   if (nul >= 0) fail(nul, `this is a binary file (a NUL byte), not a YAML ${what}`);
   try {
-    return new TextDecoder('utf-8', { fatal: true }).decode(bytes);
+    return new TextDecoder('utf-8', { fatal: true, ignoreBOM }).decode(bytes);
   } catch {
     // At the first U+FFFD the file does not hold as EF BF BD, counted on from the last (millions are read once).
     const text = new TextDecoder('utf-8', { ignoreBOM: true }).decode(bytes);
