@@ -3,7 +3,7 @@ import { createHash } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { basename, dirname, join, relative } from 'node:path';
 import { installationOf } from '../model/address.js';
-import { ConfigError, type Diagnostic } from '../messages/errors.js';
+import { ConfigError, refuseFile, type Diagnostic } from '../messages/errors.js';
 import { domainKey, GlobSet, namesTwinSpelling, wildcardMatches } from '../model/domain.js';
 import { type Config, type DesiredWebsite, type Pattern, type Position, type Workspace } from '../model/types.js';
 import { envValue, passwordSource } from './interpolate.js';
@@ -43,7 +43,7 @@ export async function loadWorkspace(file: string, env: Env, options: LoadOptions
   let read: ReturnType<typeof readFileCollecting>;
   try {
     const outside = source.refused(file);
-    if (outside) throw new ConfigError([{ file, line: 0, col: 0, severity: 'error', message: outside }]);
+    if (outside) refuseFile(file, outside);
     text = await source.read(file, options.what ?? 'config file');
     read = readFileCollecting(text, file, parseOptions);
   } catch (error) {

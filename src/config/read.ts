@@ -4,7 +4,7 @@
  */
 import { closeSync, createReadStream, existsSync, fstatSync, openSync, readFileSync, statSync } from 'node:fs';
 import { basename, dirname, join, relative } from 'node:path';
-import { ConfigError } from '../messages/errors.js';
+import { ConfigError, refuseFile } from '../messages/errors.js';
 import { namesDescriptor } from '../io/files.js';
 import { MAX_CONFIG_FILE_BYTES } from '../caps.js';
 
@@ -39,9 +39,7 @@ function configUpward(file: string): string | undefined {
 }
 
 export async function readTextFile(file: string, what = 'config file', keepBom = false): Promise<string> {
-  const fail = (message: string): never => {
-    throw new ConfigError([{ file, line: 0, col: 0, message, severity: 'error' }]);
-  };
+  const fail = (message: string) => refuseFile(file, message);
   const read = (bytes: Buffer | undefined) => (bytes ? decodeText(bytes, file, what, keepBom) : fail(tooLarge(`more than ${MAX_CONFIG_FILE_BYTES / 1048576}`, what)));
   // Synchronous where it cannot wait long (opening, a regular file): thread-pool round trips cost more than the reading.
   let fd: number;
@@ -110,7 +108,7 @@ export function decodeText(bytes: Uint8Array, file: string, what = 'config file'
     const before = bytes.subarray(0, offset);
     const start = before.lastIndexOf(0x0a) + 1;
     const line = before.reduce((n, byte) => (byte === 0x0a ? n + 1 : n), 1);
-    throw new ConfigError([{ file, line, col: offset - start + 1, message, severity: 'error' }]);
+    refuseFile(file, message, { line, col: offset - start + 1 });
   };
   const nul = bytes.indexOf(0);
   if (nul >= 0) fail(nul, `this is a binary file (a NUL byte), not a YAML ${what}`);
