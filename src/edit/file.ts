@@ -5,20 +5,13 @@ import { WORK_TREE, type FileSource } from '../config/source.js';
 import { FILE_CHANGED, replaceIfUnchanged } from '../io/files.js';
 import { SitesyncError } from '../messages/errors.js';
 
-/** A file as an edit in place reads it: every byte it holds is `withBom(text, bom)`. */
-export interface FileText {
-  /** Without the byte-order mark, as every reader of sitesync sees it. */
-  text: string;
-  bom: boolean;
-}
+/** A file as an edit in place reads it: `text` as every reader of sitesync sees it, after `bom` (its byte-order mark, or ''). */
+export type FileText = { text: string; bom: string };
 
 export async function readFileText(path: string): Promise<FileText> {
   const text = await readTextFile(path, 'config file', true);
-  return text.startsWith('\ufeff') ? { text: text.slice(1), bom: true } : { text, bom: false };
-}
-
-export function withBom(text: string, bom: boolean): string {
-  return bom ? `\ufeff${text}` : text;
+  const bom = text.startsWith('\ufeff') ? '\ufeff' : '';
+  return { text: text.slice(bom.length), bom };
 }
 
 /**

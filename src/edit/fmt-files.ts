@@ -7,7 +7,7 @@ import { WORK_TREE } from '../config/source.js';
 import { namesDescriptor } from '../io/files.js';
 import { shownPath } from '../io/paths.js';
 import { ConfigError, type Diagnostic } from '../messages/errors.js';
-import { readFileText, withBom } from './file.js';
+import { readFileText } from './file.js';
 import { formatConfigText, type Formatted } from './layout.js';
 
 /** A file formatted in memory, with what the layout says of it (passwords written in clear: no output may show them). */
@@ -32,7 +32,7 @@ export async function formatFile(path: string, shown: string, sort: boolean, rol
     const document = readDocument(read.text, shown);
     const parsed = configOf(read.text, path, role, document);
     const { text, ...formatted } = formatConfigText(read.text, { file: shown, sort }, document);
-    return { path, shown, before: withBom(read.text, read.bom), after: withBom(text, read.bom), ...formatted, parsed };
+    return { path, shown, before: read.bom + read.text, after: read.bom + text, ...formatted, parsed };
   } catch (error) {
     if (!(error instanceof ConfigError)) throw error;
     // readTextFile names the file by its path: say it as the user did.
