@@ -6,7 +6,7 @@ import { readFileCollecting, type FileRole, type ParsedFile } from '../config/pa
 import { WORK_TREE } from '../config/source.js';
 import { namesDescriptor } from '../io/files.js';
 import { shownPath } from '../io/paths.js';
-import { ConfigError, type Diagnostic } from '../messages/errors.js';
+import { ConfigError, refuseFile, type Diagnostic } from '../messages/errors.js';
 import { readFileText } from './file.js';
 import { formatConfigText, type Formatted } from './layout.js';
 
@@ -61,13 +61,10 @@ export async function formatFiles(named: { path: string; shown: string }[], opti
     const path = namesDescriptor(next.path) ? next.path : await realpath(next.path).catch(() => next.path);
     if (seen.has(path)) continue;
     seen.add(path);
-    // A file named on the command line that links out of its repository is neither shown nor written.
-    const linked = next.role === 'main' ? WORK_TREE.refused(next.path) : undefined;
-    if (linked) {
-      problems.push({ file: next.shown, line: 0, col: 0, message: linked, severity: 'error' });
-      continue;
-    }
     try {
+      // A file named on the command line that links out of its repository is neither shown nor written.
+      const linked = next.role === 'main' ? WORK_TREE.refused(next.path) : undefined;
+      if (linked) refuseFile(next.shown, linked);
       const formatted = await formatFile(next.path, next.shown, options.sort, next.role);
       files.push({ ...formatted, path });
       if (!formatted.parsed) continue;
