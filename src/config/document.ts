@@ -13,9 +13,7 @@ import type { Path } from '../schema/errors.js';
 import { MAX_YAML_DEPTH, MAX_YAML_ERRORS_SHOWN, MAX_YAML_TOKENS } from '../caps.js';
 
 /** The YAML tokens a config and the files it includes may still hold together (MAX_YAML_TOKENS at first); readDocument spends it. */
-export interface TokenBudget {
-  left: number;
-}
+export type TokenBudget = { left: number };
 
 export type YamlDocument = { doc: Document.Parsed; lines: LineCounter };
 

@@ -96,11 +96,7 @@ export async function loadWorkspace(file: string, env: Env, options: LoadOptions
 }
 
 /** The config file (absolute) that includes a file, the account that does ('' in a single-account file), and its workspace, problems kept. */
-export interface Includer {
-  config: string;
-  account: string;
-  workspace: Workspace;
-}
+export type Includer = { config: string; account: string; workspace: Workspace };
 
 /** The `sitesync.yaml` in the folder of `file` or a folder above it whose includes match the file; undefined when none does. */
 export async function includerOf(file: string, env: Env): Promise<Includer | undefined> {
