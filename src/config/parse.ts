@@ -166,7 +166,6 @@ export function readFileCollecting(text: string, file: string, options: ParseOpt
     const said = diagnostics.length;
     const config = normalize({ ...data, api: undefined }, passwords, file, at.under(base), error, warn, parsed.includes);
     config.defaults = { ...topDefaults, ...config.defaults };
-    // An account's own archive: wins over the file's.
     if (!config.archive && topArchive) config.archive = topArchive;
     config.account = { name, apiKeyEnv: typeof data.api_key_env === 'string' ? data.api_key_env : '', pos: at.key(base) };
     const baseUrl = baseUrlOf(data, base, at, error);
@@ -213,7 +212,6 @@ function malformedReference(path: Path, bad: string): string {
   return `${pathName(path)}: "${bad}" is not a valid reference (use \${NAME}; write $\${ for a literal "\${")`;
 }
 
-/** The value at `path` of the data. */
 function valueAt(data: unknown, path: Path): unknown {
   return path.reduce<unknown>((value, key) => (value && typeof value === 'object' ? (value as Record<string | number, unknown>)[key] : undefined), data);
 }
