@@ -209,15 +209,13 @@ function listingProblems(configs: Config[], main: string, shown: (path: string) 
       }
       const inMain = file === main;
       const listed = inMain ? `at line ${site.pos.line}` : 'here';
-      const ignoredBy = ignore.indexOf(site.domain);
-      if (ignoredBy >= 0 && !namesTwinSpelling(config.ignore[ignoredBy]!.glob, site.written)) {
-        const pattern = config.ignore[ignoredBy]!;
-        error(`"${site.written}" is listed ${listed} but ignored by "${pattern.glob}" at ${place(pattern.pos, main, inMain)}: remove one of them`, inMain);
+      const ignored = config.ignore[ignore.indexOf(site.domain)];
+      if (ignored && !namesTwinSpelling(ignored.glob, site.written)) {
+        error(`"${site.written}" is listed ${listed} but ignored by "${ignored.glob}" at ${place(ignored.pos, main, inMain)}: remove one of them`, inMain);
       }
-      const retiredBy = retire.indexOf(site.domain);
-      if (retiredBy >= 0) {
-        const pattern = config.retire[retiredBy]!;
-        error(`"${site.written}" is listed ${listed} and retired by "${pattern.glob}" at ${place(pattern.pos, main, inMain)}: a retired website is deleted; remove one of them`, inMain);
+      const retired = config.retire[retire.indexOf(site.domain)];
+      if (retired) {
+        error(`"${site.written}" is listed ${listed} and retired by "${retired.glob}" at ${place(retired.pos, main, inMain)}: a retired website is deleted; remove one of them`, inMain);
       }
       return true;
     });
