@@ -84,7 +84,6 @@ export async function revisionAt(place: RevisionPlace): Promise<Revision> {
   for (const [path, { mode }] of entries) add(path, mode);
   const inTree = (path: string): string | undefined => {
     const rel = relative(root, path);
-    if (rel === '') return '';
     if (climbsOut(rel) || resolve(root, rel) !== resolve(path)) return undefined;
     return rel.split(sep).join('/');
   };
