@@ -40,7 +40,7 @@ function configUpward(file: string): string | undefined {
 
 export async function readTextFile(file: string, what = 'config file', keepBom = false): Promise<string> {
   const fail = (message: string) => refuseFile(file, message);
-  const read = (bytes: Buffer | undefined) => (bytes ? decodeText(bytes, file, what, keepBom) : fail(tooLarge(`more than ${MAX_CONFIG_FILE_BYTES / 1048576}`, what)));
+  const read = (bytes?: Buffer) => (bytes ? decodeText(bytes, file, what, keepBom) : fail(tooLarge(`more than ${MAX_CONFIG_FILE_BYTES / 1048576}`, what)));
   // Synchronous where it cannot wait long (opening, a regular file): thread-pool round trips cost more than the reading.
   let fd: number;
   try {
