@@ -103,7 +103,7 @@ async function readStreamAtMost(stream: NodeJS.ReadableStream): Promise<Buffer |
 }
 
 /** UTF-8 text, without a BOM unless `ignoreBOM`, or a ConfigError that says where the file stops being text. */
-export function decodeText(bytes: Uint8Array, file: string, what = 'config file', ignoreBOM = false): string {
+export function decodeText(bytes: Uint8Array, file: string, what: string, ignoreBOM = false): string {
   const fail = (offset: number, message: string): never => {
     const before = bytes.subarray(0, offset);
     const start = before.lastIndexOf(0x0a) + 1;
