@@ -3,7 +3,7 @@ import { resolve } from 'node:path';
 import { createTwoFilesPatch } from 'diff';
 import { insertWebsites, type NewWebsiteEntry } from '../edit/insert-websites.js';
 import { placeImports, type FileEdit as PlacedEdit } from '../edit/import-placement.js';
-import { readFileText, rewrite, withBom, withEdits, type FileText } from '../edit/file.js';
+import { readFileText, rewrite, withEdits, type FileText } from '../edit/file.js';
 import { loadWorkspace } from '../config/load.js';
 import { manageableTraits } from '../model/domain.js';
 import { ConfigError, formatDiagnostic, SitesyncError, UsageError } from '../messages/errors.js';
@@ -101,7 +101,7 @@ async function runImport(args: ImportArgs, ctx: Context): Promise<number> {
   if (first.edits.length && args.dryRun) {
     sayNotes(first.notes, ctx);
     for (const { edit, read, after } of await editedFiles(first.edits, await readEach(first.edits), file, ctx)) {
-      ctx.stdout.write(createTwoFilesPatch(edit.shown, edit.shown, withBom(read.text, read.bom), after, undefined, undefined, { context: 3 }));
+      ctx.stdout.write(createTwoFilesPatch(edit.shown, edit.shown, read.bom + read.text, after, undefined, undefined, { context: 3 }));
     }
     return 0;
   }
@@ -193,7 +193,7 @@ async function editedFiles(edits: FileEdit[], reads: Map<string, FileText>, file
     return { edit, read: reads.get(edit.path)!, text };
   });
   await checkEdited(file, edited, ctx.env);
-  return edited.map(({ edit, read, text }) => ({ edit, read, after: withBom(text, read.bom) }));
+  return edited.map(({ edit, read, text }) => ({ edit, read, after: read.bom + text }));
 }
 
 /**
@@ -215,7 +215,7 @@ export async function checkEdited(file: string, edited: { edit: { path: string; 
 /** Writes one file, if it still holds what was read (another program may write it without the lock). */
 async function writeEdit(edit: FileEdit, read: FileText, after: string, written: string[], file: string): Promise<void> {
   const also = written.length ? ` to it; ${written.join(', ')} ${written.length === 1 ? 'was' : 'were'} written already` : '';
-  await rewrite(edit.path, withBom(read.text, read.bom), after, {
+  await rewrite(edit.path, read.bom + read.text, after, {
     changed: new SitesyncError(`${edit.shown}: another program changed the file while the websites were added`, { nothingWritten: { after: `${also}. Run import again` } }),
     failed: (error) => {
       const failure = writeFailure(error, edit.path === file ? '-c' : 'import into', edit.shown);

@@ -11,7 +11,7 @@ import { dirname, join, relative, resolve } from 'node:path';
 import { parse } from 'yaml';
 import { accountFolder, accountsToFill, adoptAccounts, passwordPrefix, passwordVariable, withEmptyWebsites, withPasswordEnv, type Adoption } from '../edit/adopt.js';
 import { readFileCollecting } from '../config/parse.js';
-import { readFileText, rewrite, withBom, withEdits, type FileText } from '../edit/file.js';
+import { readFileText, rewrite, withEdits, type FileText } from '../edit/file.js';
 import { loadWorkspace } from '../config/load.js';
 import { WORK_TREE } from '../config/source.js';
 import { storedName } from '../edit/file-entry.js';
@@ -220,8 +220,8 @@ async function writeAll(files: NewFile[], edit: MainEdit | undefined, file: stri
       if (!edit?.adoptions.length) return;
       const adopted = edit.adoptions.filter((a) => kept.has(edit.files.get(a.account)!));
       if (!adopted.length) return;
-      const after = withBom(adoptAccounts(edit.read.text, file, adopted), edit.read.bom);
-      await rewrite(file, withBom(edit.read.text, edit.read.bom), after, {
+      const after = edit.read.bom + adoptAccounts(edit.read.text, file, adopted);
+      await rewrite(file, edit.read.bom + edit.read.text, after, {
         changed: `${shownOf(file)}: another program changed the file while the accounts were read; the folders were written, the file was not. Run init again`,
         failed: (error) => writeFailure(error, '-c', shownOf(file)),
       });

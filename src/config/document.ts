@@ -7,23 +7,18 @@
  * node on every machine.
  */
 import { Composer, CST, isAlias, isMap, isPair, isScalar, isSeq, Lexer, LineCounter, Parser, YAMLParseError, type Document, type Node, type Pair, type YAMLMap } from 'yaml';
-import { ConfigError, type Diagnostic } from '../messages/errors.js';
+import { ConfigError, refuseFile, type Diagnostic } from '../messages/errors.js';
 import type { Position } from '../model/types.js';
 import type { Path } from '../schema/errors.js';
 import { MAX_YAML_DEPTH, MAX_YAML_ERRORS_SHOWN, MAX_YAML_TOKENS } from '../caps.js';
 
 /** The YAML tokens a config and the files it includes may still hold together (MAX_YAML_TOKENS at first); readDocument spends it. */
-export interface TokenBudget {
-  left: number;
-}
+export type TokenBudget = { left: number };
 
 export type YamlDocument = { doc: Document.Parsed; lines: LineCounter };
 
 /** The document of `text`, or a ConfigError at FILE:LINE:COL: refused for its size or depth, or not YAML. */
 export function readDocument(text: string, file: string, budget: TokenBudget = { left: MAX_YAML_TOKENS }): YamlDocument {
-  const refuse = (offset: number, message: string): never => {
-    throw new ConfigError([{ file, ...lines.linePos(offset), message, severity: 'error' }]);
-  };
   const lines = new LineCounter();
   lines.addNewLine(0);
   const lexemes: string[] = [];
@@ -39,7 +34,7 @@ export function readDocument(text: string, file: string, budget: TokenBudget = {
           ? `the files read before this one hold ${n(MAX_YAML_TOKENS - max)} YAML tokens, and this one more than ${n(max)} by here: more than ${n(MAX_YAML_TOKENS)} together`
           : `the file holds more than ${n(MAX_YAML_TOKENS)} YAML tokens by here`;
       const message = `${what} (each value, indicator, blank, line break and comment is one), more than any config${max < MAX_YAML_TOKENS ? ' and the files it includes' : ' file'}: 100,000 websites take at most about 3,500,000`;
-      refuse(offset, message);
+      refuseFile(file, message, lines.linePos(offset));
     }
     lexemes.push(lexeme);
     // The lexer's markers are no text of the file.
@@ -53,7 +48,7 @@ export function readDocument(text: string, file: string, budget: TokenBudget = {
     // The stack holds the document, then each open collection (then maybe a scalar being read).
     const deepest = parser.stack[MAX_YAML_DEPTH + 1];
     if (deepest && (deepest.type === 'block-map' || deepest.type === 'block-seq' || deepest.type === 'flow-collection')) {
-      refuse(deepest.offset, `the file nests more than ${MAX_YAML_DEPTH} levels deep here; a config file needs 4`);
+      refuseFile(file, `the file nests more than ${MAX_YAML_DEPTH} levels deep here; a config file needs 4`, lines.linePos(deepest.offset));
     }
   }
   for (const token of parser.end()) tokens.push(token);

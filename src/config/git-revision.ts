@@ -7,7 +7,7 @@ import { realpathSync } from 'node:fs';
 import { dirname, join, relative, resolve, sep } from 'node:path';
 import type { FileSystemAdapter } from 'tinyglobby';
 import { commitOf, runGit } from '../io/git.js';
-import { ConfigError, SitesyncError, UsageError } from '../messages/errors.js';
+import { refuseFile, SitesyncError, UsageError } from '../messages/errors.js';
 import type { Env } from '../io/context.js';
 import { decodeText, tooLarge } from './read.js';
 import { climbsOut, includedFiles, type FileSource, type FileTree } from './source.js';
@@ -84,7 +84,6 @@ export async function revisionAt(place: RevisionPlace): Promise<Revision> {
   for (const [path, { mode }] of entries) add(path, mode);
   const inTree = (path: string): string | undefined => {
     const rel = relative(root, path);
-    if (rel === '') return '';
     if (climbsOut(rel) || resolve(root, rel) !== resolve(path)) return undefined;
     return rel.split(sep).join('/');
   };
@@ -140,18 +139,15 @@ export async function revisionAt(place: RevisionPlace): Promise<Revision> {
       return found;
     },
     read: async (path, what) => {
-      const fail = (message: string): never => {
-        throw new ConfigError([{ file: path, line: 0, col: 0, severity: 'error', message }]);
-      };
       const entry = entryAt(path);
-      if (!entry) return fail(`no such file at ${ref}`);
-      if (entry.mode === LINK) return fail(`at ${ref} this is a symbolic link: sitesync reads no file through a link`);
-      if (!entry.mode.startsWith('100')) return fail(`at ${ref} this is not a file`);
+      if (!entry) return refuseFile(path, `no such file at ${ref}`);
+      if (entry.mode === LINK) return refuseFile(path, `at ${ref} this is a symbolic link: sitesync reads no file through a link`);
+      if (!entry.mode.startsWith('100')) return refuseFile(path, `at ${ref} this is not a file`);
       await fetch([path]);
       const size = sizes.get(entry.id) ?? 0;
-      if (size > MAX_CONFIG_FILE_BYTES) return fail(tooLarge((size / 1048576).toFixed(1), what, ` at ${ref}`));
+      if (size > MAX_CONFIG_FILE_BYTES) return refuseFile(path, tooLarge((size / 1048576).toFixed(1), what, ` at ${ref}`));
       const bytes = blobs.get(entry.id);
-      if (!bytes) return fail(`git could not read it at ${ref} (its object is missing)`);
+      if (!bytes) return refuseFile(path, `git could not read it at ${ref} (its object is missing)`);
       return decodeText(bytes, path, what);
     },
   };

@@ -3,7 +3,7 @@ import { createHash } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { basename, dirname, join, relative } from 'node:path';
 import { installationOf } from '../model/address.js';
-import { ConfigError, type Diagnostic } from '../messages/errors.js';
+import { ConfigError, refuseFile, type Diagnostic } from '../messages/errors.js';
 import { domainKey, GlobSet, namesTwinSpelling, wildcardMatches } from '../model/domain.js';
 import { type Config, type DesiredWebsite, type Pattern, type Position, type Workspace } from '../model/types.js';
 import { envValue, passwordSource } from './interpolate.js';
@@ -43,7 +43,7 @@ export async function loadWorkspace(file: string, env: Env, options: LoadOptions
   let read: ReturnType<typeof readFileCollecting>;
   try {
     const outside = source.refused(file);
-    if (outside) throw new ConfigError([{ file, line: 0, col: 0, severity: 'error', message: outside }]);
+    if (outside) refuseFile(file, outside);
     text = await source.read(file, options.what ?? 'config file');
     read = readFileCollecting(text, file, parseOptions);
   } catch (error) {
@@ -96,11 +96,7 @@ export async function loadWorkspace(file: string, env: Env, options: LoadOptions
 }
 
 /** The config file (absolute) that includes a file, the account that does ('' in a single-account file), and its workspace, problems kept. */
-export interface Includer {
-  config: string;
-  account: string;
-  workspace: Workspace;
-}
+export type Includer = { config: string; account: string; workspace: Workspace };
 
 /** The `sitesync.yaml` in the folder of `file` or a folder above it whose includes match the file; undefined when none does. */
 export async function includerOf(file: string, env: Env): Promise<Includer | undefined> {
@@ -213,15 +209,13 @@ function listingProblems(configs: Config[], main: string, shown: (path: string) 
       }
       const inMain = file === main;
       const listed = inMain ? `at line ${site.pos.line}` : 'here';
-      const ignoredBy = ignore.indexOf(site.domain);
-      if (ignoredBy >= 0 && !namesTwinSpelling(config.ignore[ignoredBy]!.glob, site.written)) {
-        const pattern = config.ignore[ignoredBy]!;
-        error(`"${site.written}" is listed ${listed} but ignored by "${pattern.glob}" at ${place(pattern.pos, main, inMain)}: remove one of them`, inMain);
+      const ignored = config.ignore[ignore.indexOf(site.domain)];
+      if (ignored && !namesTwinSpelling(ignored.glob, site.written)) {
+        error(`"${site.written}" is listed ${listed} but ignored by "${ignored.glob}" at ${place(ignored.pos, main, inMain)}: remove one of them`, inMain);
       }
-      const retiredBy = retire.indexOf(site.domain);
-      if (retiredBy >= 0) {
-        const pattern = config.retire[retiredBy]!;
-        error(`"${site.written}" is listed ${listed} and retired by "${pattern.glob}" at ${place(pattern.pos, main, inMain)}: a retired website is deleted; remove one of them`, inMain);
+      const retired = config.retire[retire.indexOf(site.domain)];
+      if (retired) {
+        error(`"${site.written}" is listed ${listed} and retired by "${retired.glob}" at ${place(retired.pos, main, inMain)}: a retired website is deleted; remove one of them`, inMain);
       }
       return true;
     });

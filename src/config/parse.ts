@@ -1,7 +1,7 @@
 /** The pure half of loading: YAML text → the normalized `Config`, or a `ConfigError` of every problem, each at its line and column. */
 import { dirname, isAbsolute, resolve } from 'node:path';
 import { isMap, isSeq, type Document } from 'yaml';
-import { ConfigError, type Diagnostic } from '../messages/errors.js';
+import { ConfigError, refuseFile, type Diagnostic } from '../messages/errors.js';
 import { globProblem, parseDomainInput } from '../model/domain.js';
 import { FIELDS, type Field } from '../model/fields.js';
 import { addressProblem, BASE_URL_RULE } from '../model/address.js';
@@ -58,18 +58,15 @@ export function parseFile(text: string, file: string, options: ParseOptions, rol
 /** As far as the data goes, all its problems, errors too (the loader still reads its includes, to say all at once); not YAML: throws. */
 export function readFileCollecting(text: string, file: string, options: ParseOptions, role: FileRole = 'main', read = readDocument(text, file, options.tokens)): { parsed: ParsedFile; problems: Diagnostic[] } {
   const { doc, lines } = read;
-  const fail = (pos: Position, message: string): never => {
-    throw new ConfigError([{ file, ...pos, message, severity: 'error' }]);
-  };
   const at = new Locator(doc as Document, lines);
   const needs = role === 'include' ? '"websites:"' : '"version: 1" and "websites:"';
-  if (doc.contents === null) fail({ line: 1, col: 1 }, `the file is empty: it needs at least ${needs}`);
-  if (!isMap(doc.contents)) fail(at.value([]), `the top level is ${isSeq(doc.contents) ? 'a list' : 'a single value'}; it must be a mapping with ${needs}`);
+  if (doc.contents === null) refuseFile(file, `the file is empty: it needs at least ${needs}`, { line: 1, col: 1 });
+  if (!isMap(doc.contents)) refuseFile(file, `the top level is ${isSeq(doc.contents) ? 'a list' : 'a single value'}; it must be a mapping with ${needs}`, at.value([]));
   let raw: Raw = {};
   try {
     raw = doc.toJS({ maxAliasCount: MAX_YAML_ALIAS_EXPANSIONS }) as Raw;
   } catch (e) {
-    fail({ line: 1, col: 1 }, `the file expands aliases too often (${(e as Error).message.replace(/\.$/, '')}); write the values out`);
+    refuseFile(file, `the file expands aliases too often (${(e as Error).message.replace(/\.$/, '')}); write the values out`, { line: 1, col: 1 });
   }
   const diagnostics: Diagnostic[] = [];
   const error = (pos: Position, message: string) => diagnostics.push({ file, ...pos, message, severity: 'error' });
@@ -169,7 +166,6 @@ export function readFileCollecting(text: string, file: string, options: ParseOpt
     const said = diagnostics.length;
     const config = normalize({ ...data, api: undefined }, passwords, file, at.under(base), error, warn, parsed.includes);
     config.defaults = { ...topDefaults, ...config.defaults };
-    // An account's own archive: wins over the file's.
     if (!config.archive && topArchive) config.archive = topArchive;
     config.account = { name, apiKeyEnv: typeof data.api_key_env === 'string' ? data.api_key_env : '', pos: at.key(base) };
     const baseUrl = baseUrlOf(data, base, at, error);
@@ -216,7 +212,6 @@ function malformedReference(path: Path, bad: string): string {
   return `${pathName(path)}: "${bad}" is not a valid reference (use \${NAME}; write $\${ for a literal "\${")`;
 }
 
-/** The value at `path` of the data. */
 function valueAt(data: unknown, path: Path): unknown {
   return path.reduce<unknown>((value, key) => (value && typeof value === 'object' ? (value as Record<string | number, unknown>)[key] : undefined), data);
 }

@@ -4,7 +4,7 @@
  */
 import { closeSync, createReadStream, existsSync, fstatSync, openSync, readFileSync, statSync } from 'node:fs';
 import { basename, dirname, join, relative } from 'node:path';
-import { ConfigError } from '../messages/errors.js';
+import { ConfigError, refuseFile } from '../messages/errors.js';
 import { namesDescriptor } from '../io/files.js';
 import { MAX_CONFIG_FILE_BYTES } from '../caps.js';
 
@@ -38,11 +38,9 @@ function configUpward(file: string): string | undefined {
   return undefined;
 }
 
-export async function readTextFile(file: string, what = 'config file'): Promise<string> {
-  const fail = (message: string): never => {
-    throw new ConfigError([{ file, line: 0, col: 0, message, severity: 'error' }]);
-  };
-  const read = (bytes: Buffer | undefined) => (bytes ? decodeText(bytes, file, what) : fail(tooLarge(`more than ${MAX_CONFIG_FILE_BYTES / 1048576}`, what)));
+export async function readTextFile(file: string, what = 'config file', keepBom = false): Promise<string> {
+  const fail = (message: string) => refuseFile(file, message);
+  const read = (bytes?: Buffer) => (bytes ? decodeText(bytes, file, what, keepBom) : fail(tooLarge(`more than ${MAX_CONFIG_FILE_BYTES / 1048576}`, what)));
   // Synchronous where it cannot wait long (opening, a regular file): thread-pool round trips cost more than the reading.
   let fd: number;
   try {
@@ -104,18 +102,18 @@ async function readStreamAtMost(stream: NodeJS.ReadableStream): Promise<Buffer |
   return Buffer.concat(chunks, total);
 }
 
-/** UTF-8 text without a BOM, or a ConfigError that says where the file stops being text. */
-export function decodeText(bytes: Uint8Array, file: string, what = 'config file'): string {
+/** UTF-8 text, without a BOM unless `ignoreBOM`, or a ConfigError that says where the file stops being text. */
+export function decodeText(bytes: Uint8Array, file: string, what: string, ignoreBOM = false): string {
   const fail = (offset: number, message: string): never => {
     const before = bytes.subarray(0, offset);
     const start = before.lastIndexOf(0x0a) + 1;
     const line = before.reduce((n, byte) => (byte === 0x0a ? n + 1 : n), 1);
-    throw new ConfigError([{ file, line, col: offset - start + 1, message, severity: 'error' }]);
+    refuseFile(file, message, { line, col: offset - start + 1 });
   };
   const nul = bytes.indexOf(0);
   if (nul >= 0) fail(nul, `this is a binary file (a NUL byte), not a YAML ${what}`);
   try {
-    return new TextDecoder('utf-8', { fatal: true }).decode(bytes);
+    return new TextDecoder('utf-8', { fatal: true, ignoreBOM }).decode(bytes);
   } catch {
     // At the first U+FFFD the file does not hold as EF BF BD, counted on from the last (millions are read once).
     const text = new TextDecoder('utf-8', { ignoreBOM: true }).decode(bytes);

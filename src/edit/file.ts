@@ -1,27 +1,17 @@
 /** A file edited in place (fmt, import, init): read with its byte-order mark, which the edit keeps. */
-import { readFile, stat } from 'node:fs/promises';
-import { decodeText, hasNoFolder, readTextFile } from '../config/read.js';
+import { stat } from 'node:fs/promises';
+import { readTextFile } from '../config/read.js';
 import { WORK_TREE, type FileSource } from '../config/source.js';
-import { MAX_CONFIG_FILE_BYTES } from '../caps.js';
 import { FILE_CHANGED, replaceIfUnchanged } from '../io/files.js';
 import { SitesyncError } from '../messages/errors.js';
 
-/** A file as an edit in place reads it: every byte it holds is `withBom(text, bom)`. */
-export interface FileText {
-  /** Without the byte-order mark, as every reader of sitesync sees it. */
-  text: string;
-  bom: boolean;
-}
+/** A file as an edit in place reads it: `text` as every reader of sitesync sees it, after `bom` (its byte-order mark, or ''). */
+export type FileText = { text: string; bom: string };
 
-/** A regular file read once, as bytes, to see its byte-order mark (readTextFile drops it); anything else read, or refused, by readTextFile. */
 export async function readFileText(path: string): Promise<FileText> {
-  const bytes = hasNoFolder(path) ? undefined : await readFile(path).catch(() => undefined);
-  if (!bytes || bytes.length > MAX_CONFIG_FILE_BYTES) return { text: await readTextFile(path), bom: false };
-  return { text: decodeText(bytes, path), bom: bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf };
-}
-
-export function withBom(text: string, bom: boolean): string {
-  return bom ? `\ufeff${text}` : text;
+  const text = await readTextFile(path, 'config file', true);
+  const bom = text.startsWith('\ufeff') ? '\ufeff' : '';
+  return { text: text.slice(bom.length), bom };
 }
 
 /**

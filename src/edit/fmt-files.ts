@@ -6,8 +6,8 @@ import { readFileCollecting, type FileRole, type ParsedFile } from '../config/pa
 import { WORK_TREE } from '../config/source.js';
 import { namesDescriptor } from '../io/files.js';
 import { shownPath } from '../io/paths.js';
-import { ConfigError, type Diagnostic } from '../messages/errors.js';
-import { readFileText, withBom } from './file.js';
+import { ConfigError, refuseFile, type Diagnostic } from '../messages/errors.js';
+import { readFileText } from './file.js';
 import { formatConfigText, type Formatted } from './layout.js';
 
 /** A file formatted in memory, with what the layout says of it (passwords written in clear: no output may show them). */
@@ -32,7 +32,7 @@ export async function formatFile(path: string, shown: string, sort: boolean, rol
     const document = readDocument(read.text, shown);
     const parsed = configOf(read.text, path, role, document);
     const { text, ...formatted } = formatConfigText(read.text, { file: shown, sort }, document);
-    return { path, shown, before: withBom(read.text, read.bom), after: withBom(text, read.bom), ...formatted, parsed };
+    return { path, shown, before: read.bom + read.text, after: read.bom + text, ...formatted, parsed };
   } catch (error) {
     if (!(error instanceof ConfigError)) throw error;
     // readTextFile names the file by its path: say it as the user did.
@@ -61,13 +61,10 @@ export async function formatFiles(named: { path: string; shown: string }[], opti
     const path = namesDescriptor(next.path) ? next.path : await realpath(next.path).catch(() => next.path);
     if (seen.has(path)) continue;
     seen.add(path);
-    // A file named on the command line that links out of its repository is neither shown nor written.
-    const linked = next.role === 'main' ? WORK_TREE.refused(next.path) : undefined;
-    if (linked) {
-      problems.push({ file: next.shown, line: 0, col: 0, message: linked, severity: 'error' });
-      continue;
-    }
     try {
+      // A file named on the command line that links out of its repository is neither shown nor written.
+      const linked = next.role === 'main' ? WORK_TREE.refused(next.path) : undefined;
+      if (linked) refuseFile(next.shown, linked);
       const formatted = await formatFile(next.path, next.shown, options.sort, next.role);
       files.push({ ...formatted, path });
       if (!formatted.parsed) continue;

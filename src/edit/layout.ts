@@ -5,7 +5,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { isAlias, isCollection, isMap, isScalar, visit, type Alias, type Document, type Node, type Pair, type YAMLMap, type YAMLSeq } from 'yaml';
-import { ConfigError } from '../messages/errors.js';
+import { ConfigError, refuseFile } from '../messages/errors.js';
 import { schemaPath } from '../io/paths.js';
 import { readDocument, type YamlDocument } from '../config/document.js';
 import { passwordSource } from '../config/interpolate.js';
@@ -51,7 +51,7 @@ export function formatConfigText(text: string, options: { file: string; sort?: b
   } catch (error) {
     // The yaml package could not write a value back (a `!!binary` value, for one).
     const message = `the file cannot be laid out: the yaml package fails to write one of its values back (${(error as Error).message}); it is left as it is`;
-    throw new ConfigError([{ file: options.file, line: 0, col: 0, message, severity: 'error' }]);
+    refuseFile(options.file, message);
   }
   // yaml writes `\n`; a file written with `\r\n` keeps them.
   const eol = lineEnding(text);

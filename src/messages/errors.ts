@@ -73,6 +73,11 @@ export class ConfigError extends SitesyncError {
   }
 }
 
+/** Throws `message` as the one problem of `file`, at `pos` (line 0: of the file as a whole). */
+export function refuseFile(file: string, message: string, pos = { line: 0, col: 0 }): never {
+  throw new ConfigError([{ file, ...pos, message, severity: 'error' }]);
+}
+
 /** A safety check refused the change before anything was written. */
 export class SafetyError extends SitesyncError {
   override name = 'SafetyError';

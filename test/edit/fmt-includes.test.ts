@@ -1,5 +1,5 @@
 /** fmt finds the files a config includes with the loader's own walker, and answers as validate does. */
-import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, rm, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -19,6 +19,16 @@ async function inFolder(files: Record<string, string>, fn: (dir: string) => Prom
 }
 
 describe('fmt and include:', () => {
+  it('a named file that links out of its repository is refused, said of the name given, and no file is written', () =>
+    inFolder({ 'repo/.git/HEAD': '', 'outside.yaml': 'version: 1\nwebsites: [  ]\n', 'repo/ok.yaml': 'version: 1\nwebsites: [  ]\n' }, async (dir) => {
+      await symlink(join(dir, 'outside.yaml'), join(dir, 'repo', 'sitesync.yaml'));
+      const fmt = await runCliHere(['fmt', 'sitesync.yaml', 'ok.yaml'], { cwd: join(dir, 'repo') });
+      expect(fmt.stderr).toContain('sitesync.yaml: this is a symbolic link, and the file it names lies outside the repository: sitesync reads no config there');
+      expect(fmt.code).toBe(1);
+      expect(await readFile(join(dir, 'outside.yaml'), 'utf8')).toBe('version: 1\nwebsites: [  ]\n');
+      expect(await readFile(join(dir, 'repo', 'ok.yaml'), 'utf8')).toBe('version: 1\nwebsites: [  ]\n');
+    }));
+
   it('a glob that matches no file is an error at its line, as validate says it, and nothing is written', () =>
     inFolder({ 'sitesync.yaml': 'version: 1\ninclude: ["clients/*.yaml"]\nwebsites: [{domain: a.example}]\n' }, async (dir) => {
       const validate = await runCliHere(['validate'], { cwd: dir });
