@@ -35,19 +35,16 @@ export class ServiceClient extends StatsHttp {
       read: (raw) => toLiveWebsite(raw, this.cleaned),
       key: (site) => site.id,
       perPage: PER_PAGE,
-      words: {
-        wrap: (problem) => `${doing}: the service's pagination cannot be right (${problem}); stopped listing`,
-        noun: 'websites',
-        one: 'website',
-        most: 'more websites than any account holds',
-        disagrees: (n, page, size, inferred, expected) =>
-          `page ${n} says last_page ${page.lastPage}, but total ${page.total} at ${size} a page${inferred ? ' (the websites it holds; it says no per_page)' : ''} makes ${expected}`,
-        endless: (n, page, first) =>
-          first.total !== undefined && page.total !== undefined
-            ? `page ${n} says the account holds ${page.total} websites where page 1 said ${first.total}: more than could be added while sitesync lists them`
-            : `page ${n} says last_page ${page.lastPage ?? 'nothing'} where page 1 said ${first.lastPage ?? 'nothing'}: more than websites added while sitesync lists them explain`,
-        circles: (n) => `page ${n} holds only websites of earlier pages, yet says there is a next page`,
-      },
+      wrap: (problem) => `${doing}: the service's pagination cannot be right (${problem}); stopped listing`,
+      noun: 'websites',
+      most: 'more websites than any account holds',
+      disagrees: (n, page, size, inferred, expected) =>
+        `page ${n} says last_page ${page.lastPage}, but total ${page.total} at ${size} a page${inferred ? ' (the websites it holds; it says no per_page)' : ''} makes ${expected}`,
+      endless: (n, page, first) =>
+        first.total !== undefined && page.total !== undefined
+          ? `page ${n} says the account holds ${page.total} websites where page 1 said ${first.total}: more than could be added while sitesync lists them`
+          : `page ${n} says last_page ${page.lastPage ?? 'nothing'} where page 1 said ${first.lastPage ?? 'nothing'}: more than websites added while sitesync lists them explain`,
+      circles: (n) => `page ${n} holds only websites of earlier pages, yet says there is a next page`,
       readers: this.options.listConcurrency,
       shared: read,
       onPage: (pages, of) => onProgress?.(pages, of),

@@ -49,16 +49,13 @@ export class StatsHttp extends ServiceHttp {
       key: (row) => row.value,
       merge: (before, after) => (after.count > before.count ? after : before),
       perPage: PER_PAGE,
-      words: {
-        wrap: (problem) => `${what}: ${problem}`,
-        noun: 'values',
-        one: 'value',
-        most: 'more values than one statistic of a website holds',
-        disagrees: (n, page, size) => `the service's paginator disagrees with itself: last_page ${page.lastPage}, but ${page.total} rows at ${size} a page`,
-        endless: (n, page, first, firstPages) => `still more pages after ${n} (the first said ${firstPages ?? 'nothing of how many'}): the service's paging does not end`,
-        circles: (n) => `page ${n} repeats the rows of the pages before it (does the service ignore "page"?)`,
-        fewer: (total, held) => `the service said it holds ${total} values, and its pages held ${held} (are they sorted by value, as asked?)`,
-      },
+      wrap: (problem) => `${what}: ${problem}`,
+      noun: 'values',
+      most: 'more values than one statistic of a website holds',
+      disagrees: (n, page, size) => `the service's paginator disagrees with itself: last_page ${page.lastPage}, but ${page.total} rows at ${size} a page`,
+      endless: (n, page, first, firstPages) => `still more pages after ${n} (the first said ${firstPages ?? 'nothing of how many'}): the service's paging does not end`,
+      circles: (n) => `page ${n} repeats the rows of the pages before it (does the service ignore "page"?)`,
+      fewer: (total, held) => `the service said it holds ${total} values, and its pages held ${held} (are they sorted by value, as asked?)`,
       onPage: (n, of, page) => {
         for (const row of page.added) {
           const over = options.budget?.(row.value);
