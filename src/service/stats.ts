@@ -21,10 +21,8 @@ export interface StatsReadOptions {
   kind?: RequestKind;
   /** The most values the name can hold over the range, and what they are: more is the service's error. */
   maxRows?: [number, string];
-  /** Says what a new value would exceed of what the whole read may hold (the read stops). */
-  budget?: (value: string) => string | undefined;
-  /** After each page: pages read, and how many the service says there are. */
-  onPage?: (read: number, of: number | undefined) => void;
+  /** After each page: pages read, how many the service says there are, the values new on it; what it returns stops the read. */
+  onPage?: (read: number, of: number | undefined, added: StatsRow[]) => string | undefined;
 }
 
 /** The UTC day `days` days before `date` (after it, for a negative number). */
@@ -57,13 +55,10 @@ export class StatsHttp extends ServiceHttp {
       circles: (n) => `page ${n} repeats the rows of the pages before it (does the service ignore "page"?)`,
       fewer: (total, held) => `the service said it holds ${total} values, and its pages held ${held} (are they sorted by value, as asked?)`,
       onPage: (n, of, page) => {
-        for (const row of page.added) {
-          const over = options.budget?.(row.value);
-          if (over) throw new ApiError('protocol', `${what}: ${over}`);
-        }
         const max = options.maxRows;
         if (max && page.all > max[0]) throw new ApiError('protocol', `${what}: the service sent ${page.all} values${page.items.length < page.all ? ' so far' : ''}, more than ${max[1]} (${max[0]})`);
-        options.onPage?.(n, of);
+        const over = options.onPage?.(n, of, page.added);
+        if (over) throw new ApiError('protocol', `${what}: ${over}`);
       },
     });
   }
@@ -156,19 +151,19 @@ export async function readWholeHistory<N extends string>(http: StatsHttp, id: nu
   let requests = 0;
   let values = 0;
   let characters = 0;
-  const budget = (value: string) => {
-    characters += value.length;
-    if (++values > MAX_HISTORY_VALUES) return `the history holds more than ${MAX_HISTORY_VALUES.toLocaleString('en-US')} values in all, more than one archive holds`;
-    if (characters > MAX_HISTORY_CHARACTERS) return `the history's values hold more than ${MAX_HISTORY_CHARACTERS / 1024 / 1024} Mi characters in all, more than one archive holds (the product keeps at most 255 a value)`;
+  const onPage = (name: N) => (n: number, of: number | undefined, added: StatsRow[]) => {
+    for (const { value } of added) {
+      characters += value.length;
+      if (++values > MAX_HISTORY_VALUES) return `the history holds more than ${MAX_HISTORY_VALUES.toLocaleString('en-US')} values in all, more than one archive holds`;
+      if (characters > MAX_HISTORY_CHARACTERS) return `the history's values hold more than ${MAX_HISTORY_CHARACTERS / 2 ** 20} Mi characters in all, more than one archive holds (the product keeps at most 255 a value)`;
+    }
+    requests++;
+    pages.set(name, Math.max(n, of ?? n));
+    onProgress?.(requests, [...pages.values()].reduce((a, b) => a + b, 0));
   };
   const limit = pLimit(NAMES_AT_ONCE);
   const read = await limit.map(names, async (name) => {
-    const onPage = (n: number, of: number | undefined) => {
-      requests++;
-      pages.set(name, Math.max(n, of ?? n));
-      onProgress?.(requests, [...pages.values()].reduce((a, b) => a + b, 0));
-    };
-    const rows = await http.statsRows(id, domain, name, HISTORY_FROM, HISTORY_TO, { kind: 'archive', onPage, budget }).catch((error: unknown) => {
+    const rows = await http.statsRows(id, domain, name, HISTORY_FROM, HISTORY_TO, { kind: 'archive', onPage: onPage(name) }).catch((error: unknown) => {
       limit.clearQueue(); // the names not yet started are not asked for
       throw error;
     });
