@@ -66,13 +66,8 @@ export class ServiceClient extends StatsHttp {
   pagesFor = (total: number): number => lastPageOf(total, PER_PAGE);
 
   async lookupWebsite(id: number): Promise<LiveWebsite | undefined> {
-    try {
-      const answer = await this.call({ method: 'GET', path: `/websites/${id}`, kind: 'show', what: `read website ${id}` });
-      return toLiveWebsite(unwrap(answer.body), this.cleaned);
-    } catch (error) {
-      if (error instanceof ApiError && error.kind === 'not-found') return undefined;
-      throw error;
-    }
+    const answer = await this.call({ method: 'GET', path: `/websites/${id}`, kind: 'show', what: `read website ${id}` }).catch((e) => ifGone(e, undefined));
+    return answer && toLiveWebsite(unwrap(answer.body), this.cleaned);
   }
 
   /** Stores a website; the service ignores favorite on create: it is set by an update afterwards. */
@@ -140,13 +135,13 @@ export class ServiceClient extends StatsHttp {
     const beforeRetry = async () => {
       sentBefore = true;
     };
-    try {
-      await this.call({ method: 'DELETE', path: `/websites/${id}`, kind: 'write', what: `delete ${domain}`, beforeRetry });
-      return true;
-    } catch (error) {
-      // A retry that finds it gone: the lost first attempt deleted it; a first attempt that finds it gone: it was already.
-      if (error instanceof ApiError && error.kind === 'not-found') return sentBefore;
-      throw error;
-    }
+    // A retry that finds it gone: the lost first attempt deleted it; a first attempt that finds it gone: it was already.
+    return this.call({ method: 'DELETE', path: `/websites/${id}`, kind: 'write', what: `delete ${domain}`, beforeRetry }).then(() => true, (e) => ifGone(e, sentBefore));
   }
+}
+
+/** `value` when the service says the website is not there (404), else the error again. */
+function ifGone<T>(error: unknown, value: T): T {
+  if (error instanceof ApiError && error.kind === 'not-found') return value;
+  throw error;
 }
