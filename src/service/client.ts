@@ -13,7 +13,7 @@ import { readPage, toAccount, toForm, toLiveWebsite, unwrap, type Form, type Pag
 
 export class ServiceClient extends StatsHttp {
   async getAccount(): Promise<Account> {
-    const answer = await this.call({ method: 'GET', path: '/account', kind: 'account', what: 'read the account', fixedRoute: true });
+    const answer = await this.call({ method: 'GET', path: '/account', kind: 'account', what: 'read the account' });
     return toAccount(answer.body, this.cleaned);
   }
 
@@ -29,7 +29,7 @@ export class ServiceClient extends StatsHttp {
       fetch: async (n): Promise<Page> => {
         const params = new URLSearchParams({ ...query, per_page: String(PER_PAGE), sort_by: 'id', sort: 'asc', page: String(n) });
         const what = `${doing} (page ${n})`;
-        const answer = await this.call({ method: 'GET', path: `/websites?${params}`, kind: query.search === undefined ? 'listing' : 'search', what, fixedRoute: true });
+        const answer = await this.call({ method: 'GET', path: `/websites?${params}`, kind: query.search === undefined ? 'listing' : 'search', what });
         return readPage(answer.body, n);
       },
       read: (raw) => toLiveWebsite(raw, this.cleaned),
@@ -59,7 +59,7 @@ export class ServiceClient extends StatsHttp {
   }
 
   async countWebsites(): Promise<number> {
-    const answer = await this.call({ method: 'GET', path: '/websites?per_page=10&page=1', kind: 'count', what: 'count websites', fixedRoute: true });
+    const answer = await this.call({ method: 'GET', path: '/websites?per_page=10&page=1', kind: 'count', what: 'count websites' });
     return readPage(answer.body, 1).total ?? (await this.listWebsites()).length;
   }
 

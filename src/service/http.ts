@@ -47,8 +47,6 @@ export interface RequestSpec {
   beforeRetry?: (error: ApiError) => Promise<void>;
   /** A POST: after a lost answer, what the lost attempt did if it was done; else it is sent again. */
   ifDone?: () => Promise<Answer | undefined>;
-  /** A route every version has (the account, the list): a 404 there means a wrong base URL. */
-  fixedRoute?: boolean;
 }
 
 const readsStats = (spec: RequestSpec) => spec.kind === 'statistics' || spec.kind === 'archive';
@@ -138,12 +136,12 @@ export class ServiceHttp {
   }
 
   /**
-   * A 404 of a route that always exists, or without the service's own message (the web server's
-   * bare `{"message": ""}`), means the request never reached the API: the base URL is wrong.
+   * A 404 of a route every version has (the account, the list), or without the service's own message
+   * (the web server's bare `{"message": ""}`), means the request never reached the API: the base URL is wrong.
    */
   private errorFor(spec: RequestSpec, answer: Answer): ApiError {
     const requested = `${spec.method} ${this.url.origin}${this.apiRoot}${spec.path.split('?')[0]}`;
-    if ((answer.status === 404 && (spec.fixedRoute || serviceMessage(answer.body) === undefined)) || answer.status === 405) {
+    if ((answer.status === 404 && (['account', 'listing', 'search', 'count'].includes(spec.kind) || serviceMessage(answer.body) === undefined)) || answer.status === 405) {
       const why = answer.status === 404 ? 'no such route' : `the service has no such route for ${spec.method}`;
       return new ApiError('protocol', `${spec.what}: ${requested} answered ${answer.status} (${why}): ${baseUrlAdvice(this.url)}`, answer.status);
     }
