@@ -6,9 +6,8 @@ import { domainKey } from '../model/domain.js';
 import { FIELD } from '../model/fields.js';
 import type { Account, FieldName, LiveWebsite, WebsiteView } from '../model/types.js';
 import { ApiError } from './errors.js';
-import { PER_PAGE } from './http.js';
 import { StatsHttp } from './stats.js';
-import { lastPageOf, walkPages } from './pages.js';
+import { lastPageOf, PER_PAGE, walkPages } from './pages.js';
 import { readPage, toAccount, toForm, toLiveWebsite, unwrap, type Form, type Page } from './wire.js';
 
 export class ServiceClient extends StatsHttp {
@@ -34,7 +33,6 @@ export class ServiceClient extends StatsHttp {
       },
       read: (raw) => toLiveWebsite(raw, this.cleaned),
       key: (site) => site.id,
-      perPage: PER_PAGE,
       wrap: (problem) => `${doing}: the service's pagination cannot be right (${problem}); stopped listing`,
       noun: 'websites',
       most: 'more websites than any account holds',

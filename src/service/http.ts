@@ -51,9 +51,6 @@ export interface RequestSpec {
 
 const readsStats = (spec: RequestSpec) => spec.kind === 'statistics' || spec.kind === 'archive';
 
-/** The page size of every list read (the most the product allows). */
-export const PER_PAGE = 100;
-
 export class ServiceHttp {
   /** `byKind`: requests (each attempt) by what they were for. */
   readonly stats = { requests: 0, retries: 0, byKind: {} as Partial<Record<RequestKind, number>> };

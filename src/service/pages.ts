@@ -29,7 +29,6 @@ export interface Walk<R, T> extends PageWords {
   key(item: T): string | number;
   /** Of two readings of one item, the one kept (default: the later). */
   merge?(before: T, after: T): T;
-  perPage: number;
   /** Pages read at once once the first says how many there are (default 1: in order). */
   readers?: number;
   /** Items read by every walk that shares it (the searches of one plan): MAX_LISTED_ITEMS counts them all. */
@@ -37,6 +36,9 @@ export interface Walk<R, T> extends PageWords {
   /** After each page; may throw to stop. */
   onPage?(read: number, of: number | undefined, page: { items: T[]; added: T[]; all: number }): void;
 }
+
+/** The page size of every list read (the most the product allows). */
+export const PER_PAGE = 100;
 
 export function lastPageOf(total: number, perPage: number): number {
   return Math.max(1, Math.ceil(total / perPage));
@@ -52,7 +54,7 @@ export async function walkPages<R, T>(walk: Walk<R, T>): Promise<T[]> {
   let firstPages: number | undefined;
   let lastPage: number | undefined;
   /** A million items, or as many pages again as the first said and what is added meanwhile. */
-  let bound = Math.ceil(MAX_LISTED_ITEMS / walk.perPage);
+  let bound = Math.ceil(MAX_LISTED_ITEMS / PER_PAGE);
   let pagesRead = 0;
 
   /** Checks page `n`, takes its items; whether there is a page after it. */
@@ -69,11 +71,11 @@ export async function walkPages<R, T>(walk: Walk<R, T>): Promise<T[]> {
     const most = `${walk.most} (sitesync reads at most ${MAX_LISTED_ITEMS})`;
     if (page.total !== undefined && page.total > MAX_LISTED_ITEMS) fail(`${said} ${page.total} ${walk.noun} in all: ${most}`);
     if (page.lastPage !== undefined && page.lastPage > Math.ceil(MAX_LISTED_ITEMS / (perPage ?? 1))) fail(`${said} last_page ${page.lastPage}${perPage ? ` at ${perPage} a page` : ''}: ${most}`);
-    const pages = page.lastPage ?? (page.total === undefined ? undefined : lastPageOf(page.total, perPage ?? walk.perPage));
+    const pages = page.lastPage ?? (page.total === undefined ? undefined : lastPageOf(page.total, perPage ?? PER_PAGE));
     if (n > 1 && page.items.length === 0 && page.lastPage !== undefined && n <= page.lastPage) fail(`${said} last_page ${page.lastPage}, but holds no ${walk.noun.slice(0, -1)}`);
     if (n === 1) {
       first = page;
-      if ((firstPages = pages) !== undefined) bound = Math.min(bound, firstPages * 2 + Math.ceil(MAX_ADDED_WHILE_LISTING / walk.perPage));
+      if ((firstPages = pages) !== undefined) bound = Math.min(bound, firstPages * 2 + Math.ceil(MAX_ADDED_WHILE_LISTING / PER_PAGE));
     }
     if (pages !== undefined && pages > bound) fail(walk.endless(n, page, first!, firstPages));
     if (pages !== undefined && (lastPage === undefined || pages > lastPage)) lastPage = pages;

@@ -3,8 +3,8 @@ import pLimit from 'p-limit';
 import { MAX_EVENT_VALUES, MAX_HISTORY_CHARACTERS, MAX_HISTORY_VALUES } from '../caps.js';
 import type { Traffic } from '../model/types.js';
 import { ApiError } from './errors.js';
-import { PER_PAGE, ServiceHttp, type RequestKind } from './http.js';
-import { walkPages } from './pages.js';
+import { ServiceHttp, type RequestKind } from './http.js';
+import { PER_PAGE, walkPages } from './pages.js';
 import { readStatsRows, type Page, type StatsRow } from './wire.js';
 
 /** The first day of every history read; not created_at: a migrated database may hold older rows. */
@@ -46,7 +46,6 @@ export class StatsHttp extends ServiceHttp {
       read: (row) => row,
       key: (row) => row.value,
       merge: (before, after) => (after.count > before.count ? after : before),
-      perPage: PER_PAGE,
       wrap: (problem) => `${what}: ${problem}`,
       noun: 'values',
       most: 'more values than one statistic of a website holds',

@@ -26,7 +26,6 @@ describe('walkPages', () => {
       },
       read: (id) => id,
       key: (id) => id,
-      perPage: 3,
       ...words,
       readers: 4,
     });
@@ -52,7 +51,6 @@ describe('walkPages', () => {
       },
       read: (id) => id,
       key: (id) => id,
-      perPage: 3,
       ...words,
       readers: 4,
     });
@@ -67,7 +65,6 @@ describe('walkPages', () => {
         read: (item) => item,
         key: (item) => item.id,
         merge,
-        perPage: 3,
         ...words,
       });
     expect((await read())[0]).toEqual({ id: 1, n: 2 });
