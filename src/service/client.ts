@@ -27,8 +27,7 @@ export class ServiceClient extends StatsHttp {
     const sites = await walkPages({
       fetch: async (n): Promise<Page> => {
         const params = new URLSearchParams({ ...query, per_page: String(PER_PAGE), sort_by: 'id', sort: 'asc', page: String(n) });
-        const what = `${doing} (page ${n})`;
-        const answer = await this.call({ method: 'GET', path: `/websites?${params}`, kind: query.search === undefined ? 'listing' : 'search', what });
+        const answer = await this.call({ method: 'GET', path: `/websites?${params}`, kind: query.search === undefined ? 'listing' : 'search', what: `${doing} (page ${n})` });
         return readPage(answer.body, n);
       },
       read: (raw) => toLiveWebsite(raw, this.cleaned),
@@ -45,7 +44,7 @@ export class ServiceClient extends StatsHttp {
       circles: (n) => `page ${n} holds only websites of earlier pages, yet says there is a next page`,
       readers: this.options.listConcurrency,
       shared: read,
-      onPage: (pages, of) => onProgress?.(pages, of),
+      onPage: onProgress,
     });
     return sites.sort((a, b) => a.id - b.id);
   }

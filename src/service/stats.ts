@@ -94,9 +94,8 @@ export class StatsHttp extends ServiceHttp {
     const rows = await this.statsRows(id, domain, 'pageviews', first, HISTORY_TO, { maxRows: [window + DAYS_AHEAD, `the days from ${first} to a month past today`] });
     const notDay = rows.find((r) => !isDay(r.value));
     if (notDay) throw new ApiError('protocol', `read the pageviews statistics of ${domain}: the service sent a row whose value is not a day: ${JSON.stringify(notDay.value.slice(0, 40))}`);
-    const byDay = new Map(rows.filter((r) => r.value >= first).map((r) => [r.value, r.count]));
     // Oldest first; the days after this clock's today (a service ahead of it) count as the latest day.
-    const daily = zeros.map((_, i) => (i === 29 ? sum(rows, day(0)) : (byDay.get(day(29 - i)) ?? 0)));
+    const daily = zeros.map((_, i) => (i === 29 ? sum(rows, day(0)) : (rows.find((r) => r.value === day(29 - i))?.count ?? 0)));
     const recent = sum(rows, day(recentDays - 1));
     // Hits that arrived between the two reads: the lifetime holds at least the window.
     const traffic: Traffic = { pageviews: Math.max(lifetime, sum(rows, first)), pageviews_30d: sum(rows, day(29)), pageviews_recent: recent, recent_days: recentDays, daily_30d: daily };
