@@ -20,7 +20,6 @@ export class ServiceClient extends StatsHttp {
   async listWebsites(
     query: Record<string, string> = {},
     onProgress?: (pages: number, of: number | undefined) => void,
-    /** The websites the listings of one account read in all (each search could answer a million). */
     read?: { count: number },
   ): Promise<LiveWebsite[]> {
     const doing = query.search === undefined ? 'list websites' : `search websites for "${query.search}"`;

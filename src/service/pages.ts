@@ -99,7 +99,6 @@ export async function walkPages<R, T>(walk: Walk<R, T>): Promise<T[]> {
   };
 
   let more = take(await walk.fetch(1), 1);
-  // Several readers once the page count is known, else one, in order.
   let next = 2;
   let stopped = false;
   const reader = async () => {
