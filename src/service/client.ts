@@ -1,7 +1,4 @@
-/**
- * The one door to the service: the account and its websites as methods, over the statistics and HTTP.
- * Every record read is cleaned of the run's secrets; no write is sent twice where the first may have been done.
- */
+/** The one door to the service: every record read is cleaned of the run's secrets; no write is sent twice where the first may have been done. */
 import { domainKey } from '../model/domain.js';
 import { FIELD } from '../model/fields.js';
 import type { Account, FieldName, LiveWebsite, WebsiteView } from '../model/types.js';

@@ -225,7 +225,6 @@ function parseBody(text: string, status: number, what: string): unknown {
 
 function redirectError(to: string | undefined, secrets: SecretValues): ApiError {
   // Cleaned as written, as a path, then decoded (leniently): a password echoed in the Location, however spelt.
-  // A Location that is not a URL is not shown.
   const written = to && secrets.clean(to);
   const path = written && URL.canParse(written, 'http://x') ? secrets.clean(new URL(written, 'http://x').pathname) : '';
   const where = path ? ` to ${secrets.clean(unescape(path))}` : '';
