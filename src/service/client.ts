@@ -1,19 +1,15 @@
-/**
- * The one door to the service: the account and its websites as methods, over the statistics and HTTP.
- * Every record read is cleaned of the run's secrets; no write is sent twice where the first may have been done.
- */
+/** The one door to the service: every record read is cleaned of the run's secrets; no write is sent twice where the first may have been done. */
 import { domainKey } from '../model/domain.js';
 import { FIELD } from '../model/fields.js';
 import type { Account, FieldName, LiveWebsite, WebsiteView } from '../model/types.js';
 import { ApiError } from './errors.js';
-import { PER_PAGE } from './http.js';
 import { StatsHttp } from './stats.js';
-import { lastPageOf, walkPages } from './pages.js';
+import { lastPageOf, PER_PAGE, walkPages } from './pages.js';
 import { readPage, toAccount, toForm, toLiveWebsite, unwrap, type Form, type Page } from './wire.js';
 
 export class ServiceClient extends StatsHttp {
   async getAccount(): Promise<Account> {
-    const answer = await this.call({ method: 'GET', path: '/account', kind: 'account', what: 'read the account', fixedRoute: true });
+    const answer = await this.call({ method: 'GET', path: '/account', kind: 'account', what: 'read the account' });
     return toAccount(answer.body, this.cleaned);
   }
 
@@ -21,36 +17,30 @@ export class ServiceClient extends StatsHttp {
   async listWebsites(
     query: Record<string, string> = {},
     onProgress?: (pages: number, of: number | undefined) => void,
-    /** The websites the listings of one account read in all (each search could answer a million). */
     read?: { count: number },
   ): Promise<LiveWebsite[]> {
     const doing = query.search === undefined ? 'list websites' : `search websites for "${query.search}"`;
     const sites = await walkPages({
       fetch: async (n): Promise<Page> => {
         const params = new URLSearchParams({ ...query, per_page: String(PER_PAGE), sort_by: 'id', sort: 'asc', page: String(n) });
-        const what = `${doing} (page ${n})`;
-        const answer = await this.call({ method: 'GET', path: `/websites?${params}`, kind: query.search === undefined ? 'listing' : 'search', what, fixedRoute: true });
+        const answer = await this.call({ method: 'GET', path: `/websites?${params}`, kind: query.search === undefined ? 'listing' : 'search', what: `${doing} (page ${n})` });
         return readPage(answer.body, n);
       },
       read: (raw) => toLiveWebsite(raw, this.cleaned),
       key: (site) => site.id,
-      perPage: PER_PAGE,
-      words: {
-        wrap: (problem) => `${doing}: the service's pagination cannot be right (${problem}); stopped listing`,
-        noun: 'websites',
-        one: 'website',
-        most: 'more websites than any account holds',
-        disagrees: (n, page, size, inferred, expected) =>
-          `page ${n} says last_page ${page.lastPage}, but total ${page.total} at ${size} a page${inferred ? ' (the websites it holds; it says no per_page)' : ''} makes ${expected}`,
-        endless: (n, page, first) =>
-          first.total !== undefined && page.total !== undefined
-            ? `page ${n} says the account holds ${page.total} websites where page 1 said ${first.total}: more than could be added while sitesync lists them`
-            : `page ${n} says last_page ${page.lastPage ?? 'nothing'} where page 1 said ${first.lastPage ?? 'nothing'}: more than websites added while sitesync lists them explain`,
-        circles: (n) => `page ${n} holds only websites of earlier pages, yet says there is a next page`,
-      },
+      wrap: (problem) => `${doing}: the service's pagination cannot be right (${problem}); stopped listing`,
+      noun: 'websites',
+      most: 'more websites than any account holds',
+      disagrees: (n, page, size, inferred, expected) =>
+        `page ${n} says last_page ${page.lastPage}, but total ${page.total} at ${size} a page${inferred ? ' (the websites it holds; it says no per_page)' : ''} makes ${expected}`,
+      endless: (n, page, first) =>
+        first.total !== undefined && page.total !== undefined
+          ? `page ${n} says the account holds ${page.total} websites where page 1 said ${first.total}: more than could be added while sitesync lists them`
+          : `page ${n} says last_page ${page.lastPage ?? 'nothing'} where page 1 said ${first.lastPage ?? 'nothing'}: more than websites added while sitesync lists them explain`,
+      circles: (n) => `page ${n} holds only websites of earlier pages, yet says there is a next page`,
       readers: this.options.listConcurrency,
       shared: read,
-      onPage: (pages, of) => onProgress?.(pages, of),
+      onPage: onProgress,
     });
     return sites.sort((a, b) => a.id - b.id);
   }
@@ -62,20 +52,15 @@ export class ServiceClient extends StatsHttp {
   }
 
   async countWebsites(): Promise<number> {
-    const answer = await this.call({ method: 'GET', path: '/websites?per_page=10&page=1', kind: 'count', what: 'count websites', fixedRoute: true });
+    const answer = await this.call({ method: 'GET', path: '/websites?per_page=10&page=1', kind: 'count', what: 'count websites' });
     return readPage(answer.body, 1).total ?? (await this.listWebsites()).length;
   }
 
   pagesFor = (total: number): number => lastPageOf(total, PER_PAGE);
 
   async lookupWebsite(id: number): Promise<LiveWebsite | undefined> {
-    try {
-      const answer = await this.call({ method: 'GET', path: `/websites/${id}`, kind: 'show', what: `read website ${id}` });
-      return toLiveWebsite(unwrap(answer.body), this.cleaned);
-    } catch (error) {
-      if (error instanceof ApiError && error.kind === 'not-found') return undefined;
-      throw error;
-    }
+    const answer = await this.call({ method: 'GET', path: `/websites/${id}`, kind: 'show', what: `read website ${id}` }).catch((e) => ifGone(e, undefined));
+    return answer && toLiveWebsite(unwrap(answer.body), this.cleaned);
   }
 
   /** Stores a website; the service ignores favorite on create: it is set by an update afterwards. */
@@ -143,13 +128,13 @@ export class ServiceClient extends StatsHttp {
     const beforeRetry = async () => {
       sentBefore = true;
     };
-    try {
-      await this.call({ method: 'DELETE', path: `/websites/${id}`, kind: 'write', what: `delete ${domain}`, beforeRetry });
-      return true;
-    } catch (error) {
-      // A retry that finds it gone: the lost first attempt deleted it; a first attempt that finds it gone: it was already.
-      if (error instanceof ApiError && error.kind === 'not-found') return sentBefore;
-      throw error;
-    }
+    // A retry that finds it gone: the lost first attempt deleted it; a first attempt that finds it gone: it was already.
+    return this.call({ method: 'DELETE', path: `/websites/${id}`, kind: 'write', what: `delete ${domain}`, beforeRetry }).then(() => true, (e) => ifGone(e, sentBefore));
   }
+}
+
+/** `value` when the service says the website is not there (404), else the error again. */
+function ifGone<T>(error: unknown, value: T): T {
+  if (error instanceof ApiError && error.kind === 'not-found') return value;
+  throw error;
 }

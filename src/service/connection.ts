@@ -58,5 +58,4 @@ export function keyProblem(key: string): string | undefined {
   if (/[\x00-\x08\x0b-\x1f\x7f]/.test(key)) return 'it holds control characters (is it a binary file?)';
   if (/[\t ]/.test(key)) return 'it holds more than one word (white space inside)';
   if (/[^\x21-\x7e]/.test(key)) return 'it holds characters outside printable ASCII';
-  return undefined;
 }

@@ -47,14 +47,9 @@ export interface RequestSpec {
   beforeRetry?: (error: ApiError) => Promise<void>;
   /** A POST: after a lost answer, what the lost attempt did if it was done; else it is sent again. */
   ifDone?: () => Promise<Answer | undefined>;
-  /** A route every version has (the account, the list): a 404 there means a wrong base URL. */
-  fixedRoute?: boolean;
 }
 
 const readsStats = (spec: RequestSpec) => spec.kind === 'statistics' || spec.kind === 'archive';
-
-/** The page size of every list read (the most the product allows). */
-export const PER_PAGE = 100;
 
 export class ServiceHttp {
   /** `byKind`: requests (each attempt) by what they were for. */
@@ -138,12 +133,12 @@ export class ServiceHttp {
   }
 
   /**
-   * A 404 of a route that always exists, or without the service's own message (the web server's
-   * bare `{"message": ""}`), means the request never reached the API: the base URL is wrong.
+   * A 404 of a route every version has (the account, the list), or without the service's own message
+   * (the web server's bare `{"message": ""}`), means the request never reached the API: the base URL is wrong.
    */
   private errorFor(spec: RequestSpec, answer: Answer): ApiError {
     const requested = `${spec.method} ${this.url.origin}${this.apiRoot}${spec.path.split('?')[0]}`;
-    if ((answer.status === 404 && (spec.fixedRoute || serviceMessage(answer.body) === undefined)) || answer.status === 405) {
+    if ((answer.status === 404 && (['account', 'listing', 'search', 'count'].includes(spec.kind) || serviceMessage(answer.body) === undefined)) || answer.status === 405) {
       const why = answer.status === 404 ? 'no such route' : `the service has no such route for ${spec.method}`;
       return new ApiError('protocol', `${spec.what}: ${requested} answered ${answer.status} (${why}): ${baseUrlAdvice(this.url)}`, answer.status);
     }
@@ -230,7 +225,6 @@ function parseBody(text: string, status: number, what: string): unknown {
 
 function redirectError(to: string | undefined, secrets: SecretValues): ApiError {
   // Cleaned as written, as a path, then decoded (leniently): a password echoed in the Location, however spelt.
-  // A Location that is not a URL is not shown.
   const written = to && secrets.clean(to);
   const path = written && URL.canParse(written, 'http://x') ? secrets.clean(new URL(written, 'http://x').pathname) : '';
   const where = path ? ` to ${secrets.clean(unescape(path))}` : '';

@@ -3,8 +3,8 @@ import pLimit from 'p-limit';
 import { MAX_EVENT_VALUES, MAX_HISTORY_CHARACTERS, MAX_HISTORY_VALUES } from '../caps.js';
 import type { Traffic } from '../model/types.js';
 import { ApiError } from './errors.js';
-import { PER_PAGE, ServiceHttp, type RequestKind } from './http.js';
-import { walkPages } from './pages.js';
+import { ServiceHttp, type RequestKind } from './http.js';
+import { PER_PAGE, walkPages } from './pages.js';
 import { readStatsRows, type Page, type StatsRow } from './wire.js';
 
 /** The first day of every history read; not created_at: a migrated database may hold older rows. */
@@ -21,10 +21,8 @@ export interface StatsReadOptions {
   kind?: RequestKind;
   /** The most values the name can hold over the range, and what they are: more is the service's error. */
   maxRows?: [number, string];
-  /** Says what a new value would exceed of what the whole read may hold (the read stops). */
-  budget?: (value: string) => string | undefined;
-  /** After each page: pages read, and how many the service says there are. */
-  onPage?: (read: number, of: number | undefined) => void;
+  /** After each page: pages read, how many the service says there are, the values new on it; what it returns stops the read. */
+  onPage?: (read: number, of: number | undefined, added: StatsRow[]) => string | undefined;
 }
 
 /** The UTC day `days` days before `date` (after it, for a negative number). */
@@ -48,25 +46,18 @@ export class StatsHttp extends ServiceHttp {
       read: (row) => row,
       key: (row) => row.value,
       merge: (before, after) => (after.count > before.count ? after : before),
-      perPage: PER_PAGE,
-      words: {
-        wrap: (problem) => `${what}: ${problem}`,
-        noun: 'values',
-        one: 'value',
-        most: 'more values than one statistic of a website holds',
-        disagrees: (n, page, size) => `the service's paginator disagrees with itself: last_page ${page.lastPage}, but ${page.total} rows at ${size} a page`,
-        endless: (n, page, first, firstPages) => `still more pages after ${n} (the first said ${firstPages ?? 'nothing of how many'}): the service's paging does not end`,
-        circles: (n) => `page ${n} repeats the rows of the pages before it (does the service ignore "page"?)`,
-        fewer: (total, held) => `the service said it holds ${total} values, and its pages held ${held} (are they sorted by value, as asked?)`,
-      },
+      wrap: (problem) => `${what}: ${problem}`,
+      noun: 'values',
+      most: 'more values than one statistic of a website holds',
+      disagrees: (n, page, size) => `the service's paginator disagrees with itself: last_page ${page.lastPage}, but ${page.total} rows at ${size} a page`,
+      endless: (n, page, first, firstPages) => `still more pages after ${n} (the first said ${firstPages ?? 'nothing of how many'}): the service's paging does not end`,
+      circles: (n) => `page ${n} repeats the rows of the pages before it (does the service ignore "page"?)`,
+      fewer: (total, held) => `the service said it holds ${total} values, and its pages held ${held} (are they sorted by value, as asked?)`,
       onPage: (n, of, page) => {
-        for (const row of page.added) {
-          const over = options.budget?.(row.value);
-          if (over) throw new ApiError('protocol', `${what}: ${over}`);
-        }
         const max = options.maxRows;
         if (max && page.all > max[0]) throw new ApiError('protocol', `${what}: the service sent ${page.all} values${page.items.length < page.all ? ' so far' : ''}, more than ${max[1]} (${max[0]})`);
-        options.onPage?.(n, of);
+        const over = options.onPage?.(n, of, page.added);
+        if (over) throw new ApiError('protocol', `${what}: ${over}`);
       },
     });
   }
@@ -103,9 +94,8 @@ export class StatsHttp extends ServiceHttp {
     const rows = await this.statsRows(id, domain, 'pageviews', first, HISTORY_TO, { maxRows: [window + DAYS_AHEAD, `the days from ${first} to a month past today`] });
     const notDay = rows.find((r) => !isDay(r.value));
     if (notDay) throw new ApiError('protocol', `read the pageviews statistics of ${domain}: the service sent a row whose value is not a day: ${JSON.stringify(notDay.value.slice(0, 40))}`);
-    const byDay = new Map(rows.filter((r) => r.value >= first).map((r) => [r.value, r.count]));
     // Oldest first; the days after this clock's today (a service ahead of it) count as the latest day.
-    const daily = zeros.map((_, i) => (i === 29 ? sum(rows, day(0)) : (byDay.get(day(29 - i)) ?? 0)));
+    const daily = zeros.map((_, i) => (i === 29 ? sum(rows, day(0)) : (rows.find((r) => r.value === day(29 - i))?.count ?? 0)));
     const recent = sum(rows, day(recentDays - 1));
     // Hits that arrived between the two reads: the lifetime holds at least the window.
     const traffic: Traffic = { pageviews: Math.max(lifetime, sum(rows, first)), pageviews_30d: sum(rows, day(29)), pageviews_recent: recent, recent_days: recentDays, daily_30d: daily };
@@ -159,19 +149,19 @@ export async function readWholeHistory<N extends string>(http: StatsHttp, id: nu
   let requests = 0;
   let values = 0;
   let characters = 0;
-  const budget = (value: string) => {
-    characters += value.length;
-    if (++values > MAX_HISTORY_VALUES) return `the history holds more than ${MAX_HISTORY_VALUES.toLocaleString('en-US')} values in all, more than one archive holds`;
-    if (characters > MAX_HISTORY_CHARACTERS) return `the history's values hold more than ${MAX_HISTORY_CHARACTERS / 1024 / 1024} Mi characters in all, more than one archive holds (the product keeps at most 255 a value)`;
+  const onPage = (name: N) => (n: number, of: number | undefined, added: StatsRow[]) => {
+    for (const { value } of added) {
+      characters += value.length;
+      if (++values > MAX_HISTORY_VALUES) return `the history holds more than ${MAX_HISTORY_VALUES.toLocaleString('en-US')} values in all, more than one archive holds`;
+      if (characters > MAX_HISTORY_CHARACTERS) return `the history's values hold more than ${MAX_HISTORY_CHARACTERS / 2 ** 20} Mi characters in all, more than one archive holds (the product keeps at most 255 a value)`;
+    }
+    requests++;
+    pages.set(name, Math.max(n, of ?? n));
+    onProgress?.(requests, [...pages.values()].reduce((a, b) => a + b, 0));
   };
   const limit = pLimit(NAMES_AT_ONCE);
   const read = await limit.map(names, async (name) => {
-    const onPage = (n: number, of: number | undefined) => {
-      requests++;
-      pages.set(name, Math.max(n, of ?? n));
-      onProgress?.(requests, [...pages.values()].reduce((a, b) => a + b, 0));
-    };
-    const rows = await http.statsRows(id, domain, name, HISTORY_FROM, HISTORY_TO, { kind: 'archive', onPage, budget }).catch((error: unknown) => {
+    const rows = await http.statsRows(id, domain, name, HISTORY_FROM, HISTORY_TO, { kind: 'archive', onPage: onPage(name) }).catch((error: unknown) => {
       limit.clearQueue(); // the names not yet started are not asked for
       throw error;
     });

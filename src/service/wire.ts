@@ -70,10 +70,9 @@ export function readPage(body: unknown, requested: number): Page {
   const items = Array.isArray(b.data) ? b.data : Array.isArray(body) ? (body as unknown[]) : undefined;
   if (!items) throw new ApiError('protocol', 'the website list has no "data" array');
   const meta = (b.meta && typeof b.meta === 'object' ? b.meta : b) as Record<string, unknown>;
-  const links = (b.links && typeof b.links === 'object' && !Array.isArray(b.links) ? b.links : {}) as Record<string, unknown>;
   const currentPage = toInt(meta.current_page) ?? requested;
   const lastPage = toInt(meta.last_page);
-  const next = links.next ?? b.next_page_url;
+  const next: unknown = Object(b.links).next ?? b.next_page_url;
   return {
     items,
     currentPage,

@@ -11,7 +11,6 @@ describe('walkPages', () => {
   const words: PageWords = {
     wrap: (problem) => `walk: ${problem}`,
     noun: 'things',
-    one: 'thing',
     most: 'more things than there are',
     disagrees: (n) => `page ${n} disagrees`,
     endless: (n) => `page ${n} never ends`,
@@ -27,8 +26,7 @@ describe('walkPages', () => {
       },
       read: (id) => id,
       key: (id) => id,
-      perPage: 3,
-      words,
+      ...words,
       readers: 4,
     });
     return { done, asked };
@@ -53,8 +51,7 @@ describe('walkPages', () => {
       },
       read: (id) => id,
       key: (id) => id,
-      perPage: 3,
-      words,
+      ...words,
       readers: 4,
     });
     await expect(circle).rejects.toThrow('walk: page 2 circles');
@@ -68,8 +65,7 @@ describe('walkPages', () => {
         read: (item) => item,
         key: (item) => item.id,
         merge,
-        perPage: 3,
-        words,
+        ...words,
       });
     expect((await read())[0]).toEqual({ id: 1, n: 2 });
     expect((await read((a, b) => (b.n > a.n ? b : a)))[0]).toEqual({ id: 1, n: 5 });
