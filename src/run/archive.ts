@@ -8,14 +8,13 @@
 import { mkdir, stat, unlink } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { archiveProblem } from '../archive/check.js';
-import { ARCHIVE_NAMES, ArchiveError, archiveBaseName, archiveCsv, archiveJson, assembleArchive, DIMENSION_NAMES, type Archive, type ArchiveName } from '../archive/file.js';
+import { ARCHIVE_NAMES, ArchiveError, archiveBaseName, archiveCsv, archiveJson, assembleArchive, DIMENSION_NAMES, type Archive, type ArchiveName, type Row } from '../archive/file.js';
 import { IS_A_LINK, writeFailure, writeNewChecked } from '../io/files.js';
 import { packageVersion, shownPath } from '../io/paths.js';
 import { HistoryShrunkError, SitesyncError } from '../messages/errors.js';
 import { historyShrunk, readingOfTraffic, shrunkMessage, type HistoryReading } from '../planner/history-grows.js';
 import type { Account, Config, DeleteChange, LiveWebsite, WebsiteView } from '../model/types.js';
 import type { ServiceClient } from '../service/client.js';
-import type { StatsRow } from '../service/wire.js';
 import { readWholeHistory } from '../service/stats.js';
 import { MAX_ARCHIVE_NAME_TRIES } from '../caps.js';
 
@@ -132,7 +131,7 @@ async function writeUnderNewName(base: string, archive: Archive, shown: (path: s
  * Two values that clean to one are one row, their counts added. Days and hours hold no text: as
  * read. Returns how many values held a secret.
  */
-function withoutSecrets(rows: Record<ArchiveName, StatsRow[]>, clean: (text: string) => string): number {
+function withoutSecrets(rows: Record<ArchiveName, Row[]>, clean: (text: string) => string): number {
   let redacted = 0;
   for (const name of DIMENSION_NAMES) {
     const merged = new Map<string, number>();

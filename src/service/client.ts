@@ -133,7 +133,6 @@ export class ServiceClient extends StatsHttp {
   }
 }
 
-/** `value` when the service says the website is not there (404), else the error again. */
 function ifGone<T>(error: unknown, value: T): T {
   if (error instanceof ApiError && error.kind === 'not-found') return value;
   throw error;

@@ -54,13 +54,12 @@ export function fieldErrorsOf(body: unknown): Record<string, string[]> {
   return out;
 }
 
-/** A refusal as one line, field by field (`domain: …; privacy: …`), else the service's message. */
-export function describeRefusal(body: unknown): string {
+/** A refusal as one line, field by field (`domain: …; privacy: …`), else the service's message (`said`). */
+function describeRefusal(body: unknown, said: string | undefined): string {
   // Domains are unique across every account of an installation, which the message does not say.
   const hinted = (text: string) => (/already been taken/i.test(text) ? `${text} (another account of this installation may hold it)` : text);
   const parts = Object.entries(fieldErrorsOf(body)).map(([field, messages]) => `${field}: ${hinted(messages.join(' '))}`);
   if (parts.length) return parts.join('; ');
-  const said = serviceMessage(body);
   return said ? hinted(said) : 'the service refused the request without saying why';
 }
 
@@ -81,7 +80,7 @@ export function errorForStatus(status: number, body: unknown, what: string, keyF
     case 404:
       return new ApiError('not-found', `${what}: not found (404)`, status);
     case 422:
-      return new ApiError('validation', `${what}: ${describeRefusal(body)}`, status, fieldErrorsOf(body));
+      return new ApiError('validation', `${what}: ${describeRefusal(body, said)}`, status, fieldErrorsOf(body));
     case 429:
       return new ApiError('rate-limit', `${what}: the service kept answering 429 Too Many Requests`, status);
     default:

@@ -5,7 +5,8 @@ import type { Traffic } from '../model/types.js';
 import { ApiError } from './errors.js';
 import { ServiceHttp, type RequestKind } from './http.js';
 import { PER_PAGE, walkPages } from './pages.js';
-import { readStatsRows, type Page, type StatsRow } from './wire.js';
+import { readStatsRows, type Page } from './wire.js';
+import type { Row } from '../archive/file.js';
 
 /** The first day of every history read; not created_at: a migrated database may hold older rows. */
 export const HISTORY_FROM = '1970-01-01';
@@ -22,7 +23,7 @@ export interface StatsReadOptions {
   /** The most values the name can hold over the range, and what they are: more is the service's error. */
   maxRows?: [number, string];
   /** After each page: pages read, how many the service says there are, the values new on it; what it returns stops the read. */
-  onPage?: (read: number, of: number | undefined, added: StatsRow[]) => string | undefined;
+  onPage?: (read: number, of: number | undefined, added: Row[]) => string | undefined;
 }
 
 /** The UTC day `days` days before `date` (after it, for a negative number). */
@@ -35,13 +36,13 @@ export function isDay(value: string): boolean {
 }
 
 /** The hits of every row, or of the days from `from` on. */
-const sum = (rows: readonly StatsRow[], from?: string) => rows.reduce((n, r) => (from === undefined || (isDay(r.value) && r.value >= from) ? n + r.count : n), 0);
+const sum = (rows: readonly Row[], from?: string) => rows.reduce((n, r) => (from === undefined || (isDay(r.value) && r.value >= from) ? n + r.count : n), 0);
 
 export class StatsHttp extends ServiceHttp {
   /** Every row of one statistic over a range, sorted by value: the default order by count has ties that two pages may split differently. */
-  async statsRows(id: number, domain: string, name: string, from: string, to: string, options: StatsReadOptions = {}): Promise<StatsRow[]> {
+  async statsRows(id: number, domain: string, name: string, from: string, to: string, options: StatsReadOptions = {}): Promise<Row[]> {
     const what = `read the ${name} statistics of ${domain}`;
-    return walkPages<StatsRow, StatsRow>({
+    return walkPages<Row, Row>({
       fetch: (n) => this.statsPage(id, { name, from, to, sort: 'asc', page: n }, what, options.kind),
       read: (row) => row,
       key: (row) => row.value,
@@ -67,7 +68,7 @@ export class StatsHttp extends ServiceHttp {
     ask: { name: string; from: string; to?: string; sort: 'asc' | 'desc'; page: number },
     what: string,
     kind: RequestKind = 'statistics',
-  ): Promise<Page<StatsRow>> {
+  ): Promise<Page<Row>> {
     const params = new URLSearchParams({ name: ask.name, from: ask.from, to: ask.to ?? HISTORY_TO, sort_by: 'value', sort: ask.sort, per_page: String(PER_PAGE), page: String(ask.page) });
     const answer = await this.call({ method: 'GET', path: `/stats/${id}?${params}`, kind, what });
     try {
@@ -114,11 +115,11 @@ export class StatsHttp extends ServiceHttp {
    * `monthFrom`, the pageviews since then, from the first page if it holds them, else one more request (`extra`).
    */
   async quietDays(id: number, domain: string, since: string, monthFrom?: string): Promise<{ lastDay: string | null; month: number; extra: number }> {
-    const holdsAll = (page: Page<StatsRow>) => page.items.length < (page.perPage ?? PER_PAGE) || (page.lastPage ?? 1) <= 1;
+    const holdsAll = (page: Page<Row>) => page.items.length < (page.perPage ?? PER_PAGE) || (page.lastPage ?? 1) <= 1;
     // Each round moves past a full page of days: even a service that ignores the order ends.
     const rounds = Math.ceil((Date.now() + DAYS_AHEAD * 86_400_000 - Date.parse(HISTORY_FROM)) / 86_400_000 / PER_PAGE) + 2;
     let lastDay: string | null = null;
-    let first: Page<StatsRow> | undefined;
+    let first: Page<Row> | undefined;
     for (let from = HISTORY_FROM, round = 1; ; round++) {
       const page = await this.statsPage(id, { name: 'pageviews', from, sort: 'desc', page: 1 }, `read the statistics of ${domain}`);
       first ??= page;
@@ -149,7 +150,7 @@ export async function readWholeHistory<N extends string>(http: StatsHttp, id: nu
   let requests = 0;
   let values = 0;
   let characters = 0;
-  const onPage = (name: N) => (n: number, of: number | undefined, added: StatsRow[]) => {
+  const onPage = (name: N) => (n: number, of: number | undefined, added: Row[]) => {
     for (const { value } of added) {
       characters += value.length;
       if (++values > MAX_HISTORY_VALUES) return `the history holds more than ${MAX_HISTORY_VALUES.toLocaleString('en-US')} values in all, more than one archive holds`;
@@ -167,5 +168,5 @@ export async function readWholeHistory<N extends string>(http: StatsHttp, id: nu
     });
     return [name, rows] as const;
   });
-  return { range: { from: HISTORY_FROM, to: HISTORY_TO }, rows: Object.fromEntries(read) as Record<N, StatsRow[]>, requests };
+  return { range: { from: HISTORY_FROM, to: HISTORY_TO }, rows: Object.fromEntries(read) as Record<N, Row[]>, requests };
 }

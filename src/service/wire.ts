@@ -4,6 +4,7 @@ import { FIELD, FIELDS } from '../model/fields.js';
 import type { Account, FieldName, LiveWebsite, WebsiteView } from '../model/types.js';
 import { ApiError } from './errors.js';
 import { toInt, type Raw } from '../model/field-values.js';
+import type { Row } from '../archive/file.js';
 
 /** `clean`: a setting's text as shown (the client cleans it of the run's secrets); the id and domain stay as they are. */
 export function toLiveWebsite(raw: unknown, clean = (text: string) => text): LiveWebsite {
@@ -83,14 +84,8 @@ export function readPage(body: unknown, requested: number): Page {
   };
 }
 
-/** One row of the stats API: a value (a day, an hour…) and its count. */
-export interface StatsRow {
-  value: string;
-  count: number;
-}
-
 /** A page of the stats API; `count` may come as a string through MySQL (a SUM). */
-export function readStatsRows(body: unknown, requested: number): Page<StatsRow> {
+export function readStatsRows(body: unknown, requested: number): Page<Row> {
   const page = readPage(body, requested);
   const items = page.items.map((item) => {
     const r = (item && typeof item === 'object' ? item : {}) as Record<string, unknown>;
