@@ -49,7 +49,6 @@ export function formatConfigText(text: string, options: { file: string; sort?: b
   try {
     out = doc.toString({ indent: 2, indentSeq: true, lineWidth: 0, minContentWidth: 0 });
   } catch (error) {
-    // The yaml package could not write a value back (a `!!binary` value, for one).
     const message = `the file cannot be laid out: the yaml package fails to write one of its values back (${(error as Error).message}); it is left as it is`;
     refuseFile(options.file, message);
   }
