@@ -123,12 +123,11 @@ function unsortWebsites(doc: Document.Parsed, sorted: Reordered[], moved: [Alias
   let why = '';
   for (const { collection, before } of sorted) {
     const holder = (node: unknown) => collection.items.find((item) => holds(item, (n) => n === node));
-    const broken = moved.find(([alias, target]) => holder(alias) || holder(target));
+    const broken = moved.map(([alias, target]) => [alias, holder(alias), holder(target)] as const).find(([, user, anchor]) => user || anchor);
     if (!broken) continue;
     collection.items = before as never;
     unsorted.push(collection);
-    const [alias, target] = broken;
-    const [user, anchor] = [holder(alias), holder(target)];
+    const [alias, user, anchor] = broken;
     why ||=
       user && anchor
         ? `${domainOf(user) ?? 'a website'} uses *${alias.source}, whose anchor is in ${domainOf(anchor) ?? 'a website'}, and an alias must stay below its anchor; anchor the value in the website that sorts first to sort them`
