@@ -16,7 +16,6 @@ export interface FormattedFile extends Omit<Formatted, 'text'>, NamedFile {
   before: string;
   /** The same in the canonical layout (its line ending and byte-order mark kept). */
   after: string;
-  /** What the loader reads of it (its includes), when it is a config the loader reads. */
   parsed?: ParsedFile;
 }
 
