@@ -19,7 +19,6 @@ export interface Formatted {
   notSorted?: { lists: string; why: string };
 }
 
-/** sitesync's schema, read once: the order of its `properties` is fmt's order of keys. */
 let ownSchema: SchemaNode | undefined;
 export const sitesyncSchema = (): SchemaNode => (ownSchema ??= JSON.parse(readFileSync(schemaPath(), 'utf8')) as SchemaNode);
 
