@@ -29,8 +29,15 @@ export interface FileEntry {
  * from the default the file would give it; never the password, favorite only when asked for.
  */
 export function fileEntry(site: LiveWebsite, traits: DomainTraits, options: FileEntryOptions = {}): FileEntry {
-  const entry: Record<string, unknown> = { domain: literal(storedName(site)) };
-  const notes = traitNotes(site, traits);
+  const name = storedName(site);
+  const entry: Record<string, unknown> = { domain: literal(name) };
+  const notes: string[] = [];
+  if (traits.trailingDot) {
+    notes.push(`stored with a trailing dot: sitesync matches ${quoted(name)} and ${quoted(name.slice(0, -1))} as this one website`);
+  }
+  if (traits.unicode) notes.push(`stored in unicode: sitesync matches it and its punycode form ${site.domain} as this one website`);
+  if (traits.ipv4) notes.push('an IP address, not a host name: managed as is');
+  if (traits.underscore) notes.push('holds "_", which DNS host names do not: managed as is');
   const unknown: FieldName[] = [];
   // Text from the service reads back as itself: `${` in it is no reference.
   const asText = (value: unknown) => (typeof value === 'string' ? literal(value) : value);
@@ -67,18 +74,6 @@ export function fileEntry(site: LiveWebsite, traits: DomainTraits, options: File
 /** The domain as the service stores it: what an entry writes, so that it names that website. */
 export function storedName(site: LiveWebsite): string {
   return site.stored ?? site.domain;
-}
-
-function traitNotes(site: LiveWebsite, traits: DomainTraits): string[] {
-  const notes: string[] = [];
-  const name = storedName(site);
-  if (traits.trailingDot) {
-    notes.push(`stored with a trailing dot: sitesync matches ${quoted(name)} and ${quoted(name.slice(0, -1))} as this one website`);
-  }
-  if (traits.unicode) notes.push(`stored in unicode: sitesync matches it and its punycode form ${site.domain} as this one website`);
-  if (traits.ipv4) notes.push('an IP address, not a host name: managed as is');
-  if (traits.underscore) notes.push('holds "_", which DNS host names do not: managed as is');
-  return notes;
 }
 
 /** What `printable` escapes but yaml writes raw in a double-quoted scalar (it escapes tabs and line breaks itself). */

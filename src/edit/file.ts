@@ -8,6 +8,9 @@ import { SitesyncError } from '../messages/errors.js';
 /** A file as an edit in place reads it: `text` as every reader of sitesync sees it, after `bom` (its byte-order mark, or ''). */
 export type FileText = { text: string; bom: string };
 
+/** A file edited: absolute, and as the user named it (the config file) or relative to the working folder (an included file). */
+export type NamedFile = { path: string; shown: string };
+
 export async function readFileText(path: string): Promise<FileText> {
   const text = await readTextFile(path, 'config file', true);
   const bom = text.startsWith('\ufeff') ? '\ufeff' : '';

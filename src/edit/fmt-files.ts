@@ -7,20 +7,15 @@ import { WORK_TREE } from '../config/source.js';
 import { namesDescriptor } from '../io/files.js';
 import { shownPath } from '../io/paths.js';
 import { ConfigError, refuseFile, type Diagnostic } from '../messages/errors.js';
-import { readFileText } from './file.js';
+import { readFileText, type NamedFile } from './file.js';
 import { formatConfigText, type Formatted } from './layout.js';
 
 /** A file formatted in memory, with what the layout says of it (passwords written in clear: no output may show them). */
-export interface FormattedFile extends Omit<Formatted, 'text'> {
-  /** The file on disk, symbolic links followed (the file written is the one a link names). */
-  path: string;
-  /** As the user named it, or relative to the working folder for an included file. */
-  shown: string;
+export interface FormattedFile extends Omit<Formatted, 'text'>, NamedFile {
   /** Every byte the file held when it was read, a byte-order mark included. */
   before: string;
   /** The same in the canonical layout (its line ending and byte-order mark kept). */
   after: string;
-  /** What the loader reads of it (its includes), when it is a config the loader reads. */
   parsed?: ParsedFile;
 }
 
@@ -51,11 +46,11 @@ function configOf(text: string, path: string, role: FileRole, document: YamlDocu
 }
 
 /** Every file in the canonical layout, or one ConfigError with the problems of all of them. */
-export async function formatFiles(named: { path: string; shown: string }[], options: { cwd: string; sort: boolean }): Promise<FormattedFile[]> {
+export async function formatFiles(named: NamedFile[], options: { cwd: string; sort: boolean }): Promise<FormattedFile[]> {
   const files: FormattedFile[] = [];
   const problems: Diagnostic[] = [];
   const seen = new Set<string>();
-  const queue: { path: string; shown: string; role: FileRole }[] = named.map((n) => ({ ...n, role: 'main' }));
+  const queue: (NamedFile & { role: FileRole })[] = named.map((n) => ({ ...n, role: 'main' }));
   for (const next of queue) {
     // A link is followed to the file it names; a name of standard input is not (fmt refuses to write it).
     const path = namesDescriptor(next.path) ? next.path : await realpath(next.path).catch(() => next.path);

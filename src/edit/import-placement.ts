@@ -1,13 +1,10 @@
 /** Where `import` puts each account's new entries; how an entry is written into a file is insert-websites.ts. */
 import { SitesyncError } from '../messages/errors.js';
 import type { Config, Workspace } from '../model/types.js';
+import type { NamedFile } from './file.js';
 
 /** One file's edit: the accounts whose entries go into it, and where in it (`inAccount`: under `accounts:`; none: the file's own list). */
-export interface FileEdit<A extends { config: Config }> {
-  /** Absolute. */
-  path: string;
-  /** As the user named it (the config file) or relative to the working folder (an included file). */
-  shown: string;
+export interface FileEdit<A extends { config: Config }> extends NamedFile {
   imports: { account: A; inAccount?: string }[];
 }
 
@@ -19,7 +16,7 @@ export interface FileEdit<A extends { config: Config }> {
 export function placeImports<A extends { config: Config }>(
   workspace: Workspace,
   imports: A[],
-  into: { path: string; shown: string } | undefined,
+  into: NamedFile | undefined,
   shownOf: (path: string) => string,
 ): FileEdit<A>[] {
   const main = workspace.file;

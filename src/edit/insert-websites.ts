@@ -49,7 +49,6 @@ export function insertWebsites(text: string, account: string | undefined, entrie
   if (block) {
     result = insertAt(text, lineAfter(text, block.items.at(-1) as Node, style.dashCol), `${blank ? eol : ''}${lines}`, eol);
   } else if (pair && list?.range) {
-    // The flow or empty list written anew in its place: what follows it on the key's line, a comment, stays there.
     const lineEnd = text.indexOf('\n', list.range[1]);
     result = `${withoutValue(text, list.range[0], list.range[1], lineEnd)}${eol}${lines}${eol}${lineEnd < 0 ? '' : text.slice(lineEnd + 1)}`;
   } else {

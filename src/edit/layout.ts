@@ -19,7 +19,6 @@ export interface Formatted {
   notSorted?: { lists: string; why: string };
 }
 
-/** sitesync's schema, read once: the order of its `properties` is fmt's order of keys. */
 let ownSchema: SchemaNode | undefined;
 export const sitesyncSchema = (): SchemaNode => (ownSchema ??= JSON.parse(readFileSync(schemaPath(), 'utf8')) as SchemaNode);
 
@@ -49,7 +48,6 @@ export function formatConfigText(text: string, options: { file: string; sort?: b
   try {
     out = doc.toString({ indent: 2, indentSeq: true, lineWidth: 0, minContentWidth: 0 });
   } catch (error) {
-    // The yaml package could not write a value back (a `!!binary` value, for one).
     const message = `the file cannot be laid out: the yaml package fails to write one of its values back (${(error as Error).message}); it is left as it is`;
     refuseFile(options.file, message);
   }
@@ -124,12 +122,11 @@ function unsortWebsites(doc: Document.Parsed, sorted: Reordered[], moved: [Alias
   let why = '';
   for (const { collection, before } of sorted) {
     const holder = (node: unknown) => collection.items.find((item) => holds(item, (n) => n === node));
-    const broken = moved.find(([alias, target]) => holder(alias) || holder(target));
+    const broken = moved.map(([alias, target]) => [alias, holder(alias), holder(target)] as const).find(([, user, anchor]) => user || anchor);
     if (!broken) continue;
     collection.items = before as never;
     unsorted.push(collection);
-    const [alias, target] = broken;
-    const [user, anchor] = [holder(alias), holder(target)];
+    const [alias, user, anchor] = broken;
     why ||=
       user && anchor
         ? `${domainOf(user) ?? 'a website'} uses *${alias.source}, whose anchor is in ${domainOf(anchor) ?? 'a website'}, and an alias must stay below its anchor; anchor the value in the website that sorts first to sort them`

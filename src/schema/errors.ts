@@ -33,8 +33,7 @@ export function schemaIssues(name: SchemaName, data: unknown, words: 'yaml' | 'j
   const errors = validate.errors ?? [];
   const issues = new Map<string, SchemaIssue>();
   // Inside "null or an object": when the value is an object, what is wrong inside it is the news.
-  // The paths that hold an error below them, gathered once: a stranger's saved plan of 20,000
-  // changes, each error looked for among all the others, held apply for minutes.
+  // The paths that hold an error below them, gathered once (a saved plan may hold 20,000 changes).
   const above = new Set<string>();
   for (const o of errors) for (let i = o.instancePath.indexOf('/'); i >= 0; i = o.instancePath.indexOf('/', i + 1)) above.add(o.instancePath.slice(0, i));
   for (const error of errors) {
