@@ -192,7 +192,6 @@ export class Locator {
         if (!pair) break;
         keyNode = (pair.key as Node | null) ?? keyNode;
         node = pair.value;
-        if (node === null) return { node: keyNode, keyNode };
       } else if (isSeq(node) && typeof segment === 'number' && node.items[segment] !== undefined) {
         node = node.items[segment];
         keyNode = node as Node;
