@@ -137,7 +137,6 @@ export function readFileCollecting(text: string, file: string, options: ParseOpt
   }
 
   if (role === 'include') {
-    // An included file adds websites to the account that includes it, and changes nothing else.
     for (const key of Object.keys(raw)) {
       if (key === 'websites' || key === 'version' || key === '$schema') continue;
       error(at.key([key]), `"${key}" cannot be in an included file: it holds only websites: (the file that includes it says the rest)`);
