@@ -7,7 +7,7 @@
  * node on every machine.
  */
 import { Composer, CST, isAlias, isMap, isPair, isScalar, isSeq, Lexer, LineCounter, Parser, YAMLParseError, type Document, type Node, type Pair, type YAMLMap } from 'yaml';
-import { ConfigError, refuseFile, type Diagnostic } from '../messages/errors.js';
+import { ConfigError, refuseFile } from '../messages/errors.js';
 import type { Position } from '../model/types.js';
 import type { Path } from '../schema/errors.js';
 import { MAX_YAML_DEPTH, MAX_YAML_ERRORS_SHOWN, MAX_YAML_TOKENS } from '../caps.js';
@@ -59,7 +59,11 @@ export function readDocument(text: string, file: string, budget: TokenBudget = {
   const cheap = keys.comparisons <= MAX_KEY_COMPARISONS;
   if (keys.twice.length && cheap) doc = compose(tokens, text.length, true);
   const errors = keys.twice.length && !cheap ? withDuplicateKeys(doc.errors, keys.twice) : doc.errors;
-  if (errors.length) throw new ConfigError(yamlErrors(errors, lines, file));
+  // The first MAX_YAML_ERRORS_SHOWN, then one line that counts the rest.
+  const shown = errors.slice(0, MAX_YAML_ERRORS_SHOWN).map((e) => ({ file, ...lines.linePos(e.pos[0]), message: yamlMessage(e.code, e.message), severity: 'error' as const }));
+  const more = errors.length - shown.length;
+  if (more > 0) shown.push({ ...shown.at(-1)!, message: `and ${more.toLocaleString('en-US')} more YAML errors after this one; mend these first` });
+  if (shown.length) throw new ConfigError(shown);
   return { doc, lines };
 }
 
@@ -126,14 +130,6 @@ function withDuplicateKeys(errors: YamlError[], twice: number[]): YamlError[] {
   return merged;
 }
 
-/** The YAML errors of a document, as diagnostics of `file`: the first MAX_YAML_ERRORS_SHOWN, then one line that counts the rest. */
-function yamlErrors(errors: YamlError[], lines: LineCounter, file: string): Diagnostic[] {
-  const shown = errors.slice(0, MAX_YAML_ERRORS_SHOWN).map((e) => ({ file, ...lines.linePos(e.pos[0]), message: yamlMessage(e.code, e.message), severity: 'error' as const }));
-  const more = errors.length - shown.length;
-  if (more > 0) shown.push({ ...shown.at(-1)!, message: `and ${more.toLocaleString('en-US')} more YAML errors after this one; mend these first` });
-  return shown;
-}
-
 /** yaml's message for an error, in sitesync's words where it has them. */
 export function yamlMessage(code: string, message: string): string {
   if (code === 'MULTIPLE_DOCS') return 'the file holds more than one YAML document (---): sitesync reads one';
@@ -192,7 +188,6 @@ export class Locator {
         if (!pair) break;
         keyNode = (pair.key as Node | null) ?? keyNode;
         node = pair.value;
-        if (node === null) return { node: keyNode, keyNode };
       } else if (isSeq(node) && typeof segment === 'number' && node.items[segment] !== undefined) {
         node = node.items[segment];
         keyNode = node as Node;

@@ -8,9 +8,7 @@ const NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
 
 /** The variable `name`: an own string of `env`, never what every object inherits (`${toString}`, `api_key_env: constructor`). */
 export function envValue(env: Env, name: string): string | undefined {
-  if (!Object.hasOwn(env, name)) return undefined;
-  const value = env[name];
-  return typeof value === 'string' ? value : undefined;
+  return Object.hasOwn(env, name) ? env[name] : undefined;
 }
 
 /** Whether a match of TOKEN is a reference `${NAME}` (not `$${`, nor a malformed one). */

@@ -75,7 +75,6 @@ export async function loadWorkspace(file: string, env: Env, options: LoadOptions
     } catch (error) {
       if (!(error instanceof ConfigError)) throw error;
       problems.push(...error.diagnostics.map((d) => ofAccount(d, config)));
-      // Refused for its tokens: the budget is spent.
       over ||= tokens.left <= 0;
     }
   }

@@ -137,7 +137,6 @@ export function readFileCollecting(text: string, file: string, options: ParseOpt
   }
 
   if (role === 'include') {
-    // An included file adds websites to the account that includes it, and changes nothing else.
     for (const key of Object.keys(raw)) {
       if (key === 'websites' || key === 'version' || key === '$schema') continue;
       error(at.key([key]), `"${key}" cannot be in an included file: it holds only websites: (the file that includes it says the rest)`);
@@ -168,8 +167,7 @@ export function readFileCollecting(text: string, file: string, options: ParseOpt
     config.defaults = { ...topDefaults, ...config.defaults };
     if (!config.archive && topArchive) config.archive = topArchive;
     config.account = { name, apiKeyEnv: typeof data.api_key_env === 'string' ? data.api_key_env : '', pos: at.key(base) };
-    const baseUrl = baseUrlOf(data, base, at, error);
-    if (baseUrl) config.baseUrl = baseUrl;
+    setBaseUrl(config, data, base, at, error);
     if (!('websites' in data) && !('include' in data)) error(at.key(base), `account ${name} lists no websites: give it websites: (may be empty) or include:`);
     parsed.configs.push(config);
     for (const d of diagnostics.slice(said)) d.account ??= name;
@@ -232,8 +230,7 @@ function normalize(data: Raw, passwords: WeakMap<object, string>, file: string, 
   const config = emptyConfig(file);
   config.prune = data.prune === true;
 
-  const baseUrl = isRecord(data.api) ? baseUrlOf(data.api, ['api'], at, error) : undefined;
-  if (baseUrl) config.baseUrl = baseUrl;
+  if (isRecord(data.api)) setBaseUrl(config, data.api, ['api'], at, error);
 
   const safety = data.safety as Raw | undefined;
   if (safety && typeof safety === 'object') {
@@ -314,14 +311,14 @@ function normalize(data: Raw, passwords: WeakMap<object, string>, file: string, 
   return config;
 }
 
-/** The `base_url` of `holder` (at `path`: `api`, or an account), once checked; undefined when there is none, or it is wrong (said). */
-function baseUrlOf(holder: Raw, path: Path, at: Locator, error: Report): string | undefined {
+/** Sets `config`'s base URL to the `base_url` of `holder` (at `path`: `api`, or an account), once checked; none when it is wrong (said). */
+function setBaseUrl(config: Config, holder: Raw, path: Path, at: Locator, error: Report): void {
   const written = holder.base_url;
-  if (typeof written !== 'string') return undefined;
+  if (typeof written !== 'string') return;
   // Plain http:// is checked when connecting, where --insecure-http is known.
   const problem = addressProblem(written, { ...BASE_URL_RULE, insecureHttp: true });
   if (problem) error(at.value([...path, 'base_url']), `${pathName([...path, 'base_url'])} ${problem}`);
-  return problem ? undefined : written;
+  else config.baseUrl = written;
 }
 
 /** `archive:` of `holder`, relative to the config file (kept inside the repository by the loader); undefined when none or unusable (said). */

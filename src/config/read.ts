@@ -64,8 +64,7 @@ export async function readTextFile(file: string, what = 'config file', keepBom =
     return read(bytes.length > MAX_CONFIG_FILE_BYTES ? undefined : bytes);
   } catch (err) {
     if (err instanceof ConfigError) throw err;
-    const code = (err as NodeJS.ErrnoException).code;
-    return fail(code === 'EISDIR' ? `this is a folder, not a ${what}` : `cannot read the file (${code ?? String(err)})`);
+    return fail(`cannot read the file (${(err as NodeJS.ErrnoException).code ?? String(err)})`);
   } finally {
     closeSync(fd);
   }

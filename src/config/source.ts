@@ -114,12 +114,9 @@ export function folderOutside(dir: string, root: string): string | undefined {
   return undefined;
 }
 
-/** `.git` as case-insensitive file systems read it (`.GIT`), and Windows (trailing dots and spaces dropped, `GIT~1`). */
-const GIT_FOLDER = /^(?:\.git[. ]*|git~\d+)$/i;
-
-/** Whether any folder of `path` is the repository's `.git` folder, by any of its names. */
+/** Whether any folder of `path` is `.git`, as case-insensitive file systems (`.GIT`) and Windows (trailing dots and spaces dropped, `GIT~1`) read it. */
 function inGitFolder(path: string): boolean {
-  return path.split(sep).some((part) => GIT_FOLDER.test(part));
+  return path.split(sep).some((part) => /^(?:\.git[. ]*|git~\d+)$/i.test(part));
 }
 
 /** Whether a path relative to the repository leaves it (`..`, `../x`, or another drive); `..x` is a name inside. */
