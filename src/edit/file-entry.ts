@@ -1,5 +1,5 @@
 /** A live website as a config file entry (export's and import's, from the field table), and YAML text safe to print. */
-import { Scalar, visit, type Document, type ToStringOptions } from 'yaml';
+import { parseDocument, Scalar, visit, type Document, type ToStringOptions } from 'yaml';
 import type { DomainTraits } from '../model/domain.js';
 import { FIELDS, sameValue } from '../model/fields.js';
 import type { DefaultSettings, FieldName, LiveWebsite } from '../model/types.js';
@@ -84,7 +84,7 @@ export function yamlWithControlsEscaped(doc: Document, options: ToStringOptions 
   let quoted = false;
   visit(doc, {
     Scalar(_key, node) {
-      if (typeof node.value === 'string' && UNPRINTABLE.test(node.value)) {
+      if (typeof node.value === 'string' && node.value.search(RAW_IN_YAML) >= 0) {
         node.type = Scalar.QUOTE_DOUBLE;
         quoted = true;
       }
@@ -92,11 +92,22 @@ export function yamlWithControlsEscaped(doc: Document, options: ToStringOptions 
   });
   const text = doc.toString({ lineWidth: 0, ...options });
   if (!quoted) return text;
-  // Only double-quoted scalars can still hold such a character (comments are made printable).
-  return text.replace(RAW_IN_YAML, (ch) => {
-    const code = ch.codePointAt(0)!;
-    return code <= 0xffff ? `\\u${code.toString(16).padStart(4, '0')}` : `\\U${code.toString(16).padStart(8, '0')}`;
+  // Within the double-quoted scalars alone, found by reading the text back: a comment of the user's (init) keeps an emoji's joiner.
+  let out = '';
+  let at = 0;
+  visit(parseDocument(text), {
+    Scalar(_key, node) {
+      if (node.type !== Scalar.QUOTE_DOUBLE || !node.range || node.range[0] < at) return;
+      out += text.slice(at, node.range[0]) + text.slice(node.range[0], node.range[1]).replace(RAW_IN_YAML, escapedCodePoint);
+      at = node.range[1];
+    },
   });
+  return out + text.slice(at);
+}
+
+function escapedCodePoint(ch: string): string {
+  const code = ch.codePointAt(0)!;
+  return code <= 0xffff ? `\\u${code.toString(16).padStart(4, '0')}` : `\\U${code.toString(16).padStart(8, '0')}`;
 }
 
 /** Live text for a comment line: `printable`, quoted (no domain may end the comment or drive a terminal). */

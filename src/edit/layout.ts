@@ -1,7 +1,8 @@
 /**
  * `sitesync fmt`'s layout, pure: keys in the schema's order (unknown keys last), block style, two
  * spaces, a blank line between websites; comments move with their key or item. yaml's Document is
- * rewritten and printed by yaml, never the text: the same nodes, meaning the same.
+ * rewritten and printed by yaml, never the text: the same nodes, meaning the same. A value with a
+ * control or invisible character is written double-quoted with `\u` escapes, as export writes it: a review sees it.
  */
 import { readFileSync } from 'node:fs';
 import { isAlias, isCollection, isMap, isScalar, visit, type Alias, type Document, type Node, type Pair, type YAMLMap, type YAMLSeq } from 'yaml';
@@ -10,6 +11,7 @@ import { schemaPath } from '../io/paths.js';
 import { readDocument, type YamlDocument } from '../config/document.js';
 import { passwordSource } from '../config/interpolate.js';
 import type { SchemaNode } from '../schema/errors.js';
+import { yamlWithControlsEscaped } from './file-entry.js';
 
 export interface Formatted {
   text: string;
@@ -46,7 +48,7 @@ export function formatConfigText(text: string, options: { file: string; sort?: b
 
   let out: string;
   try {
-    out = doc.toString({ indent: 2, indentSeq: true, lineWidth: 0, minContentWidth: 0 });
+    out = yamlWithControlsEscaped(doc, { indent: 2, indentSeq: true, minContentWidth: 0 });
   } catch (error) {
     const message = `the file cannot be laid out: the yaml package fails to write one of its values back (${(error as Error).message}); it is left as it is`;
     refuseFile(options.file, message);

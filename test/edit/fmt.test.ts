@@ -103,6 +103,16 @@ describe('sitesync fmt', () => {
     expect(r.stderr).toBe('sitesync.yaml is not formatted; run: sitesync fmt\n');
   });
 
+  it('a value with an invisible character is written with its \\u escape, never the character itself; a comment keeps what it holds', async () => {
+    const family = '\u{1F468}\u200D\u{1F469}';
+    await write('sitesync.yaml', `version: 1 # ${family}\nwebsites:\n  - domain: a.example\n    exclude_params: ["x\\u200by", tab\u200Bhere]\n`);
+    expect((await fmt([])).code).toBe(0);
+    const text = await read('sitesync.yaml');
+    expect(text).toBe(`version: 1 # ${family}\nwebsites:\n  - domain: a.example\n    exclude_params:\n      - "x\\u200by"\n      - "tab\\u200bhere"\n`);
+    expect(parse(text).websites[0].exclude_params).toEqual(['x\u200By', 'tab\u200Bhere']);
+    expect((await fmt(['--check'])).code).toBe(0);
+  });
+
   it('--check exits 0 when every file is formatted', async () => {
     await write('sitesync.yaml', FORMATTED);
     const r = await fmt(['--check']);

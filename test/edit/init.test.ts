@@ -12,6 +12,7 @@ import { parse } from 'yaml';
 import { startEmulator, type Emulator } from '../../src/emulator/index.js';
 import { root, runCliHere, type CliResult } from '../helpers/cli.js';
 import { CliSurface, invocationsIn } from '../ci/recipe-lint.js';
+import { adoptAccounts } from '../../src/edit/adopt.js';
 import { sectionBlock } from '../helpers/docs.js';
 
 /** The walkthrough of docs/adopting.md, section "With sitesync init": its sitesync command lines, as arguments. */
@@ -278,4 +279,16 @@ describe('sitesync init', () => {
       expect(await snapshot(dir)).toEqual(files);
     }, 120_000);
   }
+});
+
+describe("init's edit of a person's file", () => {
+  it('a left-alone name with an invisible character is escaped; the comments of the file keep theirs (an emoji with its joiner)', () => {
+    const family = '\u{1F468}\u200D\u{1F469}\u200D\u{1F467}';
+    const text = `version: 1\n# the ${family} account\naccounts:\n  acme:\n    base_url: https://stats.example.com\n    api_key_env: ACME_STATS_KEY\n`;
+    const leftAlone = [{ list: 'ignore' as const, name: 'odd\u200B.example', note: ' a name no entry can write' }];
+    const out = adoptAccounts(text, 'sitesync.yaml', [{ account: 'acme', include: 'clients/acme/*.yaml', passwordEnv: 'ACME_*', leftAlone }]);
+    expect(out).toContain(`# the ${family} account\n`);
+    expect(out).toContain('- "odd\\u200b.example"');
+    expect(parse(out).accounts.acme.ignore).toEqual(['odd\u200B.example']);
+  });
 });
