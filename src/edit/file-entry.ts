@@ -1,5 +1,5 @@
 /** A live website as a config file entry (export's and import's, from the field table), and YAML text safe to print. */
-import { parseDocument, Scalar, visit, type Document, type ToStringOptions } from 'yaml';
+import { isPair, isScalar, parseDocument, Scalar, visit, type Document, type ToStringOptions } from 'yaml';
 import type { DomainTraits } from '../model/domain.js';
 import { FIELDS, sameValue } from '../model/fields.js';
 import type { DefaultSettings, FieldName, LiveWebsite } from '../model/types.js';
@@ -83,8 +83,8 @@ const RAW_IN_YAML = new RegExp(`(?![\\t\\n])${UNPRINTABLE.source}`, 'gu');
 export function yamlWithControlsEscaped(doc: Document, options: ToStringOptions = {}): string {
   let quoted = false;
   visit(doc, {
-    Scalar(_key, node) {
-      if (typeof node.value === 'string' && node.value.search(RAW_IN_YAML) >= 0) {
+    Scalar(_key, node, path) {
+      if (typeof node.value === 'string' && node.value.search(RAW_IN_YAML) >= 0 && !isPassword(node, path)) {
         node.type = Scalar.QUOTE_DOUBLE;
         quoted = true;
       }
@@ -96,13 +96,19 @@ export function yamlWithControlsEscaped(doc: Document, options: ToStringOptions 
   let out = '';
   let at = 0;
   visit(parseDocument(text), {
-    Scalar(_key, node) {
-      if (node.type !== Scalar.QUOTE_DOUBLE || !node.range || node.range[0] < at) return;
+    Scalar(_key, node, path) {
+      if (node.type !== Scalar.QUOTE_DOUBLE || !node.range || node.range[0] < at || isPassword(node, path)) return;
       out += text.slice(at, node.range[0]) + text.slice(node.range[0], node.range[1]).replace(RAW_IN_YAML, escapedCodePoint);
       at = node.range[1];
     },
   });
   return out + text.slice(at);
+}
+
+/** A `password:` value keeps the spelling it has: fmt --check's diff hides a password written in clear by its value. */
+function isPassword(node: Scalar, path: readonly unknown[]): boolean {
+  const pair = path.at(-1);
+  return isPair(pair) && pair.value === node && isScalar(pair.key) && pair.key.value === 'password';
 }
 
 function escapedCodePoint(ch: string): string {
