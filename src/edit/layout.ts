@@ -15,7 +15,7 @@ import { yamlWithControlsEscaped } from './file-entry.js';
 
 export interface Formatted {
   text: string;
-  /** Every `password:` value written in clear, wherever it stands (`defaults:` too, by mistake): fmt shows none. */
+  /** Every `password:` value written in clear, wherever it stands (`defaults:` too, by mistake), and as spelt: fmt shows none. */
   passwords: string[];
   /** What `--sort` left in its order (`its websites`, `the websites of account acme`), and why (an alias would end up above its anchor). */
   notSorted?: { lists: string; why: string };
@@ -55,7 +55,7 @@ export function formatConfigText(text: string, options: { file: string; sort?: b
   }
   // yaml writes `\n`; a file written with `\r\n` keeps them.
   const eol = lineEnding(text);
-  return { text: eol === '\n' ? out : out.replace(/\r?\n/g, eol), passwords: passwordsInClear(doc), ...(notSorted ? { notSorted } : {}) };
+  return { text: eol === '\n' ? out : out.replace(/\r?\n/g, eol), passwords: passwordsInClear(doc, text), ...(notSorted ? { notSorted } : {}) };
 }
 
 /** The line ending most of the text's lines end with: `\r\n` (a file written on Windows) or `\n`. */
@@ -168,13 +168,14 @@ function joined(first: string | null | undefined, second: string | null | undefi
   return first && second ? `${first}\n${second}` : first || second || null;
 }
 
-/** Every `password:` value anywhere in the document that is not only a `${NAME}` reference. */
-function passwordsInClear(doc: Document.Parsed): string[] {
+/** Every `password:` value anywhere in the document that is not only a `${NAME}` reference, and its spelling in `text` (`"\x70…"`). */
+function passwordsInClear(doc: Document.Parsed, text: string): string[] {
   const found: string[] = [];
   visit(doc, {
     Pair: (_, pair) => {
       const value = isScalar(pair.value) ? pair.value.value : undefined;
-      if (keyName(pair as Pair) === 'password' && typeof value === 'string' && passwordSource(value).clear) found.push(value);
+      if (keyName(pair as Pair) !== 'password' || typeof value !== 'string' || !passwordSource(value).clear) return;
+      found.push(value, text.slice((pair.value as Node).range![0], (pair.value as Node).range![1]));
     },
   });
   return found;

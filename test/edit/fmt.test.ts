@@ -100,6 +100,14 @@ describe('sitesync fmt', () => {
     expect(r.stdout + r.stderr).not.toMatch(/rd-clear/);
   });
 
+  it('--check never shows a password written in clear in a spelling of its own ("\\x70…"), on either side of its diff', async () => {
+    await write('sitesync.yaml', 'websites:\n  - password: "\\x70w\\u00f6rd-clear"\n    domain: a.example\nversion: 1\n');
+    const r = await fmt(['--check']);
+    expect(r.code).toBe(1);
+    expect(r.stdout).toContain('-  - password: (redacted)\n');
+    expect(r.stdout + r.stderr).not.toMatch(/rd-clear/);
+  });
+
   it('--check of a file that changes in thousands of lines says so in place of the diff (a diff of them cost minutes)', { timeout: 30_000 }, async () => {
     const websites = Array.from({ length: 12_000 }, (_, i) => `  - domain: w${i}.example\n    privacy: private\n`).join('');
     await write('sitesync.yaml', `version: 1\nwebsites:\n${websites}`);
