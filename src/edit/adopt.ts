@@ -1,6 +1,5 @@
 /** What `sitesync init` adds to a file, through yaml's Document (comments and values stay), laid out as `fmt` does. */
 import { isMap, isScalar, isSeq, parseDocument, type Pair, type Scalar, type YAMLSeq } from 'yaml';
-import { yamlWithControlsEscaped } from './file-entry.js';
 import { formatConfigText } from './layout.js';
 
 export interface Adoption {
@@ -66,12 +65,12 @@ export function adoptAccounts(text: string, file: string, adoptions: Adoption[])
       }
     }
   }
-  return formatConfigText(yamlWithControlsEscaped(doc), { file }).text;
+  return formatConfigText(doc.toString({ lineWidth: 0 }), { file }).text;
 }
 
 /** A single-account file (export's) with the password_env its placeholders match. */
 export function withPasswordEnv(text: string, file: string, passwordEnv: string): string {
   const doc = parseDocument(text);
   if (!doc.has('password_env')) doc.set('password_env', doc.createNode([passwordEnv]));
-  return formatConfigText(yamlWithControlsEscaped(doc), { file }).text;
+  return formatConfigText(doc.toString({ lineWidth: 0 }), { file }).text;
 }
